@@ -1,0 +1,55 @@
+//===- ShardcAttrs.h - sharding attributes and their checks -----*- C++ -*-===//
+//
+// `#shardc.sharding`, the enums of the dialect, and the helpers that relate a
+// sharding to a mesh and a tensor type (verification, local shapes).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_DIALECT_SHARDC_IR_SHARDCATTRS_H
+#define SHARDC_DIALECT_SHARDC_IR_SHARDCATTRS_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+
+#include "shardc/Dialect/Shardc/IR/ShardcEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "shardc/Dialect/Shardc/IR/ShardcAttrs.h.inc"
+
+namespace shardc {
+class MeshOp;
+
+/// Finds the mesh `ref` names, from the symbol table nearest to `from`.
+/// Returns null if there is none.
+MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr ref);
+
+/// Checks `sharding` against `mesh` and, when `type` is given, against the
+/// tensor type: known and unrepeated axes, matching rank, dividing sizes.
+/// `what` names the annotated thing in diagnostics ("argument #0").
+mlir::LogicalResult
+verifySharding(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+               ShardingAttr sharding, MeshOp mesh, mlir::Type type);
+
+/// Convenience: looks the mesh up from `op` and verifies.
+mlir::LogicalResult verifyShardingAt(mlir::Operation *op,
+                                     llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                                     ShardingAttr sharding, mlir::Type type);
+
+/// The per-device type of a tensor of type `global` sharded by `sharding`
+/// (each split dimension divided by the product of its axis sizes).
+mlir::RankedTensorType getLocalType(mlir::RankedTensorType global,
+                                    ShardingAttr sharding, MeshOp mesh);
+
+/// Number of devices in the group formed by `axes` of `mesh`.
+int64_t getGroupSize(MeshOp mesh, llvm::ArrayRef<llvm::StringRef> axes);
+
+/// Checks a list of collective axes: non-empty, known, unrepeated.
+mlir::LogicalResult
+verifyMeshAxes(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+               MeshOp mesh, llvm::ArrayRef<llvm::StringRef> axes);
+
+} // namespace shardc
+
+#endif // SHARDC_DIALECT_SHARDC_IR_SHARDCATTRS_H

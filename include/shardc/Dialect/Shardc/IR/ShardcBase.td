@@ -1,0 +1,105 @@
+//===- ShardcBase.td - the shardc dialect and its enums -----*- tablegen -*-===//
+//
+// The dialect definition and the enumerations shared by its attributes and
+// operations.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_DIALECT_SHARDC_IR_SHARDCBASE_TD
+#define SHARDC_DIALECT_SHARDC_IR_SHARDCBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Shardc_Dialect : Dialect {
+  let name = "shardc";
+  let cppNamespace = "::shardc";
+  let summary = "Tensor programs whose values carry device-mesh shardings.";
+  let description = [{
+    The `shardc` dialect expresses tensor computations on static shapes together
+    with where their values live on a logical device mesh. A program is first
+    written in the *global view*: ops compute on whole arrays, and function
+    arguments, results and `shardc.sharding_constraint` ops say how some of them
+    are split over the axes of a `shardc.mesh`. Sharding propagation completes
+    the annotations and SPMD partitioning rewrites the program into the
+    *per-device view*, where shapes are local and communication is explicit
+    through the collective ops (`shardc.all_reduce`, `shardc.all_gather`,
+    `shardc.reduce_scatter`, `shardc.all_to_all`). `shardc.shard_map` embeds a
+    per-device region in a global program, like JAX's `shard_map`.
+
+    Function arguments and results carry their sharding in the
+    `shardc.sharding` attribute; after propagation every op with tensor results
+    carries `shardc.shardings`, an array with one sharding per result. An
+    argument may be given a name for the driver's `--input NAME=FILE.npy` with
+    the `shardc.name` string attribute.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Attribute names used on operations and function arguments/results.
+    static constexpr ::llvm::StringLiteral kShardingAttrName = "shardc.sharding";
+    static constexpr ::llvm::StringLiteral kShardingsAttrName = "shardc.shardings";
+    static constexpr ::llvm::StringLiteral kArgNameAttrName = "shardc.name";
+
+  private:
+    void registerAttributes();
+  public:
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Shardc_ReduceKind : I32EnumAttr<"ReduceKind", "how values are combined", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"Mean", 3, "mean">
+  ]> {
+  let cppNamespace = "::shardc";
+  let genSpecializedAttr = 0;
+}
+def Shardc_ReduceKindAttr : EnumAttr<Shardc_Dialect, Shardc_ReduceKind, "reduce_kind"> {
+  let assemblyFormat = "`` $value";
+}
+
+def Shardc_CompareDirection : I32EnumAttr<"CompareDirection",
+    "comparison predicate", [
+    I32EnumAttrCase<"EQ", 0, "eq">,
+    I32EnumAttrCase<"NE", 1, "ne">,
+    I32EnumAttrCase<"LT", 2, "lt">,
+    I32EnumAttrCase<"LE", 3, "le">,
+    I32EnumAttrCase<"GT", 4, "gt">,
+    I32EnumAttrCase<"GE", 5, "ge">
+  ]> {
+  let cppNamespace = "::shardc";
+  let genSpecializedAttr = 0;
+}
+def Shardc_CompareDirectionAttr
+    : EnumAttr<Shardc_Dialect, Shardc_CompareDirection, "compare_direction"> {
+  let assemblyFormat = "`` $value";
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Shardc_Float : AnyTypeOf<[F32, F64, F16, BF16]>;
+def Shardc_Int : AnyTypeOf<[I32, I64]>;
+def Shardc_Element : AnyTypeOf<[F32, F64, F16, BF16, I1, I32, I64]>;
+
+def Shardc_Tensor : RankedTensorOf<[Shardc_Element]>;
+def Shardc_FloatTensor : RankedTensorOf<[Shardc_Float]>;
+def Shardc_NumericTensor : RankedTensorOf<[Shardc_Float, Shardc_Int]>;
+def Shardc_IndexTensor : RankedTensorOf<[Shardc_Int]>;
+def Shardc_PredTensor : RankedTensorOf<[I1]>;
+
+class Shardc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Shardc_Dialect, mnemonic, traits>;
+
+#endif // SHARDC_DIALECT_SHARDC_IR_SHARDCBASE_TD

@@ -1,0 +1,556 @@
+//===- ShardcOps.td - shardc operations ---------------------*- tablegen -*-===//
+//
+// Every operation of the dialect. Each has a summary, its operands and
+// attributes, and an IR example; the dialect reference in docs/ is generated
+// from this file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_DIALECT_SHARDC_IR_SHARDCOPS_TD
+#define SHARDC_DIALECT_SHARDC_IR_SHARDCOPS_TD
+
+include "shardc/Dialect/Shardc/IR/ShardcBase.td"
+include "shardc/Dialect/Shardc/IR/ShardcAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Mesh
+//===----------------------------------------------------------------------===//
+
+def Shardc_MeshOp : Shardc_Op<"mesh", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "A named logical device mesh";
+  let description = [{
+    Declares a mesh of devices with named axes. The number of devices is the
+    product of the axis sizes; device `d` has mesh coordinates given by the
+    row-major (first axis major) decomposition of `d`.
+
+    ```mlir
+    shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+    ```
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    StrArrayAttr:$axis_names,
+    DenseI64ArrayAttr:$axis_sizes
+  );
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of devices in the mesh.
+    int64_t getNumDevices();
+    /// Position of `axis` in the mesh, or -1.
+    int64_t getAxisIndex(::llvm::StringRef axis);
+    /// Size of `axis`; the axis must exist.
+    int64_t getAxisSize(::llvm::StringRef axis);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Sources
+//===----------------------------------------------------------------------===//
+
+def Shardc_ConstantOp : Shardc_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "A constant tensor";
+  let description = [{
+    ```mlir
+    %c = shardc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Shardc_IotaOp : Shardc_Op<"iota", [Pure]> {
+  let summary = "Counts up along one dimension";
+  let description = [{
+    Each element is its index along `dim`:
+
+    ```mlir
+    %i = shardc.iota dim = 1 : tensor<2x3xi32>   // [[0, 1, 2], [0, 1, 2]]
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs Shardc_NumericTensor:$result);
+  let assemblyFormat = "`dim` `=` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Shardc_UnaryOp<string mnemonic, Type ty, string what>
+    : Shardc_Op<mnemonic, [Pure, Elementwise, SameOperandsAndResultType,
+                          InferTypeOpInterface]> {
+  let summary = "Elementwise " # what;
+  let description = [{
+    ```mlir
+    %y = shardc.}] # mnemonic # [{ %x : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins ty:$operand);
+  let results = (outs ty:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
+def Shardc_NegOp : Shardc_UnaryOp<"neg", Shardc_NumericTensor, "negation">;
+def Shardc_AbsOp : Shardc_UnaryOp<"abs", Shardc_NumericTensor, "absolute value">;
+def Shardc_ExpOp : Shardc_UnaryOp<"exp", Shardc_FloatTensor, "exponential">;
+def Shardc_LogOp : Shardc_UnaryOp<"log", Shardc_FloatTensor,
+    "natural logarithm (NaN for negative inputs, -inf for zero)">;
+def Shardc_TanhOp : Shardc_UnaryOp<"tanh", Shardc_FloatTensor, "hyperbolic tangent">;
+def Shardc_SqrtOp : Shardc_UnaryOp<"sqrt", Shardc_FloatTensor,
+    "square root (NaN for negative inputs)">;
+def Shardc_RsqrtOp : Shardc_UnaryOp<"rsqrt", Shardc_FloatTensor,
+    "reciprocal square root">;
+def Shardc_ErfOp : Shardc_UnaryOp<"erf", Shardc_FloatTensor, "error function">;
+
+class Shardc_BinaryOp<string mnemonic, string what>
+    : Shardc_Op<mnemonic, [Pure, Elementwise, SameOperandsAndResultType,
+                          InferTypeOpInterface]> {
+  let summary = "Elementwise " # what;
+  let description = [{
+    Operands and result have one type; broadcasting is explicit with
+    `shardc.broadcast_in_dim`.
+
+    ```mlir
+    %z = shardc.}] # mnemonic # [{ %x, %y : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_NumericTensor:$lhs, Shardc_NumericTensor:$rhs);
+  let results = (outs Shardc_NumericTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Shardc_AddOp : Shardc_BinaryOp<"add", "addition">;
+def Shardc_SubOp : Shardc_BinaryOp<"sub", "subtraction">;
+def Shardc_MulOp : Shardc_BinaryOp<"mul", "multiplication">;
+def Shardc_DivOp : Shardc_BinaryOp<"div",
+    "division (integer division truncates toward zero)">;
+def Shardc_MaxOp : Shardc_BinaryOp<"max", "maximum (NaN if either is NaN)">;
+def Shardc_MinOp : Shardc_BinaryOp<"min", "minimum (NaN if either is NaN)">;
+def Shardc_PowOp : Shardc_BinaryOp<"pow", "power">;
+
+def Shardc_CompareOp : Shardc_Op<"compare", [Pure, Elementwise,
+    AllTypesMatch<["lhs", "rhs"]>, SameOperandsAndResultShape,
+    InferTypeOpAdaptor]> {
+  let summary = "Elementwise comparison giving i1";
+  let description = [{
+    ```mlir
+    %p = shardc.compare lt, %x, %y : tensor<4xf32>   // -> tensor<4xi1>
+    ```
+    Comparisons with NaN are false, except `ne` which is true.
+  }];
+  let arguments = (ins Shardc_CompareDirectionAttr:$direction,
+                       Shardc_NumericTensor:$lhs, Shardc_NumericTensor:$rhs);
+  let results = (outs Shardc_PredTensor:$result);
+  let assemblyFormat = "$direction `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
+}
+
+def Shardc_SelectOp : Shardc_Op<"select", [Pure, Elementwise,
+    AllTypesMatch<["on_true", "on_false", "result"]>,
+    SameOperandsAndResultShape]> {
+  let summary = "Elementwise choice by a predicate";
+  let description = [{
+    ```mlir
+    %z = shardc.select %p, %x, %y : tensor<4xi1>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_PredTensor:$pred, Shardc_Tensor:$on_true,
+                       Shardc_Tensor:$on_false);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $pred `,` $on_true `,` $on_false attr-dict `:` type($pred) `,` type($result)
+  }];
+}
+
+def Shardc_ConvertOp : Shardc_Op<"convert", [Pure, Elementwise,
+    SameOperandsAndResultShape]> {
+  let summary = "Elementwise element type conversion";
+  let description = [{
+    Float to integer truncates toward zero and saturates (NaN gives 0);
+    integer or float to i1 is `x != 0`.
+
+    ```mlir
+    %y = shardc.convert %x : tensor<4xi32> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$operand);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions and reductions
+//===----------------------------------------------------------------------===//
+
+def Shardc_DotGeneralOp : Shardc_Op<"dot_general", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Generalized matrix product";
+  let description = [{
+    Contracts `lhs_contracting_dims` of `lhs` with `rhs_contracting_dims` of
+    `rhs`, batched over the paired batching dimensions. The result dimensions
+    are the batching dimensions, then the remaining (free) dimensions of `lhs`,
+    then those of `rhs`, each in order. Operands share their element type.
+
+    ```mlir
+    // (B, M, K) x (B, K, N) -> (B, M, N)
+    %c = shardc.dot_general %a, %b batching_dims = [0] x [0],
+           contracting_dims = [2] x [1]
+         : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+    ```
+  }];
+  let arguments = (ins
+    Shardc_NumericTensor:$lhs,
+    Shardc_NumericTensor:$rhs,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$lhs_batching_dims,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$rhs_batching_dims,
+    DenseI64ArrayAttr:$lhs_contracting_dims,
+    DenseI64ArrayAttr:$rhs_contracting_dims
+  );
+  let results = (outs Shardc_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs
+    (`batching_dims` `=` $lhs_batching_dims^ `x` $rhs_batching_dims `,`)?
+    `contracting_dims` `=` $lhs_contracting_dims `x` $rhs_contracting_dims
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Shardc_ReduceOp : Shardc_Op<"reduce", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Reduction over dimensions";
+  let description = [{
+    Combines the elements along `dims` with `sum`, `max` or `min`; the result
+    drops those dimensions. At least one dimension must be reduced and none of
+    them may be empty (a max of nothing has no value).
+
+    ```mlir
+    %s = shardc.reduce sum %x dims = [1] : (tensor<4x8xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_ReduceKindAttr:$kind, Shardc_NumericTensor:$operand,
+                       DenseI64ArrayAttr:$dims);
+  let results = (outs Shardc_NumericTensor:$result);
+  let assemblyFormat = [{
+    $kind $operand `dims` `=` $dims attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Shardc_BroadcastInDimOp : Shardc_Op<"broadcast_in_dim", [Pure,
+    SameOperandsAndResultElementType]> {
+  let summary = "Broadcasts a tensor into a larger shape";
+  let description = [{
+    Operand dimension `i` becomes result dimension `dims[i]`; its size must be
+    1 (it is then repeated) or equal to that result dimension. Result
+    dimensions not in `dims` repeat the operand.
+
+    ```mlir
+    %y = shardc.broadcast_in_dim %b, dims = [1] : (tensor<8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$operand, DenseI64ArrayAttr:$dims);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `dims` `=` $dims attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Shardc_ReshapeOp : Shardc_Op<"reshape", [Pure,
+    SameOperandsAndResultElementType]> {
+  let summary = "Reinterprets the row-major elements in a new shape";
+  let description = [{
+    ```mlir
+    %y = shardc.reshape %x : (tensor<4x8xf32>) -> tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$operand);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Shardc_TransposeOp : Shardc_Op<"transpose", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Permutes dimensions";
+  let description = [{
+    Result dimension `i` is operand dimension `permutation[i]`.
+
+    ```mlir
+    %y = shardc.transpose %x, permutation = [1, 0]
+         : (tensor<4x8xf32>) -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$operand, DenseI64ArrayAttr:$permutation);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `permutation` `=` $permutation attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Shardc_SliceOp : Shardc_Op<"slice", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "A strided box of a tensor";
+  let description = [{
+    Takes indices `start[d], start[d] + strides[d], ...` below `limit[d]` in
+    every dimension `d`.
+
+    ```mlir
+    %y = shardc.slice %x, start = [0, 2], limit = [4, 8], strides = [1, 2]
+         : (tensor<4x8xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$operand, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$strides);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` `start` `=` $start `,` `limit` `=` $limit `,`
+    `strides` `=` $strides attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Shardc_ConcatenateOp : Shardc_Op<"concatenate", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Joins tensors along one dimension";
+  let description = [{
+    ```mlir
+    %y = shardc.concatenate %a, %b dim = 0
+         : (tensor<2x8xf32>, tensor<3x8xf32>) -> tensor<5x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Shardc_Tensor>:$inputs, I64Attr:$dim);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `dim` `=` $dim attr-dict `:` functional-type($inputs, results)
+  }];
+}
+
+def Shardc_TakeOp : Shardc_Op<"take", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Gathers rows of a table by index (embedding lookup)";
+  let description = [{
+    `result[i..., j...] = table[indices[i...], j...]`: the result shape is the
+    indices' shape followed by the table's shape without its first dimension.
+    An index outside `[0, rows)` is a runtime error.
+
+    ```mlir
+    %e = shardc.take %wte, %tokens
+         : (tensor<256x64xf32>, tensor<4x16xi32>) -> tensor<4x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$table, Shardc_IndexTensor:$indices);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $table `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Shardc_ScatterAddOp : Shardc_Op<"scatter_add", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Adds rows into a table by index (the adjoint of take)";
+  let description = [{
+    Starts from `operand` and adds `updates[i..., j...]` into row
+    `indices[i...]`; repeated indices accumulate. `updates` has the shape
+    `shardc.take` would give for the same table and indices. An index outside
+    `[0, rows)` is a runtime error.
+
+    ```mlir
+    %g = shardc.scatter_add %zeros, %tokens, %d
+         : (tensor<256x64xf32>, tensor<4x16xi32>, tensor<4x16x64xf32>)
+         -> tensor<256x64xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_NumericTensor:$operand, Shardc_IndexTensor:$indices,
+                       Shardc_NumericTensor:$updates);
+  let results = (outs Shardc_NumericTensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $indices `,` $updates attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Sharding
+//===----------------------------------------------------------------------===//
+
+def Shardc_ShardingConstraintOp : Shardc_Op<"sharding_constraint", [Pure,
+    SameOperandsAndResultType, InferTypeOpInterface,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Pins the sharding of a value at this point";
+  let description = [{
+    Returns its input unchanged, stating that the result must have `sharding`
+    (open dimensions are left for propagation to fill). Partitioning turns it
+    into whatever data movement that requires.
+
+    ```mlir
+    %y = shardc.sharding_constraint %x <@mesh, [{"data"}, {?} ]> : tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$input, Shardc_ShardingAttr:$sharding);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = "$input $sharding attr-dict `:` type($result)";
+}
+
+def Shardc_ShardMapOp : Shardc_Op<"shard_map", [IsolatedFromAbove,
+    SingleBlockImplicitTerminator<"ReturnOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "A region computed per device on local shards (like JAX shard_map)";
+  let description = [{
+    Splits each input by its entry of `in_shardings`, runs the body once per
+    device of the mesh on the local shards, and assembles the results by
+    `out_shardings`. All shardings are closed and on one mesh. The body works
+    in the per-device view: its block arguments have the local shapes, and it
+    may use collectives over the mesh axes. A result dimension that is
+    replicated in `out_shardings` must be equal on all devices of the
+    corresponding group (as in JAX, this is not checked; the first device's
+    value is taken).
+
+    ```mlir
+    %r = shardc.shard_map (%x) in_shardings = [<@mesh, [{"data"}, {} ]>]
+           out_shardings = [<@mesh, [{}, {} ]>] {
+    ^bb0(%lx: tensor<2x8xf32>):
+      %m = shardc.all_reduce mean %lx on @mesh ["data"] : tensor<2x8xf32>
+      shardc.return %m : tensor<2x8xf32>
+    } : (tensor<8x8xf32>) -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Shardc_Tensor>:$inputs,
+                       Shardc_ShardingArrayAttr:$in_shardings,
+                       Shardc_ShardingArrayAttr:$out_shardings);
+  let results = (outs Variadic<Shardc_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` `in_shardings` `=` custom<ShardingList>($in_shardings)
+    `out_shardings` `=` custom<ShardingList>($out_shardings)
+    $body attr-dict `:` functional-type($inputs, results)
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The mesh all shardings refer to.
+    ::mlir::FlatSymbolRefAttr getMeshRef();
+  }];
+}
+
+def Shardc_ReturnOp : Shardc_Op<"return", [Pure, Terminator, ReturnLike,
+    HasParent<"ShardMapOp">]> {
+  let summary = "Ends a shard_map body";
+  let description = [{
+    ```mlir
+    shardc.return %y : tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Shardc_Tensor>:$operands);
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
+  let assemblyFormat = "($operands^ `:` type($operands))? attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives (per-device view)
+//===----------------------------------------------------------------------===//
+
+class Shardc_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Shardc_Op<mnemonic, traits # [
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let extraClassDeclaration = [{
+    /// Number of devices in each group (the product of the axes' sizes).
+    /// The mesh must have been verified.
+    int64_t getGroupSize();
+  }];
+}
+
+def Shardc_AllReduceOp : Shardc_CollectiveOp<"all_reduce",
+    [SameOperandsAndResultType, InferTypeOpInterface]> {
+  let summary = "Combines a value over the devices of each group";
+  let description = [{
+    Devices that differ only in their coordinates along `axes` form a group;
+    every device of a group gets the `sum`, `mean` (JAX's pmean), `max` or
+    `min` of the group's values.
+
+    ```mlir
+    %g = shardc.all_reduce sum %x on @mesh ["data"] : tensor<1024x10xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_ReduceKindAttr:$kind, Shardc_NumericTensor:$operand,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes);
+  let results = (outs Shardc_NumericTensor:$result);
+  let assemblyFormat = "$kind $operand `on` $mesh $axes attr-dict `:` type($result)";
+}
+
+def Shardc_AllGatherOp : Shardc_CollectiveOp<"all_gather",
+    [SameOperandsAndResultElementType]> {
+  let summary = "Concatenates the group's shards along a dimension";
+  let description = [{
+    The result is the concatenation along `dim` of the operands of the devices
+    in the group, ordered by their coordinates along `axes` (first axis major).
+
+    ```mlir
+    %y = shardc.all_gather %x on @mesh ["data"] dim = 0
+         : tensor<2x8xf32> -> tensor<8x8xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$operand, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$dim);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `on` $mesh $axes `dim` `=` $dim attr-dict `:`
+    type($operand) `->` type($result)
+  }];
+}
+
+def Shardc_ReduceScatterOp : Shardc_CollectiveOp<"reduce_scatter",
+    [SameOperandsAndResultElementType]> {
+  let summary = "Combines over the group, keeping this device's block";
+  let description = [{
+    Like `all_reduce`, then splits the result along `dim` into one block per
+    device of the group and keeps the block at this device's position.
+
+    ```mlir
+    %y = shardc.reduce_scatter sum %x on @mesh ["data"] dim = 0
+         : tensor<8x8xf32> -> tensor<2x8xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_ReduceKindAttr:$kind, Shardc_NumericTensor:$operand,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes, I64Attr:$dim);
+  let results = (outs Shardc_NumericTensor:$result);
+  let assemblyFormat = [{
+    $kind $operand `on` $mesh $axes `dim` `=` $dim attr-dict `:`
+    type($operand) `->` type($result)
+  }];
+}
+
+def Shardc_AllToAllOp : Shardc_CollectiveOp<"all_to_all",
+    [SameOperandsAndResultElementType]> {
+  let summary = "Moves a split from one dimension to another";
+  let description = [{
+    Each device splits its operand along `split_dim` into one block per device
+    of the group and sends block `j` to the device at position `j`; the
+    received blocks are concatenated along `concat_dim` in position order.
+
+    ```mlir
+    %y = shardc.all_to_all %x on @mesh ["model"] split_dim = 1 concat_dim = 0
+         : tensor<2x8xf32> -> tensor<8x2xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$operand, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$split_dim, I64Attr:$concat_dim);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `on` $mesh $axes `split_dim` `=` $split_dim `concat_dim` `=`
+    $concat_dim attr-dict `:` type($operand) `->` type($result)
+  }];
+}
+
+#endif // SHARDC_DIALECT_SHARDC_IR_SHARDCOPS_TD

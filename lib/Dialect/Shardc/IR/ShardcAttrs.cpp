@@ -1,0 +1,229 @@
+//===- ShardcAttrs.cpp - sharding attributes ------------------------------===//
+//
+// Parsing, printing and verification of `#shardc.sharding`, and the helpers
+// relating a sharding to its mesh and tensor type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace shardc;
+
+#include "shardc/Dialect/Shardc/IR/ShardcEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "shardc/Dialect/Shardc/IR/ShardcAttrs.cpp.inc"
+
+void ShardcDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "shardc/Dialect/Shardc/IR/ShardcAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// DimShardingAttr:  {}  {"a"}  {"a", "b"}  {?}  {"a", ?}
+//===----------------------------------------------------------------------===//
+
+/// Parses the braces form, without the `#shardc.dim` prefix.
+static FailureOr<DimShardingAttr> parseDimBraces(AsmParser &parser) {
+  MLIRContext *ctx = parser.getContext();
+  if (parser.parseLBrace())
+    return failure();
+  SmallVector<StringAttr> axes;
+  bool open = false;
+  if (succeeded(parser.parseOptionalRBrace()))
+    return DimShardingAttr::get(ctx, axes, false);
+  while (true) {
+    if (succeeded(parser.parseOptionalQuestion())) {
+      open = true;
+      if (parser.parseRBrace())
+        return failure();
+      break;
+    }
+    std::string axis;
+    if (parser.parseString(&axis))
+      return failure();
+    axes.push_back(StringAttr::get(ctx, axis));
+    if (succeeded(parser.parseOptionalRBrace()))
+      break;
+    if (parser.parseComma())
+      return failure();
+  }
+  return DimShardingAttr::get(ctx, axes, open);
+}
+
+static void printDimBraces(AsmPrinter &printer, DimShardingAttr dim) {
+  printer << "{";
+  llvm::interleaveComma(dim.getAxes(), printer, [&](StringAttr axis) {
+    printer << "\"" << axis.getValue() << "\"";
+  });
+  if (dim.getIsOpen())
+    printer << (dim.getAxes().empty() ? "?" : ", ?");
+  printer << "}";
+}
+
+Attribute DimShardingAttr::parse(AsmParser &parser, Type) {
+  if (parser.parseLess())
+    return {};
+  FailureOr<DimShardingAttr> dim = parseDimBraces(parser);
+  if (failed(dim) || parser.parseGreater())
+    return {};
+  return *dim;
+}
+
+void DimShardingAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printDimBraces(printer, *this);
+  printer << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// ShardingAttr:  <@mesh, [dim, ...]>
+//===----------------------------------------------------------------------===//
+
+Attribute ShardingAttr::parse(AsmParser &parser, Type) {
+  SymbolRefAttr mesh;
+  if (parser.parseLess() || parser.parseAttribute(mesh) || parser.parseComma())
+    return {};
+  auto flat = dyn_cast<FlatSymbolRefAttr>(mesh);
+  if (!flat) {
+    parser.emitError(parser.getCurrentLocation(),
+                     "expected a flat symbol reference to a shardc.mesh");
+    return {};
+  }
+  SmallVector<DimShardingAttr> dims;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        FailureOr<DimShardingAttr> dim = parseDimBraces(parser);
+        if (failed(dim))
+          return failure();
+        dims.push_back(*dim);
+        return success();
+      }) ||
+      parser.parseGreater())
+    return {};
+  return ShardingAttr::get(parser.getContext(), flat, dims);
+}
+
+void ShardingAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getMesh() << ", [";
+  llvm::interleaveComma(getDims(), printer,
+                        [&](DimShardingAttr dim) { printDimBraces(printer, dim); });
+  printer << "]>";
+}
+
+bool ShardingAttr::isClosed() const {
+  return llvm::none_of(getDims(), [](DimShardingAttr d) { return d.getIsOpen(); });
+}
+
+bool ShardingAttr::isReplicated() const {
+  return llvm::all_of(getDims(), [](DimShardingAttr d) { return d.isReplicated(); });
+}
+
+SmallVector<StringRef> ShardingAttr::getDimAxes(int64_t dim) const {
+  SmallVector<StringRef> axes;
+  for (StringAttr axis : getDims()[dim].getAxes())
+    axes.push_back(axis.getValue());
+  return axes;
+}
+
+ShardingAttr ShardingAttr::getReplicated(MLIRContext *ctx, FlatSymbolRefAttr mesh,
+                                         int64_t rank) {
+  SmallVector<DimShardingAttr> dims(rank, DimShardingAttr::get(ctx, {}, false));
+  return ShardingAttr::get(ctx, mesh, dims);
+}
+
+ShardingAttr ShardingAttr::getOpen(MLIRContext *ctx, FlatSymbolRefAttr mesh,
+                                   int64_t rank) {
+  SmallVector<DimShardingAttr> dims(rank, DimShardingAttr::get(ctx, {}, true));
+  return ShardingAttr::get(ctx, mesh, dims);
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers relating shardings, meshes and types
+//===----------------------------------------------------------------------===//
+
+MeshOp shardc::lookupMesh(Operation *from, FlatSymbolRefAttr ref) {
+  return dyn_cast_or_null<MeshOp>(SymbolTable::lookupNearestSymbolFrom(from, ref));
+}
+
+LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitError,
+                                     ShardingAttr sharding, MeshOp mesh, Type type) {
+  if (!mesh)
+    return emitError() << "sharding refers to unknown mesh " << sharding.getMesh();
+  llvm::SmallSet<StringRef, 4> seen;
+  for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
+    for (StringAttr axis : dim.getAxes()) {
+      if (mesh.getAxisIndex(axis.getValue()) < 0)
+        return emitError() << "sharding uses axis \"" << axis.getValue()
+                           << "\" in dimension " << d << ", but mesh "
+                           << sharding.getMesh() << " has no such axis";
+      if (!seen.insert(axis.getValue()).second)
+        return emitError() << "sharding uses axis \"" << axis.getValue()
+                           << "\" more than once";
+    }
+  }
+  if (!type)
+    return success();
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return emitError() << "sharding is attached to " << type
+                       << ", which is not a ranked tensor";
+  if (tensor.getRank() != sharding.getRank())
+    return emitError() << "sharding has " << sharding.getRank()
+                       << " dimensions but the tensor " << type << " has rank "
+                       << tensor.getRank();
+  for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
+    SmallVector<StringRef> axes = sharding.getDimAxes(d);
+    int64_t split = getGroupSize(mesh, axes);
+    int64_t size = tensor.getDimSize(d);
+    if (split > 1 && size % split != 0)
+      return emitError() << "dimension " << d << " of size " << size
+                         << " cannot be split over axes [" << llvm::join(axes, ", ")
+                         << "] of total size " << split << " (it does not divide)";
+  }
+  return success();
+}
+
+LogicalResult shardc::verifyShardingAt(Operation *op,
+                                       function_ref<InFlightDiagnostic()> emitError,
+                                       ShardingAttr sharding, Type type) {
+  return verifySharding(emitError, sharding, lookupMesh(op, sharding.getMesh()), type);
+}
+
+RankedTensorType shardc::getLocalType(RankedTensorType global, ShardingAttr sharding,
+                                      MeshOp mesh) {
+  SmallVector<int64_t> shape(global.getShape());
+  for (int64_t d = 0; d < (int64_t)shape.size(); ++d)
+    shape[d] /= getGroupSize(mesh, sharding.getDimAxes(d));
+  return RankedTensorType::get(shape, global.getElementType());
+}
+
+int64_t shardc::getGroupSize(MeshOp mesh, ArrayRef<StringRef> axes) {
+  int64_t n = 1;
+  for (StringRef axis : axes)
+    n *= mesh.getAxisSize(axis);
+  return n;
+}
+
+LogicalResult shardc::verifyMeshAxes(function_ref<InFlightDiagnostic()> emitError,
+                                     MeshOp mesh, ArrayRef<StringRef> axes) {
+  if (axes.empty())
+    return emitError() << "must name at least one mesh axis";
+  llvm::SmallSet<StringRef, 4> seen;
+  for (StringRef axis : axes) {
+    if (mesh.getAxisIndex(axis) < 0)
+      return emitError() << "mesh @" << mesh.getSymName() << " has no axis \"" << axis
+                         << "\"";
+    if (!seen.insert(axis).second)
+      return emitError() << "axis \"" << axis << "\" is named more than once";
+  }
+  return success();
+}

@@ -1,0 +1,91 @@
+//===- ShardcDialect.cpp - dialect registration and attribute checks ------===//
+//
+// Registers the dialect and verifies the discardable attributes it owns:
+// `shardc.sharding` on function arguments and results, `shardc.shardings` on
+// operations, and `shardc.name` on function arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace shardc;
+
+#include "shardc/Dialect/Shardc/IR/ShardcDialect.cpp.inc"
+
+void ShardcDialect::initialize() {
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "shardc/Dialect/Shardc/IR/ShardcOps.cpp.inc"
+      >();
+}
+
+/// Verifies `attr` as the `shardc.sharding` of a value of type `type`.
+static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr, Type type,
+                                         const Twine &what) {
+  auto sharding = dyn_cast<ShardingAttr>(attr.getValue());
+  if (!sharding)
+    return op->emitError() << "'" << attr.getName().getValue() << "' on " << what
+                           << " must be a #shardc.sharding, got " << attr.getValue();
+  return verifyShardingAt(
+      op, [&] { return op->emitError() << what << ": "; }, sharding, type);
+}
+
+LogicalResult ShardcDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (attr.getName() != kShardingsAttrName)
+    return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
+                           << "' on an operation";
+  auto array = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!array)
+    return op->emitError() << "'" << kShardingsAttrName
+                           << "' must be an array of #shardc.sharding";
+  if (array.size() != op->getNumResults())
+    return op->emitError() << "'" << kShardingsAttrName << "' has " << array.size()
+                           << " shardings but the operation has "
+                           << op->getNumResults() << " results";
+  for (auto [i, element] : llvm::enumerate(array)) {
+    NamedAttribute one(attr.getName(), element);
+    if (failed(verifyValueSharding(op, one, op->getResult(i).getType(),
+                                   "result #" + Twine(i))))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult ShardcDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                      unsigned argIndex,
+                                                      NamedAttribute attr) {
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn)
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' is only allowed on function arguments";
+  if (attr.getName() == kArgNameAttrName) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'" << kArgNameAttrName << "' on argument #"
+                             << argIndex << " must be a string";
+    return success();
+  }
+  if (attr.getName() != kShardingAttrName)
+    return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
+                           << "' on argument #" << argIndex;
+  return verifyValueSharding(op, attr, fn.getArgumentTypes()[argIndex],
+                             "argument #" + Twine(argIndex));
+}
+
+LogicalResult ShardcDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                         unsigned resultIndex,
+                                                         NamedAttribute attr) {
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn)
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' is only allowed on function results";
+  if (attr.getName() != kShardingAttrName)
+    return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
+                           << "' on result #" << resultIndex;
+  return verifyValueSharding(op, attr, fn.getResultTypes()[resultIndex],
+                             "result #" + Twine(resultIndex));
+}

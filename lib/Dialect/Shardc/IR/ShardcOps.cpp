@@ -1,0 +1,590 @@
+//===- ShardcOps.cpp - shardc operations ----------------------------------===//
+//
+// Verifiers, result type inference and custom syntax of the operations. Shape
+// rules live in the `inferReturnTypes` of the ops whose result they determine,
+// so that a wrong result type and a malformed attribute are both reported by
+// one function, with the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace shardc;
+
+//===----------------------------------------------------------------------===//
+// Shared checks
+//===----------------------------------------------------------------------===//
+
+/// Checks that every entry of `dims` is a dimension of a rank-`rank` tensor and
+/// that none is repeated (also across the dims already in `seen`).
+static LogicalResult checkDims(std::optional<Location> loc, StringRef what,
+                               ArrayRef<int64_t> dims, int64_t rank,
+                               llvm::SmallSet<int64_t, 8> &seen) {
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank)
+      return emitOptionalError(loc, what, " has dimension ", d,
+                               ", out of range for rank ", rank);
+    if (!seen.insert(d).second)
+      return emitOptionalError(loc, what, " repeats dimension ", d);
+  }
+  return success();
+}
+
+static LogicalResult checkDims(std::optional<Location> loc, StringRef what,
+                               ArrayRef<int64_t> dims, int64_t rank) {
+  llvm::SmallSet<int64_t, 8> seen;
+  return checkDims(loc, what, dims, rank, seen);
+}
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + "]";
+}
+
+//===----------------------------------------------------------------------===//
+// MeshOp:  shardc.mesh @name = <["a"=2, "b"=4]>
+//===----------------------------------------------------------------------===//
+
+ParseResult MeshOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
+                             result.attributes) ||
+      parser.parseEqual() || parser.parseLess())
+    return failure();
+  SmallVector<Attribute> names;
+  SmallVector<int64_t> sizes;
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, [&] {
+        std::string axis;
+        int64_t size;
+        if (parser.parseString(&axis) || parser.parseEqual() ||
+            parser.parseInteger(size))
+          return failure();
+        names.push_back(parser.getBuilder().getStringAttr(axis));
+        sizes.push_back(size);
+        return success();
+      }) ||
+      parser.parseGreater() || parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  Builder &b = parser.getBuilder();
+  result.addAttribute(getAxisNamesAttrName(result.name), b.getArrayAttr(names));
+  result.addAttribute(getAxisSizesAttrName(result.name), b.getDenseI64ArrayAttr(sizes));
+  return success();
+}
+
+void MeshOp::print(OpAsmPrinter &p) {
+  p << " ";
+  p.printSymbolName(getSymName());
+  p << " = <[";
+  for (auto [i, name] : llvm::enumerate(getAxisNames())) {
+    if (i)
+      p << ", ";
+    p << "\"" << cast<StringAttr>(name).getValue() << "\"=" << getAxisSizes()[i];
+  }
+  p << "]>";
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getSymNameAttrName(), getAxisNamesAttrName(),
+                           getAxisSizesAttrName()});
+}
+
+LogicalResult MeshOp::verify() {
+  if (getAxisNames().size() != getAxisSizes().size())
+    return emitOpError("has ") << getAxisNames().size() << " axis names but "
+                               << getAxisSizes().size() << " axis sizes";
+  llvm::SmallSet<StringRef, 4> seen;
+  for (auto [name, size] : llvm::zip(getAxisNames(), getAxisSizes())) {
+    StringRef axis = cast<StringAttr>(name).getValue();
+    if (axis.empty())
+      return emitOpError("has an axis with an empty name");
+    if (!seen.insert(axis).second)
+      return emitOpError("declares axis \"") << axis << "\" more than once";
+    if (size < 1)
+      return emitOpError("axis \"") << axis << "\" must have a positive size, got "
+                                    << size;
+  }
+  return success();
+}
+
+int64_t MeshOp::getNumDevices() {
+  int64_t n = 1;
+  for (int64_t size : getAxisSizes())
+    n *= size;
+  return n;
+}
+
+int64_t MeshOp::getAxisIndex(StringRef axis) {
+  for (auto [i, name] : llvm::enumerate(getAxisNames()))
+    if (cast<StringAttr>(name).getValue() == axis)
+      return i;
+  return -1;
+}
+
+int64_t MeshOp::getAxisSize(StringRef axis) {
+  int64_t i = getAxisIndex(axis);
+  assert(i >= 0 && "unknown mesh axis");
+  return getAxisSizes()[i];
+}
+
+//===----------------------------------------------------------------------===//
+// Sources
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+Operation *ShardcDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                              Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}
+
+LogicalResult IotaOp::verify() {
+  auto type = getType();
+  if (type.getRank() == 0)
+    return emitOpError("result must have rank at least 1");
+  if (getDim() < 0 || getDim() >= type.getRank())
+    return emitOpError("dim ") << getDim() << " is out of range for rank "
+                               << type.getRank();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
+  results.push_back(RankedTensorType::get(lhs.getShape(), IntegerType::get(ctx, 1)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions and reductions
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
+  ArrayRef<int64_t> lb = adaptor.getLhsBatchingDims(), rb = adaptor.getRhsBatchingDims();
+  ArrayRef<int64_t> lc = adaptor.getLhsContractingDims(),
+                    rc = adaptor.getRhsContractingDims();
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOptionalError(loc, "operands have different element types ",
+                             lhs.getElementType(), " and ", rhs.getElementType());
+  if (lb.size() != rb.size())
+    return emitOptionalError(loc, "has ", lb.size(), " lhs batching dims but ",
+                             rb.size(), " rhs batching dims");
+  if (lc.size() != rc.size())
+    return emitOptionalError(loc, "has ", lc.size(), " lhs contracting dims but ",
+                             rc.size(), " rhs contracting dims");
+  llvm::SmallSet<int64_t, 8> lseen, rseen;
+  if (failed(checkDims(loc, "lhs batching dims", lb, lhs.getRank(), lseen)) ||
+      failed(checkDims(loc, "lhs contracting dims", lc, lhs.getRank(), lseen)) ||
+      failed(checkDims(loc, "rhs batching dims", rb, rhs.getRank(), rseen)) ||
+      failed(checkDims(loc, "rhs contracting dims", rc, rhs.getRank(), rseen)))
+    return failure();
+  for (auto [l, r] : llvm::zip(lb, rb))
+    if (lhs.getDimSize(l) != rhs.getDimSize(r))
+      return emitOptionalError(loc, "batching dims lhs[", l, "] = ", lhs.getDimSize(l),
+                               " and rhs[", r, "] = ", rhs.getDimSize(r),
+                               " differ in size");
+  for (auto [l, r] : llvm::zip(lc, rc))
+    if (lhs.getDimSize(l) != rhs.getDimSize(r))
+      return emitOptionalError(loc, "contracting dims lhs[", l, "] = ",
+                               lhs.getDimSize(l), " and rhs[", r,
+                               "] = ", rhs.getDimSize(r), " differ in size");
+  SmallVector<int64_t> shape;
+  for (int64_t l : lb)
+    shape.push_back(lhs.getDimSize(l));
+  for (int64_t d = 0; d < lhs.getRank(); ++d)
+    if (!lseen.contains(d))
+      shape.push_back(lhs.getDimSize(d));
+  for (int64_t d = 0; d < rhs.getRank(); ++d)
+    if (!rseen.contains(d))
+      shape.push_back(rhs.getDimSize(d));
+  results.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  return success();
+}
+
+LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
+  if (adaptor.getKind() == ReduceKind::Mean)
+    return emitOptionalError(loc, "kind 'mean' is for all_reduce; "
+                                  "reduce with 'sum' and divide");
+  ArrayRef<int64_t> dims = adaptor.getDims();
+  if (dims.empty())
+    return emitOptionalError(loc, "must reduce at least one dimension");
+  if (failed(checkDims(loc, "dims", dims, type.getRank())))
+    return failure();
+  for (int64_t d : dims)
+    if (type.getDimSize(d) == 0)
+      return emitOptionalError(loc, "reduces over dimension ", d,
+                               ", which is empty");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!llvm::is_contained(dims, d))
+      shape.push_back(type.getDimSize(d));
+  results.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastInDimOp::verify() {
+  auto in = getOperand().getType();
+  auto out = getType();
+  ArrayRef<int64_t> dims = getDims();
+  if ((int64_t)dims.size() != in.getRank())
+    return emitOpError("dims has ") << dims.size()
+                                    << " entries but the operand has rank "
+                                    << in.getRank();
+  if (failed(checkDims(getLoc(), "dims", dims, out.getRank())))
+    return failure();
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (in.getDimSize(i) != 1 && in.getDimSize(i) != out.getDimSize(d))
+      return emitOpError("operand dimension ")
+             << i << " of size " << in.getDimSize(i) << " cannot broadcast to result "
+             << "dimension " << d << " of size " << out.getDimSize(d);
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (getOperand().getType().getNumElements() != getType().getNumElements())
+    return emitOpError("cannot reshape ")
+           << getOperand().getType() << " (" << getOperand().getType().getNumElements()
+           << " elements) into " << getType() << " (" << getType().getNumElements()
+           << " elements)";
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
+  ArrayRef<int64_t> perm = adaptor.getPermutation();
+  if ((int64_t)perm.size() != type.getRank())
+    return emitOptionalError(loc, "permutation has ", perm.size(),
+                             " entries but the operand has rank ", type.getRank());
+  if (failed(checkDims(loc, "permutation", perm, type.getRank())))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  results.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
+  ArrayRef<int64_t> start = adaptor.getStart(), limit = adaptor.getLimit(),
+                    strides = adaptor.getStrides();
+  int64_t rank = type.getRank();
+  if ((int64_t)start.size() != rank || (int64_t)limit.size() != rank ||
+      (int64_t)strides.size() != rank)
+    return emitOptionalError(loc, "start, limit and strides need ", rank,
+                             " entries each (the operand rank), got ", start.size(),
+                             ", ", limit.size(), " and ", strides.size());
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (strides[d] < 1)
+      return emitOptionalError(loc, "stride in dimension ", d,
+                               " must be positive, got ", strides[d]);
+    if (start[d] < 0 || start[d] > limit[d] || limit[d] > type.getDimSize(d))
+      return emitOptionalError(loc, "dimension ", d, ": need 0 <= start (", start[d],
+                               ") <= limit (", limit[d], ") <= size (",
+                               type.getDimSize(d), ")");
+    shape.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);
+  }
+  results.push_back(RankedTensorType::get(shape, type.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(loc, "needs at least one input");
+  auto first = cast<RankedTensorType>(adaptor.getInputs().front().getType());
+  int64_t dim = adaptor.getDim();
+  if (dim < 0 || dim >= first.getRank())
+    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
+                             first.getRank());
+  SmallVector<int64_t> shape(first.getShape());
+  for (auto [i, value] : llvm::enumerate(adaptor.getInputs().drop_front())) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getElementType() != first.getElementType() ||
+        type.getRank() != first.getRank())
+      return emitOptionalError(loc, "input #", i + 1, " of type ", type,
+                               " does not match input #0 of type ", first);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != dim && type.getDimSize(d) != first.getDimSize(d))
+        return emitOptionalError(loc, "input #", i + 1, " has size ",
+                                 type.getDimSize(d), " in dimension ", d,
+                                 " but input #0 has ", first.getDimSize(d));
+    shape[dim] += type.getDimSize(dim);
+  }
+  results.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+/// Shape of `take(table, indices)`: indices' shape, then the table's row shape.
+static SmallVector<int64_t> gatherShape(RankedTensorType table,
+                                        RankedTensorType indices) {
+  SmallVector<int64_t> shape(indices.getShape());
+  llvm::append_range(shape, table.getShape().drop_front());
+  return shape;
+}
+
+LogicalResult TakeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto table = cast<RankedTensorType>(adaptor.getTable().getType());
+  auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
+  if (table.getRank() < 1)
+    return emitOptionalError(loc, "table must have rank at least 1");
+  results.push_back(
+      RankedTensorType::get(gatherShape(table, indices), table.getElementType()));
+  return success();
+}
+
+LogicalResult ScatterAddOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  auto operand = cast<RankedTensorType>(adaptor.getOperand().getType());
+  auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
+  auto updates = cast<RankedTensorType>(adaptor.getUpdates().getType());
+  if (operand.getRank() < 1)
+    return emitOptionalError(loc, "operand must have rank at least 1");
+  if (updates.getElementType() != operand.getElementType())
+    return emitOptionalError(loc, "updates element type ", updates.getElementType(),
+                             " differs from operand element type ",
+                             operand.getElementType());
+  SmallVector<int64_t> expected = gatherShape(operand, indices);
+  if (updates.getShape() != ArrayRef<int64_t>(expected))
+    return emitOptionalError(loc, "updates must have shape ", shapeStr(expected),
+                             " (indices shape, then operand shape without its first "
+                             "dimension), got ",
+                             shapeStr(updates.getShape()));
+  results.push_back(operand);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Sharding
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShardingConstraintOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(*this, getSharding().getMesh());
+  return verifySharding([&] { return emitOpError(); }, getSharding(), mesh, getType());
+}
+
+static ParseResult parseShardingList(OpAsmParser &parser, ArrayAttr &list) {
+  SmallVector<Attribute> shardings;
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, [&] {
+        Attribute sharding = ShardingAttr::parse(parser, Type());
+        if (!sharding)
+          return failure();
+        shardings.push_back(sharding);
+        return success();
+      }))
+    return failure();
+  list = parser.getBuilder().getArrayAttr(shardings);
+  return success();
+}
+
+static void printShardingList(OpAsmPrinter &p, Operation *, ArrayAttr list) {
+  p << "[";
+  llvm::interleaveComma(list, p, [&](Attribute a) { cast<ShardingAttr>(a).print(p); });
+  p << "]";
+}
+
+FlatSymbolRefAttr ShardMapOp::getMeshRef() {
+  for (ArrayAttr list : {getInShardings(), getOutShardings()})
+    if (!list.empty())
+      return cast<ShardingAttr>(list[0]).getMesh();
+  return {};
+}
+
+LogicalResult ShardMapOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (getInShardings().size() != getInputs().size())
+    return emitOpError("has ") << getInputs().size() << " inputs but "
+                               << getInShardings().size() << " in_shardings";
+  if (getOutShardings().size() != getNumResults())
+    return emitOpError("has ") << getNumResults() << " results but "
+                               << getOutShardings().size() << " out_shardings";
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ") << body.getNumArguments()
+                                    << " arguments but the op has "
+                                    << getInputs().size() << " inputs";
+  auto ret = cast<ReturnOp>(body.getTerminator());
+  if (ret.getNumOperands() != getNumResults())
+    return ret.emitOpError("returns ")
+           << ret.getNumOperands() << " values but the shard_map has "
+           << getNumResults() << " results";
+  return success();
+}
+
+LogicalResult ShardMapOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FlatSymbolRefAttr meshRef = getMeshRef();
+  if (!meshRef)
+    return success(); // No inputs and no results: nothing to shard.
+  auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(*this, meshRef);
+  if (!mesh)
+    return emitOpError("refers to unknown mesh ") << meshRef;
+  Block &body = getBody().front();
+  auto ret = cast<ReturnOp>(body.getTerminator());
+  auto check = [&](ShardingAttr sharding, Type global, Type local,
+                   const Twine &what) -> LogicalResult {
+    auto emit = [&] { return emitOpError() << what << ": "; };
+    if (sharding.getMesh() != meshRef)
+      return emit() << "all shardings must use mesh " << meshRef << ", got "
+                    << sharding.getMesh();
+    if (!sharding.isClosed())
+      return emit() << "shard_map shardings must be closed (no '?')";
+    if (failed(verifySharding(emit, sharding, mesh, global)))
+      return failure();
+    auto expected = getLocalType(cast<RankedTensorType>(global), sharding, mesh);
+    if (local != expected)
+      return emit() << "local type must be " << expected << " (the global type "
+                    << global << " split by the sharding), got " << local;
+    return success();
+  };
+  for (auto [i, input] : llvm::enumerate(getInputs()))
+    if (failed(check(cast<ShardingAttr>(getInShardings()[i]), input.getType(),
+                     body.getArgument(i).getType(), "input #" + Twine(i))))
+      return failure();
+  for (auto [i, result] : llvm::enumerate(getResults()))
+    if (failed(check(cast<ShardingAttr>(getOutShardings()[i]), result.getType(),
+                     ret.getOperand(i).getType(), "result #" + Twine(i))))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// Resolves the mesh of a collective and checks its axes; a collective inside
+/// a shard_map must use the shard_map's mesh.
+static FailureOr<MeshOp> verifyCollective(Operation *op, SymbolTableCollection &tables,
+                                          FlatSymbolRefAttr meshRef, ArrayAttr axes) {
+  auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(op, meshRef);
+  if (!mesh)
+    return op->emitOpError("refers to unknown mesh ") << meshRef;
+  if (auto shardMap = op->getParentOfType<ShardMapOp>())
+    if (shardMap.getMeshRef() && shardMap.getMeshRef() != meshRef)
+      return op->emitOpError("uses mesh ")
+             << meshRef << " inside a shard_map over " << shardMap.getMeshRef();
+  SmallVector<StringRef> names;
+  for (Attribute a : axes)
+    names.push_back(cast<StringAttr>(a).getValue());
+  if (failed(verifyMeshAxes([&] { return op->emitOpError(); }, mesh, names)))
+    return failure();
+  return mesh;
+}
+
+static SmallVector<StringRef> axisNames(ArrayAttr axes) {
+  SmallVector<StringRef> names;
+  for (Attribute a : axes)
+    names.push_back(cast<StringAttr>(a).getValue());
+  return names;
+}
+
+/// Checks `result` = `operand` with dimension `mulDim` multiplied and `divDim`
+/// divided by `group` (either may be -1).
+static LogicalResult checkCollectiveShape(Operation *op, RankedTensorType operand,
+                                          RankedTensorType result, int64_t group,
+                                          int64_t mulDim, int64_t divDim) {
+  SmallVector<int64_t> shape(operand.getShape());
+  if (divDim >= 0) {
+    if (shape[divDim] % group != 0)
+      return op->emitOpError("dimension ")
+             << divDim << " of size " << shape[divDim]
+             << " does not divide into the group of " << group << " devices";
+    shape[divDim] /= group;
+  }
+  if (mulDim >= 0)
+    shape[mulDim] *= group;
+  if (result.getShape() != ArrayRef<int64_t>(shape))
+    return op->emitOpError("result shape must be ")
+           << shapeStr(shape) << " for a group of " << group << " devices, got "
+           << shapeStr(result.getShape());
+  return success();
+}
+
+static LogicalResult checkDimAttr(Operation *op, StringRef name, int64_t dim,
+                                  int64_t rank) {
+  if (dim < 0 || dim >= rank)
+    return op->emitOpError() << name << " " << dim << " is out of range for rank "
+                             << rank;
+  return success();
+}
+
+#define SHARDC_GROUP_SIZE(OP)                                                          \
+  int64_t OP::getGroupSize() {                                                         \
+    return shardc::getGroupSize(lookupMesh(*this, getMeshAttr()),                      \
+                                axisNames(getAxes()));                                 \
+  }
+SHARDC_GROUP_SIZE(AllReduceOp)
+SHARDC_GROUP_SIZE(AllGatherOp)
+SHARDC_GROUP_SIZE(ReduceScatterOp)
+SHARDC_GROUP_SIZE(AllToAllOp)
+#undef SHARDC_GROUP_SIZE
+
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyCollective(*this, tables, getMeshAttr(), getAxes());
+}
+
+LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshOp> mesh = verifyCollective(*this, tables, getMeshAttr(), getAxes());
+  if (failed(mesh))
+    return failure();
+  auto in = getOperand().getType(), out = getType();
+  if (failed(checkDimAttr(*this, "dim", getDim(), in.getRank())))
+    return failure();
+  return checkCollectiveShape(*this, in, out, shardc::getGroupSize(*mesh, axisNames(getAxes())),
+                              getDim(), -1);
+}
+
+LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshOp> mesh = verifyCollective(*this, tables, getMeshAttr(), getAxes());
+  if (failed(mesh))
+    return failure();
+  auto in = getOperand().getType(), out = getType();
+  if (failed(checkDimAttr(*this, "dim", getDim(), in.getRank())))
+    return failure();
+  return checkCollectiveShape(*this, in, out, shardc::getGroupSize(*mesh, axisNames(getAxes())),
+                              -1, getDim());
+}
+
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshOp> mesh = verifyCollective(*this, tables, getMeshAttr(), getAxes());
+  if (failed(mesh))
+    return failure();
+  auto in = getOperand().getType(), out = getType();
+  if (failed(checkDimAttr(*this, "split_dim", getSplitDim(), in.getRank())) ||
+      failed(checkDimAttr(*this, "concat_dim", getConcatDim(), in.getRank())))
+    return failure();
+  return checkCollectiveShape(*this, in, out, shardc::getGroupSize(*mesh, axisNames(getAxes())),
+                              getConcatDim(), getSplitDim());
+}
+
+#define GET_OP_CLASSES
+#include "shardc/Dialect/Shardc/IR/ShardcOps.cpp.inc"
