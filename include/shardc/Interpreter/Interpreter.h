@@ -1,0 +1,57 @@
+//===- Interpreter.h - the reference interpreter ----------------*- C++ -*-===//
+//
+// Evaluates a function of the shardc dialect op by op on host arrays, with the
+// reference kernels. It runs both views of a program:
+//   - the global view on one device (shard_map regions run on every device of
+//     their mesh, with the collectives inside them);
+//   - the per-device view on N devices in lockstep: each op runs on every
+//     device before the next, so a collective sees all its operands at once.
+// It is the oracle for partitioning and for every backend: slow, simple, and
+// deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_INTERPRETER_INTERPRETER_H
+#define SHARDC_INTERPRETER_INTERPRETER_H
+
+#include "shardc/Runtime/Array.h"
+#include "shardc/Runtime/Sharding.h"
+
+#include "mlir/IR/Types.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+#include <vector>
+
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
+namespace shardc {
+class MeshOp;
+class ShardingAttr;
+
+/// One value on every device the program runs on: element d is device d's.
+using Lanes = std::vector<Array>;
+
+/// The runtime element type of an MLIR element type, if it has one.
+std::optional<DType> toDType(mlir::Type elementType);
+/// Runtime views of the dialect's mesh and sharding.
+Mesh toRuntimeMesh(MeshOp mesh);
+NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh);
+
+/// Runs `fn` on `numDevices` devices: `args[i][d]` is argument i on device d.
+/// Returns `results[i][d]`. Errors (an index out of range, a collective whose
+/// mesh does not match the device count, ...) are emitted as diagnostics at
+/// the failing op.
+mlir::FailureOr<std::vector<Lanes>> interpret(mlir::func::FuncOp fn,
+                                              const std::vector<Lanes> &args,
+                                              int64_t numDevices);
+
+/// Runs `fn` on one device.
+mlir::FailureOr<std::vector<Array>> interpret(mlir::func::FuncOp fn,
+                                              const std::vector<Array> &args);
+
+} // namespace shardc
+
+#endif // SHARDC_INTERPRETER_INTERPRETER_H

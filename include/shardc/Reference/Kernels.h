@@ -1,0 +1,72 @@
+//===- Kernels.h - reference kernels for every op ---------------*- C++ -*-===//
+//
+// Obviously correct, unoptimized implementations of the dialect's operations
+// on host arrays. They are the oracle every fast path is checked against, so
+// they favour clarity: floats are computed in double and rounded to the
+// element type once per op; integers in int64.
+//
+// Shapes and attributes are assumed valid (the dialect's verifiers check them);
+// only data-dependent errors (an index out of range, an integer division by
+// zero) are reported, as a Status.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_REFERENCE_KERNELS_H
+#define SHARDC_REFERENCE_KERNELS_H
+
+#include "shardc/Runtime/Array.h"
+#include "shardc/Runtime/Status.h"
+
+#include <vector>
+
+namespace shardc::ref {
+
+enum class UnaryFn { Neg, Abs, Exp, Log, Tanh, Sqrt, Rsqrt, Erf };
+enum class BinaryFn { Add, Sub, Mul, Div, Max, Min, Pow };
+enum class CompareFn { EQ, NE, LT, LE, GT, GE };
+enum class Reduction { Sum, Max, Min, Mean };
+
+using Dims = std::vector<int64_t>;
+
+// Elementwise ---------------------------------------------------------------
+Array unary(UnaryFn fn, const Array &x);
+StatusOr<Array> binary(BinaryFn fn, const Array &lhs, const Array &rhs);
+/// Returns an i1 array.
+Array compare(CompareFn fn, const Array &lhs, const Array &rhs);
+Array select(const Array &pred, const Array &onTrue, const Array &onFalse);
+Array convert(const Array &x, DType to);
+
+// Sources -------------------------------------------------------------------
+Array iota(DType dtype, const Shape &shape, int64_t dim);
+
+// Contractions and reductions -----------------------------------------------
+struct DotDims {
+  Dims lhsBatching, rhsBatching, lhsContracting, rhsContracting;
+};
+/// Result dims: batching, lhs free, rhs free (as shardc.dot_general).
+Array dotGeneral(const Array &lhs, const Array &rhs, const DotDims &dims);
+Array reduce(Reduction kind, const Array &x, const Dims &dims);
+
+// Data movement -------------------------------------------------------------
+Array broadcastInDim(const Array &x, const Shape &resultShape, const Dims &dims);
+Array reshape(const Array &x, const Shape &shape);
+Array transpose(const Array &x, const Dims &permutation);
+Array slice(const Array &x, const Dims &start, const Dims &limit, const Dims &strides);
+Array concatenate(const std::vector<const Array *> &inputs, int64_t dim);
+/// Rows of `table` by `indices`; an index outside [0, rows) is an error.
+StatusOr<Array> take(const Array &table, const Array &indices);
+StatusOr<Array> scatterAdd(const Array &operand, const Array &indices,
+                           const Array &updates);
+
+// Collectives over one group (members ordered by group rank) ----------------
+Array allReduce(Reduction kind, const std::vector<const Array *> &group);
+Array allGather(const std::vector<const Array *> &group, int64_t dim);
+/// Result for each member.
+std::vector<Array> reduceScatter(Reduction kind, const std::vector<const Array *> &group,
+                                 int64_t dim);
+std::vector<Array> allToAll(const std::vector<const Array *> &group, int64_t splitDim,
+                            int64_t concatDim);
+
+} // namespace shardc::ref
+
+#endif // SHARDC_REFERENCE_KERNELS_H

@@ -1,0 +1,87 @@
+//===- Array.h - host arrays ------------------------------------*- C++ -*-===//
+//
+// A dense, row-major host array: the unit of data the runtime moves between
+// the user, the interpreter and the backends. Owns its bytes; copying copies
+// them. Not thread-safe for concurrent mutation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RUNTIME_ARRAY_H
+#define SHARDC_RUNTIME_ARRAY_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+/// Element types. i1 is stored as one byte (0 or 1), f16/bf16 as two.
+enum class DType : uint8_t { F32, F64, F16, BF16, I1, I32, I64 };
+
+size_t dtypeSize(DType dtype);
+/// MLIR spelling: "f32", "bf16", "i1", ...
+const char *dtypeName(DType dtype);
+bool isFloat(DType dtype);
+
+using Shape = std::vector<int64_t>;
+int64_t numElements(const Shape &shape);
+/// Row-major strides in elements.
+std::vector<int64_t> stridesOf(const Shape &shape);
+/// "4x8", or "scalar" for rank 0.
+std::string shapeString(const Shape &shape);
+
+/// f16/bf16 conversions with round-to-nearest-even.
+uint16_t floatToHalf(float value);
+float halfToFloat(uint16_t bits);
+uint16_t floatToBF16(float value);
+float bf16ToFloat(uint16_t bits);
+
+class Array {
+public:
+  Array() = default;
+  /// A zero-filled array.
+  Array(DType dtype, Shape shape);
+
+  DType dtype() const { return dtype_; }
+  const Shape &shape() const { return shape_; }
+  int64_t rank() const { return (int64_t)shape_.size(); }
+  int64_t numElements() const { return shardc::numElements(shape_); }
+  size_t sizeInBytes() const { return data_.size(); }
+  uint8_t *bytes() { return data_.data(); }
+  const uint8_t *bytes() const { return data_.data(); }
+  /// "tensor<4x8xf32>", as MLIR writes the type.
+  std::string typeString() const;
+
+  /// Element `i` (row-major) as a double; integers convert exactly up to 2^53.
+  double getDouble(int64_t i) const;
+  /// Stores `v` rounded to the element type. Integer types truncate toward
+  /// zero and saturate; NaN becomes 0; i1 stores v != 0.
+  void setDouble(int64_t i, double v);
+  int64_t getInt(int64_t i) const;
+  void setInt(int64_t i, int64_t v);
+
+  /// Typed views; the dtype must match (checked in debug builds).
+  template <typename T> T *data() { return reinterpret_cast<T *>(data_.data()); }
+  template <typename T> const T *data() const {
+    return reinterpret_cast<const T *>(data_.data());
+  }
+
+  /// Builds an array from values given as doubles (or int64 for integers).
+  static Array fromDoubles(DType dtype, Shape shape, const std::vector<double> &values);
+  static Array fromInts(DType dtype, Shape shape, const std::vector<int64_t> &values);
+  std::vector<double> toDoubles() const;
+  std::vector<int64_t> toInts() const;
+
+  bool operator==(const Array &other) const {
+    return dtype_ == other.dtype_ && shape_ == other.shape_ && data_ == other.data_;
+  }
+
+private:
+  DType dtype_ = DType::F32;
+  Shape shape_;
+  std::vector<uint8_t> data_;
+};
+
+} // namespace shardc
+
+#endif // SHARDC_RUNTIME_ARRAY_H

@@ -1,0 +1,70 @@
+//===- Sharding.h - meshes and partition specs at run time ------*- C++ -*-===//
+//
+// The runtime's view of a device mesh and of how an array is split over it,
+// named after JAX (Mesh, PartitionSpec, NamedSharding). Used to scatter global
+// arrays onto devices (device_put), gather them back, and form the device
+// groups of collectives. Plain values; no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RUNTIME_SHARDING_H
+#define SHARDC_RUNTIME_SHARDING_H
+
+#include "shardc/Runtime/Array.h"
+#include "shardc/Runtime/Status.h"
+
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+/// A logical device mesh: named axes with sizes, e.g. {"data"=2, "model"=4}.
+/// Device ids are the row-major linearization of mesh coordinates (the first
+/// axis is the most significant).
+struct Mesh {
+  std::vector<std::string> axisNames; // e.g. {"data", "model"}
+  std::vector<int64_t> axisSizes;     // e.g. {2, 4}
+
+  int64_t numDevices() const;
+  /// Index of `axis`, or -1.
+  int axisIndex(const std::string &axis) const;
+  /// Coordinates of `device`, one per axis.
+  std::vector<int64_t> coords(int64_t device) const;
+  int64_t deviceAt(const std::vector<int64_t> &coords) const;
+  /// Product of the sizes of `axes`.
+  int64_t groupSize(const std::vector<std::string> &axes) const;
+  /// Position of `device` within the group over `axes` (first axis major).
+  int64_t groupRank(const std::vector<std::string> &axes, int64_t device) const;
+  /// The devices of the group over `axes` that contains `device`, ordered by
+  /// group rank.
+  std::vector<int64_t> group(const std::vector<std::string> &axes,
+                             int64_t device) const;
+};
+
+/// For each array dimension, the mesh axes that split it, major to minor; an
+/// empty list means replicated. Like jax.sharding.PartitionSpec.
+using PartitionSpec = std::vector<std::vector<std::string>>;
+
+/// An array layout on a mesh, like jax.sharding.NamedSharding.
+struct NamedSharding {
+  Mesh mesh;
+  PartitionSpec spec;
+
+  /// Shape of each device's shard of an array of shape `global`.
+  Shape localShape(const Shape &global) const;
+  /// Checks rank, axis names and divisibility for `global`.
+  Status validate(const Shape &global) const;
+  /// The shard of `global` that `device` holds.
+  Array shard(const Array &global, int64_t device) const;
+  /// Inverse of shard(): assembles the global array from one shard per device
+  /// (for replicated dimensions, the first device holding a block is used).
+  Array assemble(const std::vector<Array> &shards) const;
+  /// A text picture of the layout of an array of shape `global` (rank <= 2):
+  /// a grid of blocks, each labelled with the devices that hold it, like
+  /// jax.debug.visualize_array_sharding.
+  std::string visualize(const Shape &global) const;
+};
+
+} // namespace shardc
+
+#endif // SHARDC_RUNTIME_SHARDING_H

@@ -1,0 +1,413 @@
+//===- Interpreter.cpp - the reference interpreter ------------------------===//
+//
+// A walk over the ops of a function. Every SSA value maps to its array on each
+// device ("lanes"); each op maps to a reference kernel run once per device,
+// except collectives (once per device group) and shard_map (a nested run on
+// the devices of its mesh).
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Interpreter/Interpreter.h"
+
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Reference/Kernels.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace shardc {
+
+std::optional<DType> toDType(Type t) {
+  if (t.isF32()) return DType::F32;
+  if (t.isF64()) return DType::F64;
+  if (t.isF16()) return DType::F16;
+  if (t.isBF16()) return DType::BF16;
+  if (t.isInteger(1)) return DType::I1;
+  if (t.isInteger(32)) return DType::I32;
+  if (t.isInteger(64)) return DType::I64;
+  return std::nullopt;
+}
+
+Mesh toRuntimeMesh(MeshOp mesh) {
+  Mesh m;
+  for (Attribute name : mesh.getAxisNames())
+    m.axisNames.push_back(cast<StringAttr>(name).getValue().str());
+  m.axisSizes.assign(mesh.getAxisSizes().begin(), mesh.getAxisSizes().end());
+  return m;
+}
+
+NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh) {
+  NamedSharding s{toRuntimeMesh(mesh), {}};
+  for (int64_t d = 0; d < sharding.getRank(); ++d) {
+    std::vector<std::string> axes;
+    for (StringRef a : sharding.getDimAxes(d))
+      axes.push_back(a.str());
+    s.spec.push_back(axes);
+  }
+  return s;
+}
+
+namespace {
+
+ref::Dims toDims(ArrayRef<int64_t> a) { return ref::Dims(a.begin(), a.end()); }
+
+Shape shapeOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return Shape(t.getShape().begin(), t.getShape().end());
+}
+
+DType dtypeOf(Value v) {
+  return *toDType(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+ref::Reduction toReduction(ReduceKind k) {
+  switch (k) {
+  case ReduceKind::Sum: return ref::Reduction::Sum;
+  case ReduceKind::Max: return ref::Reduction::Max;
+  case ReduceKind::Min: return ref::Reduction::Min;
+  case ReduceKind::Mean: return ref::Reduction::Mean;
+  }
+  return ref::Reduction::Sum;
+}
+
+ref::CompareFn toCompare(CompareDirection d) {
+  switch (d) {
+  case CompareDirection::EQ: return ref::CompareFn::EQ;
+  case CompareDirection::NE: return ref::CompareFn::NE;
+  case CompareDirection::LT: return ref::CompareFn::LT;
+  case CompareDirection::LE: return ref::CompareFn::LE;
+  case CompareDirection::GT: return ref::CompareFn::GT;
+  case CompareDirection::GE: return ref::CompareFn::GE;
+  }
+  return ref::CompareFn::EQ;
+}
+
+/// Converts a constant's elements to an Array.
+Array toArray(ElementsAttr attr) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  DType dtype = *toDType(type.getElementType());
+  Array out(dtype, Shape(type.getShape().begin(), type.getShape().end()));
+  int64_t i = 0;
+  if (isFloat(dtype)) {
+    for (APFloat v : attr.getValues<APFloat>()) {
+      bool lost;
+      v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      out.setDouble(i++, v.convertToDouble());
+    }
+  } else {
+    for (APInt v : attr.getValues<APInt>())
+      out.setInt(i++, dtype == DType::I1 ? !v.isZero() : v.getSExtValue());
+  }
+  return out;
+}
+
+std::vector<std::string> axisList(ArrayAttr axes) {
+  std::vector<std::string> out;
+  for (Attribute a : axes)
+    out.push_back(cast<StringAttr>(a).getValue().str());
+  return out;
+}
+
+class Interpreter {
+public:
+  explicit Interpreter(int64_t numDevices) : numDevices(numDevices) {}
+
+  /// Runs `block` with its arguments bound to `args`; returns the operands of
+  /// its terminator.
+  FailureOr<std::vector<Lanes>> run(Block &block, const std::vector<Lanes> &args) {
+    for (auto [arg, lanes] : llvm::zip(block.getArguments(), args))
+      env[arg] = lanes;
+    for (Operation &op : block.without_terminator())
+      if (failed(eval(&op)))
+        return failure();
+    std::vector<Lanes> results;
+    for (Value v : block.getTerminator()->getOperands())
+      results.push_back(env.lookup(v));
+    return results;
+  }
+
+private:
+  int64_t numDevices;
+  llvm::DenseMap<Value, Lanes> env;
+
+  const Array &get(Value v, int64_t d) { return env[v][d]; }
+
+  /// Runs `fn(d)` for every device and binds the op's single result.
+  template <typename Fn> LogicalResult perDevice(Operation *op, Fn fn) {
+    Lanes out;
+    for (int64_t d = 0; d < numDevices; ++d) {
+      StatusOr<Array> r = fn(d);
+      if (!r.ok()) {
+        InFlightDiagnostic diag = op->emitError() << r.message();
+        if (numDevices > 1)
+          diag << " (on device " << d << ")";
+        return failure();
+      }
+      out.push_back(std::move(*r));
+    }
+    env[op->getResult(0)] = std::move(out);
+    return success();
+  }
+
+  LogicalResult unary(Operation *op, ref::UnaryFn fn) {
+    return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+      return ref::unary(fn, get(op->getOperand(0), d));
+    });
+  }
+
+  LogicalResult binary(Operation *op, ref::BinaryFn fn) {
+    return perDevice(op, [&](int64_t d) {
+      return ref::binary(fn, get(op->getOperand(0), d), get(op->getOperand(1), d));
+    });
+  }
+
+  /// The mesh of a collective; it must span exactly the devices we run on.
+  FailureOr<Mesh> collectiveMesh(Operation *op, FlatSymbolRefAttr ref) {
+    MeshOp mesh = lookupMesh(op, ref);
+    if (!mesh)
+      return op->emitError() << "unknown mesh " << ref;
+    if (mesh.getNumDevices() != numDevices)
+      return op->emitError() << "collective over mesh " << ref << " ("
+                             << mesh.getNumDevices()
+                             << " devices) in a program running on " << numDevices
+                             << " device(s); collectives belong inside a shard_map or "
+                                "in a partitioned program";
+    return toRuntimeMesh(mesh);
+  }
+
+  /// Runs `fn(members)` once per group; it returns one array per member.
+  template <typename Fn>
+  LogicalResult perGroup(Operation *op, FlatSymbolRefAttr meshRef, ArrayAttr axes,
+                         Fn fn) {
+    FailureOr<Mesh> mesh = collectiveMesh(op, meshRef);
+    if (failed(mesh))
+      return failure();
+    std::vector<std::string> names = axisList(axes);
+    Lanes out(numDevices);
+    for (int64_t d = 0; d < numDevices; ++d) {
+      std::vector<int64_t> members = mesh->group(names, d);
+      if (members[0] != d)
+        continue; // each group is handled by its first member
+      std::vector<const Array *> operands;
+      for (int64_t m : members)
+        operands.push_back(&get(op->getOperand(0), m));
+      std::vector<Array> results = fn(operands);
+      for (size_t k = 0; k < members.size(); ++k)
+        out[members[k]] = std::move(results[k]);
+    }
+    env[op->getResult(0)] = std::move(out);
+    return success();
+  }
+
+  LogicalResult evalShardMap(ShardMapOp op) {
+    if (numDevices != 1)
+      return op.emitError("shard_map in a per-device program is not supported; "
+                          "it belongs to the global view");
+    FlatSymbolRefAttr meshRef = op.getMeshRef();
+    MeshOp mesh = meshRef ? lookupMesh(op, meshRef) : MeshOp();
+    int64_t n = mesh ? mesh.getNumDevices() : 1;
+    std::vector<Lanes> args;
+    for (auto [input, attr] : llvm::zip(op.getInputs(), op.getInShardings())) {
+      NamedSharding s = toNamedSharding(cast<ShardingAttr>(attr), mesh);
+      Lanes shards;
+      for (int64_t d = 0; d < n; ++d)
+        shards.push_back(s.shard(get(input, 0), d));
+      args.push_back(std::move(shards));
+    }
+    Interpreter inner(n);
+    FailureOr<std::vector<Lanes>> results = inner.run(op.getBody().front(), args);
+    if (failed(results))
+      return failure();
+    for (auto [i, attr] : llvm::enumerate(op.getOutShardings())) {
+      NamedSharding s = toNamedSharding(cast<ShardingAttr>(attr), mesh);
+      env[op.getResult(i)] = Lanes{s.assemble((*results)[i])};
+    }
+    return success();
+  }
+
+  LogicalResult eval(Operation *op) {
+    using ref::BinaryFn;
+    using ref::UnaryFn;
+    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+        .Case([&](ConstantOp c) {
+          Array value = toArray(c.getValue());
+          env[c.getResult()] = Lanes(numDevices, value);
+          return success();
+        })
+        .Case([&](IotaOp c) {
+          return perDevice(op, [&](int64_t) -> StatusOr<Array> {
+            return ref::iota(dtypeOf(c), shapeOf(c), c.getDim());
+          });
+        })
+        .Case([&](NegOp) { return unary(op, UnaryFn::Neg); })
+        .Case([&](AbsOp) { return unary(op, UnaryFn::Abs); })
+        .Case([&](ExpOp) { return unary(op, UnaryFn::Exp); })
+        .Case([&](LogOp) { return unary(op, UnaryFn::Log); })
+        .Case([&](TanhOp) { return unary(op, UnaryFn::Tanh); })
+        .Case([&](SqrtOp) { return unary(op, UnaryFn::Sqrt); })
+        .Case([&](RsqrtOp) { return unary(op, UnaryFn::Rsqrt); })
+        .Case([&](ErfOp) { return unary(op, UnaryFn::Erf); })
+        .Case([&](AddOp) { return binary(op, BinaryFn::Add); })
+        .Case([&](SubOp) { return binary(op, BinaryFn::Sub); })
+        .Case([&](MulOp) { return binary(op, BinaryFn::Mul); })
+        .Case([&](DivOp) { return binary(op, BinaryFn::Div); })
+        .Case([&](MaxOp) { return binary(op, BinaryFn::Max); })
+        .Case([&](MinOp) { return binary(op, BinaryFn::Min); })
+        .Case([&](PowOp) { return binary(op, BinaryFn::Pow); })
+        .Case([&](CompareOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            return ref::compare(toCompare(c.getDirection()), get(c.getLhs(), d),
+                                get(c.getRhs(), d));
+          });
+        })
+        .Case([&](SelectOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            return ref::select(get(c.getPred(), d), get(c.getOnTrue(), d),
+                               get(c.getOnFalse(), d));
+          });
+        })
+        .Case([&](ConvertOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            return ref::convert(get(c.getOperand(), d), dtypeOf(c));
+          });
+        })
+        .Case([&](DotGeneralOp c) {
+          ref::DotDims dims{toDims(c.getLhsBatchingDims()), toDims(c.getRhsBatchingDims()),
+                            toDims(c.getLhsContractingDims()),
+                            toDims(c.getRhsContractingDims())};
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            return ref::dotGeneral(get(c.getLhs(), d), get(c.getRhs(), d), dims);
+          });
+        })
+        .Case([&](ReduceOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            return ref::reduce(toReduction(c.getKind()), get(c.getOperand(), d),
+                               toDims(c.getDims()));
+          });
+        })
+        .Case([&](BroadcastInDimOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            return ref::broadcastInDim(get(c.getOperand(), d), shapeOf(c),
+                                       toDims(c.getDims()));
+          });
+        })
+        .Case([&](ReshapeOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            return ref::reshape(get(c.getOperand(), d), shapeOf(c));
+          });
+        })
+        .Case([&](TransposeOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            return ref::transpose(get(c.getOperand(), d), toDims(c.getPermutation()));
+          });
+        })
+        .Case([&](SliceOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            return ref::slice(get(c.getOperand(), d), toDims(c.getStart()),
+                              toDims(c.getLimit()), toDims(c.getStrides()));
+          });
+        })
+        .Case([&](ConcatenateOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            std::vector<const Array *> inputs;
+            for (Value v : c.getInputs())
+              inputs.push_back(&get(v, d));
+            return ref::concatenate(inputs, c.getDim());
+          });
+        })
+        .Case([&](TakeOp c) {
+          return perDevice(op, [&](int64_t d) {
+            return ref::take(get(c.getTable(), d), get(c.getIndices(), d));
+          });
+        })
+        .Case([&](ScatterAddOp c) {
+          return perDevice(op, [&](int64_t d) {
+            return ref::scatterAdd(get(c.getOperand(), d), get(c.getIndices(), d),
+                                   get(c.getUpdates(), d));
+          });
+        })
+        .Case([&](ShardingConstraintOp c) {
+          env[c.getResult()] = env[c.getInput()];
+          return success();
+        })
+        .Case([&](ShardMapOp c) { return evalShardMap(c); })
+        .Case([&](AllReduceOp c) {
+          return perGroup(op, c.getMeshAttr(), c.getAxes(),
+                          [&](const std::vector<const Array *> &g) {
+                            return std::vector<Array>(
+                                g.size(), ref::allReduce(toReduction(c.getKind()), g));
+                          });
+        })
+        .Case([&](AllGatherOp c) {
+          return perGroup(op, c.getMeshAttr(), c.getAxes(),
+                          [&](const std::vector<const Array *> &g) {
+                            return std::vector<Array>(g.size(),
+                                                      ref::allGather(g, c.getDim()));
+                          });
+        })
+        .Case([&](ReduceScatterOp c) {
+          return perGroup(op, c.getMeshAttr(), c.getAxes(),
+                          [&](const std::vector<const Array *> &g) {
+                            return ref::reduceScatter(toReduction(c.getKind()), g,
+                                                      c.getDim());
+                          });
+        })
+        .Case([&](AllToAllOp c) {
+          return perGroup(op, c.getMeshAttr(), c.getAxes(),
+                          [&](const std::vector<const Array *> &g) {
+                            return ref::allToAll(g, c.getSplitDim(), c.getConcatDim());
+                          });
+        })
+        .Default([&](Operation *other) {
+          return other->emitError("the reference interpreter does not support '")
+                 << other->getName() << "'";
+        });
+  }
+};
+
+} // namespace
+
+FailureOr<std::vector<Lanes>> interpret(func::FuncOp fn, const std::vector<Lanes> &args,
+                                        int64_t numDevices) {
+  if (fn.isExternal())
+    return fn.emitError("cannot run a function without a body");
+  Block &entry = fn.getBody().front();
+  if (args.size() != entry.getNumArguments())
+    return fn.emitError() << "expects " << entry.getNumArguments() << " arguments, got "
+                          << args.size();
+  for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !toDType(type.getElementType()))
+      return fn.emitError() << "argument #" << i << " has unsupported type "
+                            << arg.getType();
+    if ((int64_t)args[i].size() != numDevices)
+      return fn.emitError() << "argument #" << i << " has values for "
+                            << args[i].size() << " devices, expected " << numDevices;
+    for (const Array &a : args[i])
+      if (a.dtype() != *toDType(type.getElementType()) ||
+          a.shape() != Shape(type.getShape().begin(), type.getShape().end()))
+        return fn.emitError() << "argument #" << i << " must be " << type << ", got "
+                              << a.typeString();
+  }
+  if (!llvm::hasSingleElement(fn.getBody()))
+    return fn.emitError("the reference interpreter runs single-block functions only");
+  return Interpreter(numDevices).run(entry, args);
+}
+
+FailureOr<std::vector<Array>> interpret(func::FuncOp fn, const std::vector<Array> &args) {
+  std::vector<Lanes> lanes;
+  for (const Array &a : args)
+    lanes.push_back(Lanes{a});
+  FailureOr<std::vector<Lanes>> results = interpret(fn, lanes, 1);
+  if (failed(results))
+    return failure();
+  std::vector<Array> out;
+  for (Lanes &l : *results)
+    out.push_back(std::move(l[0]));
+  return out;
+}
+
+} // namespace shardc

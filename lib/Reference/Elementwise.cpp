@@ -1,0 +1,156 @@
+//===- Elementwise.cpp - reference elementwise kernels --------------------===//
+
+#include "shardc/Reference/Kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace shardc::ref {
+
+static const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Array unary(UnaryFn fn, const Array &x) {
+  Array out(x.dtype(), x.shape());
+  int64_t n = x.numElements();
+  if (!isFloat(x.dtype())) { // neg and abs are the integer unary ops
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t v = x.getInt(i);
+      out.setInt(i, fn == UnaryFn::Neg ? -v : (v < 0 ? -v : v));
+    }
+    return out;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    double v = x.getDouble(i), r = 0;
+    switch (fn) {
+    case UnaryFn::Neg: r = -v; break;
+    case UnaryFn::Abs: r = std::fabs(v); break;
+    case UnaryFn::Exp: r = std::exp(v); break;
+    case UnaryFn::Log: r = std::log(v); break; // NaN below 0, -inf at 0
+    case UnaryFn::Tanh: r = std::tanh(v); break;
+    case UnaryFn::Sqrt: r = std::sqrt(v); break;
+    case UnaryFn::Rsqrt: r = 1.0 / std::sqrt(v); break;
+    case UnaryFn::Erf: r = std::erf(v); break;
+    }
+    out.setDouble(i, r);
+  }
+  return out;
+}
+
+static int64_t intPow(int64_t base, int64_t exp) {
+  if (exp < 0) // only +-1 have integer reciprocals
+    return base == 1 ? 1 : base == -1 ? (exp % 2 ? -1 : 1) : 0;
+  int64_t r = 1;
+  while (exp > 0) {
+    if (exp & 1)
+      r = (int64_t)((uint64_t)r * (uint64_t)base);
+    base = (int64_t)((uint64_t)base * (uint64_t)base);
+    exp >>= 1;
+  }
+  return r;
+}
+
+StatusOr<Array> binary(BinaryFn fn, const Array &lhs, const Array &rhs) {
+  Array out(lhs.dtype(), lhs.shape());
+  int64_t n = lhs.numElements();
+  if (!isFloat(lhs.dtype())) {
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t a = lhs.getInt(i), b = rhs.getInt(i), r = 0;
+      // Two's complement wrap-around for +, -, *.
+      auto wrap = [](uint64_t v) { return (int64_t)v; };
+      switch (fn) {
+      case BinaryFn::Add: r = wrap((uint64_t)a + (uint64_t)b); break;
+      case BinaryFn::Sub: r = wrap((uint64_t)a - (uint64_t)b); break;
+      case BinaryFn::Mul: r = wrap((uint64_t)a * (uint64_t)b); break;
+      case BinaryFn::Div:
+        if (b == 0)
+          return Status::error("integer division by zero at element " +
+                               std::to_string(i));
+        r = (a == std::numeric_limits<int64_t>::min() && b == -1) ? a : a / b;
+        break;
+      case BinaryFn::Max: r = a > b ? a : b; break;
+      case BinaryFn::Min: r = a < b ? a : b; break;
+      case BinaryFn::Pow: r = intPow(a, b); break;
+      }
+      out.setInt(i, r);
+    }
+    return out;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    double a = lhs.getDouble(i), b = rhs.getDouble(i), r = 0;
+    switch (fn) {
+    case BinaryFn::Add: r = a + b; break;
+    case BinaryFn::Sub: r = a - b; break;
+    case BinaryFn::Mul: r = a * b; break;
+    case BinaryFn::Div: r = a / b; break;
+    case BinaryFn::Max: r = (std::isnan(a) || std::isnan(b)) ? kNaN : (a > b ? a : b); break;
+    case BinaryFn::Min: r = (std::isnan(a) || std::isnan(b)) ? kNaN : (a < b ? a : b); break;
+    case BinaryFn::Pow: r = std::pow(a, b); break;
+    }
+    out.setDouble(i, r);
+  }
+  return out;
+}
+
+Array compare(CompareFn fn, const Array &lhs, const Array &rhs) {
+  Array out(DType::I1, lhs.shape());
+  bool floats = isFloat(lhs.dtype());
+  for (int64_t i = 0; i < lhs.numElements(); ++i) {
+    bool r = false;
+    if (floats) { // IEEE: every ordered comparison with NaN is false
+      double a = lhs.getDouble(i), b = rhs.getDouble(i);
+      switch (fn) {
+      case CompareFn::EQ: r = a == b; break;
+      case CompareFn::NE: r = a != b; break;
+      case CompareFn::LT: r = a < b; break;
+      case CompareFn::LE: r = a <= b; break;
+      case CompareFn::GT: r = a > b; break;
+      case CompareFn::GE: r = a >= b; break;
+      }
+    } else {
+      int64_t a = lhs.getInt(i), b = rhs.getInt(i);
+      switch (fn) {
+      case CompareFn::EQ: r = a == b; break;
+      case CompareFn::NE: r = a != b; break;
+      case CompareFn::LT: r = a < b; break;
+      case CompareFn::LE: r = a <= b; break;
+      case CompareFn::GT: r = a > b; break;
+      case CompareFn::GE: r = a >= b; break;
+      }
+    }
+    out.setInt(i, r);
+  }
+  return out;
+}
+
+Array select(const Array &pred, const Array &onTrue, const Array &onFalse) {
+  Array out(onTrue.dtype(), onTrue.shape());
+  size_t es = dtypeSize(out.dtype());
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    const Array &src = pred.getInt(i) ? onTrue : onFalse;
+    std::copy_n(src.bytes() + i * es, es, out.bytes() + i * es);
+  }
+  return out;
+}
+
+Array convert(const Array &x, DType to) {
+  Array out(to, x.shape());
+  bool intToInt = !isFloat(x.dtype()) && !isFloat(to);
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    if (intToInt)
+      out.setInt(i, x.getInt(i));
+    else
+      out.setDouble(i, x.getDouble(i));
+  }
+  return out;
+}
+
+Array iota(DType dtype, const Shape &shape, int64_t dim) {
+  Array out(dtype, shape);
+  std::vector<int64_t> strides = stridesOf(shape);
+  for (int64_t i = 0; i < out.numElements(); ++i)
+    out.setInt(i, (i / strides[dim]) % shape[dim]);
+  return out;
+}
+
+} // namespace shardc::ref

@@ -1,0 +1,58 @@
+//===- File.cpp - whole-file reads and atomic writes ----------------------===//
+
+#include "shardc/Runtime/File.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace shardc {
+
+StatusOr<std::string> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::error("cannot open '" + path + "': " + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad())
+    return Status::error("cannot read '" + path + "'");
+  return buffer.str();
+}
+
+Status writeFileAtomically(const std::string &path, const std::string &contents) {
+  std::string tmp = path + ".tmp.XXXXXX";
+  int fd = mkstemp(tmp.data());
+  if (fd < 0)
+    return Status::error("cannot create a file beside '" + path +
+                         "': " + std::strerror(errno));
+  const char *p = contents.data();
+  size_t left = contents.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return Status::error("cannot write '" + path + "': " + why);
+    }
+    p += n;
+    left -= (size_t)n;
+  }
+  // mkstemp creates 0600 files; give the result the usual permissions.
+  ::fchmod(fd, 0644);
+  if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return Status::error("cannot write '" + path + "': " + why);
+  }
+  return Status::success();
+}
+
+} // namespace shardc

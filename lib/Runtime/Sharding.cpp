@@ -1,0 +1,210 @@
+//===- Sharding.cpp - meshes and partition specs at run time --------------===//
+
+#include "shardc/Runtime/Sharding.h"
+
+#include <cassert>
+#include <cstring>
+#include <map>
+
+namespace shardc {
+
+int64_t Mesh::numDevices() const {
+  int64_t n = 1;
+  for (int64_t s : axisSizes)
+    n *= s;
+  return n;
+}
+
+int Mesh::axisIndex(const std::string &axis) const {
+  for (size_t i = 0; i < axisNames.size(); ++i)
+    if (axisNames[i] == axis)
+      return (int)i;
+  return -1;
+}
+
+std::vector<int64_t> Mesh::coords(int64_t device) const {
+  std::vector<int64_t> c(axisSizes.size());
+  for (int64_t i = (int64_t)axisSizes.size() - 1; i >= 0; --i) {
+    c[i] = device % axisSizes[i];
+    device /= axisSizes[i];
+  }
+  return c;
+}
+
+int64_t Mesh::deviceAt(const std::vector<int64_t> &c) const {
+  int64_t d = 0;
+  for (size_t i = 0; i < axisSizes.size(); ++i)
+    d = d * axisSizes[i] + c[i];
+  return d;
+}
+
+int64_t Mesh::groupSize(const std::vector<std::string> &axes) const {
+  int64_t n = 1;
+  for (const std::string &a : axes)
+    n *= axisSizes[axisIndex(a)];
+  return n;
+}
+
+int64_t Mesh::groupRank(const std::vector<std::string> &axes, int64_t device) const {
+  std::vector<int64_t> c = coords(device);
+  int64_t r = 0;
+  for (const std::string &a : axes) {
+    int i = axisIndex(a);
+    r = r * axisSizes[i] + c[i];
+  }
+  return r;
+}
+
+std::vector<int64_t> Mesh::group(const std::vector<std::string> &axes,
+                                 int64_t device) const {
+  int64_t n = groupSize(axes);
+  std::vector<int64_t> members(n);
+  std::vector<int64_t> base = coords(device);
+  for (int64_t r = 0; r < n; ++r) {
+    std::vector<int64_t> c = base;
+    int64_t rest = r;
+    for (int64_t k = (int64_t)axes.size() - 1; k >= 0; --k) {
+      int i = axisIndex(axes[k]);
+      c[i] = rest % axisSizes[i];
+      rest /= axisSizes[i];
+    }
+    members[r] = deviceAt(c);
+  }
+  return members;
+}
+
+Shape NamedSharding::localShape(const Shape &global) const {
+  Shape local = global;
+  for (size_t d = 0; d < spec.size() && d < local.size(); ++d)
+    local[d] /= mesh.groupSize(spec[d]);
+  return local;
+}
+
+Status NamedSharding::validate(const Shape &global) const {
+  if (spec.size() != global.size())
+    return Status::error("partition spec has " + std::to_string(spec.size()) +
+                         " dimensions but the array has rank " +
+                         std::to_string(global.size()));
+  std::vector<std::string> seen;
+  for (size_t d = 0; d < spec.size(); ++d) {
+    for (const std::string &a : spec[d]) {
+      if (mesh.axisIndex(a) < 0)
+        return Status::error("unknown mesh axis \"" + a + "\"");
+      for (const std::string &s : seen)
+        if (s == a)
+          return Status::error("mesh axis \"" + a + "\" used more than once");
+      seen.push_back(a);
+    }
+    int64_t n = mesh.groupSize(spec[d]);
+    if (global[d] % n != 0)
+      return Status::error("dimension " + std::to_string(d) + " of size " +
+                           std::to_string(global[d]) + " does not divide over " +
+                           std::to_string(n) + " devices");
+  }
+  return Status::success();
+}
+
+/// Copies the box of `src` starting at `offset` with the shape of `dst` into
+/// `dst` (toGlobal=false), or `dst` into that box of `src` (toGlobal=true).
+static void copyBox(Array &global, Array &local, const std::vector<int64_t> &offset,
+                    bool toGlobal) {
+  const Shape &ls = local.shape();
+  int64_t n = local.numElements();
+  size_t es = dtypeSize(local.dtype());
+  std::vector<int64_t> gstrides = stridesOf(global.shape());
+  std::vector<int64_t> idx(ls.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t g = 0;
+    for (size_t d = 0; d < ls.size(); ++d)
+      g += (idx[d] + offset[d]) * gstrides[d];
+    if (toGlobal)
+      std::memcpy(global.bytes() + g * es, local.bytes() + i * es, es);
+    else
+      std::memcpy(local.bytes() + i * es, global.bytes() + g * es, es);
+    for (int64_t d = (int64_t)ls.size() - 1; d >= 0; --d) {
+      if (++idx[d] < ls[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
+static std::vector<int64_t> blockOffset(const NamedSharding &s, const Shape &local,
+                                        int64_t device) {
+  std::vector<int64_t> offset(local.size(), 0);
+  for (size_t d = 0; d < local.size(); ++d)
+    offset[d] = s.mesh.groupRank(s.spec[d], device) * local[d];
+  return offset;
+}
+
+Array NamedSharding::shard(const Array &global, int64_t device) const {
+  Array local(global.dtype(), localShape(global.shape()));
+  copyBox(const_cast<Array &>(global), local, blockOffset(*this, local.shape(), device),
+          false);
+  return local;
+}
+
+Array NamedSharding::assemble(const std::vector<Array> &shards) const {
+  assert(!shards.empty());
+  Shape global = shards[0].shape();
+  for (size_t d = 0; d < global.size(); ++d)
+    global[d] *= mesh.groupSize(spec[d]);
+  Array out(shards[0].dtype(), global);
+  // Later devices holding the same block would write the same place; keep the
+  // first device's copy.
+  std::map<std::vector<int64_t>, bool> written;
+  for (int64_t dev = 0; dev < (int64_t)shards.size(); ++dev) {
+    std::vector<int64_t> offset = blockOffset(*this, shards[dev].shape(), dev);
+    if (written[offset])
+      continue;
+    written[offset] = true;
+    copyBox(out, const_cast<Array &>(shards[dev]), offset, true);
+  }
+  return out;
+}
+
+std::string NamedSharding::visualize(const Shape &global) const {
+  // Rows are blocks of dim 0, columns blocks of dim 1 (rank 1: one row).
+  int64_t rows = global.size() >= 1 ? mesh.groupSize(spec[0]) : 1;
+  int64_t cols = global.size() >= 2 ? mesh.groupSize(spec[1]) : 1;
+  if (global.size() == 1) {
+    cols = rows;
+    rows = 1;
+  }
+  std::vector<std::vector<std::string>> labels(rows, std::vector<std::string>(cols));
+  for (int64_t dev = 0; dev < mesh.numDevices(); ++dev) {
+    int64_t r = 0, c = 0;
+    if (global.size() == 1)
+      c = mesh.groupRank(spec[0], dev);
+    else if (global.size() >= 2) {
+      r = mesh.groupRank(spec[0], dev);
+      c = mesh.groupRank(spec[1], dev);
+    }
+    std::string &l = labels[r][c];
+    l += (l.empty() ? "" : ",") + std::to_string(dev);
+  }
+  size_t width = 0;
+  for (auto &row : labels)
+    for (auto &l : row)
+      width = std::max(width, l.size());
+  width += 4;
+  std::string out;
+  std::string rule = "+";
+  for (int64_t c = 0; c < cols; ++c)
+    rule += std::string(width, '-') + "+";
+  rule += "\n";
+  out += rule;
+  for (auto &row : labels) {
+    out += "|";
+    for (auto &l : row) {
+      std::string cell = "dev " + l;
+      cell = std::string((width - std::min(width, cell.size())) / 2, ' ') + cell;
+      cell.resize(width, ' ');
+      out += cell + "|";
+    }
+    out += "\n" + rule;
+  }
+  return out;
+}
+
+} // namespace shardc

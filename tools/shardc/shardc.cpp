@@ -1,0 +1,41 @@
+//===- shardc.cpp - the shardc compiler driver ----------------------------===//
+//
+// `shardc <command> ...`: the user-facing entry point. Each command lives in
+// its own file; this one dispatches and prints help.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include <cstdio>
+#include <cstring>
+
+using namespace shardc::driver;
+
+static const char kHelp[] =
+    "usage: shardc <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run FILE.mlir [--entry NAME] [--input NAME=FILE.npy]... [--output-dir DIR]\n"
+    "                [--backend reference]\n"
+    "      Runs a function on .npy inputs and writes <entry>.result<i>.npy.\n"
+    "      Arguments are named by their shardc.name attribute, or arg0, arg1, ...\n"
+    "\n"
+    "Run 'shardc <command> --help' for the options of a command.\n";
+
+void shardc::driver::reportError(const std::string &message) {
+  std::fprintf(stderr, "shardc: error: %s\n", message.c_str());
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kHelp, argc < 2 ? stderr : stdout);
+    return argc < 2 ? kUsage : kOk;
+  }
+  std::string command = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "run")
+    return runCommand(args);
+  reportError("unknown command '" + command + "' (try 'shardc --help')");
+  return kUsage;
+}
