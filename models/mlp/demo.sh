@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The MLP demo: a data-parallel forward pass and loss on 4 simulated devices,
+# run by the reference interpreter and checked against NumPy.
+#   models/mlp/demo.sh [BUILD_DIR]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../../build}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python=/usr/bin/python3
+
+echo "== inputs: batch of 32 split over 4 devices (mesh \"data\"=4), weights replicated"
+$python "$here/reference.py" make "$work" 0
+args=()
+for n in x labels w1 b1 w2 b2; do args+=(--input "$n=$work/$n.npy"); done
+echo "== shardc run models/mlp/mlp_dp_forward.mlir"
+"$build/bin/shardc" run "$here/mlp_dp_forward.mlir" "${args[@]}" --output-dir "$work"
+echo "== compare with NumPy"
+$python "$here/reference.py" check "$work"

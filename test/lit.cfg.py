@@ -1,0 +1,22 @@
+# lit configuration for shardc: FileCheck tests of passes and diagnostics, and
+# end-to-end tests of the driver.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "shardc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.shardc_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.shardc_tools_dir, append_path=True)
+
+tool_dirs = [config.shardc_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["shardc-opt", "shardc"], tool_dirs)
+config.substitutions.append(("%python", config.numpy_python))

@@ -1,0 +1,44 @@
+"""Small NumPy helpers for the driver tests.
+
+  npy_tool.py mlp-inputs DIR            random inputs of Inputs/mlp_forward.mlir
+  npy_tool.py mlp-check DIR             compare shardc's outputs with NumPy
+  npy_tool.py save FILE DTYPE SHAPE V.. write an array (values repeated to fill)
+  npy_tool.py print FILE                print dtype, shape and values
+  npy_tool.py truncate SRC DST N        copy SRC without its last N bytes
+"""
+import sys
+
+import numpy as np
+
+
+def main(argv):
+    cmd = argv[1]
+    if cmd == "mlp-inputs":
+        rng = np.random.default_rng(7)
+        for name, shape in [("x", (4, 8)), ("w1", (8, 16)), ("b1", (16,)), ("w2", (16, 3))]:
+            np.save(f"{argv[2]}/{name}.npy", rng.standard_normal(shape).astype(np.float32))
+    elif cmd == "mlp-check":
+        d = argv[2]
+        x, w1, b1, w2 = (np.load(f"{d}/{n}.npy") for n in ["x", "w1", "b1", "w2"])
+        logits = np.maximum(x @ w1 + b1, 0) @ w2
+        got = np.load(f"{d}/main.result0.npy")
+        total = np.load(f"{d}/main.result1.npy")
+        assert got.dtype == np.float32 and got.shape == (4, 3), (got.dtype, got.shape)
+        np.testing.assert_allclose(got, logits, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(total, logits.sum(), rtol=1e-5)
+        print("MLP OK")
+    elif cmd == "save":
+        path, dtype, shape = argv[2], argv[3], tuple(int(s) for s in argv[4].split("x") if s)
+        values = [float(v) for v in argv[5:]] or [0.0]
+        n = int(np.prod(shape))
+        np.save(path, np.resize(np.array(values), n).reshape(shape).astype(dtype))
+    elif cmd == "print":
+        a = np.load(argv[2])
+        print(a.dtype, a.shape, a.ravel().tolist())
+    elif cmd == "truncate":
+        data = open(argv[2], "rb").read()
+        open(argv[3], "wb").write(data[: len(data) - int(argv[4])])
+
+
+if __name__ == "__main__":
+    main(sys.argv)

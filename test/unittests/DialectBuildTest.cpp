@@ -1,0 +1,2 @@
+// Placeholder: replaced by the real suite.
+#include <gtest/gtest.h>

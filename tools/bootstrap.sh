@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine for shardc, builds it, and runs a job.
+#
+#   tools/bootstrap.sh demo    install what is missing, build, run the demo
+#   tools/bootstrap.sh test    install what is missing, build, run every test
+#   tools/bootstrap.sh build   install what is missing, build
+#
+# Environment: BUILD_DIR (default: build), JOBS (default: nproc).
+# Idempotent; quiet when everything is already installed and built.
+set -euo pipefail
+
+mode=${1:-demo}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+jobs=${JOBS:-$(nproc)}
+
+packages=(g++ cmake ninja-build python3 python3-numpy ccache lld libgtest-dev
+          llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "== installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+# ccache hits across checkouts in different folders.
+export CCACHE_BASEDIR=$root
+if [ ! -f "$build/build.ninja" ]; then
+  echo "== configuring in $build"
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+echo "== building"
+cmake --build "$build" -j "$jobs"
+
+case "$mode" in
+  build) ;;
+  test)
+    echo "== testing"
+    ctest --test-dir "$build" --output-on-failure -j "$jobs"
+    ;;
+  demo)
+    exec "$root/models/mlp/demo.sh" "$build"
+    ;;
+  *)
+    echo "usage: $0 demo|test|build" >&2
+    exit 2
+    ;;
+esac
