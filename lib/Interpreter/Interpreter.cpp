@@ -355,6 +355,12 @@ private:
                                                       c.getDim());
                           });
         })
+        .Case([&](AllSliceOp c) {
+          return perGroup(op, c.getMeshAttr(), c.getAxes(),
+                          [&](const std::vector<const Array *> &g) {
+                            return ref::allSlice(g, c.getDim());
+                          });
+        })
         .Case([&](AllToAllOp c) {
           return perGroup(op, c.getMeshAttr(), c.getAxes(),
                           [&](const std::vector<const Array *> &g) {
@@ -407,6 +413,49 @@ FailureOr<std::vector<Array>> interpret(func::FuncOp fn, const std::vector<Array
   std::vector<Array> out;
   for (Lanes &l : *results)
     out.push_back(std::move(l[0]));
+  return out;
+}
+
+/// The runtime sharding of argument or result `i`: its shardc.sharding, or
+/// replicated.
+static NamedSharding signatureSharding(func::FuncOp fn, MeshOp mesh, bool result,
+                                       unsigned i, int64_t rank) {
+  auto s = result ? fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName)
+                  : fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
+  if (s)
+    return toNamedSharding(s, mesh);
+  NamedSharding replicated{toRuntimeMesh(mesh), PartitionSpec(rank)};
+  return replicated;
+}
+
+FailureOr<std::vector<Array>> interpretPartitioned(func::FuncOp fn,
+                                                   const std::vector<Array> &globalArgs) {
+  auto meshRef = fn->getAttrOfType<FlatSymbolRefAttr>(ShardcDialect::kPartitionedAttrName);
+  MeshOp mesh = meshRef ? lookupMesh(fn, meshRef) : MeshOp();
+  if (!mesh)
+    return fn.emitError("is not a partitioned function (no '")
+           << ShardcDialect::kPartitionedAttrName << "')";
+  int64_t n = mesh.getNumDevices();
+  if (globalArgs.size() != fn.getNumArguments())
+    return fn.emitError() << "expects " << fn.getNumArguments() << " arguments, got "
+                          << globalArgs.size();
+  std::vector<Lanes> lanes;
+  for (auto [i, global] : llvm::enumerate(globalArgs)) {
+    NamedSharding s = signatureSharding(fn, mesh, false, i, global.rank());
+    Status valid = s.validate(global.shape());
+    if (!valid.ok())
+      return fn.emitError() << "argument #" << i << ": " << valid.message();
+    Lanes shards;
+    for (int64_t d = 0; d < n; ++d)
+      shards.push_back(s.shard(global, d));
+    lanes.push_back(std::move(shards));
+  }
+  FailureOr<std::vector<Lanes>> results = interpret(fn, lanes, n);
+  if (failed(results))
+    return failure();
+  std::vector<Array> out;
+  for (auto [i, shards] : llvm::enumerate(*results))
+    out.push_back(signatureSharding(fn, mesh, true, i, shards[0].rank()).assemble(shards));
   return out;
 }
 

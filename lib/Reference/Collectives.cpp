@@ -68,6 +68,14 @@ std::vector<Array> reduceScatter(Reduction kind, const std::vector<const Array *
   return out;
 }
 
+std::vector<Array> allSlice(const std::vector<const Array *> &group, int64_t dim) {
+  int64_t n = (int64_t)group.size();
+  std::vector<Array> out;
+  for (int64_t j = 0; j < n; ++j)
+    out.push_back(block(*group[j], dim, j, n));
+  return out;
+}
+
 std::vector<Array> allToAll(const std::vector<const Array *> &group, int64_t splitDim,
                             int64_t concatDim) {
   int64_t n = (int64_t)group.size();

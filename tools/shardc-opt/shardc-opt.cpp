@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Dialect/Shardc/IR/ShardcDialect.h"
+#include "shardc/Dialect/Shardc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -14,6 +15,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  shardc::registerShardcPasses();
   mlir::DialectRegistry registry;
   registry.insert<shardc::ShardcDialect, mlir::func::FuncDialect>();
   return mlir::asMainReturnCode(

@@ -10,12 +10,14 @@
 #include "Commands.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
 #include "shardc/Runtime/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/SourceMgr.h"
@@ -113,6 +115,21 @@ std::string argName(func::FuncOp fn, unsigned i) {
   return "arg" + std::to_string(i);
 }
 
+/// The global type of argument `i`: its type, or for a partitioned function
+/// the local type scaled up by its sharding.
+RankedTensorType globalArgType(func::FuncOp fn, unsigned i) {
+  auto type = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+  auto meshRef = fn->getAttrOfType<FlatSymbolRefAttr>(ShardcDialect::kPartitionedAttrName);
+  auto s = fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
+  MeshOp mesh = meshRef ? lookupMesh(fn, meshRef) : MeshOp();
+  if (!mesh || !s)
+    return type;
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t d = 0; d < shape.size(); ++d)
+    shape[d] *= getGroupSize(mesh, s.getDimAxes(d));
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
 /// Chooses the entry function: --entry, else @main, else the only public one.
 func::FuncOp findEntry(ModuleOp module, const std::string &requested) {
   std::vector<func::FuncOp> candidates;
@@ -197,7 +214,7 @@ int runCommand(const std::vector<std::string> &args) {
       reportError("input '" + argName(fn, i) + "': " + array.message());
       return kFailed;
     }
-    auto type = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+    RankedTensorType type = globalArgType(fn, i);
     std::optional<DType> dtype = toDType(type.getElementType());
     if (!dtype) {
       reportError("argument '" + argName(fn, i) + "' has unsupported type " +
@@ -224,7 +241,7 @@ int runCommand(const std::vector<std::string> &args) {
     if (!bound[i]) {
       std::string type;
       llvm::raw_string_ostream os(type);
-      os << fn.getArgumentTypes()[i];
+      os << globalArgType(fn, i);
       reportError("missing input for argument '" + argName(fn, i) + "' (#" +
                   std::to_string(i) + ", " + type + "); pass --input " +
                   argName(fn, i) + "=FILE.npy");
@@ -233,9 +250,27 @@ int runCommand(const std::vector<std::string> &args) {
     inputs.push_back(std::move(*bound[i]));
   }
 
-  FailureOr<std::vector<Array>> results = interpret(fn, inputs);
+  // A sharded function runs partitioned, on the devices of its mesh.
+  FailureOr<MeshOp> mesh = findFunctionMesh(fn);
+  if (failed(mesh))
+    return kFailed;
+  bool partitioned = fn->hasAttr(ShardcDialect::kPartitionedAttrName);
+  if (*mesh && !partitioned) {
+    if (failed(propagateShardings(fn)) || failed(partitionFunction(fn)) ||
+        failed(verify(*module)))
+      return kFailed;
+    partitioned = true;
+  }
+  FailureOr<std::vector<Array>> results =
+      partitioned ? interpretPartitioned(fn, inputs) : interpret(fn, inputs);
   if (failed(results))
     return kFailed; // the interpreter emitted a diagnostic at the failing op
+  if (partitioned) {
+    auto meshRef = fn->getAttrOfType<FlatSymbolRefAttr>(ShardcDialect::kPartitionedAttrName);
+    std::printf("ran @%s on %lld simulated devices (mesh @%s)\n", entry.c_str(),
+                (long long)lookupMesh(fn, meshRef).getNumDevices(),
+                meshRef.getValue().str().c_str());
+  }
 
   if (std::error_code ec = llvm::sys::fs::create_directories(opts.outputDir)) {
     reportError("cannot create output directory '" + opts.outputDir +

@@ -48,6 +48,13 @@ mlir::FailureOr<std::vector<Lanes>> interpret(mlir::func::FuncOp fn,
                                               const std::vector<Lanes> &args,
                                               int64_t numDevices);
 
+/// Runs a partitioned function (one with `shardc.partitioned = @mesh`) on
+/// the devices of its mesh: each global input is split by its argument's
+/// sharding (device_put), the per-device program runs in lockstep, and each
+/// result is assembled from the devices by its result sharding.
+mlir::FailureOr<std::vector<Array>>
+interpretPartitioned(mlir::func::FuncOp fn, const std::vector<Array> &globalArgs);
+
 /// Runs `fn` on one device.
 mlir::FailureOr<std::vector<Array>> interpret(mlir::func::FuncOp fn,
                                               const std::vector<Array> &args);

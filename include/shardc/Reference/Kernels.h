@@ -64,6 +64,8 @@ Array allGather(const std::vector<const Array *> &group, int64_t dim);
 /// Result for each member.
 std::vector<Array> reduceScatter(Reduction kind, const std::vector<const Array *> &group,
                                  int64_t dim);
+/// Each member keeps its own block (at its group rank) of `dim`.
+std::vector<Array> allSlice(const std::vector<const Array *> &group, int64_t dim);
 std::vector<Array> allToAll(const std::vector<const Array *> &group, int64_t splitDim,
                             int64_t concatDim);
 

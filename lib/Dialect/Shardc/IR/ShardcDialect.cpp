@@ -34,8 +34,24 @@ static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr, Typ
       op, [&] { return op->emitError() << what << ": "; }, sharding, type);
 }
 
+/// The type a sharding on argument/result of `op` is checked against: none
+/// for a partitioned function, whose types are local.
+static Type checkedType(Operation *op, Type type) {
+  return op->hasAttr(ShardcDialect::kPartitionedAttrName) ? Type() : type;
+}
+
 LogicalResult ShardcDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
+  if (attr.getName() == kPartitionedAttrName) {
+    auto ref = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
+    if (!isa<FunctionOpInterface>(op) || !ref)
+      return op->emitError() << "'" << kPartitionedAttrName
+                             << "' must be a mesh reference on a function";
+    if (!lookupMesh(op, ref))
+      return op->emitError() << "'" << kPartitionedAttrName << "' refers to unknown mesh "
+                             << ref;
+    return success();
+  }
   if (attr.getName() != kShardingsAttrName)
     return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
                            << "' on an operation";
@@ -72,7 +88,7 @@ LogicalResult ShardcDialect::verifyRegionArgAttribute(Operation *op, unsigned,
   if (attr.getName() != kShardingAttrName)
     return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
                            << "' on argument #" << argIndex;
-  return verifyValueSharding(op, attr, fn.getArgumentTypes()[argIndex],
+  return verifyValueSharding(op, attr, checkedType(op, fn.getArgumentTypes()[argIndex]),
                              "argument #" + Twine(argIndex));
 }
 
@@ -86,6 +102,6 @@ LogicalResult ShardcDialect::verifyRegionResultAttribute(Operation *op, unsigned
   if (attr.getName() != kShardingAttrName)
     return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
                            << "' on result #" << resultIndex;
-  return verifyValueSharding(op, attr, fn.getResultTypes()[resultIndex],
+  return verifyValueSharding(op, attr, checkedType(op, fn.getResultTypes()[resultIndex]),
                              "result #" + Twine(resultIndex));
 }

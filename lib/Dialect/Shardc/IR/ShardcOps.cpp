@@ -546,6 +546,7 @@ SHARDC_GROUP_SIZE(AllReduceOp)
 SHARDC_GROUP_SIZE(AllGatherOp)
 SHARDC_GROUP_SIZE(ReduceScatterOp)
 SHARDC_GROUP_SIZE(AllToAllOp)
+SHARDC_GROUP_SIZE(AllSliceOp)
 #undef SHARDC_GROUP_SIZE
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -572,6 +573,18 @@ LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
     return failure();
   return checkCollectiveShape(*this, in, out, shardc::getGroupSize(*mesh, axisNames(getAxes())),
                               -1, getDim());
+}
+
+LogicalResult AllSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshOp> mesh = verifyCollective(*this, tables, getMeshAttr(), getAxes());
+  if (failed(mesh))
+    return failure();
+  auto in = getOperand().getType(), out = getType();
+  if (failed(checkDimAttr(*this, "dim", getDim(), in.getRank())))
+    return failure();
+  return checkCollectiveShape(*this, in, out,
+                              shardc::getGroupSize(*mesh, axisNames(getAxes())), -1,
+                              getDim());
 }
 
 LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {

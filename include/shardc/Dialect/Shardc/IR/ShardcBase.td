@@ -44,6 +44,9 @@ def Shardc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kShardingAttrName = "shardc.sharding";
     static constexpr ::llvm::StringLiteral kShardingsAttrName = "shardc.shardings";
     static constexpr ::llvm::StringLiteral kArgNameAttrName = "shardc.name";
+    /// On a function: it is the per-device program over this mesh; the
+    /// shardings of its arguments and results describe the global arrays.
+    static constexpr ::llvm::StringLiteral kPartitionedAttrName = "shardc.partitioned";
 
   private:
     void registerAttributes();

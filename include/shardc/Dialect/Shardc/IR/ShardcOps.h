@@ -14,6 +14,7 @@
 
 #include "shardc/Dialect/Shardc/IR/ShardcAttrs.h"
 #include "shardc/Dialect/Shardc/IR/ShardcDialect.h"
+#include "shardc/Dialect/Shardc/Interfaces/ShardingRuleOpInterface.h"
 
 #define GET_OP_CLASSES
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h.inc"

@@ -16,6 +16,9 @@ include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "shardc/Dialect/Shardc/Interfaces/ShardingRuleOpInterface.td"
+
+defvar ShardingRule = DeclareOpInterfaceMethods<Shardc_ShardingRuleOpInterface>;
 
 //===----------------------------------------------------------------------===//
 // Mesh
@@ -54,7 +57,7 @@ def Shardc_MeshOp : Shardc_Op<"mesh", [Symbol, HasParent<"::mlir::ModuleOp">]> {
 //===----------------------------------------------------------------------===//
 
 def Shardc_ConstantOp : Shardc_Op<"constant",
-    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+    [ShardingRule, ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
   let summary = "A constant tensor";
   let description = [{
     ```mlir
@@ -67,7 +70,7 @@ def Shardc_ConstantOp : Shardc_Op<"constant",
   let hasFolder = 1;
 }
 
-def Shardc_IotaOp : Shardc_Op<"iota", [Pure]> {
+def Shardc_IotaOp : Shardc_Op<"iota", [ShardingRule, Pure]> {
   let summary = "Counts up along one dimension";
   let description = [{
     Each element is its index along `dim`:
@@ -87,7 +90,7 @@ def Shardc_IotaOp : Shardc_Op<"iota", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 class Shardc_UnaryOp<string mnemonic, Type ty, string what>
-    : Shardc_Op<mnemonic, [Pure, Elementwise, SameOperandsAndResultType,
+    : Shardc_Op<mnemonic, [ShardingRule, Pure, Elementwise, SameOperandsAndResultType,
                           InferTypeOpInterface]> {
   let summary = "Elementwise " # what;
   let description = [{
@@ -113,7 +116,7 @@ def Shardc_RsqrtOp : Shardc_UnaryOp<"rsqrt", Shardc_FloatTensor,
 def Shardc_ErfOp : Shardc_UnaryOp<"erf", Shardc_FloatTensor, "error function">;
 
 class Shardc_BinaryOp<string mnemonic, string what>
-    : Shardc_Op<mnemonic, [Pure, Elementwise, SameOperandsAndResultType,
+    : Shardc_Op<mnemonic, [ShardingRule, Pure, Elementwise, SameOperandsAndResultType,
                           InferTypeOpInterface]> {
   let summary = "Elementwise " # what;
   let description = [{
@@ -138,7 +141,7 @@ def Shardc_MaxOp : Shardc_BinaryOp<"max", "maximum (NaN if either is NaN)">;
 def Shardc_MinOp : Shardc_BinaryOp<"min", "minimum (NaN if either is NaN)">;
 def Shardc_PowOp : Shardc_BinaryOp<"pow", "power">;
 
-def Shardc_CompareOp : Shardc_Op<"compare", [Pure, Elementwise,
+def Shardc_CompareOp : Shardc_Op<"compare", [ShardingRule, Pure, Elementwise,
     AllTypesMatch<["lhs", "rhs"]>, SameOperandsAndResultShape,
     InferTypeOpAdaptor]> {
   let summary = "Elementwise comparison giving i1";
@@ -154,7 +157,7 @@ def Shardc_CompareOp : Shardc_Op<"compare", [Pure, Elementwise,
   let assemblyFormat = "$direction `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
 }
 
-def Shardc_SelectOp : Shardc_Op<"select", [Pure, Elementwise,
+def Shardc_SelectOp : Shardc_Op<"select", [ShardingRule, Pure, Elementwise,
     AllTypesMatch<["on_true", "on_false", "result"]>,
     SameOperandsAndResultShape]> {
   let summary = "Elementwise choice by a predicate";
@@ -171,7 +174,7 @@ def Shardc_SelectOp : Shardc_Op<"select", [Pure, Elementwise,
   }];
 }
 
-def Shardc_ConvertOp : Shardc_Op<"convert", [Pure, Elementwise,
+def Shardc_ConvertOp : Shardc_Op<"convert", [ShardingRule, Pure, Elementwise,
     SameOperandsAndResultShape]> {
   let summary = "Elementwise element type conversion";
   let description = [{
@@ -191,7 +194,7 @@ def Shardc_ConvertOp : Shardc_Op<"convert", [Pure, Elementwise,
 // Contractions and reductions
 //===----------------------------------------------------------------------===//
 
-def Shardc_DotGeneralOp : Shardc_Op<"dot_general", [Pure,
+def Shardc_DotGeneralOp : Shardc_Op<"dot_general", [ShardingRule, Pure,
     InferTypeOpAdaptor]> {
   let summary = "Generalized matrix product";
   let description = [{
@@ -224,7 +227,7 @@ def Shardc_DotGeneralOp : Shardc_Op<"dot_general", [Pure,
   }];
 }
 
-def Shardc_ReduceOp : Shardc_Op<"reduce", [Pure,
+def Shardc_ReduceOp : Shardc_Op<"reduce", [ShardingRule, Pure,
     InferTypeOpAdaptor]> {
   let summary = "Reduction over dimensions";
   let description = [{
@@ -248,7 +251,7 @@ def Shardc_ReduceOp : Shardc_Op<"reduce", [Pure,
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Shardc_BroadcastInDimOp : Shardc_Op<"broadcast_in_dim", [Pure,
+def Shardc_BroadcastInDimOp : Shardc_Op<"broadcast_in_dim", [ShardingRule, Pure,
     SameOperandsAndResultElementType]> {
   let summary = "Broadcasts a tensor into a larger shape";
   let description = [{
@@ -268,7 +271,7 @@ def Shardc_BroadcastInDimOp : Shardc_Op<"broadcast_in_dim", [Pure,
   let hasVerifier = 1;
 }
 
-def Shardc_ReshapeOp : Shardc_Op<"reshape", [Pure,
+def Shardc_ReshapeOp : Shardc_Op<"reshape", [ShardingRule, Pure,
     SameOperandsAndResultElementType]> {
   let summary = "Reinterprets the row-major elements in a new shape";
   let description = [{
@@ -282,7 +285,7 @@ def Shardc_ReshapeOp : Shardc_Op<"reshape", [Pure,
   let hasVerifier = 1;
 }
 
-def Shardc_TransposeOp : Shardc_Op<"transpose", [Pure,
+def Shardc_TransposeOp : Shardc_Op<"transpose", [ShardingRule, Pure,
     InferTypeOpAdaptor]> {
   let summary = "Permutes dimensions";
   let description = [{
@@ -301,7 +304,7 @@ def Shardc_TransposeOp : Shardc_Op<"transpose", [Pure,
   }];
 }
 
-def Shardc_SliceOp : Shardc_Op<"slice", [Pure,
+def Shardc_SliceOp : Shardc_Op<"slice", [ShardingRule, Pure,
     InferTypeOpAdaptor]> {
   let summary = "A strided box of a tensor";
   let description = [{
@@ -322,7 +325,7 @@ def Shardc_SliceOp : Shardc_Op<"slice", [Pure,
   }];
 }
 
-def Shardc_ConcatenateOp : Shardc_Op<"concatenate", [Pure,
+def Shardc_ConcatenateOp : Shardc_Op<"concatenate", [ShardingRule, Pure,
     InferTypeOpAdaptor]> {
   let summary = "Joins tensors along one dimension";
   let description = [{
@@ -338,7 +341,7 @@ def Shardc_ConcatenateOp : Shardc_Op<"concatenate", [Pure,
   }];
 }
 
-def Shardc_TakeOp : Shardc_Op<"take", [Pure,
+def Shardc_TakeOp : Shardc_Op<"take", [ShardingRule, Pure,
     InferTypeOpAdaptor]> {
   let summary = "Gathers rows of a table by index (embedding lookup)";
   let description = [{
@@ -358,7 +361,7 @@ def Shardc_TakeOp : Shardc_Op<"take", [Pure,
   }];
 }
 
-def Shardc_ScatterAddOp : Shardc_Op<"scatter_add", [Pure,
+def Shardc_ScatterAddOp : Shardc_Op<"scatter_add", [ShardingRule, Pure,
     InferTypeOpAdaptor]> {
   let summary = "Adds rows into a table by index (the adjoint of take)";
   let description = [{
@@ -386,7 +389,7 @@ def Shardc_ScatterAddOp : Shardc_Op<"scatter_add", [Pure,
 // Sharding
 //===----------------------------------------------------------------------===//
 
-def Shardc_ShardingConstraintOp : Shardc_Op<"sharding_constraint", [Pure,
+def Shardc_ShardingConstraintOp : Shardc_Op<"sharding_constraint", [ShardingRule, Pure,
     SameOperandsAndResultType, InferTypeOpInterface,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Pins the sharding of a value at this point";
@@ -499,6 +502,29 @@ def Shardc_AllGatherOp : Shardc_CollectiveOp<"all_gather",
     ```mlir
     %y = shardc.all_gather %x on @mesh ["data"] dim = 0
          : tensor<2x8xf32> -> tensor<8x8xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$operand, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$dim);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `on` $mesh $axes `dim` `=` $dim attr-dict `:`
+    type($operand) `->` type($result)
+  }];
+}
+
+def Shardc_AllSliceOp : Shardc_CollectiveOp<"all_slice",
+    [SameOperandsAndResultElementType]> {
+  let summary = "Keeps this device's block of a dimension (no communication)";
+  let description = [{
+    The inverse of `all_gather` for a value that is the same on every device
+    of the group: splits `dim` into one block per device of the group and
+    keeps the block at this device's position. Partitioning uses it to go
+    from replicated to sharded without moving data.
+
+    ```mlir
+    %y = shardc.all_slice %x on @mesh ["data"] dim = 0
+         : tensor<8x8xf32> -> tensor<2x8xf32>
     ```
   }];
   let arguments = (ins Shardc_Tensor:$operand, FlatSymbolRefAttr:$mesh,

@@ -1,0 +1,96 @@
+//===- Passes.td - shardc passes ----------------------------*- tablegen -*-===//
+
+#ifndef SHARDC_DIALECT_SHARDC_TRANSFORMS_PASSES_TD
+#define SHARDC_DIALECT_SHARDC_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ShardcPropagate : Pass<"shardc-propagate", "::mlir::ModuleOp"> {
+  let summary = "Completes the sharding of every value from the annotated ones";
+  let description = [{
+    Moves shardings along the factors of each op's sharding rule, forward and
+    backward, until nothing changes. Sources are the `shardc.sharding` of
+    function arguments and results, `shardc.sharding_constraint` and the
+    shardings of `shardc.shard_map`. Closed dimensions never change; an open
+    dimension takes the axes of the factor it indexes when they extend what
+    it has, do not repeat an axis of another dimension of the same value, and
+    divide its size.
+
+    When the values along one factor disagree, the sharding that wins is, in
+    order: the one with the higher priority (a user annotation beats a
+    propagated sharding, and propagated shardings inherit the priority of
+    their source), then the one on the larger tensor (so that the reshard
+    partitioning inserts moves the fewer bytes), then the first in operand
+    order, results last. The losers keep their sharding and partitioning
+    reshards between them.
+
+    Afterwards every dimension is closed, every op with tensor results has
+    `shardc.shardings` and every function argument and result has
+    `shardc.sharding`. Dimensions no annotation reached are replicated.
+
+    Requires: at most one mesh per function.
+
+    Before:
+    ```mlir
+    func.func @f(%x: tensor<8x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2, [{"data"}, {} ]>},
+                 %w: tensor<4x4xf32>) -> tensor<8x4xf32> {
+      %y = shardc.dot_general %x, %w contracting_dims = [1] x [0] : ...
+      return %y : tensor<8x4xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @f(%x: ... {shardc.sharding = #shardc.sharding<@mesh_2, [{"data"}, {} ]>},
+                 %w: ... {shardc.sharding = #shardc.sharding<@mesh_2, [{}, {} ]>})
+        -> (tensor<8x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2, [{"data"}, {} ]>}) {
+      %y = shardc.dot_general %x, %w contracting_dims = [1] x [0]
+             {shardc.shardings = [#shardc.sharding<@mesh_2, [{"data"}, {} ]>]} : ...
+    ```
+  }];
+  let dependentDialects = ["::shardc::ShardcDialect"];
+}
+
+def ShardcPartition : Pass<"shardc-partition", "::mlir::ModuleOp"> {
+  let summary = "Rewrites global functions into per-device programs";
+  let description = [{
+    For every function whose values carry shardings (run
+    `--shardc-propagate` first), gives every value its local (per-device)
+    type and inserts the collectives the layouts demand:
+
+    - an op computed over a sharded reduction factor (a contracting dimension
+      of `dot_general`, a reduced dimension of `reduce`, the index
+      dimensions of `scatter_add`) leaves partial results on each device:
+      `all_reduce` over those axes, or `reduce_scatter` when the result is
+      sharded on them;
+    - an operand whose sharding differs from what its user computes with is
+      resharded: `all_slice` (no communication) to split a replicated
+      dimension, `all_to_all` to move an axis between dimensions,
+      `all_gather` to make a dimension whole;
+    - `shard_map` regions are inlined with their explicit collectives.
+
+    Each inserted collective's location names its cause (`loc("cause"(...))`
+    with the op that required it), which `shardc explain` reports.
+    The function gets `shardc.partitioned = @mesh` and keeps the global
+    shardings of its arguments and results so the runtime can scatter and
+    gather them.
+
+    Before (propagated):
+    ```mlir
+    %y = shardc.dot_general %h, %w2 contracting_dims = [1] x [0]
+           {shardc.shardings = [#shardc.sharding<@mesh_4, [{}, {} ]>]}
+         : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+    // with %h sharded [{}, {"model"} ] and %w2 sharded [{"model"}, {} ]
+    ```
+    After:
+    ```mlir
+    %p = shardc.dot_general %h, %w2 contracting_dims = [1] x [0]
+         : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+    %y = shardc.all_reduce sum %p on @mesh_4 ["model"] : tensor<8x4xf32>
+    ```
+    A dimension whose size an axis does not divide is an error naming the
+    value and the axis.
+  }];
+  let dependentDialects = ["::shardc::ShardcDialect"];
+}
+
+#endif // SHARDC_DIALECT_SHARDC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,53 @@
+//===- Propagation.h - sharding propagation ---------------------*- C++ -*-===//
+//
+// The algorithm behind --shardc-propagate, callable directly so that tools
+// can also learn where each sharding came from.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_DIALECT_SHARDC_TRANSFORMS_PROPAGATION_H
+#define SHARDC_DIALECT_SHARDC_TRANSFORMS_PROPAGATION_H
+
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
+namespace shardc {
+
+/// Where the axes of one dimension of a value came from: the annotation
+/// ("argument 'x'", "sharding_constraint at model.mlir:12:8") and the ops the
+/// sharding travelled through, in order. Empty `source`: replicated by
+/// default, no annotation reached it.
+struct DimOrigin {
+  std::string source;
+  std::vector<mlir::Operation *> path;
+};
+
+/// For each value of the function: one origin per dimension.
+using ShardingProvenance = llvm::DenseMap<mlir::Value, std::vector<DimOrigin>>;
+
+/// Propagates shardings through `fn` and writes them as attributes (see the
+/// pass description). Fills `provenance` when given.
+mlir::LogicalResult propagateShardings(mlir::func::FuncOp fn,
+                                       ShardingProvenance *provenance = nullptr);
+
+class MeshOp;
+
+/// The one mesh the shardings in `fn` (its signature, constraints and
+/// shard_maps) refer to; null when none does. Two meshes are an error.
+mlir::FailureOr<MeshOp> findFunctionMesh(mlir::func::FuncOp fn);
+
+/// Rewrites `fn`, whose values carry shardings (see --shardc-partition), into
+/// its per-device program.
+mlir::LogicalResult partitionFunction(mlir::func::FuncOp fn);
+
+} // namespace shardc
+
+#endif // SHARDC_DIALECT_SHARDC_TRANSFORMS_PROPAGATION_H

@@ -1,0 +1,267 @@
+//===- ShardingRules.cpp - the sharding rule of every op ------------------===//
+//
+// One function per op: which factor each operand and result dimension
+// indexes, and of what kind (see ShardingRule.h). Propagation and
+// partitioning know ops only through these rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+
+#include <numeric>
+
+using namespace mlir;
+
+namespace shardc {
+
+#include "shardc/Dialect/Shardc/Interfaces/ShardingRuleOpInterface.cpp.inc"
+
+ShardingRule ShardingRule::elementwise(const std::vector<int64_t> &shape,
+                                       unsigned numOperands, unsigned numResults) {
+  ShardingRule rule;
+  std::vector<int64_t> dims;
+  for (int64_t size : shape)
+    dims.push_back(rule.addFactor(size, FactorKind::PassThrough));
+  rule.operandDims.assign(numOperands, dims);
+  rule.resultDims.assign(numResults, dims);
+  return rule;
+}
+
+std::string ShardingRule::str() const {
+  auto name = [](int64_t f) {
+    return f == kNoFactor ? std::string("_") : std::string(1, char('i' + f % 18)) +
+                                                   (f >= 18 ? std::to_string(f / 18) : "");
+  };
+  auto list = [&](const std::vector<std::vector<int64_t>> &values) {
+    std::string s = "(";
+    for (size_t v = 0; v < values.size(); ++v) {
+      s += v ? ", [" : "[";
+      for (size_t d = 0; d < values[v].size(); ++d)
+        s += (d ? ", " : "") + name(values[v][d]);
+      s += "]";
+    }
+    return s + ")";
+  };
+  std::string s = list(operandDims) + " -> " + list(resultDims);
+  std::string kinds;
+  for (size_t f = 0; f < factors.size(); ++f)
+    if (factors[f].kind != FactorKind::PassThrough)
+      kinds += (kinds.empty() ? "" : ", ") + name(f) + ": " +
+               (factors[f].kind == FactorKind::Reduction ? "reduction" : "need-replication");
+  return kinds.empty() ? s : s + " {" + kinds + "}";
+}
+
+static std::vector<int64_t> shapeOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return {t.getShape().begin(), t.getShape().end()};
+}
+
+static ShardingRule elementwiseRule(Operation *op) {
+  return ShardingRule::elementwise(shapeOf(op->getResult(0)), op->getNumOperands(),
+                                   op->getNumResults());
+}
+
+// Elementwise ops and the identity-like sharding_constraint.
+#define SHARDC_ELEMENTWISE_RULE(OP)                                                    \
+  ShardingRule OP::getShardingRule() { return elementwiseRule(*this); }
+SHARDC_ELEMENTWISE_RULE(NegOp)
+SHARDC_ELEMENTWISE_RULE(AbsOp)
+SHARDC_ELEMENTWISE_RULE(ExpOp)
+SHARDC_ELEMENTWISE_RULE(LogOp)
+SHARDC_ELEMENTWISE_RULE(TanhOp)
+SHARDC_ELEMENTWISE_RULE(SqrtOp)
+SHARDC_ELEMENTWISE_RULE(RsqrtOp)
+SHARDC_ELEMENTWISE_RULE(ErfOp)
+SHARDC_ELEMENTWISE_RULE(AddOp)
+SHARDC_ELEMENTWISE_RULE(SubOp)
+SHARDC_ELEMENTWISE_RULE(MulOp)
+SHARDC_ELEMENTWISE_RULE(DivOp)
+SHARDC_ELEMENTWISE_RULE(MaxOp)
+SHARDC_ELEMENTWISE_RULE(MinOp)
+SHARDC_ELEMENTWISE_RULE(PowOp)
+SHARDC_ELEMENTWISE_RULE(CompareOp)
+SHARDC_ELEMENTWISE_RULE(SelectOp)
+SHARDC_ELEMENTWISE_RULE(ConvertOp)
+SHARDC_ELEMENTWISE_RULE(ShardingConstraintOp)
+SHARDC_ELEMENTWISE_RULE(ConstantOp)
+#undef SHARDC_ELEMENTWISE_RULE
+
+/// iota counts along `dim`: a shard would need its offset, so `dim` stays
+/// whole; the other dimensions split freely.
+ShardingRule IotaOp::getShardingRule() {
+  ShardingRule rule = elementwiseRule(*this);
+  rule.factors[getDim()].kind = FactorKind::NeedReplication;
+  return rule;
+}
+
+/// (batch..., lhs free..., rhs free...) from lhs and rhs; contracting
+/// dimensions are reduction factors.
+ShardingRule DotGeneralOp::getShardingRule() {
+  ShardingRule rule;
+  std::vector<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
+  std::vector<int64_t> l(lhs.size(), kNoFactor), r(rhs.size(), kNoFactor), out;
+  for (auto [lb, rb] : llvm::zip(getLhsBatchingDims(), getRhsBatchingDims())) {
+    int64_t f = rule.addFactor(lhs[lb], FactorKind::PassThrough);
+    l[lb] = r[rb] = f;
+    out.push_back(f);
+  }
+  for (auto [lc, rc] : llvm::zip(getLhsContractingDims(), getRhsContractingDims()))
+    l[lc] = r[rc] = rule.addFactor(lhs[lc], FactorKind::Reduction);
+  for (size_t d = 0; d < lhs.size(); ++d)
+    if (l[d] == kNoFactor) {
+      l[d] = rule.addFactor(lhs[d], FactorKind::PassThrough);
+      out.push_back(l[d]);
+    }
+  for (size_t d = 0; d < rhs.size(); ++d)
+    if (r[d] == kNoFactor) {
+      r[d] = rule.addFactor(rhs[d], FactorKind::PassThrough);
+      out.push_back(r[d]);
+    }
+  rule.operandDims = {l, r};
+  rule.resultDims = {out};
+  return rule;
+}
+
+/// Kept dimensions pass through; reduced ones are reduction factors whose
+/// partial results combine with the op's own kind.
+ShardingRule ReduceOp::getShardingRule() {
+  ShardingRule rule;
+  std::vector<int64_t> in = shapeOf(getOperand()), operand, out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    bool reduced = llvm::is_contained(getDims(), (int64_t)d);
+    int64_t f = rule.addFactor(in[d], reduced ? FactorKind::Reduction
+                                              : FactorKind::PassThrough);
+    operand.push_back(f);
+    if (!reduced)
+      out.push_back(f);
+  }
+  rule.operandDims = {operand};
+  rule.resultDims = {out};
+  rule.partial = getKind() == ReduceKind::Max   ? PartialKind::Max
+                 : getKind() == ReduceKind::Min ? PartialKind::Min
+                                                : PartialKind::Sum;
+  return rule;
+}
+
+/// Operand dimension i and result dimension dims[i] share a factor unless the
+/// operand is broadcast there (size 1); other result dimensions are new.
+ShardingRule BroadcastInDimOp::getShardingRule() {
+  ShardingRule rule;
+  std::vector<int64_t> in = shapeOf(getOperand()), outShape = shapeOf(getResult());
+  std::vector<int64_t> operand(in.size(), kNoFactor), out(outShape.size(), kNoFactor);
+  for (auto [i, d] : llvm::enumerate(getDims()))
+    if (in[i] == outShape[d] && in[i] != 1)
+      operand[i] = out[d] = rule.addFactor(in[i], FactorKind::PassThrough);
+  for (size_t d = 0; d < outShape.size(); ++d)
+    if (out[d] == kNoFactor && outShape[d] != 1)
+      out[d] = rule.addFactor(outShape[d], FactorKind::PassThrough);
+  rule.operandDims = {operand};
+  rule.resultDims = {out};
+  return rule;
+}
+
+/// Dimensions are matched in groups of equal element count. A 1:1 group
+/// passes through; in a merged or split group only the major dimensions
+/// share a factor (a block of the major dimension is a contiguous block of
+/// the group), and the minor ones must stay whole.
+ShardingRule ReshapeOp::getShardingRule() {
+  ShardingRule rule;
+  std::vector<int64_t> in = shapeOf(getOperand()), outShape = shapeOf(getResult());
+  std::vector<int64_t> operand(in.size(), kNoFactor), out(outShape.size(), kNoFactor);
+  size_t i = 0, j = 0;
+  while (i < in.size() && j < outShape.size()) {
+    if (in[i] == 1) { ++i; continue; }
+    if (outShape[j] == 1) { ++j; continue; }
+    size_t i0 = i, j0 = j;
+    int64_t pi = in[i++], pj = outShape[j++];
+    while (pi != pj) {
+      if (pi < pj)
+        pi *= in[i++];
+      else
+        pj *= outShape[j++];
+    }
+    int64_t size = std::gcd(in[i0], outShape[j0]);
+    if (size > 1)
+      operand[i0] = out[j0] = rule.addFactor(size, FactorKind::PassThrough);
+  }
+  rule.operandDims = {operand};
+  rule.resultDims = {out};
+  return rule;
+}
+
+ShardingRule TransposeOp::getShardingRule() {
+  ShardingRule rule;
+  std::vector<int64_t> in = shapeOf(getOperand());
+  std::vector<int64_t> operand, out;
+  for (int64_t size : in)
+    operand.push_back(rule.addFactor(size, FactorKind::PassThrough));
+  for (int64_t p : getPermutation())
+    out.push_back(operand[p]);
+  rule.operandDims = {operand};
+  rule.resultDims = {out};
+  return rule;
+}
+
+/// Dimensions taken whole (start 0, stride 1, full limit) pass through; the
+/// others need the whole dimension.
+ShardingRule SliceOp::getShardingRule() {
+  ShardingRule rule;
+  std::vector<int64_t> in = shapeOf(getOperand()), outShape = shapeOf(getResult());
+  std::vector<int64_t> dims;
+  for (size_t d = 0; d < in.size(); ++d) {
+    bool whole = getStart()[d] == 0 && getStrides()[d] == 1 && getLimit()[d] == in[d];
+    dims.push_back(rule.addFactor(
+        outShape[d], whole ? FactorKind::PassThrough : FactorKind::NeedReplication));
+  }
+  rule.operandDims = {dims};
+  rule.resultDims = {dims};
+  return rule;
+}
+
+ShardingRule ConcatenateOp::getShardingRule() {
+  ShardingRule rule = elementwiseRule(*this);
+  rule.factors[getDim()].kind = FactorKind::NeedReplication;
+  return rule;
+}
+
+/// result[i..., j...] = table[indices[i...], j...]: the row dimension must be
+/// whole; index and row-element dimensions pass through.
+ShardingRule TakeOp::getShardingRule() {
+  ShardingRule rule;
+  std::vector<int64_t> table = shapeOf(getTable()), indices = shapeOf(getIndices());
+  std::vector<int64_t> t, idx, out;
+  t.push_back(rule.addFactor(table[0], FactorKind::NeedReplication));
+  for (int64_t size : indices) {
+    idx.push_back(rule.addFactor(size, FactorKind::PassThrough));
+    out.push_back(idx.back());
+  }
+  for (size_t d = 1; d < table.size(); ++d) {
+    t.push_back(rule.addFactor(table[d], FactorKind::PassThrough));
+    out.push_back(t.back());
+  }
+  rule.operandDims = {t, idx};
+  rule.resultDims = {out};
+  return rule;
+}
+
+/// The adjoint of take: index dimensions are summed over (a reduction), the
+/// row dimension must be whole, row-element dimensions pass through.
+ShardingRule ScatterAddOp::getShardingRule() {
+  ShardingRule rule;
+  std::vector<int64_t> operand = shapeOf(getOperand()), indices = shapeOf(getIndices());
+  std::vector<int64_t> o, idx, upd;
+  o.push_back(rule.addFactor(operand[0], FactorKind::NeedReplication));
+  for (int64_t size : indices) {
+    idx.push_back(rule.addFactor(size, FactorKind::Reduction));
+    upd.push_back(idx.back());
+  }
+  for (size_t d = 1; d < operand.size(); ++d) {
+    o.push_back(rule.addFactor(operand[d], FactorKind::PassThrough));
+    upd.push_back(o.back());
+  }
+  rule.operandDims = {o, idx, upd};
+  rule.resultDims = {o};
+  return rule;
+}
+
+} // namespace shardc

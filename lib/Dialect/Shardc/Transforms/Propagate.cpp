@@ -1,0 +1,323 @@
+//===- Propagate.cpp - --shardc-propagate ---------------------------------===//
+//
+// Sharding propagation to a fixed point over the ops' sharding rules. The
+// state is one DimState per dimension of every value; a step looks at one op
+// and, for each of its factors, moves the winning sharding into the open
+// dimensions indexed by that factor (see the pass description for the order
+// of preference).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Reshard.h"
+
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/Transforms/Passes.h"
+#include "shardc/Dialect/Shardc/Transforms/Propagation.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace shardc {
+#define GEN_PASS_DEF_SHARDCPROPAGATE
+#include "shardc/Dialect/Shardc/Transforms/Passes.h.inc"
+
+FailureOr<MeshOp> findFunctionMesh(func::FuncOp fn) {
+  FlatSymbolRefAttr found;
+  Operation *foundAt = nullptr;
+  auto note = [&](ShardingAttr s, Operation *at) -> LogicalResult {
+    if (!s)
+      return success();
+    if (found && found != s.getMesh())
+      return at->emitError() << "uses mesh " << s.getMesh() << " but " << found
+                             << " is used too; a function is sharded over one mesh";
+    found = s.getMesh();
+    foundAt = at;
+    return success();
+  };
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (failed(note(fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
+                    fn)))
+      return failure();
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    if (failed(note(
+            fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName), fn)))
+      return failure();
+  WalkResult walk = fn.walk([&](Operation *op) {
+    if (auto c = dyn_cast<ShardingConstraintOp>(op))
+      return failed(note(c.getSharding(), op)) ? WalkResult::interrupt()
+                                               : WalkResult::advance();
+    if (auto m = dyn_cast<ShardMapOp>(op)) {
+      for (ArrayAttr list : {m.getInShardings(), m.getOutShardings()})
+        for (Attribute a : list)
+          if (failed(note(cast<ShardingAttr>(a), op)))
+            return WalkResult::interrupt();
+      return WalkResult::skip();
+    }
+    if (auto list = op->getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName))
+      for (Attribute a : list)
+        if (failed(note(dyn_cast<ShardingAttr>(a), op)))
+          return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (!found)
+    return MeshOp();
+  MeshOp mesh = lookupMesh(fn, found);
+  if (!mesh)
+    return foundAt->emitError() << "unknown mesh " << found;
+  return mesh;
+}
+
+namespace {
+
+/// Lower is stronger. User annotations are 0; a dimension nothing reached
+/// has no priority at all.
+constexpr int kAnnotated = 0;
+constexpr int kUnset = 1 << 30;
+
+struct DimState {
+  SmallVector<StringRef> axes;
+  bool open = true;
+  int priority = kUnset;
+  DimOrigin origin;
+};
+
+class Propagator {
+public:
+  Propagator(func::FuncOp fn, MeshOp mesh) : fn(fn), mesh(mesh) {}
+
+  LogicalResult run(ShardingProvenance *provenance) {
+    seed();
+    // Forward then backward sweeps until nothing changes. Each change only
+    // ever lengthens an open dimension's axes, so this terminates.
+    SmallVector<Operation *> ops;
+    for (Operation &op : fn.getBody().front())
+      ops.push_back(&op);
+    bool changed = true;
+    for (int sweep = 0; changed && sweep < 64; ++sweep) {
+      changed = false;
+      for (Operation *op : ops)
+        changed |= step(op);
+      for (Operation *op : llvm::reverse(ops))
+        changed |= step(op);
+    }
+    write();
+    if (provenance)
+      for (auto &[value, dims] : state) {
+        std::vector<DimOrigin> &out = (*provenance)[value];
+        for (DimState &d : dims)
+          out.push_back(d.origin);
+      }
+    return success();
+  }
+
+private:
+  func::FuncOp fn;
+  MeshOp mesh;
+  llvm::DenseMap<Value, SmallVector<DimState>> state;
+
+  static int64_t rankOf(Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t ? t.getRank() : -1;
+  }
+
+  SmallVector<DimState> &dimsOf(Value v) {
+    auto it = state.find(v);
+    if (it == state.end())
+      it = state.try_emplace(v, SmallVector<DimState>(rankOf(v))).first;
+    return it->second;
+  }
+
+  /// Applies an annotation to `v`: closed dims are fixed; `{"a", ?}` seeds an
+  /// open dimension with "a".
+  void annotate(Value v, ShardingAttr s, const std::string &source) {
+    if (!s || s.getRank() != rankOf(v))
+      return;
+    SmallVector<DimState> &dims = dimsOf(v);
+    for (int64_t d = 0; d < s.getRank(); ++d) {
+      DimState &st = dims[d];
+      if (!st.open)
+        continue; // the value's own annotation came first
+      st.axes = s.getDimAxes(d);
+      st.open = s.getDims()[d].getIsOpen();
+      st.priority = kAnnotated;
+      st.origin = DimOrigin{source, {}};
+    }
+  }
+
+  std::string where(Operation *op) { return formatLoc(op->getLoc()); }
+
+  void seed() {
+    Block &entry = fn.getBody().front();
+    for (BlockArgument arg : entry.getArguments()) {
+      std::string name = "argument #" + std::to_string(arg.getArgNumber());
+      if (auto n = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                   ShardcDialect::kArgNameAttrName))
+        name = "argument '" + n.getValue().str() + "'";
+      annotate(arg, fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
+                                                      ShardcDialect::kShardingAttrName),
+               name);
+    }
+    for (Operation &op : entry) {
+      if (auto c = dyn_cast<ShardingConstraintOp>(op)) {
+        annotate(c.getResult(), c.getSharding(), "sharding_constraint at " + where(&op));
+      } else if (auto m = dyn_cast<ShardMapOp>(op)) {
+        for (auto [v, s] : llvm::zip(m.getResults(), m.getOutShardings()))
+          annotate(v, cast<ShardingAttr>(s), "shard_map out_shardings at " + where(&op));
+        // Inputs are resharded to in_shardings; seed open producers with them.
+        for (auto [v, s] : llvm::zip(m.getInputs(), m.getInShardings()))
+          annotate(v, cast<ShardingAttr>(s), "shard_map in_shardings at " + where(&op));
+      } else if (auto list =
+                     op.getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName)) {
+        for (auto [v, s] : llvm::zip(op.getResults(), list))
+          annotate(v, dyn_cast<ShardingAttr>(s), "shardings of " + where(&op));
+      }
+    }
+    Operation *ret = entry.getTerminator();
+    for (auto [i, v] : llvm::enumerate(ret->getOperands()))
+      annotate(v,
+               fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
+               "result #" + std::to_string(i));
+  }
+
+  int64_t bytesOf(Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return t.getNumElements() * std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+  }
+
+  bool usedElsewhere(Value v, int64_t dim, ArrayRef<StringRef> axes) {
+    SmallVector<DimState> &dims = dimsOf(v);
+    for (int64_t d = 0; d < (int64_t)dims.size(); ++d)
+      if (d != dim)
+        for (StringRef a : axes)
+          if (llvm::is_contained(dims[d].axes, a))
+            return true;
+    return false;
+  }
+
+  /// One propagation step through `op`; true if anything changed.
+  bool step(Operation *op) {
+    auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
+    if (!ruleOp)
+      return false;
+    ShardingRule rule = ruleOp.getShardingRule();
+    struct Slot {
+      Value value;
+      int64_t dim;
+    };
+    std::vector<std::vector<Slot>> slots(rule.factors.size());
+    for (auto [i, dims] : llvm::enumerate(rule.operandDims))
+      for (auto [d, f] : llvm::enumerate(dims))
+        if (f != kNoFactor)
+          slots[f].push_back({op->getOperand(i), (int64_t)d});
+    for (auto [i, dims] : llvm::enumerate(rule.resultDims))
+      for (auto [d, f] : llvm::enumerate(dims))
+        if (f != kNoFactor)
+          slots[f].push_back({op->getResult(i), (int64_t)d});
+
+    bool changed = false;
+    for (size_t f = 0; f < rule.factors.size(); ++f) {
+      if (rule.factors[f].kind == FactorKind::NeedReplication)
+        continue;
+      // The winning sharding along this factor.
+      const Slot *best = nullptr;
+      for (const Slot &s : slots[f]) {
+        DimState &st = dimsOf(s.value)[s.dim];
+        if (st.axes.empty())
+          continue;
+        if (!best) {
+          best = &s;
+          continue;
+        }
+        DimState &b = dimsOf(best->value)[best->dim];
+        if (st.priority < b.priority ||
+            (st.priority == b.priority && bytesOf(s.value) > bytesOf(best->value)))
+          best = &s;
+      }
+      if (!best)
+        continue;
+      DimState winner = dimsOf(best->value)[best->dim];
+      for (const Slot &s : slots[f]) {
+        DimState &st = dimsOf(s.value)[s.dim];
+        if (!st.open || st.axes == winner.axes)
+          continue;
+        // Only extend: an open dimension keeps the axes it has.
+        if (st.axes.size() > winner.axes.size() ||
+            !std::equal(st.axes.begin(), st.axes.end(), winner.axes.begin()))
+          continue;
+        auto type = cast<RankedTensorType>(s.value.getType());
+        if (type.getDimSize(s.dim) % getGroupSize(mesh, winner.axes) != 0 ||
+            usedElsewhere(s.value, s.dim, winner.axes))
+          continue;
+        st.axes = winner.axes;
+        st.priority = winner.priority;
+        st.origin = winner.origin;
+        st.origin.path.push_back(op);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  ShardingAttr toAttr(Value v) {
+    MLIRContext *ctx = fn.getContext();
+    SmallVector<DimShardingAttr> dims;
+    for (DimState &st : dimsOf(v)) {
+      SmallVector<StringAttr> axes;
+      for (StringRef a : st.axes)
+        axes.push_back(StringAttr::get(ctx, a));
+      dims.push_back(DimShardingAttr::get(ctx, axes, /*is_open=*/false));
+    }
+    return ShardingAttr::get(ctx, FlatSymbolRefAttr::get(mesh.getSymNameAttr()), dims);
+  }
+
+  void write() {
+    Block &entry = fn.getBody().front();
+    for (BlockArgument arg : entry.getArguments())
+      if (rankOf(arg) >= 0)
+        fn.setArgAttr(arg.getArgNumber(), ShardcDialect::kShardingAttrName, toAttr(arg));
+    for (Operation &op : entry.without_terminator()) {
+      if (op.getNumResults() == 0 ||
+          llvm::any_of(op.getResults(), [](Value v) { return rankOf(v) < 0; }))
+        continue;
+      SmallVector<Attribute> list;
+      for (Value v : op.getResults())
+        list.push_back(toAttr(v));
+      op.setAttr(ShardcDialect::kShardingsAttrName,
+                 ArrayAttr::get(fn.getContext(), list));
+    }
+    for (auto [i, v] : llvm::enumerate(entry.getTerminator()->getOperands()))
+      if (!fn.getResultAttr(i, ShardcDialect::kShardingAttrName) && rankOf(v) >= 0)
+        fn.setResultAttr(i, ShardcDialect::kShardingAttrName, toAttr(v));
+  }
+};
+
+} // namespace
+
+LogicalResult propagateShardings(func::FuncOp fn, ShardingProvenance *provenance) {
+  if (fn.isExternal())
+    return success();
+  if (!llvm::hasSingleElement(fn.getBody()))
+    return fn.emitError("sharding propagation handles single-block functions only");
+  FailureOr<MeshOp> mesh = findFunctionMesh(fn);
+  if (failed(mesh))
+    return failure();
+  if (!*mesh)
+    return success(); // nothing is sharded
+  return Propagator(fn, *mesh).run(provenance);
+}
+
+namespace {
+struct ShardcPropagatePass : impl::ShardcPropagateBase<ShardcPropagatePass> {
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (failed(propagateShardings(fn)))
+        return signalPassFailure();
+  }
+};
+} // namespace
+
+} // namespace shardc
