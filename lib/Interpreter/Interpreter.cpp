@@ -85,20 +85,27 @@ ref::CompareFn toCompare(CompareDirection d) {
   return ref::CompareFn::EQ;
 }
 
-/// Converts a constant's elements to an Array.
-Array toArray(ElementsAttr attr) {
+/// Converts a constant's elements to an Array. Fails for attributes whose
+/// elements cannot be enumerated (an elided or external `dense_resource`).
+std::optional<Array> toArray(ElementsAttr attr) {
   auto type = cast<RankedTensorType>(attr.getType());
   DType dtype = *toDType(type.getElementType());
   Array out(dtype, Shape(type.getShape().begin(), type.getShape().end()));
   int64_t i = 0;
   if (isFloat(dtype)) {
-    for (APFloat v : attr.getValues<APFloat>()) {
+    auto values = attr.tryGetValues<APFloat>();
+    if (!values)
+      return std::nullopt;
+    for (APFloat v : *values) {
       bool lost;
       v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
       out.setDouble(i++, v.convertToDouble());
     }
   } else {
-    for (APInt v : attr.getValues<APInt>())
+    auto values = attr.tryGetValues<APInt>();
+    if (!values)
+      return std::nullopt;
+    for (APInt v : *values)
       out.setInt(i++, dtype == DType::I1 ? !v.isZero() : v.getSExtValue());
   }
   return out;
@@ -232,9 +239,12 @@ private:
     using ref::BinaryFn;
     using ref::UnaryFn;
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-        .Case([&](ConstantOp c) {
-          Array value = toArray(c.getValue());
-          env[c.getResult()] = Lanes(numDevices, value);
+        .Case([&](ConstantOp c) -> LogicalResult {
+          std::optional<Array> value = toArray(c.getValue());
+          if (!value)
+            return c.emitError("the reference interpreter cannot read the elements of ")
+                   << c.getValue();
+          env[c.getResult()] = Lanes(numDevices, *value);
           return success();
         })
         .Case([&](IotaOp c) {
@@ -330,7 +340,10 @@ private:
           });
         })
         .Case([&](ShardingConstraintOp c) {
-          env[c.getResult()] = env[c.getInput()];
+          // Copy first: inserting the result may grow the map and move the
+          // input's entry.
+          Lanes value = env.lookup(c.getInput());
+          env[c.getResult()] = std::move(value);
           return success();
         })
         .Case([&](ShardMapOp c) { return evalShardMap(c); })

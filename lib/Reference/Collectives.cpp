@@ -35,7 +35,7 @@ Array allReduce(Reduction kind, const std::vector<const Array *> &group) {
       for (int64_t g = 1; g < n; ++g) {
         int64_t v = group[g]->getInt(i);
         if (kind == Reduction::Sum || kind == Reduction::Mean)
-          acc += v;
+          acc = (int64_t)((uint64_t)acc + (uint64_t)v); // wraps
         else
           acc = kind == Reduction::Max ? std::max(acc, v) : std::min(acc, v);
       }

@@ -16,7 +16,8 @@ Array unary(UnaryFn fn, const Array &x) {
   if (!isFloat(x.dtype())) { // neg and abs are the integer unary ops
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = x.getInt(i);
-      out.setInt(i, fn == UnaryFn::Neg ? -v : (v < 0 ? -v : v));
+      int64_t neg = (int64_t)(0 - (uint64_t)v); // -INT64_MIN wraps to itself
+      out.setInt(i, fn == UnaryFn::Neg || v < 0 ? neg : v);
     }
     return out;
   }

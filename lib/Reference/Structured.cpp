@@ -187,7 +187,8 @@ Array broadcastInDim(const Array &x, const Shape &resultShape, const Dims &dims)
 
 Array reshape(const Array &x, const Shape &shape) {
   Array out(x.dtype(), shape);
-  std::memcpy(out.bytes(), x.bytes(), x.sizeInBytes());
+  if (x.sizeInBytes()) // an empty array may have no buffer at all
+    std::memcpy(out.bytes(), x.bytes(), x.sizeInBytes());
   return out;
 }
 
@@ -273,7 +274,8 @@ StatusOr<Array> scatterAdd(const Array &operand, const Array &indices,
     for (int64_t p = 0; p < indices.numElements(); ++p)
       for (int64_t j = 0; j < rowSize; ++j) {
         int64_t o = indices.getInt(p) * rowSize + j;
-        out.setInt(o, out.getInt(o) + updates.getInt(p * rowSize + j));
+        uint64_t sum = (uint64_t)out.getInt(o) + (uint64_t)updates.getInt(p * rowSize + j);
+        out.setInt(o, (int64_t)sum); // wraps, like add
       }
   }
   return out;

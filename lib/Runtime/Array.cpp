@@ -152,14 +152,28 @@ template <typename T> static T saturate(double v) {
   return (T)std::trunc(v);
 }
 
+/// `v` as a float rounded to odd: an inexact result takes the neighbour whose
+/// last bit is 1. Rounding that to nearest-even in a format at least two bits
+/// narrower (f16, bf16) gives `v` correctly rounded, where going through a
+/// round-to-nearest float could land on a tie and round the wrong way.
+static float toFloatRoundToOdd(double v) {
+  float f = (float)v;
+  if (std::isnan(v) || (double)f == v)
+    return f;
+  uint32_t u = bitsOf(f);
+  if ((u & 1) == 0) // step the magnitude toward v
+    u = std::fabs((double)f) > std::fabs(v) ? u - 1 : u + 1;
+  return floatOf(u);
+}
+
 void Array::setDouble(int64_t i, double v) {
   uint8_t *p = data_.data();
   switch (dtype_) {
   case DType::F32: ((float *)p)[i] = (float)v; return;
   case DType::F64: ((double *)p)[i] = v; return;
-  case DType::F16: ((uint16_t *)p)[i] = floatToHalf((float)v); return;
-  case DType::BF16: ((uint16_t *)p)[i] = floatToBF16((float)v); return;
-  case DType::I1: p[i] = v != 0 && !std::isnan(v); return;
+  case DType::F16: ((uint16_t *)p)[i] = floatToHalf(toFloatRoundToOdd(v)); return;
+  case DType::BF16: ((uint16_t *)p)[i] = floatToBF16(toFloatRoundToOdd(v)); return;
+  case DType::I1: p[i] = v != 0; return; // NaN is true, as in NumPy
   case DType::I32: ((int32_t *)p)[i] = saturate<int32_t>(v); return;
   case DType::I64: ((int64_t *)p)[i] = saturate<int64_t>(v); return;
   }

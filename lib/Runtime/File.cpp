@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <fstream>
-#include <sstream>
 #include <unistd.h>
 
 namespace shardc {
@@ -17,11 +16,17 @@ StatusOr<std::string> readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Status::error("cannot open '" + path + "': " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Read with istream::read, which sets badbit on a read error (a directory,
+  // EIO); copying rdbuf() into a stream would hide the error as an empty file.
+  std::string contents;
+  char chunk[1 << 16];
+  errno = 0;
+  while (in.read(chunk, sizeof(chunk)) || in.gcount() > 0)
+    contents.append(chunk, (size_t)in.gcount());
   if (in.bad())
-    return Status::error("cannot read '" + path + "'");
-  return buffer.str();
+    return Status::error("cannot read '" + path + "'" +
+                         (errno ? std::string(": ") + std::strerror(errno) : ""));
+  return contents;
 }
 
 Status writeFileAtomically(const std::string &path, const std::string &contents) {

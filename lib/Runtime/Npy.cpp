@@ -12,6 +12,7 @@
 #include "shardc/Runtime/File.h"
 
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 
 namespace shardc {
@@ -46,8 +47,10 @@ StatusOr<Array> parseNpy(const std::string &bytes, const std::string &name) {
   auto fail = [&](const std::string &why) {
     return Status::error(name + ": " + why);
   };
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
+  if (bytes.size() < 6 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
     return fail("not a NumPy .npy file (bad magic)");
+  if (bytes.size() < 10)
+    return fail("truncated .npy header");
   int major = (unsigned char)bytes[6];
   size_t headerLen, headerStart;
   if (major == 1) {
@@ -123,13 +126,28 @@ StatusOr<Array> parseNpy(const std::string &bytes, const std::string &name) {
     shape.push_back(d);
   }
 
-  Array array(info->dtype, shape);
+  // Check the size before allocating: a corrupt shape must fail here, not
+  // overflow the element count or allocate terabytes.
   size_t dataStart = headerStart + headerLen;
   size_t have = bytes.size() - dataStart;
-  if (have != array.sizeInBytes())
+  size_t want = dtypeSize(info->dtype);
+  bool overflow = false;
+  for (int64_t d : shape) {
+    if (d == 0) {
+      want = 0;
+      overflow = false;
+      break;
+    }
+    if (want > SIZE_MAX / (size_t)d)
+      overflow = true;
+    else
+      want *= (size_t)d;
+  }
+  if (overflow || have != want)
     return fail("data size " + std::to_string(have) + " bytes does not match the header (" +
                 std::string(descr) + ", shape " + shapeString(shape) + ": " +
-                std::to_string(array.sizeInBytes()) + " bytes)");
+                (overflow ? std::string("too many") : std::to_string(want)) + " bytes)");
+  Array array(info->dtype, shape);
   if (array.sizeInBytes())
     std::memcpy(array.bytes(), bytes.data() + dataStart, array.sizeInBytes());
   if (info->dtype == DType::I1)

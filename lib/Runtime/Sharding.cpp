@@ -187,7 +187,7 @@ std::string NamedSharding::visualize(const Shape &global) const {
   for (auto &row : labels)
     for (auto &l : row)
       width = std::max(width, l.size());
-  width += 4;
+  width += 8; // "dev " and some air
   std::string out;
   std::string rule = "+";
   for (int64_t c = 0; c < cols; ++c)

@@ -1,2 +1,1000 @@
-// Placeholder: replaced by the real suite.
+//===- ReferenceKernelsTest.cpp - the reference kernels, by hand ----------===//
+//
+// Every kernel of shardc/Reference/Kernels.h against values worked out by
+// hand. The reference kernels are the oracle every backend is checked
+// against, so comparisons are exact: same dtype, same shape, the same value
+// in every element (NaN matches NaN; the sign of zero counts). The only
+// tolerance is one ulp for f64 transcendental functions, whose last bit is
+// the C library's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Reference/Kernels.h"
+
 #include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace shardc::ref {
+namespace {
+
+const double kInf = std::numeric_limits<double>::infinity();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kE = 2.718281828459045;
+const int64_t kI32Min = std::numeric_limits<int32_t>::min();
+const int64_t kI32Max = std::numeric_limits<int32_t>::max();
+const int64_t kI64Min = std::numeric_limits<int64_t>::min();
+const int64_t kI64Max = std::numeric_limits<int64_t>::max();
+
+using Doubles = std::vector<double>;
+using Ints = std::vector<int64_t>;
+
+Array f32(Shape s, Doubles v) { return Array::fromDoubles(DType::F32, std::move(s), v); }
+Array f64(Shape s, Doubles v) { return Array::fromDoubles(DType::F64, std::move(s), v); }
+Array f16(Shape s, Doubles v) { return Array::fromDoubles(DType::F16, std::move(s), v); }
+Array bf16(Shape s, Doubles v) { return Array::fromDoubles(DType::BF16, std::move(s), v); }
+Array i32(Shape s, Ints v) { return Array::fromInts(DType::I32, std::move(s), v); }
+Array i64(Shape s, Ints v) { return Array::fromInts(DType::I64, std::move(s), v); }
+Array i1(Shape s, Ints v) { return Array::fromInts(DType::I1, std::move(s), v); }
+
+/// An array of `shape` holding 0, 1, 2, ... (plus `offset`).
+Array iotaOf(DType dtype, const Shape &shape, int64_t offset = 0) {
+  Array a(dtype, shape);
+  for (int64_t i = 0; i < a.numElements(); ++i)
+    a.setInt(i, i + offset);
+  return a;
+}
+
+/// Distance in units in the last place between two finite doubles.
+int64_t ulpDistance(double a, double b) {
+  int64_t ia, ib;
+  std::memcpy(&ia, &a, 8);
+  std::memcpy(&ib, &b, 8);
+  if (ia < 0)
+    ia = kI64Min - ia;
+  if (ib < 0)
+    ib = kI64Min - ib;
+  return ia > ib ? ia - ib : ib - ia;
+}
+
+/// Exact comparison; `ulps` > 0 allows that much error in finite f64 values.
+void expectArray(const Array &actual, const Array &expected, int64_t ulps = 0) {
+  ASSERT_EQ(std::string(dtypeName(actual.dtype())), dtypeName(expected.dtype()));
+  ASSERT_EQ(shapeString(actual.shape()), shapeString(expected.shape()));
+  if (!isFloat(expected.dtype())) {
+    EXPECT_EQ(actual.toInts(), expected.toInts());
+    return;
+  }
+  for (int64_t i = 0; i < expected.numElements(); ++i) {
+    double a = actual.getDouble(i), e = expected.getDouble(i);
+    if (std::isnan(e)) {
+      EXPECT_TRUE(std::isnan(a)) << "element " << i << ": got " << a << ", want NaN";
+    } else if (ulps > 0 && std::isfinite(e) && std::isfinite(a) && e != 0) {
+      EXPECT_LE(ulpDistance(a, e), ulps)
+          << "element " << i << ": got " << a << ", want " << e;
+    } else {
+      EXPECT_EQ(a, e) << "element " << i;
+      EXPECT_EQ(std::signbit(a), std::signbit(e)) << "sign of element " << i;
+    }
+  }
+}
+
+/// Unwraps a StatusOr that must have succeeded.
+Array ok(StatusOr<Array> result) {
+  EXPECT_TRUE(result.ok()) << result.message();
+  return result.ok() ? std::move(*result) : Array();
+}
+
+std::vector<const Array *> ptrs(const std::vector<Array> &arrays) {
+  std::vector<const Array *> out;
+  for (const Array &a : arrays)
+    out.push_back(&a);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Unary
+//===----------------------------------------------------------------------===//
+
+// Inputs shared by the float unary tests.
+const Doubles kUnaryIn = {0.0, -0.0, 1.0, -1.0, 0.5, 4.0, kInf, -kInf, kNaN};
+
+struct UnaryCase {
+  UnaryFn fn;
+  const char *name;
+  Doubles expected; // for kUnaryIn
+  bool exact;       // also exact in f64 (IEEE-specified operations)
+};
+
+const std::vector<UnaryCase> kUnaryCases = {
+    {UnaryFn::Neg, "neg", {-0.0, 0.0, -1, 1, -0.5, -4, -kInf, kInf, kNaN}, true},
+    {UnaryFn::Abs, "abs", {0.0, 0.0, 1, 1, 0.5, 4, kInf, kInf, kNaN}, true},
+    {UnaryFn::Exp,
+     "exp",
+     {1, 1, kE, 0.36787944117144233, 1.6487212707001282, 54.598150033144236, kInf, 0.0,
+      kNaN},
+     false},
+    // log: -inf at +-0, NaN below 0.
+    {UnaryFn::Log,
+     "log",
+     {-kInf, -kInf, 0.0, kNaN, -0.6931471805599453, 1.3862943611198906, kInf, kNaN, kNaN},
+     false},
+    {UnaryFn::Tanh,
+     "tanh",
+     {0.0, -0.0, 0.7615941559557649, -0.7615941559557649, 0.46211715726000974,
+      0.999329299739067, 1, -1, kNaN},
+     false},
+    // sqrt: -0 stays -0, NaN below 0.
+    {UnaryFn::Sqrt, "sqrt", {0.0, -0.0, 1, kNaN, 0.7071067811865476, 2, kInf, kNaN, kNaN},
+     true},
+    // rsqrt = 1 / sqrt: +-inf at +-0, 0 at inf. Two roundings in f64.
+    {UnaryFn::Rsqrt,
+     "rsqrt",
+     {kInf, -kInf, 1, kNaN, 1.4142135623730951, 0.5, 0.0, kNaN, kNaN},
+     false},
+    {UnaryFn::Erf,
+     "erf",
+     {0.0, -0.0, 0.8427007929497149, -0.8427007929497149, 0.5204998778130465,
+      0.9999999845827421, 1, -1, kNaN},
+     false},
+};
+
+TEST(ReferenceUnary, F32) {
+  for (const UnaryCase &c : kUnaryCases) {
+    SCOPED_TRACE(c.name);
+    expectArray(unary(c.fn, f32({3, 3}, kUnaryIn)), f32({3, 3}, c.expected));
+  }
+}
+
+TEST(ReferenceUnary, F64) {
+  for (const UnaryCase &c : kUnaryCases) {
+    SCOPED_TRACE(c.name);
+    expectArray(unary(c.fn, f64({9}, kUnaryIn)), f64({9}, c.expected), c.exact ? 0 : 1);
+  }
+}
+
+TEST(ReferenceUnary, F16RoundsTheDoubleResult) {
+  Array x = f16({5}, {1.0, 2.0, 0.5, 12.0, 0.0});
+  expectArray(unary(UnaryFn::Exp, x), f16({5}, {2.71875, 7.390625, 1.6484375, kInf, 1}));
+  expectArray(unary(UnaryFn::Sqrt, x), f16({5}, {1, 1.4140625, 0.70703125, 3.46484375, 0}));
+  expectArray(unary(UnaryFn::Tanh, x),
+              f16({5}, {0.76171875, 0.9638671875, 0.462158203125, 1, 0}));
+  expectArray(unary(UnaryFn::Rsqrt, f16({3}, {0.25, 4.0, 0.0})), f16({3}, {2, 0.5, kInf}));
+  expectArray(unary(UnaryFn::Log, f16({3}, {0.0, -1.0, 1.0})), f16({3}, {-kInf, kNaN, 0}));
+}
+
+TEST(ReferenceUnary, BF16RoundsTheDoubleResult) {
+  Array x = bf16({3}, {1.0, 2.0, 0.5});
+  expectArray(unary(UnaryFn::Exp, x), bf16({3}, {2.71875, 7.375, 1.6484375}));
+  expectArray(unary(UnaryFn::Sqrt, x), bf16({3}, {1, 1.4140625, 0.70703125}));
+  expectArray(unary(UnaryFn::Tanh, x), bf16({3}, {0.76171875, 0.96484375, 0.462890625}));
+}
+
+TEST(ReferenceUnary, Integers) {
+  Array x32 = i32({5}, {5, -5, 0, kI32Max, kI32Min});
+  // -INT_MIN wraps to INT_MIN, as in two's complement hardware.
+  expectArray(unary(UnaryFn::Neg, x32), i32({5}, {-5, 5, 0, -kI32Max, kI32Min}));
+  expectArray(unary(UnaryFn::Abs, x32), i32({5}, {5, 5, 0, kI32Max, kI32Min}));
+  Array x64 = i64({5}, {7, -7, 0, kI64Max, kI64Min});
+  expectArray(unary(UnaryFn::Neg, x64), i64({5}, {-7, 7, 0, -kI64Max, kI64Min}));
+  expectArray(unary(UnaryFn::Abs, x64), i64({5}, {7, 7, 0, kI64Max, kI64Min}));
+}
+
+TEST(ReferenceUnary, KeepsShapeIncludingRankZeroAndEmpty) {
+  expectArray(unary(UnaryFn::Neg, f32({}, {2.5})), f32({}, {-2.5}));
+  expectArray(unary(UnaryFn::Exp, f32({2, 0, 3}, {})), f32({2, 0, 3}, {}));
+}
+
+//===----------------------------------------------------------------------===//
+// Binary
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceBinary, F32Arithmetic) {
+  Array a = f32({7}, {1, -2, 0.1, 1, -1, 0, 3});
+  Array b = f32({7}, {2, 0.5, 0.2, 0, 0, 0, -4});
+  // 0.1f + 0.2f is computed exactly in double and rounded once to 0.3f;
+  // 0.1f * 0.2f rounds to a float just above 0.02f.
+  expectArray(ok(binary(BinaryFn::Add, a, b)), f32({7}, {3, -1.5, 0.3, 1, -1, 0, -1}));
+  expectArray(ok(binary(BinaryFn::Sub, a, b)), f32({7}, {-1, -2.5, -0.1, 1, -1, 0, 7}));
+  expectArray(ok(binary(BinaryFn::Mul, a, b)),
+              f32({7}, {2, -1, 0.020000001415610313, 0, -0.0, 0, -12}));
+  // x / 0 is +-inf, 0 / 0 is NaN.
+  expectArray(ok(binary(BinaryFn::Div, a, b)),
+              f32({7}, {0.5, -4, 0.5, kInf, -kInf, kNaN, -0.75}));
+}
+
+TEST(ReferenceBinary, F32MaxMinPropagateNaN) {
+  Array a = f32({5}, {1, kNaN, 2, kNaN, -1});
+  Array b = f32({5}, {kNaN, 1, 3, kNaN, -kInf});
+  expectArray(ok(binary(BinaryFn::Max, a, b)), f32({5}, {kNaN, kNaN, 3, kNaN, -1}));
+  expectArray(ok(binary(BinaryFn::Min, a, b)), f32({5}, {kNaN, kNaN, 2, kNaN, -kInf}));
+}
+
+TEST(ReferenceBinary, F32Pow) {
+  Array a = f32({10}, {2, 2, 4, -8, 0, -2, kNaN, 1, 2, 0});
+  Array b = f32({10}, {10, -1, 0.5, 1.0 / 3, 0, 3, 0, kNaN, 0.5, -1});
+  expectArray(ok(binary(BinaryFn::Pow, a, b)),
+              f32({10}, {1024, 0.5, 2, kNaN, 1, -8, 1, 1, 1.4142135623730951, kInf}));
+}
+
+TEST(ReferenceBinary, F64Arithmetic) {
+  Array a = f64({4}, {0.1, 1e308, 1, 2});
+  Array b = f64({4}, {0.2, 1e308, 3, 0.5});
+  expectArray(ok(binary(BinaryFn::Add, a, b)),
+              f64({4}, {0.30000000000000004, kInf, 4, 2.5}));
+  expectArray(ok(binary(BinaryFn::Div, a, b)), f64({4}, {0.5, 1, 1.0 / 3, 4}));
+  expectArray(ok(binary(BinaryFn::Pow, a, b)),
+              f64({4}, {std::pow(0.1, 0.2), kInf, 1, 1.4142135623730951}));
+}
+
+TEST(ReferenceBinary, HalfPrecisionRoundsOnce) {
+  // 1 + 2^-11 is a tie between 1 and 1 + 2^-10: to even gives 1;
+  // 1 + 3 * 2^-11 is a tie between 1 + 2^-10 and 1 + 2^-9: to even gives 1 + 2^-9.
+  Array a = f16({4}, {1, 1, 65504, 2048});
+  Array b = f16({4}, {std::ldexp(1, -11), 3 * std::ldexp(1, -11), 65504, 1});
+  expectArray(ok(binary(BinaryFn::Add, a, b)),
+              f16({4}, {1, 1 + std::ldexp(1, -9), kInf, 2048}));
+  Array c = bf16({3}, {1, 1, 256});
+  Array d = bf16({3}, {std::ldexp(1, -8), 3 * std::ldexp(1, -8), 1});
+  expectArray(ok(binary(BinaryFn::Add, c, d)), bf16({3}, {1, 1 + std::ldexp(1, -6), 256}));
+  expectArray(ok(binary(BinaryFn::Mul, bf16({1}, {3.0e38}), bf16({1}, {2}))), bf16({1}, {kInf}));
+}
+
+TEST(ReferenceBinary, I32ArithmeticWrapsAndDivisionTruncates) {
+  Array a = i32({8}, {7, -7, 7, -7, kI32Max, kI32Min, 0, 5});
+  Array b = i32({8}, {2, 2, -2, -2, 1, -1, 3, 5});
+  expectArray(ok(binary(BinaryFn::Add, a, b)),
+              i32({8}, {9, -5, 5, -9, kI32Min, kI32Max, 3, 10}));
+  expectArray(ok(binary(BinaryFn::Sub, a, b)),
+              i32({8}, {5, -9, 9, -5, kI32Max - 1, kI32Min + 1, -3, 0}));
+  expectArray(ok(binary(BinaryFn::Mul, a, b)),
+              i32({8}, {14, -14, -14, 14, kI32Max, kI32Min, 0, 25}));
+  // Truncation toward zero; INT_MIN / -1 wraps to INT_MIN.
+  expectArray(ok(binary(BinaryFn::Div, a, b)), i32({8}, {3, -3, -3, 3, kI32Max, kI32Min, 0, 1}));
+  expectArray(ok(binary(BinaryFn::Max, a, b)), i32({8}, {7, 2, 7, -2, kI32Max, -1, 3, 5}));
+  expectArray(ok(binary(BinaryFn::Min, a, b)),
+              i32({8}, {2, -7, -2, -7, 1, kI32Min, 0, 5}));
+}
+
+TEST(ReferenceBinary, I64ArithmeticWraps) {
+  Array a = i64({4}, {kI64Max, kI64Min, kI64Min, int64_t(1) << 62});
+  Array b = i64({4}, {1, -1, -1, 4});
+  expectArray(ok(binary(BinaryFn::Add, a, b)), i64({4}, {kI64Min, kI64Max, kI64Max, (int64_t(1) << 62) + 4}));
+  expectArray(ok(binary(BinaryFn::Mul, a, b)), i64({4}, {kI64Max, kI64Min, kI64Min, 0}));
+  expectArray(ok(binary(BinaryFn::Div, a, b)),
+              i64({4}, {kI64Max, kI64Min, kI64Min, int64_t(1) << 60}));
+  // Exact beyond 2^53, where a double would round.
+  Array big = i64({1}, {(int64_t(1) << 53) + 1});
+  expectArray(ok(binary(BinaryFn::Add, big, i64({1}, {2}))),
+              i64({1}, {(int64_t(1) << 53) + 3}));
+}
+
+TEST(ReferenceBinary, IntegerDivisionByZeroIsAnError) {
+  StatusOr<Array> r = binary(BinaryFn::Div, i32({3}, {1, 2, 3}), i32({3}, {1, 1, 0}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "integer division by zero at element 2");
+  r = binary(BinaryFn::Div, i64({2, 2}, {0, 0, 0, 0}), i64({2, 2}, {1, 0, 0, 1}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "integer division by zero at element 1");
+  // Other integer ops with a zero operand are fine.
+  EXPECT_TRUE(binary(BinaryFn::Mul, i32({1}, {5}), i32({1}, {0})).ok());
+}
+
+TEST(ReferenceBinary, IntegerPow) {
+  Array a = i32({10}, {2, -3, 2, 1, -1, -1, 0, 3, 0, 2});
+  Array b = i32({10}, {10, 3, -1, -5, -3, -2, 0, 0, 5, 31});
+  // Negative exponents: only +-1 have integer reciprocals, the rest give 0.
+  // 2^31 wraps in i32.
+  expectArray(ok(binary(BinaryFn::Pow, a, b)),
+              i32({10}, {1024, -27, 0, 1, -1, 1, 1, 1, 0, kI32Min}));
+  Array c = i64({3}, {2, 3, -2});
+  Array d = i64({3}, {62, 40, 63});
+  // 3^40 = 12157665459056928801 wraps modulo 2^64.
+  expectArray(ok(binary(BinaryFn::Pow, c, d)),
+              i64({3}, {int64_t(1) << 62, -6289078614652622815, kI64Min}));
+}
+
+//===----------------------------------------------------------------------===//
+// Compare and select
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceCompare, FloatsWithNaN) {
+  // Every comparison with NaN is false, except NE; -0 == +0.
+  Array a = f32({7}, {1, 2, 3, kNaN, 1, kNaN, -0.0});
+  Array b = f32({7}, {2, 2, 1, 1, kNaN, kNaN, 0.0});
+  expectArray(compare(CompareFn::EQ, a, b), i1({7}, {0, 1, 0, 0, 0, 0, 1}));
+  expectArray(compare(CompareFn::NE, a, b), i1({7}, {1, 0, 1, 1, 1, 1, 0}));
+  expectArray(compare(CompareFn::LT, a, b), i1({7}, {1, 0, 0, 0, 0, 0, 0}));
+  expectArray(compare(CompareFn::LE, a, b), i1({7}, {1, 1, 0, 0, 0, 0, 1}));
+  expectArray(compare(CompareFn::GT, a, b), i1({7}, {0, 0, 1, 0, 0, 0, 0}));
+  expectArray(compare(CompareFn::GE, a, b), i1({7}, {0, 1, 1, 0, 0, 0, 1}));
+}
+
+TEST(ReferenceCompare, F16AndInfinities) {
+  Array a = f16({3}, {kInf, -kInf, 65504});
+  Array b = f16({3}, {kInf, 0, kInf});
+  expectArray(compare(CompareFn::EQ, a, b), i1({3}, {1, 0, 0}));
+  expectArray(compare(CompareFn::LT, a, b), i1({3}, {0, 1, 1}));
+}
+
+TEST(ReferenceCompare, Integers) {
+  Array a = i32({2, 2}, {-1, 0, 5, kI32Min});
+  Array b = i32({2, 2}, {0, 0, -5, kI32Max});
+  expectArray(compare(CompareFn::EQ, a, b), i1({2, 2}, {0, 1, 0, 0}));
+  expectArray(compare(CompareFn::NE, a, b), i1({2, 2}, {1, 0, 1, 1}));
+  expectArray(compare(CompareFn::LT, a, b), i1({2, 2}, {1, 0, 0, 1}));
+  expectArray(compare(CompareFn::LE, a, b), i1({2, 2}, {1, 1, 0, 1}));
+  expectArray(compare(CompareFn::GT, a, b), i1({2, 2}, {0, 0, 1, 0}));
+  expectArray(compare(CompareFn::GE, a, b), i1({2, 2}, {0, 1, 1, 0}));
+  // i64 values that one double cannot tell apart.
+  Array c = i64({2}, {int64_t(1) << 53, kI64Max});
+  Array d = i64({2}, {(int64_t(1) << 53) + 1, kI64Max - 1});
+  expectArray(compare(CompareFn::EQ, c, d), i1({2}, {0, 0}));
+  expectArray(compare(CompareFn::LT, c, d), i1({2}, {1, 0}));
+  expectArray(compare(CompareFn::GT, c, d), i1({2}, {0, 1}));
+  // i1 operands.
+  expectArray(compare(CompareFn::LT, i1({2}, {0, 1}), i1({2}, {1, 1})), i1({2}, {1, 0}));
+}
+
+TEST(ReferenceSelect, PicksElementwiseAndCopiesBits) {
+  Array pred = i1({2, 2}, {1, 0, 1, 0});
+  Array onTrue = f32({2, 2}, {1, 2, -0.0, kNaN});
+  Array onFalse = f32({2, 2}, {-1, -2, -3, -4});
+  expectArray(select(pred, onTrue, onFalse), f32({2, 2}, {1, -2, -0.0, -4}));
+  expectArray(select(i1({3}, {0, 1, 1}), i64({3}, {kI64Max, 2, kI64Min}), i64({3}, {7, 8, 9})),
+              i64({3}, {7, 2, kI64Min}));
+  expectArray(select(i1({1}, {1}), f16({1}, {kNaN}), f16({1}, {0})), f16({1}, {kNaN}));
+  expectArray(select(i1({}, {0}), i1({}, {1}), i1({}, {0})), i1({}, {0}));
+}
+
+//===----------------------------------------------------------------------===//
+// Convert
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceConvert, FloatToIntTruncatesAndSaturates) {
+  Array x = f32({11}, {1.9, -1.9, 0.5, -0.5, 3e9, -3e9, kNaN, kInf, -kInf, 2147483520.0,
+                       -2147483648.0});
+  expectArray(convert(x, DType::I32), i32({11}, {1, -1, 0, 0, kI32Max, kI32Min, 0, kI32Max,
+                                                 kI32Min, 2147483520, kI32Min}));
+  Array y = f64({8}, {1e19, -1e19, 9223372036854775808.0, -9223372036854775808.0,
+                      2251799813685249.5, -2.999, kNaN, kInf});
+  expectArray(convert(y, DType::I64),
+              i64({8}, {kI64Max, kI64Min, kI64Max, kI64Min, 2251799813685249, -2, 0, kI64Max}));
+  expectArray(convert(f16({3}, {65504, -2.5, kNaN}), DType::I32), i32({3}, {65504, -2, 0}));
+}
+
+TEST(ReferenceConvert, ToI1) {
+  // Nonzero is true, NaN included (as in NumPy and XLA).
+  expectArray(convert(f32({6}, {0.0, -0.0, 0.1, -2, kInf, kNaN}), DType::I1),
+              i1({6}, {0, 0, 1, 1, 1, 1}));
+  expectArray(convert(i32({3}, {0, 5, -1}), DType::I1), i1({3}, {0, 1, 1}));
+  expectArray(convert(i64({2}, {int64_t(1) << 40, 0}), DType::I1), i1({2}, {1, 0}));
+}
+
+TEST(ReferenceConvert, FromI1) {
+  expectArray(convert(i1({2}, {0, 1}), DType::F32), f32({2}, {0, 1}));
+  expectArray(convert(i1({2}, {1, 0}), DType::I64), i64({2}, {1, 0}));
+  expectArray(convert(i1({2}, {1, 0}), DType::BF16), bf16({2}, {1, 0}));
+}
+
+TEST(ReferenceConvert, IntToInt) {
+  // Narrowing wraps (keeps the low bits); widening sign-extends.
+  expectArray(convert(i64({4}, {(int64_t(1) << 32) + 5, -1, int64_t(1) << 31, kI64Min}),
+                      DType::I32),
+              i32({4}, {5, -1, kI32Min, 0}));
+  expectArray(convert(i32({2}, {-1, kI32Min}), DType::I64), i64({2}, {-1, kI32Min}));
+}
+
+TEST(ReferenceConvert, IntToFloatRoundsToNearestEven) {
+  expectArray(convert(i32({4}, {16777217, 16777219, -16777217, kI32Max}), DType::F32),
+              f32({4}, {16777216, 16777220, -16777216, 2147483648.0}));
+  expectArray(convert(i32({3}, {2049, 2051, 70000}), DType::F16), f16({3}, {2048, 2052, kInf}));
+  expectArray(convert(i64({2}, {(int64_t(1) << 53) + 1, -3}), DType::F64),
+              f64({2}, {9007199254740992.0, -3}));
+}
+
+TEST(ReferenceConvert, F32ToBF16RoundsToNearestEven) {
+  double u = std::ldexp(1, -8); // half a bf16 ulp at 1
+  Array x = f32({11}, {1 + u, 1 + 3 * u, 1 + u + std::ldexp(1, -20), -(1 + u), -0.0, kInf,
+                       kNaN, FLT_MAX, 3.3895313892515355e38, 1e-40, -kInf});
+  expectArray(convert(x, DType::BF16),
+              bf16({11}, {1, 1 + 4 * u, 1 + 2 * u, -1, -0.0, kInf, kNaN, kInf,
+                          3.3895313892515355e38, std::ldexp(1, -133), -kInf}));
+  // The stored bits, for the exactness of ties and NaN.
+  Array r = convert(x, DType::BF16);
+  const uint16_t *bits = r.data<uint16_t>();
+  EXPECT_EQ(bits[0], 0x3f80);
+  EXPECT_EQ(bits[1], 0x3f82);
+  EXPECT_EQ(bits[2], 0x3f81);
+  EXPECT_EQ(bits[4], 0x8000);
+  EXPECT_EQ(bits[6] & 0x7fc0, 0x7fc0); // a quiet NaN
+  EXPECT_EQ(bits[8], 0x7f7f);
+}
+
+TEST(ReferenceConvert, F32ToF16RoundsToNearestEven) {
+  double u = std::ldexp(1, -11); // half an f16 ulp at 1
+  Array x = f32({15}, {1 + u, 1 + 3 * u, 65504, 65519, 65520, -65520, std::ldexp(1, -25),
+                       3 * std::ldexp(1, -25), std::ldexp(1, -24),
+                       std::ldexp(1, -14) - std::ldexp(1, -26), 1e-8, -1e-8, kNaN, 0.1,
+                       -0.0});
+  expectArray(convert(x, DType::F16),
+              f16({15}, {1, 1 + 4 * u, 65504, 65504, kInf, -kInf, 0, std::ldexp(1, -23),
+                         std::ldexp(1, -24), std::ldexp(1, -14), 0, -0.0, kNaN,
+                         0.0999755859375, -0.0}));
+  Array r = convert(x, DType::F16);
+  const uint16_t *bits = r.data<uint16_t>();
+  EXPECT_EQ(bits[0], 0x3c00);
+  EXPECT_EQ(bits[1], 0x3c02);
+  EXPECT_EQ(bits[4], 0x7c00);
+  EXPECT_EQ(bits[7], 0x0002);
+  EXPECT_EQ(bits[9], 0x0400); // the largest subnormal rounds up to the smallest normal
+  EXPECT_EQ(bits[13], 0x2e66);
+}
+
+TEST(ReferenceConvert, F64ToHalfPrecisionRoundsOnce) {
+  // Just above a tie: correct rounding goes up. Rounding to f32 first would
+  // land exactly on the tie and then go to even (down).
+  double aboveF16Tie = 1 + std::ldexp(1, -11) + std::ldexp(1, -40);
+  double aboveBF16Tie = 1 + std::ldexp(1, -8) + std::ldexp(1, -40);
+  double belowF16Tie = 1 + 3 * std::ldexp(1, -11) - std::ldexp(1, -40);
+  expectArray(convert(f64({3}, {aboveF16Tie, -aboveF16Tie, belowF16Tie}), DType::F16),
+              f16({3}, {1 + std::ldexp(1, -10), -(1 + std::ldexp(1, -10)),
+                        1 + std::ldexp(1, -10)}));
+  expectArray(convert(f64({2}, {aboveBF16Tie, 1e300}), DType::BF16),
+              bf16({2}, {1 + std::ldexp(1, -7), kInf}));
+  // Ties themselves still go to even.
+  expectArray(convert(f64({1}, {1 + std::ldexp(1, -11)}), DType::F16), f16({1}, {1}));
+}
+
+TEST(ReferenceConvert, WideningAndF64ToF32) {
+  expectArray(convert(f16({3}, {65504, std::ldexp(1, -24), -0.0}), DType::F32),
+              f32({3}, {65504, std::ldexp(1, -24), -0.0}));
+  expectArray(convert(bf16({2}, {3.3895313892515355e38, -1.0078125}), DType::F64),
+              f64({2}, {3.3895313892515355e38, -1.0078125}));
+  expectArray(convert(f64({4}, {0.1, 1e40, 1 + std::ldexp(1, -24),
+                                1 + std::ldexp(1, -24) + std::ldexp(1, -50)}),
+                      DType::F32),
+              f32({4}, {0.1, kInf, 1, 1 + std::ldexp(1, -23)}));
+  Array same = f32({2}, {1.5, kNaN});
+  expectArray(convert(same, DType::F32), same);
+}
+
+//===----------------------------------------------------------------------===//
+// iota
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceIota, AlongEachDimension) {
+  expectArray(iota(DType::I32, {2, 3}, 0), i32({2, 3}, {0, 0, 0, 1, 1, 1}));
+  expectArray(iota(DType::I32, {2, 3}, 1), i32({2, 3}, {0, 1, 2, 0, 1, 2}));
+  expectArray(iota(DType::I64, {5}, 0), i64({5}, {0, 1, 2, 3, 4}));
+  expectArray(iota(DType::F32, {2, 3, 2}, 1),
+              f32({2, 3, 2}, {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2}));
+  expectArray(iota(DType::F16, {2, 3, 2}, 2),
+              f16({2, 3, 2}, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}));
+  expectArray(iota(DType::BF16, {3, 1}, 0), bf16({3, 1}, {0, 1, 2}));
+}
+
+//===----------------------------------------------------------------------===//
+// dot_general
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceDot, Matmul) {
+  // (2, 3) x (3, 2) -> (2, 2)
+  Array a = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  Array b = f32({3, 2}, {7, 8, 9, 10, 11, 12});
+  expectArray(dotGeneral(a, b, {{}, {}, {1}, {0}}), f32({2, 2}, {58, 64, 139, 154}));
+  // (1, 3) x (3, 1) -> (1, 1), and a vector dot product -> scalar.
+  expectArray(dotGeneral(f32({1, 3}, {1, 2, 3}), f32({3, 1}, {4, 5, 6}), {{}, {}, {1}, {0}}),
+              f32({1, 1}, {32}));
+  expectArray(dotGeneral(f32({3}, {1, 2, 3}), f32({3}, {4, 5, 6}), {{}, {}, {0}, {0}}),
+              f32({}, {32}));
+}
+
+TEST(ReferenceDot, TransposedContractingDims) {
+  // lhs (3, 2) contracting dim 0 = a^T, rhs (2, 3) contracting dim 1 = b^T.
+  Array aT = f64({3, 2}, {1, 4, 2, 5, 3, 6});
+  Array bT = f64({2, 3}, {7, 9, 11, 8, 10, 12});
+  expectArray(dotGeneral(aT, bT, {{}, {}, {0}, {1}}), f64({2, 2}, {58, 64, 139, 154}));
+  // a (2, 3) with b^T (2, 3), contracting dim 1 of both: a . b^T^T.
+  Array a = f64({2, 3}, {1, 2, 3, 4, 5, 6});
+  expectArray(dotGeneral(a, bT, {{}, {}, {1}, {1}}), f64({2, 2}, {58, 64, 139, 154}));
+}
+
+TEST(ReferenceDot, Batched) {
+  // (B=2, M=2, K=3) x (B=2, K=3, N=1) -> (2, 2, 1)
+  Array a = f32({2, 2, 3}, {1, 2, 3, 4, 5, 6, 1, 0, -1, 2, 1, 0});
+  Array b = f32({2, 3, 1}, {1, 1, 1, 3, -2, 5});
+  expectArray(dotGeneral(a, b, {{0}, {0}, {2}, {1}}), f32({2, 2, 1}, {6, 15, -2, 4}));
+}
+
+TEST(ReferenceDot, BatchDimsNotLeading) {
+  // lhs (K=3, B=2), rhs (B=2, K=3) -> (B=2): one dot product per batch.
+  Array a = i32({3, 2}, {1, 2, 3, 4, 5, 6});
+  Array b = i32({2, 3}, {1, 1, 1, 1, -1, 2});
+  expectArray(dotGeneral(a, b, {{1}, {0}, {0}, {1}}), i32({2}, {9, 10}));
+  // lhs (M=2, B=3, K=1), rhs (K=1, N=2, B=3) -> (B=3, M=2, N=2).
+  Array c = f32({2, 3, 1}, {1, 2, 3, 4, 5, 6});
+  Array d = f32({1, 2, 3}, {1, 10, 100, -1, -10, -100});
+  // out[b][m][n] = c[m][b] * d[n][b]
+  expectArray(dotGeneral(c, d, {{1}, {2}, {2}, {0}}),
+              f32({3, 2, 2}, {1, -1, 4, -4, 20, -20, 50, -50, 300, -300, 600, -600}));
+}
+
+TEST(ReferenceDot, MultipleContractingDims) {
+  // lhs (2, 3, 2) = 0..11 contracting {1, 2}; rhs (3, 2, 2) = 0..11
+  // contracting {0, 1}. With t = 2j + k: lhs[m][t] = 6m + t, rhs[t][n] =
+  // 2t + n, so out[m][n] = sum_t (6m + t)(2t + n) = 180m + 36mn + 110 + 15n.
+  Array a = iotaOf(DType::F32, {2, 3, 2});
+  Array b = iotaOf(DType::F32, {3, 2, 2});
+  expectArray(dotGeneral(a, b, {{}, {}, {1, 2}, {0, 1}}), f32({2, 2}, {110, 125, 290, 341}));
+  // The pairs may be listed in any order.
+  expectArray(dotGeneral(a, b, {{}, {}, {2, 1}, {1, 0}}), f32({2, 2}, {110, 125, 290, 341}));
+}
+
+TEST(ReferenceDot, ContractingPairsFollowTheListedOrder) {
+  // lhs (2, 3, 2), rhs (2, 3, 2); lhs dim 1 with rhs dim 1, lhs dim 2 with
+  // rhs dim 0: out[m][n] = sum_{j,k} lhs[m][j][k] * rhs[k][j][n]
+  //                      = sum_{j,k} (6m + 2j + k)(6k + 2j + n)
+  //                      = 100 + 180m + 15n.
+  Array a = iotaOf(DType::I64, {2, 3, 2});
+  Array b = iotaOf(DType::I64, {2, 3, 2});
+  expectArray(dotGeneral(a, b, {{}, {}, {1, 2}, {1, 0}}), i64({2, 2}, {100, 115, 280, 331}));
+}
+
+TEST(ReferenceDot, Integers) {
+  Array a = i32({2, 3}, {1, -2, 3, -4, 5, -6});
+  Array b = i32({3, 2}, {7, 8, 9, 10, 11, 12});
+  expectArray(dotGeneral(a, b, {{}, {}, {1}, {0}}), i32({2, 2}, {22, 24, -49, -54}));
+  // Products and sums wrap in two's complement.
+  Array big = i64({1, 2}, {int64_t(1) << 62, int64_t(1) << 62});
+  Array four = i64({2, 1}, {2, 2});
+  expectArray(dotGeneral(big, four, {{}, {}, {1}, {0}}), i64({1, 1}, {0}));
+}
+
+TEST(ReferenceDot, OuterProductHasNoContractingDims) {
+  expectArray(dotGeneral(f32({2}, {1, 2}), f32({3}, {3, 4, 5}), {{}, {}, {}, {}}),
+              f32({2, 3}, {3, 4, 5, 6, 8, 10}));
+}
+
+TEST(ReferenceDot, HalfPrecisionAccumulatesInDouble) {
+  // Each partial sum 1 + 2^-11 would round back to 1 in f16; the exact sum
+  // 1 + 2^-10 is representable.
+  double u = std::ldexp(1, -11);
+  expectArray(dotGeneral(f16({1, 3}, {1, u, u}), f16({3, 1}, {1, 1, 1}), {{}, {}, {1}, {0}}),
+              f16({1, 1}, {1 + 2 * u}));
+  expectArray(dotGeneral(bf16({3}, {256, 1, 1}), bf16({3}, {1, 1, 1}), {{}, {}, {0}, {0}}),
+              bf16({}, {258}));
+}
+
+//===----------------------------------------------------------------------===//
+// reduce
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceReduce, OneDimension) {
+  Array x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  expectArray(reduce(Reduction::Sum, x, {0}), f32({3}, {5, 7, 9}));
+  expectArray(reduce(Reduction::Sum, x, {1}), f32({2}, {6, 15}));
+  expectArray(reduce(Reduction::Max, x, {1}), f32({2}, {3, 6}));
+  expectArray(reduce(Reduction::Max, x, {0}), f32({3}, {4, 5, 6}));
+  expectArray(reduce(Reduction::Min, x, {0}), f32({3}, {1, 2, 3}));
+  expectArray(reduce(Reduction::Min, x, {1}), f32({2}, {1, 4}));
+  expectArray(reduce(Reduction::Mean, x, {1}), f32({2}, {2, 5}));
+  expectArray(reduce(Reduction::Mean, x, {0}), f32({3}, {2.5, 3.5, 4.5}));
+}
+
+TEST(ReferenceReduce, SeveralDimensions) {
+  // x[i][j][k] = 6i + 2j + k
+  Array x = iotaOf(DType::F64, {2, 3, 2});
+  expectArray(reduce(Reduction::Sum, x, {0, 2}), f64({3}, {14, 22, 30}));
+  expectArray(reduce(Reduction::Sum, x, {1}), f64({2, 2}, {6, 9, 24, 27}));
+  expectArray(reduce(Reduction::Max, x, {0, 1}), f64({2}, {10, 11}));
+  expectArray(reduce(Reduction::Min, x, {2, 0}), f64({3}, {0, 2, 4}));
+  expectArray(reduce(Reduction::Mean, x, {0, 2}), f64({3}, {3.5, 5.5, 7.5}));
+}
+
+TEST(ReferenceReduce, AllDimensionsGiveRankZero) {
+  Array x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  expectArray(reduce(Reduction::Sum, x, {0, 1}), f32({}, {21}));
+  expectArray(reduce(Reduction::Mean, x, {0, 1}), f32({}, {3.5}));
+  expectArray(reduce(Reduction::Max, x, {1, 0}), f32({}, {6}));
+  expectArray(reduce(Reduction::Min, iotaOf(DType::I32, {3, 1, 2}, -4), {0, 1, 2}),
+              i32({}, {-4}));
+  expectArray(reduce(Reduction::Mean, f32({3}, {1, 2, 4}), {0}), f32({}, {7.0 / 3}));
+}
+
+TEST(ReferenceReduce, NaNPropagates) {
+  Array x = f32({2, 3}, {1, kNaN, 3, kNaN, 5, 6});
+  expectArray(reduce(Reduction::Max, x, {1}), f32({2}, {kNaN, kNaN}));
+  expectArray(reduce(Reduction::Min, x, {1}), f32({2}, {kNaN, kNaN}));
+  expectArray(reduce(Reduction::Sum, x, {0}), f32({3}, {kNaN, kNaN, 9}));
+  expectArray(reduce(Reduction::Max, x, {0}), f32({3}, {kNaN, kNaN, 6}));
+  expectArray(reduce(Reduction::Max, f32({2}, {-kInf, -kInf}), {0}), f32({}, {-kInf}));
+}
+
+TEST(ReferenceReduce, Integers) {
+  Array x = i32({2, 3}, {1, -2, 3, 4, 5, -6});
+  expectArray(reduce(Reduction::Sum, x, {1}), i32({2}, {2, 3}));
+  expectArray(reduce(Reduction::Max, x, {0}), i32({3}, {4, 5, 3}));
+  expectArray(reduce(Reduction::Min, x, {0, 1}), i32({}, {-6}));
+  // Integer mean truncates toward zero.
+  Array y = i64({3, 2}, {1, 2, -1, -2, 3, 4});
+  expectArray(reduce(Reduction::Mean, y, {1}), i64({3}, {1, -1, 3}));
+  // An i32 sum wraps like repeated i32 adds.
+  expectArray(reduce(Reduction::Sum, i32({2}, {kI32Max, 1}), {0}), i32({}, {kI32Min}));
+  expectArray(reduce(Reduction::Max, i64({2}, {kI64Min, kI64Min + 1}), {0}),
+              i64({}, {kI64Min + 1}));
+}
+
+TEST(ReferenceReduce, HalfPrecisionAccumulatesInDouble) {
+  double u = std::ldexp(1, -11);
+  expectArray(reduce(Reduction::Sum, f16({3}, {1, u, u}), {0}), f16({}, {1 + 2 * u}));
+  expectArray(reduce(Reduction::Mean, bf16({2, 2}, {256, 1, 2, 1}), {1}),
+              bf16({2}, {128, 1.5}));
+}
+
+//===----------------------------------------------------------------------===//
+// broadcast_in_dim, reshape, transpose
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceBroadcast, NewDimensions) {
+  Array v = f32({3}, {1, 2, 3});
+  expectArray(broadcastInDim(v, {2, 3}, {1}), f32({2, 3}, {1, 2, 3, 1, 2, 3}));
+  expectArray(broadcastInDim(f32({2}, {1, 2}), {2, 3}, {0}), f32({2, 3}, {1, 1, 1, 2, 2, 2}));
+  expectArray(broadcastInDim(f32({}, {7}), {2, 2}, {}), f32({2, 2}, {7, 7, 7, 7}));
+  expectArray(broadcastInDim(i32({2}, {4, 5}), {3, 2, 2}, {1}),
+              i32({3, 2, 2}, {4, 4, 5, 5, 4, 4, 5, 5, 4, 4, 5, 5}));
+}
+
+TEST(ReferenceBroadcast, SizeOneExpansion) {
+  expectArray(broadcastInDim(f32({1, 3}, {1, 2, 3}), {2, 3}, {0, 1}),
+              f32({2, 3}, {1, 2, 3, 1, 2, 3}));
+  expectArray(broadcastInDim(f32({3, 1}, {1, 2, 3}), {3, 4}, {0, 1}),
+              f32({3, 4}, {1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}));
+  expectArray(broadcastInDim(i1({1, 1}, {1}), {2, 1, 2}, {1, 2}), i1({2, 1, 2}, {1, 1, 1, 1}));
+  // Same shape: a copy.
+  Array x = f16({2, 2}, {1, 2, 3, kNaN});
+  expectArray(broadcastInDim(x, {2, 2}, {0, 1}), x);
+}
+
+TEST(ReferenceBroadcast, PermutedDimensions) {
+  // dims = {1, 0}: a transpose.
+  Array x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  expectArray(broadcastInDim(x, {3, 2}, {1, 0}), f32({3, 2}, {1, 4, 2, 5, 3, 6}));
+  // (2, 3) -> (3, 4, 2) with operand dim 0 -> result dim 2, dim 1 -> dim 0:
+  // out[j][r][i] = x[i][j].
+  Array out = broadcastInDim(x, {3, 4, 2}, {2, 0});
+  Doubles expected;
+  for (int j = 0; j < 3; ++j)
+    for (int r = 0; r < 4; ++r)
+      for (int i = 0; i < 2; ++i)
+        expected.push_back(1 + 3 * i + j);
+  expectArray(out, f32({3, 4, 2}, expected));
+  // A size-1 dimension moved and expanded: (1, 2) -> (2, 3), dims {1, 0}.
+  expectArray(broadcastInDim(f32({1, 2}, {5, 6}), {2, 3}, {1, 0}),
+              f32({2, 3}, {5, 5, 5, 6, 6, 6}));
+}
+
+TEST(ReferenceReshape, KeepsRowMajorOrder) {
+  Array x = iotaOf(DType::I32, {2, 3});
+  expectArray(reshape(x, {3, 2}), i32({3, 2}, {0, 1, 2, 3, 4, 5}));
+  expectArray(reshape(x, {6}), i32({6}, {0, 1, 2, 3, 4, 5}));
+  expectArray(reshape(x, {1, 6, 1}), i32({1, 6, 1}, {0, 1, 2, 3, 4, 5}));
+  expectArray(reshape(f32({}, {2.5}), {1, 1}), f32({1, 1}, {2.5}));
+  expectArray(reshape(f32({1}, {2.5}), {}), f32({}, {2.5}));
+  expectArray(reshape(f32({0, 3}, {}), {3, 0}), f32({3, 0}, {}));
+}
+
+TEST(ReferenceTranspose, TwoAndThreeDimensions) {
+  expectArray(transpose(f32({2, 3}, {1, 2, 3, 4, 5, 6}), {1, 0}),
+              f32({3, 2}, {1, 4, 2, 5, 3, 6}));
+  // x[i][j][k] = 12i + 4j + k, shape (2, 3, 4)
+  Array x = iotaOf(DType::I64, {2, 3, 4});
+  // perm {2, 0, 1}: out[k][i][j] = x[i][j][k], shape (4, 2, 3).
+  Array t = transpose(x, {2, 0, 1});
+  ASSERT_EQ(t.shape(), (Shape{4, 2, 3}));
+  EXPECT_EQ(t.toInts(), (Ints{0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21,
+                              2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23}));
+  // perm {1, 0, 2}: out[j][i][k], shape (3, 2, 4).
+  Array s = transpose(x, {1, 0, 2});
+  ASSERT_EQ(s.shape(), (Shape{3, 2, 4}));
+  EXPECT_EQ(s.toInts(), (Ints{0, 1, 2, 3, 12, 13, 14, 15, 4, 5, 6, 7,
+                              16, 17, 18, 19, 8, 9, 10, 11, 20, 21, 22, 23}));
+  // perm {2, 1, 0}: out[k][j][i], shape (4, 3, 2).
+  Array r = transpose(x, {2, 1, 0});
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 2; ++i)
+        EXPECT_EQ(r.getInt(k * 6 + j * 2 + i), 12 * i + 4 * j + k);
+  // Identity, and an inverse permutation undoes {2, 0, 1}.
+  expectArray(transpose(x, {0, 1, 2}), x);
+  expectArray(transpose(t, {1, 2, 0}), x);
+}
+
+TEST(ReferenceTranspose, CopiesBitsOfEveryDType) {
+  expectArray(transpose(f16({2, 1}, {kNaN, -0.0}), {1, 0}), f16({1, 2}, {kNaN, -0.0}));
+  expectArray(transpose(i1({1, 3}, {1, 0, 1}), {1, 0}), i1({3, 1}, {1, 0, 1}));
+}
+
+//===----------------------------------------------------------------------===//
+// slice, concatenate
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceSlice, WithStrides) {
+  Array v = iotaOf(DType::I32, {10});
+  expectArray(slice(v, {1}, {8}, {3}), i32({3}, {1, 4, 7}));
+  expectArray(slice(v, {1}, {9}, {3}), i32({3}, {1, 4, 7}));
+  expectArray(slice(v, {0}, {10}, {1}), v);
+  expectArray(slice(v, {9}, {10}, {5}), i32({1}, {9}));
+  expectArray(slice(v, {4}, {4}, {1}), i32({0}, {}));
+  // (4, 5) = 0..19: rows 1, 3 and columns 0, 2, 4.
+  Array m = iotaOf(DType::F32, {4, 5});
+  expectArray(slice(m, {1, 0}, {4, 5}, {2, 2}), f32({2, 3}, {5, 7, 9, 15, 17, 19}));
+  expectArray(slice(m, {2, 1}, {3, 4}, {1, 1}), f32({1, 3}, {11, 12, 13}));
+  // 3-D, (2, 3, 4) = 0..23, stride in the middle dimension only.
+  Array c = iotaOf(DType::I64, {2, 3, 4});
+  expectArray(slice(c, {0, 0, 1}, {2, 3, 3}, {1, 2, 1}),
+              i64({2, 2, 2}, {1, 2, 9, 10, 13, 14, 21, 22}));
+}
+
+TEST(ReferenceConcatenate, AlongEachDimension) {
+  // a (2, 1, 2) = 0..3, b (2, 1, 2) = 10..13
+  Array a = iotaOf(DType::F32, {2, 1, 2});
+  Array b = iotaOf(DType::F32, {2, 1, 2}, 10);
+  expectArray(concatenate({&a, &b}, 0), f32({4, 1, 2}, {0, 1, 2, 3, 10, 11, 12, 13}));
+  expectArray(concatenate({&a, &b}, 1), f32({2, 2, 2}, {0, 1, 10, 11, 2, 3, 12, 13}));
+  expectArray(concatenate({&a, &b}, 2), f32({2, 1, 4}, {0, 1, 10, 11, 2, 3, 12, 13}));
+}
+
+TEST(ReferenceConcatenate, UnequalSizesAndEmptyInputs) {
+  Array a = i32({2, 1}, {1, 2});
+  Array b = i32({2, 3}, {3, 4, 5, 6, 7, 8});
+  Array e = i32({2, 0}, {});
+  Array c = i32({2, 2}, {9, 10, 11, 12});
+  expectArray(concatenate({&a, &e, &b, &c}, 1),
+              i32({2, 6}, {1, 3, 4, 5, 9, 10, 2, 6, 7, 8, 11, 12}));
+  expectArray(concatenate({&a}, 0), a);
+  Array x = i1({1}, {1}), y = i1({2}, {0, 1});
+  expectArray(concatenate({&x, &y, &x}, 0), i1({4}, {1, 0, 1, 1}));
+}
+
+//===----------------------------------------------------------------------===//
+// take, scatter_add
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceTake, RowsByIndex) {
+  Array table = f32({4, 2}, {0, 1, 10, 11, 20, 21, 30, 31});
+  expectArray(ok(take(table, i32({3}, {3, 0, 3}))), f32({3, 2}, {30, 31, 0, 1, 30, 31}));
+  // Multi-dimensional indices: result shape = indices shape + row shape.
+  expectArray(ok(take(table, i64({2, 2}, {1, 2, 0, 0}))),
+              f32({2, 2, 2}, {10, 11, 20, 21, 0, 1, 0, 1}));
+  // A rank-1 table gives scalars per index.
+  expectArray(ok(take(i64({5}, {5, 6, 7, 8, 9}), i32({2, 3}, {4, 0, 1, 1, 2, 3}))),
+              i64({2, 3}, {9, 5, 6, 6, 7, 8}));
+  // Rank-0 indices, and no indices at all.
+  expectArray(ok(take(table, i32({}, {2}))), f32({2}, {20, 21}));
+  expectArray(ok(take(table, i32({0}, {}))), f32({0, 2}, {}));
+  // Rows of rank > 1.
+  expectArray(ok(take(iotaOf(DType::I32, {3, 2, 2}), i32({1}, {2}))),
+              i32({1, 2, 2}, {8, 9, 10, 11}));
+}
+
+TEST(ReferenceTake, OutOfRangeIndexIsAnError) {
+  Array table = f32({4, 2}, {0, 1, 10, 11, 20, 21, 30, 31});
+  StatusOr<Array> r = take(table, i32({3}, {0, 4, 1}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "take index 4 at position 1 is out of range [0, 4)");
+  r = take(table, i64({2, 2}, {0, 1, 2, -1}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "take index -1 at position 3 is out of range [0, 4)");
+  r = take(table, i64({1}, {kI64Min}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "take index -9223372036854775808 at position 0 is out of range [0, 4)");
+}
+
+TEST(ReferenceScatterAdd, RepeatedIndicesAccumulate) {
+  Array operand = f32({4, 2}, {1, 1, 1, 1, 1, 1, 1, 1});
+  Array indices = i32({3}, {1, 3, 1});
+  Array updates = f32({3, 2}, {10, 20, 30, 40, 50, 60});
+  expectArray(ok(scatterAdd(operand, indices, updates)),
+              f32({4, 2}, {1, 1, 61, 81, 1, 1, 31, 41}));
+  // Multi-dimensional indices: updates shape = indices shape + row shape.
+  expectArray(ok(scatterAdd(i64({3}, {0, 0, 0}), i32({2, 2}, {2, 2, 0, 2}),
+                            i64({2, 2}, {1, 2, 3, 4}))),
+              i64({3}, {3, 0, 7}));
+  // No indices: the operand unchanged.
+  expectArray(ok(scatterAdd(operand, i32({0}, {}), f32({0, 2}, {}))), operand);
+}
+
+TEST(ReferenceScatterAdd, IntegersAndRowsOfRankTwo) {
+  Array operand = iotaOf(DType::I32, {2, 2, 2});
+  Array updates = i32({2, 2, 2}, {1, 1, 1, 1, -10, -10, -10, -10});
+  expectArray(ok(scatterAdd(operand, i64({2}, {1, 1}), updates)),
+              i32({2, 2, 2}, {0, 1, 2, 3, -5, -4, -3, -2}));
+  // Sums wrap, like add.
+  expectArray(ok(scatterAdd(i64({2}, {kI64Max, kI64Min}), i32({2}, {0, 1}), i64({2}, {1, -1}))),
+              i64({2}, {kI64Min, kI64Max}));
+  expectArray(ok(scatterAdd(i32({1}, {kI32Max}), i32({2}, {0, 0}), i32({2}, {1, 1}))),
+              i32({1}, {kI32Min + 1}));
+}
+
+TEST(ReferenceScatterAdd, HalfPrecisionAccumulatesInDouble) {
+  double u = std::ldexp(1, -11);
+  expectArray(ok(scatterAdd(f16({2}, {1, 0}), i32({2}, {0, 0}), f16({2}, {u, u}))),
+              f16({2}, {1 + 2 * u, 0}));
+}
+
+TEST(ReferenceScatterAdd, OutOfRangeIndexIsAnError) {
+  Array operand = f32({4, 2}, {0, 0, 0, 0, 0, 0, 0, 0});
+  StatusOr<Array> r = scatterAdd(operand, i32({3}, {0, 1, 5}), f32({3, 2}, {1, 2, 3, 4, 5, 6}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "scatter_add index 5 at position 2 is out of range [0, 4)");
+  r = scatterAdd(operand, i32({1}, {-2}), f32({1, 2}, {1, 2}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "scatter_add index -2 at position 0 is out of range [0, 4)");
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceAllReduce, GroupOfTwo) {
+  std::vector<Array> g = {f32({2, 3}, {1, 2, 3, 4, 5, 6}),
+                          f32({2, 3}, {10, -20, 30, -40, 50, kNaN})};
+  expectArray(allReduce(Reduction::Sum, ptrs(g)), f32({2, 3}, {11, -18, 33, -36, 55, kNaN}));
+  expectArray(allReduce(Reduction::Mean, ptrs(g)), f32({2, 3}, {5.5, -9, 16.5, -18, 27.5, kNaN}));
+  expectArray(allReduce(Reduction::Max, ptrs(g)), f32({2, 3}, {10, 2, 30, 4, 50, kNaN}));
+  expectArray(allReduce(Reduction::Min, ptrs(g)), f32({2, 3}, {1, -20, 3, -40, 5, kNaN}));
+}
+
+TEST(ReferenceAllReduce, GroupOfThree) {
+  std::vector<Array> g = {f32({3}, {1, kNaN, -1}), f32({3}, {2, 0, -5}), f32({3}, {4, 0, 3})};
+  expectArray(allReduce(Reduction::Sum, ptrs(g)), f32({3}, {7, kNaN, -3}));
+  expectArray(allReduce(Reduction::Mean, ptrs(g)), f32({3}, {7.0 / 3, kNaN, -1}));
+  expectArray(allReduce(Reduction::Max, ptrs(g)), f32({3}, {4, kNaN, 3}));
+  expectArray(allReduce(Reduction::Min, ptrs(g)), f32({3}, {1, kNaN, -5}));
+  // The NaN can come from any member.
+  std::vector<Array> h = {f64({1}, {1}), f64({1}, {2}), f64({1}, {kNaN})};
+  expectArray(allReduce(Reduction::Max, ptrs(h)), f64({1}, {kNaN}));
+  expectArray(allReduce(Reduction::Min, ptrs(h)), f64({1}, {kNaN}));
+}
+
+TEST(ReferenceAllReduce, GroupOfFourIntegers) {
+  std::vector<Array> g = {i32({2}, {1, -1}), i32({2}, {2, -2}), i32({2}, {2, -2}),
+                          i32({2}, {2, -2})};
+  expectArray(allReduce(Reduction::Sum, ptrs(g)), i32({2}, {7, -7}));
+  // 7 / 4 and -7 / 4 truncate toward zero.
+  expectArray(allReduce(Reduction::Mean, ptrs(g)), i32({2}, {1, -1}));
+  expectArray(allReduce(Reduction::Max, ptrs(g)), i32({2}, {2, -1}));
+  expectArray(allReduce(Reduction::Min, ptrs(g)), i32({2}, {1, -2}));
+  // Sums wrap.
+  std::vector<Array> w = {i64({1}, {kI64Max}), i64({1}, {1}), i64({1}, {1}), i64({1}, {1})};
+  expectArray(allReduce(Reduction::Sum, ptrs(w)), i64({1}, {kI64Min + 2}));
+  std::vector<Array> v = {i32({1}, {kI32Max}), i32({1}, {1})};
+  expectArray(allReduce(Reduction::Sum, ptrs(v)), i32({1}, {kI32Min}));
+}
+
+TEST(ReferenceAllReduce, HalfPrecisionRoundsOnce) {
+  double u = std::ldexp(1, -11);
+  std::vector<Array> g = {f16({1}, {1}), f16({1}, {u}), f16({1}, {u})};
+  expectArray(allReduce(Reduction::Sum, ptrs(g)), f16({1}, {1 + 2 * u}));
+}
+
+TEST(ReferenceAllReduce, GroupOfOneIsIdentity) {
+  std::vector<Array> g = {f32({2}, {1.5, -0.0})};
+  for (Reduction r : {Reduction::Sum, Reduction::Mean, Reduction::Max, Reduction::Min})
+    expectArray(allReduce(r, ptrs(g)), g[0]);
+}
+
+TEST(ReferenceAllGather, ConcatenatesInGroupRankOrder) {
+  std::vector<Array> two = {i32({1, 2}, {0, 1}), i32({1, 2}, {2, 3})};
+  expectArray(allGather(ptrs(two), 0), i32({2, 2}, {0, 1, 2, 3}));
+  expectArray(allGather(ptrs(two), 1), i32({1, 4}, {0, 1, 2, 3}));
+  std::vector<Array> three = {f32({2, 1}, {0, 1}), f32({2, 1}, {10, 11}), f32({2, 1}, {20, 21})};
+  expectArray(allGather(ptrs(three), 1), f32({2, 3}, {0, 10, 20, 1, 11, 21}));
+  expectArray(allGather(ptrs(three), 0), f32({6, 1}, {0, 1, 10, 11, 20, 21}));
+  std::vector<Array> four;
+  for (int i = 0; i < 4; ++i)
+    four.push_back(iotaOf(DType::I64, {1, 2, 1}, 10 * i));
+  expectArray(allGather(ptrs(four), 2), i64({1, 2, 4}, {0, 10, 20, 30, 1, 11, 21, 31}));
+}
+
+TEST(ReferenceReduceScatter, EachMemberGetsItsBlockOfTheReduction) {
+  // Group of 2 over dim 0 of (4, 3).
+  std::vector<Array> two = {iotaOf(DType::F32, {4, 3}), iotaOf(DType::F32, {4, 3}, 100)};
+  std::vector<Array> r = reduceScatter(Reduction::Sum, ptrs(two), 0);
+  ASSERT_EQ(r.size(), 2u);
+  expectArray(r[0], f32({2, 3}, {100, 102, 104, 106, 108, 110}));
+  expectArray(r[1], f32({2, 3}, {112, 114, 116, 118, 120, 122}));
+  // Group of 4 over dim 1 of (2, 4): member j gets column j.
+  std::vector<Array> four;
+  for (int i = 0; i < 4; ++i)
+    four.push_back(i32({2, 4}, {i, 2 * i, 3 * i, 4 * i, -i, 0, i, 1}));
+  std::vector<Array> s = reduceScatter(Reduction::Sum, ptrs(four), 1);
+  ASSERT_EQ(s.size(), 4u);
+  expectArray(s[0], i32({2, 1}, {6, -6}));
+  expectArray(s[1], i32({2, 1}, {12, 0}));
+  expectArray(s[2], i32({2, 1}, {18, 6}));
+  expectArray(s[3], i32({2, 1}, {24, 4}));
+  std::vector<Array> m = reduceScatter(Reduction::Mean, ptrs(four), 1);
+  expectArray(m[0], i32({2, 1}, {1, -1}));
+  expectArray(m[3], i32({2, 1}, {6, 1}));
+  // Group of 3 over dim 0 of (3, 2), max.
+  std::vector<Array> three = {f32({3, 2}, {1, 9, 2, 8, 3, 7}), f32({3, 2}, {4, 0, 5, 0, 6, kNaN}),
+                              f32({3, 2}, {-1, -1, -1, -1, -1, -1})};
+  std::vector<Array> x = reduceScatter(Reduction::Max, ptrs(three), 0);
+  ASSERT_EQ(x.size(), 3u);
+  expectArray(x[0], f32({1, 2}, {4, 9}));
+  expectArray(x[1], f32({1, 2}, {5, 8}));
+  expectArray(x[2], f32({1, 2}, {6, kNaN}));
+}
+
+TEST(ReferenceAllSlice, EachMemberKeepsItsOwnBlock) {
+  std::vector<Array> two = {iotaOf(DType::F32, {2, 4}), iotaOf(DType::F32, {2, 4}, 100)};
+  std::vector<Array> r = allSlice(ptrs(two), 1);
+  ASSERT_EQ(r.size(), 2u);
+  expectArray(r[0], f32({2, 2}, {0, 1, 4, 5}));
+  expectArray(r[1], f32({2, 2}, {102, 103, 106, 107}));
+  std::vector<Array> three;
+  for (int i = 0; i < 3; ++i)
+    three.push_back(iotaOf(DType::I32, {3, 1}, 10 * i));
+  std::vector<Array> s = allSlice(ptrs(three), 0);
+  ASSERT_EQ(s.size(), 3u);
+  expectArray(s[0], i32({1, 1}, {0}));
+  expectArray(s[1], i32({1, 1}, {11}));
+  expectArray(s[2], i32({1, 1}, {22}));
+}
+
+TEST(ReferenceAllToAll, GroupOfTwo) {
+  // x0 = [[0, 1, 2, 3], [4, 5, 6, 7]], x1 = x0 + 100. Split dim 1, concat
+  // dim 0: member j receives column block j of x0, then of x1.
+  std::vector<Array> g = {iotaOf(DType::F32, {2, 4}), iotaOf(DType::F32, {2, 4}, 100)};
+  std::vector<Array> r = allToAll(ptrs(g), 1, 0);
+  ASSERT_EQ(r.size(), 2u);
+  expectArray(r[0], f32({4, 2}, {0, 1, 4, 5, 100, 101, 104, 105}));
+  expectArray(r[1], f32({4, 2}, {2, 3, 6, 7, 102, 103, 106, 107}));
+}
+
+TEST(ReferenceAllToAll, GroupOfFour) {
+  // x_i = (4, 1) holding 10 i + r. Split dim 0, concat dim 1: member j
+  // receives row j of every member, side by side.
+  std::vector<Array> g;
+  for (int i = 0; i < 4; ++i)
+    g.push_back(iotaOf(DType::I64, {4, 1}, 10 * i));
+  std::vector<Array> r = allToAll(ptrs(g), 0, 1);
+  ASSERT_EQ(r.size(), 4u);
+  for (int64_t j = 0; j < 4; ++j)
+    expectArray(r[j], i64({1, 4}, {j, 10 + j, 20 + j, 30 + j}));
+}
+
+TEST(ReferenceAllToAll, GroupOfThreeSameDimAndInverse) {
+  // Split and concat dim 0 of (3, 2): member j gets row j of each member.
+  std::vector<Array> g;
+  for (int i = 0; i < 3; ++i)
+    g.push_back(iotaOf(DType::I32, {3, 2}, 10 * i));
+  std::vector<Array> r = allToAll(ptrs(g), 0, 0);
+  ASSERT_EQ(r.size(), 3u);
+  expectArray(r[0], i32({3, 2}, {0, 1, 10, 11, 20, 21}));
+  expectArray(r[1], i32({3, 2}, {2, 3, 12, 13, 22, 23}));
+  expectArray(r[2], i32({3, 2}, {4, 5, 14, 15, 24, 25}));
+  // Exchanging back undoes it, and so does swapping split and concat dims.
+  std::vector<Array> back = allToAll(ptrs(r), 0, 0);
+  for (int i = 0; i < 3; ++i)
+    expectArray(back[i], g[i]);
+  std::vector<Array> h;
+  for (int i = 0; i < 3; ++i)
+    h.push_back(iotaOf(DType::F32, {3, 6, 1}, 100 * i));
+  std::vector<Array> fwd = allToAll(ptrs(h), 1, 0);
+  ASSERT_EQ(fwd[0].shape(), (Shape{9, 2, 1}));
+  std::vector<Array> inv = allToAll(ptrs(fwd), 0, 1);
+  for (int i = 0; i < 3; ++i)
+    expectArray(inv[i], h[i]);
+}
+
+} // namespace
+} // namespace shardc::ref

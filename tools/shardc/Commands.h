@@ -19,6 +19,9 @@ void reportError(const std::string &message);
 ///                       [--output-dir DIR] [--backend reference]`
 int runCommand(const std::vector<std::string> &args);
 
+/// `shardc explain FILE.mlir [--entry NAME] [--show NAME]`
+int explainCommand(const std::vector<std::string> &args);
+
 } // namespace shardc::driver
 
 #endif // SHARDC_TOOLS_SHARDC_COMMANDS_H

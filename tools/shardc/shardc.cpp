@@ -20,6 +20,9 @@ static const char kHelp[] =
     "                [--backend reference]\n"
     "      Runs a function on .npy inputs and writes <entry>.result<i>.npy.\n"
     "      Arguments are named by their shardc.name attribute, or arg0, arg1, ...\n"
+    "  explain FILE.mlir [--entry NAME] [--show NAME]\n"
+    "      Shows the sharding of every value and where it came from, and every\n"
+    "      collective partitioning inserts, with its cause and bytes sent.\n"
     "\n"
     "Run 'shardc <command> --help' for the options of a command.\n";
 
@@ -36,6 +39,8 @@ int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "run")
     return runCommand(args);
+  if (command == "explain")
+    return explainCommand(args);
   reportError("unknown command '" + command + "' (try 'shardc --help')");
   return kUsage;
 }

@@ -55,7 +55,7 @@ public:
   /// Element `i` (row-major) as a double; integers convert exactly up to 2^53.
   double getDouble(int64_t i) const;
   /// Stores `v` rounded to the element type. Integer types truncate toward
-  /// zero and saturate; NaN becomes 0; i1 stores v != 0.
+  /// zero and saturate, NaN becoming 0; i1 stores v != 0 (true for NaN).
   void setDouble(int64_t i, double v);
   int64_t getInt(int64_t i) const;
   void setInt(int64_t i, int64_t v);

@@ -155,7 +155,8 @@ MeshOp shardc::lookupMesh(Operation *from, FlatSymbolRefAttr ref) {
 }
 
 LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitError,
-                                     ShardingAttr sharding, MeshOp mesh, Type type) {
+                                     ShardingAttr sharding, MeshOp mesh, Type type,
+                                     bool localType) {
   if (!mesh)
     return emitError() << "sharding refers to unknown mesh " << sharding.getMesh();
   llvm::SmallSet<StringRef, 4> seen;
@@ -180,6 +181,8 @@ LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitErro
     return emitError() << "sharding has " << sharding.getRank()
                        << " dimensions but the tensor " << type << " has rank "
                        << tensor.getRank();
+  if (localType)
+    return success();
   for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
     SmallVector<StringRef> axes = sharding.getDimAxes(d);
     int64_t split = getGroupSize(mesh, axes);
@@ -194,8 +197,10 @@ LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitErro
 
 LogicalResult shardc::verifyShardingAt(Operation *op,
                                        function_ref<InFlightDiagnostic()> emitError,
-                                       ShardingAttr sharding, Type type) {
-  return verifySharding(emitError, sharding, lookupMesh(op, sharding.getMesh()), type);
+                                       ShardingAttr sharding, Type type,
+                                       bool localType) {
+  return verifySharding(emitError, sharding, lookupMesh(op, sharding.getMesh()), type,
+                        localType);
 }
 
 RankedTensorType shardc::getLocalType(RankedTensorType global, ShardingAttr sharding,

@@ -23,21 +23,23 @@ void ShardcDialect::initialize() {
       >();
 }
 
-/// Verifies `attr` as the `shardc.sharding` of a value of type `type`.
+/// Verifies `attr` as the `shardc.sharding` of a value of type `type`. On a
+/// partitioned function the type is per-device: the sharding must use the
+/// function's mesh and match its rank, and sizes are not checked.
 static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr, Type type,
                                          const Twine &what) {
   auto sharding = dyn_cast<ShardingAttr>(attr.getValue());
   if (!sharding)
     return op->emitError() << "'" << attr.getName().getValue() << "' on " << what
                            << " must be a #shardc.sharding, got " << attr.getValue();
+  auto partitioned =
+      op->getAttrOfType<FlatSymbolRefAttr>(ShardcDialect::kPartitionedAttrName);
+  if (partitioned && sharding.getMesh() != partitioned)
+    return op->emitError() << what << ": sharding uses mesh " << sharding.getMesh()
+                           << " but the function is partitioned over " << partitioned;
   return verifyShardingAt(
-      op, [&] { return op->emitError() << what << ": "; }, sharding, type);
-}
-
-/// The type a sharding on argument/result of `op` is checked against: none
-/// for a partitioned function, whose types are local.
-static Type checkedType(Operation *op, Type type) {
-  return op->hasAttr(ShardcDialect::kPartitionedAttrName) ? Type() : type;
+      op, [&] { return op->emitError() << what << ": "; }, sharding, type,
+      /*localType=*/partitioned != nullptr);
 }
 
 LogicalResult ShardcDialect::verifyOperationAttribute(Operation *op,
@@ -80,15 +82,20 @@ LogicalResult ShardcDialect::verifyRegionArgAttribute(Operation *op, unsigned,
     return op->emitError() << "'" << attr.getName().getValue()
                            << "' is only allowed on function arguments";
   if (attr.getName() == kArgNameAttrName) {
-    if (!isa<StringAttr>(attr.getValue()))
+    auto name = dyn_cast<StringAttr>(attr.getValue());
+    if (!name || name.getValue().empty())
       return op->emitError() << "'" << kArgNameAttrName << "' on argument #"
-                             << argIndex << " must be a string";
+                             << argIndex << " must be a non-empty string";
+    for (unsigned i = 0; i < argIndex; ++i)
+      if (fn.getArgAttr(i, kArgNameAttrName) == name)
+        return op->emitError() << "arguments #" << i << " and #" << argIndex
+                               << " are both named '" << name.getValue() << "'";
     return success();
   }
   if (attr.getName() != kShardingAttrName)
     return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
                            << "' on argument #" << argIndex;
-  return verifyValueSharding(op, attr, checkedType(op, fn.getArgumentTypes()[argIndex]),
+  return verifyValueSharding(op, attr, fn.getArgumentTypes()[argIndex],
                              "argument #" + Twine(argIndex));
 }
 
@@ -102,6 +109,6 @@ LogicalResult ShardcDialect::verifyRegionResultAttribute(Operation *op, unsigned
   if (attr.getName() != kShardingAttrName)
     return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
                            << "' on result #" << resultIndex;
-  return verifyValueSharding(op, attr, checkedType(op, fn.getResultTypes()[resultIndex]),
+  return verifyValueSharding(op, attr, fn.getResultTypes()[resultIndex],
                              "result #" + Twine(resultIndex));
 }

@@ -23,7 +23,7 @@ using namespace shardc;
 
 /// Checks that every entry of `dims` is a dimension of a rank-`rank` tensor and
 /// that none is repeated (also across the dims already in `seen`).
-static LogicalResult checkDims(std::optional<Location> loc, StringRef what,
+static LogicalResult checkDims(std::optional<Location> loc, const std::string &what,
                                ArrayRef<int64_t> dims, int64_t rank,
                                llvm::SmallSet<int64_t, 8> &seen) {
   for (int64_t d : dims) {
@@ -36,7 +36,7 @@ static LogicalResult checkDims(std::optional<Location> loc, StringRef what,
   return success();
 }
 
-static LogicalResult checkDims(std::optional<Location> loc, StringRef what,
+static LogicalResult checkDims(std::optional<Location> loc, const std::string &what,
                                ArrayRef<int64_t> dims, int64_t rank) {
   llvm::SmallSet<int64_t, 8> seen;
   return checkDims(loc, what, dims, rank, seen);
@@ -109,6 +109,14 @@ LogicalResult MeshOp::verify() {
       return emitOpError("axis \"") << axis << "\" must have a positive size, got "
                                     << size;
   }
+  // Bounded so that device counts and group sizes never overflow.
+  constexpr int64_t kMaxDevices = int64_t(1) << 20;
+  int64_t devices = 1;
+  for (int64_t size : getAxisSizes()) {
+    if (size > kMaxDevices || devices * size > kMaxDevices)
+      return emitOpError("has more than ") << kMaxDevices << " devices";
+    devices *= size;
+  }
   return success();
 }
 
@@ -150,9 +158,9 @@ LogicalResult IotaOp::verify() {
   auto type = getType();
   if (type.getRank() == 0)
     return emitOpError("result must have rank at least 1");
-  if (getDim() < 0 || getDim() >= type.getRank())
-    return emitOpError("dim ") << getDim() << " is out of range for rank "
-                               << type.getRank();
+  int64_t dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= type.getRank())
+    return emitOpError("dim ") << dim << " is out of range for rank " << type.getRank();
   return success();
 }
 
@@ -163,6 +171,7 @@ LogicalResult IotaOp::verify() {
 LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
+  std::string op = "'" + CompareOp::getOperationName().str() + "' op ";
   auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
   results.push_back(RankedTensorType::get(lhs.getShape(), IntegerType::get(ctx, 1)));
   return success();
@@ -175,34 +184,35 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, std::optional<Locati
 LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &results) {
+  std::string op = "'" + DotGeneralOp::getOperationName().str() + "' op ";
   auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
   auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
   ArrayRef<int64_t> lb = adaptor.getLhsBatchingDims(), rb = adaptor.getRhsBatchingDims();
   ArrayRef<int64_t> lc = adaptor.getLhsContractingDims(),
                     rc = adaptor.getRhsContractingDims();
   if (lhs.getElementType() != rhs.getElementType())
-    return emitOptionalError(loc, "operands have different element types ",
+    return emitOptionalError(loc, op, "operands have different element types ",
                              lhs.getElementType(), " and ", rhs.getElementType());
   if (lb.size() != rb.size())
-    return emitOptionalError(loc, "has ", lb.size(), " lhs batching dims but ",
+    return emitOptionalError(loc, op, "has ", lb.size(), " lhs batching dims but ",
                              rb.size(), " rhs batching dims");
   if (lc.size() != rc.size())
-    return emitOptionalError(loc, "has ", lc.size(), " lhs contracting dims but ",
+    return emitOptionalError(loc, op, "has ", lc.size(), " lhs contracting dims but ",
                              rc.size(), " rhs contracting dims");
   llvm::SmallSet<int64_t, 8> lseen, rseen;
-  if (failed(checkDims(loc, "lhs batching dims", lb, lhs.getRank(), lseen)) ||
-      failed(checkDims(loc, "lhs contracting dims", lc, lhs.getRank(), lseen)) ||
-      failed(checkDims(loc, "rhs batching dims", rb, rhs.getRank(), rseen)) ||
-      failed(checkDims(loc, "rhs contracting dims", rc, rhs.getRank(), rseen)))
+  if (failed(checkDims(loc, op + "lhs batching dims", lb, lhs.getRank(), lseen)) ||
+      failed(checkDims(loc, op + "lhs contracting dims", lc, lhs.getRank(), lseen)) ||
+      failed(checkDims(loc, op + "rhs batching dims", rb, rhs.getRank(), rseen)) ||
+      failed(checkDims(loc, op + "rhs contracting dims", rc, rhs.getRank(), rseen)))
     return failure();
   for (auto [l, r] : llvm::zip(lb, rb))
     if (lhs.getDimSize(l) != rhs.getDimSize(r))
-      return emitOptionalError(loc, "batching dims lhs[", l, "] = ", lhs.getDimSize(l),
+      return emitOptionalError(loc, op, "batching dims lhs[", l, "] = ", lhs.getDimSize(l),
                                " and rhs[", r, "] = ", rhs.getDimSize(r),
                                " differ in size");
   for (auto [l, r] : llvm::zip(lc, rc))
     if (lhs.getDimSize(l) != rhs.getDimSize(r))
-      return emitOptionalError(loc, "contracting dims lhs[", l, "] = ",
+      return emitOptionalError(loc, op, "contracting dims lhs[", l, "] = ",
                                lhs.getDimSize(l), " and rhs[", r,
                                "] = ", rhs.getDimSize(r), " differ in size");
   SmallVector<int64_t> shape;
@@ -221,18 +231,19 @@ LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Locati
 LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
+  std::string op = "'" + ReduceOp::getOperationName().str() + "' op ";
   auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
   if (adaptor.getKind() == ReduceKind::Mean)
-    return emitOptionalError(loc, "kind 'mean' is for all_reduce; "
+    return emitOptionalError(loc, op, "kind 'mean' is for all_reduce; "
                                   "reduce with 'sum' and divide");
   ArrayRef<int64_t> dims = adaptor.getDims();
   if (dims.empty())
-    return emitOptionalError(loc, "must reduce at least one dimension");
-  if (failed(checkDims(loc, "dims", dims, type.getRank())))
+    return emitOptionalError(loc, op, "must reduce at least one dimension");
+  if (failed(checkDims(loc, op + "dims", dims, type.getRank())))
     return failure();
   for (int64_t d : dims)
     if (type.getDimSize(d) == 0)
-      return emitOptionalError(loc, "reduces over dimension ", d,
+      return emitOptionalError(loc, op, "reduces over dimension ", d,
                                ", which is empty");
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < type.getRank(); ++d)
@@ -254,7 +265,8 @@ LogicalResult BroadcastInDimOp::verify() {
     return emitOpError("dims has ") << dims.size()
                                     << " entries but the operand has rank "
                                     << in.getRank();
-  if (failed(checkDims(getLoc(), "dims", dims, out.getRank())))
+  if (failed(checkDims(getLoc(), "'shardc.broadcast_in_dim' op dims", dims,
+                       out.getRank())))
     return failure();
   for (auto [i, d] : llvm::enumerate(dims))
     if (in.getDimSize(i) != 1 && in.getDimSize(i) != out.getDimSize(d))
@@ -276,12 +288,13 @@ LogicalResult ReshapeOp::verify() {
 LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
+  std::string op = "'" + TransposeOp::getOperationName().str() + "' op ";
   auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
   ArrayRef<int64_t> perm = adaptor.getPermutation();
   if ((int64_t)perm.size() != type.getRank())
-    return emitOptionalError(loc, "permutation has ", perm.size(),
+    return emitOptionalError(loc, op, "permutation has ", perm.size(),
                              " entries but the operand has rank ", type.getRank());
-  if (failed(checkDims(loc, "permutation", perm, type.getRank())))
+  if (failed(checkDims(loc, op + "permutation", perm, type.getRank())))
     return failure();
   SmallVector<int64_t> shape;
   for (int64_t p : perm)
@@ -292,25 +305,27 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
 
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  std::string op = "'" + SliceOp::getOperationName().str() + "' op ";
   auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
   ArrayRef<int64_t> start = adaptor.getStart(), limit = adaptor.getLimit(),
                     strides = adaptor.getStrides();
   int64_t rank = type.getRank();
   if ((int64_t)start.size() != rank || (int64_t)limit.size() != rank ||
       (int64_t)strides.size() != rank)
-    return emitOptionalError(loc, "start, limit and strides need ", rank,
+    return emitOptionalError(loc, op, "start, limit and strides need ", rank,
                              " entries each (the operand rank), got ", start.size(),
                              ", ", limit.size(), " and ", strides.size());
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
     if (strides[d] < 1)
-      return emitOptionalError(loc, "stride in dimension ", d,
+      return emitOptionalError(loc, op, "stride in dimension ", d,
                                " must be positive, got ", strides[d]);
     if (start[d] < 0 || start[d] > limit[d] || limit[d] > type.getDimSize(d))
-      return emitOptionalError(loc, "dimension ", d, ": need 0 <= start (", start[d],
+      return emitOptionalError(loc, op, "dimension ", d, ": need 0 <= start (", start[d],
                                ") <= limit (", limit[d], ") <= size (",
                                type.getDimSize(d), ")");
-    shape.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);
+    int64_t extent = limit[d] - start[d];
+    shape.push_back(extent == 0 ? 0 : (extent - 1) / strides[d] + 1);
   }
   results.push_back(RankedTensorType::get(shape, type.getElementType()));
   return success();
@@ -319,23 +334,24 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &results) {
+  std::string op = "'" + ConcatenateOp::getOperationName().str() + "' op ";
   if (adaptor.getInputs().empty())
-    return emitOptionalError(loc, "needs at least one input");
+    return emitOptionalError(loc, op, "needs at least one input");
   auto first = cast<RankedTensorType>(adaptor.getInputs().front().getType());
-  int64_t dim = adaptor.getDim();
+  int64_t dim = adaptor.getDimAttr().getInt();
   if (dim < 0 || dim >= first.getRank())
-    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
+    return emitOptionalError(loc, op, "dim ", dim, " is out of range for rank ",
                              first.getRank());
   SmallVector<int64_t> shape(first.getShape());
   for (auto [i, value] : llvm::enumerate(adaptor.getInputs().drop_front())) {
     auto type = cast<RankedTensorType>(value.getType());
     if (type.getElementType() != first.getElementType() ||
         type.getRank() != first.getRank())
-      return emitOptionalError(loc, "input #", i + 1, " of type ", type,
+      return emitOptionalError(loc, op, "input #", i + 1, " of type ", type,
                                " does not match input #0 of type ", first);
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (d != dim && type.getDimSize(d) != first.getDimSize(d))
-        return emitOptionalError(loc, "input #", i + 1, " has size ",
+        return emitOptionalError(loc, op, "input #", i + 1, " has size ",
                                  type.getDimSize(d), " in dimension ", d,
                                  " but input #0 has ", first.getDimSize(d));
     shape[dim] += type.getDimSize(dim);
@@ -354,10 +370,11 @@ static SmallVector<int64_t> gatherShape(RankedTensorType table,
 
 LogicalResult TakeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  std::string op = "'" + TakeOp::getOperationName().str() + "' op ";
   auto table = cast<RankedTensorType>(adaptor.getTable().getType());
   auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
   if (table.getRank() < 1)
-    return emitOptionalError(loc, "table must have rank at least 1");
+    return emitOptionalError(loc, op, "table must have rank at least 1");
   results.push_back(
       RankedTensorType::get(gatherShape(table, indices), table.getElementType()));
   return success();
@@ -366,18 +383,19 @@ LogicalResult TakeOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 LogicalResult ScatterAddOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &results) {
+  std::string op = "'" + ScatterAddOp::getOperationName().str() + "' op ";
   auto operand = cast<RankedTensorType>(adaptor.getOperand().getType());
   auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
   auto updates = cast<RankedTensorType>(adaptor.getUpdates().getType());
   if (operand.getRank() < 1)
-    return emitOptionalError(loc, "operand must have rank at least 1");
+    return emitOptionalError(loc, op, "operand must have rank at least 1");
   if (updates.getElementType() != operand.getElementType())
-    return emitOptionalError(loc, "updates element type ", updates.getElementType(),
+    return emitOptionalError(loc, op, "updates element type ", updates.getElementType(),
                              " differs from operand element type ",
                              operand.getElementType());
   SmallVector<int64_t> expected = gatherShape(operand, indices);
   if (updates.getShape() != ArrayRef<int64_t>(expected))
-    return emitOptionalError(loc, "updates must have shape ", shapeStr(expected),
+    return emitOptionalError(loc, op, "updates must have shape ", shapeStr(expected),
                              " (indices shape, then operand shape without its first "
                              "dimension), got ",
                              shapeStr(updates.getShape()));
@@ -422,6 +440,9 @@ FlatSymbolRefAttr ShardMapOp::getMeshRef() {
 }
 
 LogicalResult ShardMapOp::verifyRegions() {
+  if ((*this)->getParentOfType<ShardMapOp>())
+    return emitOpError("cannot be nested in another shard_map: its body is already "
+                       "per-device");
   Block &body = getBody().front();
   if (getInShardings().size() != getInputs().size())
     return emitOpError("has ") << getInputs().size() << " inputs but "
@@ -558,7 +579,7 @@ LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (failed(mesh))
     return failure();
   auto in = getOperand().getType(), out = getType();
-  if (failed(checkDimAttr(*this, "dim", getDim(), in.getRank())))
+  if (failed(checkDimAttr(*this, "dim", getDimAttr().getInt(), in.getRank())))
     return failure();
   return checkCollectiveShape(*this, in, out, shardc::getGroupSize(*mesh, axisNames(getAxes())),
                               getDim(), -1);
@@ -569,7 +590,7 @@ LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (failed(mesh))
     return failure();
   auto in = getOperand().getType(), out = getType();
-  if (failed(checkDimAttr(*this, "dim", getDim(), in.getRank())))
+  if (failed(checkDimAttr(*this, "dim", getDimAttr().getInt(), in.getRank())))
     return failure();
   return checkCollectiveShape(*this, in, out, shardc::getGroupSize(*mesh, axisNames(getAxes())),
                               -1, getDim());
@@ -580,7 +601,7 @@ LogicalResult AllSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (failed(mesh))
     return failure();
   auto in = getOperand().getType(), out = getType();
-  if (failed(checkDimAttr(*this, "dim", getDim(), in.getRank())))
+  if (failed(checkDimAttr(*this, "dim", getDimAttr().getInt(), in.getRank())))
     return failure();
   return checkCollectiveShape(*this, in, out,
                               shardc::getGroupSize(*mesh, axisNames(getAxes())), -1,
@@ -592,8 +613,8 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (failed(mesh))
     return failure();
   auto in = getOperand().getType(), out = getType();
-  if (failed(checkDimAttr(*this, "split_dim", getSplitDim(), in.getRank())) ||
-      failed(checkDimAttr(*this, "concat_dim", getConcatDim(), in.getRank())))
+  if (failed(checkDimAttr(*this, "split_dim", getSplitDimAttr().getInt(), in.getRank())) ||
+      failed(checkDimAttr(*this, "concat_dim", getConcatDimAttr().getInt(), in.getRank())))
     return failure();
   return checkCollectiveShape(*this, in, out, shardc::getGroupSize(*mesh, axisNames(getAxes())),
                               getConcatDim(), getSplitDim());

@@ -118,7 +118,9 @@ private:
 
   LogicalResult partition(Operation *op) {
     if (auto c = dyn_cast<ShardingConstraintOp>(op)) {
-      Layout want = layoutOf(c.getSharding());
+      // Propagation may have filled the constraint's open dimensions.
+      FailureOr<SmallVector<Layout>> filled = resultLayouts(op);
+      Layout want = succeeded(filled) ? (*filled)[0] : layoutOf(c.getSharding());
       map[c.getResult()] = {operandIn(op, 0, want), want};
       return success();
     }
@@ -140,8 +142,12 @@ private:
       Layout want = layoutOf(cast<ShardingAttr>(m.getInShardings()[i]));
       inner.map(arg, operandIn(m, i, want));
     }
-    for (Operation &op : body.without_terminator())
-      b.clone(op, inner);
+    for (Operation &op : body.without_terminator()) {
+      Operation *copy = b.clone(op, inner);
+      if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp>(copy))
+        copy->setLoc(causeLoc(op.getLoc(), "written in the shard_map at " +
+                                               formatLoc(m.getLoc())));
+    }
     for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands()))
       map[m.getResult(i)] = {inner.lookup(v),
                              layoutOf(cast<ShardingAttr>(m.getOutShardings()[i]))};
@@ -281,6 +287,15 @@ private:
     for (NamedAttribute attr : op->getAttrs())
       if (attr.getName() != ShardcDialect::kShardingsAttrName)
         state.addAttribute(attr.getName(), attr.getValue());
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      // A dimension taken whole may be split: it is taken whole locally too.
+      SmallVector<int64_t> limit(slice.getLimit());
+      auto localIn = cast<RankedTensorType>(operands[0].getType());
+      for (size_t d = 0; d < limit.size(); ++d)
+        if (localIn.getDimSize(d) != globalType(slice.getOperand()).getDimSize(d))
+          limit[d] = localIn.getDimSize(d);
+      state.attributes.set(slice.getLimitAttrName(), b.getDenseI64ArrayAttr(limit));
+    }
     if (constant && !wholeConstant) {
       auto splat = cast<SplatElementsAttr>(constant.getValue());
       state.attributes.set("value", SplatElementsAttr::get(cast<ShapedType>(types[0]),

@@ -141,6 +141,9 @@ private:
       DimState &st = dims[d];
       if (!st.open)
         continue; // the value's own annotation came first
+      // An annotation on a use meets the value's own: never repeat an axis.
+      if (usedElsewhere(v, d, s.getDimAxes(d)))
+        continue;
       st.axes = s.getDimAxes(d);
       st.open = s.getDims()[d].getIsOpen();
       st.priority = kAnnotated;

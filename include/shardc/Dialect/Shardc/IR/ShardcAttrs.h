@@ -27,15 +27,17 @@ MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr ref);
 
 /// Checks `sharding` against `mesh` and, when `type` is given, against the
 /// tensor type: known and unrepeated axes, matching rank, dividing sizes.
-/// `what` names the annotated thing in diagnostics ("argument #0").
+/// With `localType`, `type` is a per-device type and sizes are not checked.
 mlir::LogicalResult
 verifySharding(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
-               ShardingAttr sharding, MeshOp mesh, mlir::Type type);
+               ShardingAttr sharding, MeshOp mesh, mlir::Type type,
+               bool localType = false);
 
 /// Convenience: looks the mesh up from `op` and verifies.
 mlir::LogicalResult verifyShardingAt(mlir::Operation *op,
                                      llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
-                                     ShardingAttr sharding, mlir::Type type);
+                                     ShardingAttr sharding, mlir::Type type,
+                                     bool localType = false);
 
 /// The per-device type of a tensor of type `global` sharded by `sharding`
 /// (each split dimension divided by the product of its axis sizes).

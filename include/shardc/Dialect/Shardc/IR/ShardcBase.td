@@ -67,9 +67,7 @@ def Shardc_ReduceKind : I32EnumAttr<"ReduceKind", "how values are combined", [
   let cppNamespace = "::shardc";
   let genSpecializedAttr = 0;
 }
-def Shardc_ReduceKindAttr : EnumAttr<Shardc_Dialect, Shardc_ReduceKind, "reduce_kind"> {
-  let assemblyFormat = "`` $value";
-}
+def Shardc_ReduceKindAttr : EnumAttr<Shardc_Dialect, Shardc_ReduceKind, "reduce_kind">;
 
 def Shardc_CompareDirection : I32EnumAttr<"CompareDirection",
     "comparison predicate", [
@@ -84,9 +82,7 @@ def Shardc_CompareDirection : I32EnumAttr<"CompareDirection",
   let genSpecializedAttr = 0;
 }
 def Shardc_CompareDirectionAttr
-    : EnumAttr<Shardc_Dialect, Shardc_CompareDirection, "compare_direction"> {
-  let assemblyFormat = "`` $value";
-}
+    : EnumAttr<Shardc_Dialect, Shardc_CompareDirection, "compare_direction">;
 
 //===----------------------------------------------------------------------===//
 // Type constraints
@@ -96,11 +92,12 @@ def Shardc_Float : AnyTypeOf<[F32, F64, F16, BF16]>;
 def Shardc_Int : AnyTypeOf<[I32, I64]>;
 def Shardc_Element : AnyTypeOf<[F32, F64, F16, BF16, I1, I32, I64]>;
 
-def Shardc_Tensor : RankedTensorOf<[Shardc_Element]>;
-def Shardc_FloatTensor : RankedTensorOf<[Shardc_Float]>;
-def Shardc_NumericTensor : RankedTensorOf<[Shardc_Float, Shardc_Int]>;
-def Shardc_IndexTensor : RankedTensorOf<[Shardc_Int]>;
-def Shardc_PredTensor : RankedTensorOf<[I1]>;
+// Shapes are static: every tensor of the dialect has a known shape.
+def Shardc_Tensor : StaticShapeTensorOf<[Shardc_Element]>;
+def Shardc_FloatTensor : StaticShapeTensorOf<[Shardc_Float]>;
+def Shardc_NumericTensor : StaticShapeTensorOf<[Shardc_Float, Shardc_Int]>;
+def Shardc_IndexTensor : StaticShapeTensorOf<[Shardc_Int]>;
+def Shardc_PredTensor : StaticShapeTensorOf<[I1]>;
 
 class Shardc_Op<string mnemonic, list<Trait> traits = []>
     : Op<Shardc_Dialect, mnemonic, traits>;

@@ -154,7 +154,7 @@ def Shardc_CompareOp : Shardc_Op<"compare", [ShardingRule, Pure, Elementwise,
   let arguments = (ins Shardc_CompareDirectionAttr:$direction,
                        Shardc_NumericTensor:$lhs, Shardc_NumericTensor:$rhs);
   let results = (outs Shardc_PredTensor:$result);
-  let assemblyFormat = "$direction `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
+  let assemblyFormat = "`` $direction `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
 }
 
 def Shardc_SelectOp : Shardc_Op<"select", [ShardingRule, Pure, Elementwise,
@@ -243,7 +243,7 @@ def Shardc_ReduceOp : Shardc_Op<"reduce", [ShardingRule, Pure,
                        DenseI64ArrayAttr:$dims);
   let results = (outs Shardc_NumericTensor:$result);
   let assemblyFormat = [{
-    $kind $operand `dims` `=` $dims attr-dict `:` functional-type(operands, results)
+    `` $kind $operand `dims` `=` $dims attr-dict `:` functional-type(operands, results)
   }];
 }
 
@@ -480,7 +480,7 @@ def Shardc_AllReduceOp : Shardc_CollectiveOp<"all_reduce",
   let description = [{
     Devices that differ only in their coordinates along `axes` form a group;
     every device of a group gets the `sum`, `mean` (JAX's pmean), `max` or
-    `min` of the group's values.
+    `min` of the group's values. An integer mean truncates toward zero.
 
     ```mlir
     %g = shardc.all_reduce sum %x on @mesh ["data"] : tensor<1024x10xf32>
@@ -489,7 +489,7 @@ def Shardc_AllReduceOp : Shardc_CollectiveOp<"all_reduce",
   let arguments = (ins Shardc_ReduceKindAttr:$kind, Shardc_NumericTensor:$operand,
                        FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes);
   let results = (outs Shardc_NumericTensor:$result);
-  let assemblyFormat = "$kind $operand `on` $mesh $axes attr-dict `:` type($result)";
+  let assemblyFormat = "`` $kind $operand `on` $mesh $axes attr-dict `:` type($result)";
 }
 
 def Shardc_AllGatherOp : Shardc_CollectiveOp<"all_gather",
@@ -552,7 +552,7 @@ def Shardc_ReduceScatterOp : Shardc_CollectiveOp<"reduce_scatter",
                        FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes, I64Attr:$dim);
   let results = (outs Shardc_NumericTensor:$result);
   let assemblyFormat = [{
-    $kind $operand `on` $mesh $axes `dim` `=` $dim attr-dict `:`
+    `` $kind $operand `on` $mesh $axes `dim` `=` $dim attr-dict `:`
     type($operand) `->` type($result)
   }];
 }

@@ -1,0 +1,321 @@
+//===- ExplainCommand.cpp - shardc explain --------------------------------===//
+//
+// Shows what the compiler decided for a sharded function and why: the
+// sharding of every value with the annotation it came from and the ops it
+// travelled through, then every collective partitioning inserted with the op
+// that required it, the dimension and axes involved, and the bytes each
+// device sends. `--show NAME` draws one array's layout on the devices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/Transforms/Propagation.h"
+#include "shardc/Interpreter/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+using namespace mlir;
+
+namespace shardc::driver {
+
+namespace {
+const char kExplainHelp[] =
+    "usage: shardc explain FILE.mlir [--entry NAME] [--show NAME]\n"
+    "\n"
+    "  --entry NAME   function to explain (default: main, or the only public one)\n"
+    "  --show NAME    draw the layout of one array on the devices: an argument\n"
+    "                 (its shardc.name or argN), resultN, or an SSA name (%3)\n";
+
+std::string str(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+std::string locStr(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locStr(name.getChildLoc());
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+           std::to_string(file.getColumn());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << loc;
+  return s;
+}
+
+/// `[{"data"}, {}]` for a sharding.
+std::string specStr(ShardingAttr s) {
+  std::string out = "[";
+  for (int64_t d = 0; d < s.getRank(); ++d) {
+    out += d ? ", {" : "{";
+    auto axes = s.getDimAxes(d);
+    for (size_t k = 0; k < axes.size(); ++k)
+      out += (k ? ", \"" : "\"") + axes[k].str() + "\"";
+    out += "}";
+  }
+  return out + "]";
+}
+
+int64_t bytesOf(Type t) {
+  auto tensor = cast<RankedTensorType>(t);
+  return tensor.getNumElements() *
+         std::max<int64_t>(1, (tensor.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// Bytes one device sends for a collective over a group of n devices, with
+/// the usual algorithms (ring all_reduce, ring all_gather/reduce_scatter,
+/// direct all_to_all).
+int64_t bytesSent(Operation *op, int64_t n) {
+  int64_t in = bytesOf(op->getOperand(0).getType());
+  if (isa<AllReduceOp>(op))
+    return 2 * (n - 1) * in / n;
+  if (isa<AllGatherOp>(op))
+    return (n - 1) * in;
+  if (isa<ReduceScatterOp, AllToAllOp>(op))
+    return (n - 1) * in / n;
+  return 0; // all_slice: local
+}
+
+std::string argName(func::FuncOp fn, unsigned i) {
+  if (auto name = fn.getArgAttrOfType<StringAttr>(i, ShardcDialect::kArgNameAttrName))
+    return name.getValue().str();
+  return "arg" + std::to_string(i);
+}
+
+func::FuncOp pickEntry(ModuleOp module, const std::string &requested) {
+  func::FuncOp only;
+  int count = 0;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (fn.isExternal())
+      continue;
+    if (fn.getSymName() == (requested.empty() ? "main" : requested))
+      return fn;
+    only = fn;
+    ++count;
+  }
+  if (requested.empty() && count == 1)
+    return only;
+  reportError(requested.empty() ? "no @main function; choose one with --entry"
+                                : "no function @" + requested);
+  return {};
+}
+} // namespace
+
+int explainCommand(const std::vector<std::string> &args) {
+  std::string file, entry, show;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i], value;
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kExplainHelp, stdout);
+      return kOk;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      if (!file.empty()) {
+        reportError("more than one input file: '" + file + "' and '" + arg + "'");
+        return kUsage;
+      }
+      file = arg;
+      continue;
+    }
+    size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    }
+    if (arg == "--entry" && !value.empty())
+      entry = value;
+    else if (arg == "--show" && !value.empty())
+      show = value;
+    else {
+      reportError("unknown option or missing value '" + arg +
+                  "' for 'shardc explain' (try --help)");
+      return kUsage;
+    }
+  }
+  if (file.empty()) {
+    reportError("'shardc explain' needs a FILE.mlir (try --help)");
+    return kUsage;
+  }
+
+  MLIRContext context;
+  context.loadDialect<ShardcDialect, func::FuncDialect>();
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::string error;
+  auto buffer = openInputFile(file, &error);
+  if (!buffer) {
+    reportError("cannot open '" + file + "': " + error);
+    return kFailed;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return kFailed;
+  func::FuncOp fn = pickEntry(*module, entry);
+  if (!fn)
+    return kFailed;
+  if (fn->hasAttr(ShardcDialect::kPartitionedAttrName)) {
+    reportError("@" + fn.getSymName().str() +
+                " is already partitioned; explain the global program instead");
+    return kFailed;
+  }
+  FailureOr<MeshOp> meshOr = findFunctionMesh(fn);
+  if (failed(meshOr))
+    return kFailed;
+  MeshOp mesh = *meshOr;
+  llvm::raw_ostream &os = llvm::outs();
+  if (!mesh) {
+    os << "@" << fn.getSymName() << " uses no mesh: it runs whole on one device.\n";
+    return kOk;
+  }
+
+  ShardingProvenance provenance;
+  if (failed(propagateShardings(fn, &provenance)) || failed(verify(*module)))
+    return kFailed;
+
+  os << "@" << fn.getSymName() << " on mesh @" << mesh.getSymName() << " <[";
+  for (auto [i, name] : llvm::enumerate(mesh.getAxisNames()))
+    os << (i ? ", " : "") << "\"" << cast<StringAttr>(name).getValue()
+       << "\"=" << mesh.getAxisSizes()[i];
+  os << "]> (" << mesh.getNumDevices() << " devices)\n\n";
+
+  // Shardings, with where each split dimension came from.
+  AsmState asmState(fn);
+  auto valueName = [&](Value v) {
+    std::string s;
+    llvm::raw_string_ostream vs(s);
+    v.printAsOperand(vs, asmState);
+    return s;
+  };
+  std::map<std::string, std::pair<Type, ShardingAttr>> byName;
+  auto describe = [&](Value v, const std::string &label, ShardingAttr s) {
+    os << "  " << label << " : " << str(v.getType()) << "  " << specStr(s) << "\n";
+    auto it = provenance.find(v);
+    if (it == provenance.end())
+      return;
+    for (auto [d, origin] : llvm::enumerate(it->second)) {
+      if (origin.source.empty() || s.getDimAxes(d).empty())
+        continue;
+      os << "      dim " << d << " over [";
+      auto axes = s.getDimAxes(d);
+      for (size_t k = 0; k < axes.size(); ++k)
+        os << (k ? ", \"" : "\"") << axes[k] << "\"";
+      os << "]: from " << origin.source;
+      if (!origin.path.empty()) {
+        os << " through";
+        for (Operation *op : origin.path)
+          os << " " << op->getName() << " (" << locStr(op->getLoc()) << ")";
+      }
+      os << "\n";
+    }
+  };
+  os << "Shardings:\n";
+  Block &body = fn.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    auto s = fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
+                                               ShardcDialect::kShardingAttrName);
+    std::string name = argName(fn, arg.getArgNumber());
+    describe(arg, valueName(arg) + " (argument '" + name + "')", s);
+    byName[name] = byName["arg" + std::to_string(arg.getArgNumber())] =
+        byName[valueName(arg)] = {arg.getType(), s};
+  }
+  for (Operation &op : body.without_terminator()) {
+    auto list = op.getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName);
+    if (!list)
+      continue;
+    for (auto [i, v] : llvm::enumerate(op.getResults())) {
+      auto s = cast<ShardingAttr>(list[i]);
+      describe(v,
+               valueName(v) + " = " + op.getName().getStringRef().str() + " (" +
+                   locStr(op.getLoc()) + ")",
+               s);
+      byName[valueName(v)] = {v.getType(), s};
+    }
+  }
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    byName["result" + std::to_string(i)] = {
+        fn.getResultTypes()[i],
+        fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName)};
+
+  // Collectives of the per-device program.
+  if (failed(partitionFunction(fn)) || failed(verify(*module)))
+    return kFailed;
+  os << "\nCollectives (per device):\n";
+  int count = 0;
+  int64_t total = 0;
+  fn.walk([&](Operation *op) {
+    if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp>(op))
+      return;
+    auto axes = op->getAttrOfType<ArrayAttr>("axes");
+    SmallVector<StringRef> names;
+    for (Attribute a : axes)
+      names.push_back(cast<StringAttr>(a).getValue());
+    int64_t n = getGroupSize(mesh, names);
+    int64_t sent = bytesSent(op, n);
+    total += sent;
+    ++count;
+    os << "  " << op->getName().getStringRef().drop_front(7);
+    if (auto kind = op->getAttrOfType<ReduceKindAttr>("kind"))
+      os << " " << stringifyReduceKind(kind.getValue());
+    os << " over [";
+    for (size_t k = 0; k < names.size(); ++k)
+      os << (k ? ", \"" : "\"") << names[k] << "\"";
+    os << "] (groups of " << n << ")";
+    if (auto dim = op->getAttrOfType<IntegerAttr>("dim"))
+      os << " on dim " << dim.getInt();
+    if (auto split = op->getAttrOfType<IntegerAttr>("split_dim"))
+      os << " from dim " << op->getAttrOfType<IntegerAttr>("concat_dim").getInt()
+         << " to dim " << split.getInt();
+    os << ": " << str(op->getOperand(0).getType()) << " -> "
+       << str(op->getResult(0).getType()) << "\n";
+    if (auto why = dyn_cast<NameLoc>(op->getLoc()))
+      os << "      why: " << why.getName().getValue() << "\n";
+    os << "      sends " << sent << " bytes per device"
+       << (isa<AllSliceOp>(op) ? " (a local slice)" : "") << "\n";
+  });
+  if (!count)
+    os << "  none: every device computes on its own shards\n";
+  os << "\nTotal: " << count << " collective" << (count == 1 ? "" : "s") << ", " << total
+     << " bytes sent per device\n";
+
+  if (!show.empty()) {
+    auto it = byName.find(show);
+    if (it == byName.end()) {
+      reportError("no array named '" + show +
+                  "' (use an argument name, argN, resultN or an SSA name like %0)");
+      return kFailed;
+    }
+    auto [type, s] = it->second;
+    auto tensor = cast<RankedTensorType>(type);
+    if (tensor.getRank() > 2) {
+      reportError("--show draws arrays of rank 0 to 2; '" + show + "' has rank " +
+                  std::to_string(tensor.getRank()));
+      return kFailed;
+    }
+    NamedSharding named = s ? toNamedSharding(s, mesh)
+                            : NamedSharding{toRuntimeMesh(mesh),
+                                            PartitionSpec(tensor.getRank())};
+    os << "\nLayout of " << show << " : " << str(type) << " "
+       << (s ? specStr(s) : std::string("replicated")) << "\n";
+    os << named.visualize(Shape(tensor.getShape().begin(), tensor.getShape().end()));
+  }
+  return kOk;
+}
+
+} // namespace shardc::driver
