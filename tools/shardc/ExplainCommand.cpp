@@ -70,6 +70,15 @@ std::string specStr(ShardingAttr s) {
   return out + "]";
 }
 
+/// "17:9" for a file location.
+std::string lineCol(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return lineCol(name.getChildLoc());
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return std::to_string(file.getLine()) + ":" + std::to_string(file.getColumn());
+  return locStr(loc);
+}
+
 int64_t bytesOf(Type t) {
   auto tensor = cast<RankedTensorType>(t);
   return tensor.getNumElements() *
@@ -193,7 +202,8 @@ int explainCommand(const std::vector<std::string> &args) {
   for (auto [i, name] : llvm::enumerate(mesh.getAxisNames()))
     os << (i ? ", " : "") << "\"" << cast<StringAttr>(name).getValue()
        << "\"=" << mesh.getAxisSizes()[i];
-  os << "]> (" << mesh.getNumDevices() << " devices)\n\n";
+  os << "]> (" << mesh.getNumDevices() << " devices), from " << file
+     << "\n(op@line:column; a dimension not listed is whole on every device)\n\n";
 
   // Shardings, with where each split dimension came from.
   AsmState asmState(fn);
@@ -218,9 +228,19 @@ int explainCommand(const std::vector<std::string> &args) {
         os << (k ? ", \"" : "\"") << axes[k] << "\"";
       os << "]: from " << origin.source;
       if (!origin.path.empty()) {
-        os << " through";
-        for (Operation *op : origin.path)
-          os << " " << op->getName() << " (" << locStr(op->getLoc()) << ")";
+        // Long paths keep their two first and three last steps.
+        os << " via ";
+        size_t n = origin.path.size();
+        for (size_t k = 0; k < n; ++k) {
+          if (n > 6 && k == 2) {
+            os << " -> (" << n - 5 << " more)";
+            k = n - 4;
+            continue;
+          }
+          Operation *op = origin.path[k];
+          os << (k ? " -> " : "") << op->getName().getStringRef().drop_front(7) << "@"
+             << lineCol(op->getLoc());
+        }
       }
       os << "\n";
     }
@@ -242,8 +262,8 @@ int explainCommand(const std::vector<std::string> &args) {
     for (auto [i, v] : llvm::enumerate(op.getResults())) {
       auto s = cast<ShardingAttr>(list[i]);
       describe(v,
-               valueName(v) + " = " + op.getName().getStringRef().str() + " (" +
-                   locStr(op.getLoc()) + ")",
+               valueName(v) + " = " + op.getName().getStringRef().str() + "@" +
+                   lineCol(op.getLoc()),
                s);
       byName[valueName(v)] = {v.getType(), s};
     }

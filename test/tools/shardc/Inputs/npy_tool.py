@@ -2,6 +2,8 @@
 
   npy_tool.py mlp-inputs DIR            random inputs of Inputs/mlp_forward.mlir
   npy_tool.py mlp-check DIR             compare shardc's outputs with NumPy
+  npy_tool.py dp-inputs DIR             random inputs of Inputs/dp_mlp_loss.mlir
+  npy_tool.py dp-check DIR              compare its sharded run with NumPy
   npy_tool.py save FILE DTYPE SHAPE V.. write an array (values repeated to fill)
   npy_tool.py print FILE                print dtype, shape and values
   npy_tool.py truncate SRC DST N        copy SRC without its last N bytes
@@ -27,6 +29,26 @@ def main(argv):
         np.testing.assert_allclose(got, logits, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(total, logits.sum(), rtol=1e-5)
         print("MLP OK")
+    elif cmd == "dp-inputs":
+        rng = np.random.default_rng(11)
+        d = argv[2]
+        for name, shape in [("x", (16, 8)), ("w1", (8, 16)), ("b1", (16,)),
+                            ("w2", (16, 4)), ("b2", (4,))]:
+            np.save(f"{d}/{name}.npy", rng.standard_normal(shape).astype(np.float32))
+        np.save(f"{d}/labels.npy", rng.integers(0, 4, size=(16,)).astype(np.int32))
+    elif cmd == "dp-check":
+        d = argv[2]
+        load = lambda n: np.load(f"{d}/{n}.npy").astype(np.float64)
+        h = np.maximum(load("x") @ load("w1") + load("b1"), 0)
+        logits = h @ load("w2") + load("b2")
+        z = logits - logits.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        labels = np.load(f"{d}/labels.npy")
+        loss = -logp[np.arange(16), labels].mean()
+        np.testing.assert_allclose(np.load(f"{d}/main.result0.npy"), loss, rtol=1e-5)
+        np.testing.assert_allclose(np.load(f"{d}/main.result1.npy"), logits,
+                                   rtol=1e-5, atol=1e-5)
+        print("DP MLP OK")
     elif cmd == "save":
         path, dtype, shape = argv[2], argv[3], tuple(int(s) for s in argv[4].split("x") if s)
         values = [float(v) for v in argv[5:]] or [0.0]

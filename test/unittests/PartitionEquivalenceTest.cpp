@@ -1,0 +1,118 @@
+//===- PartitionEquivalenceTest.cpp - partitioned run == global run -------===//
+//
+// For every function of every program in test/Partition (the lit corpus of
+// the partitioner), runs the global function on one device and the
+// partitioned one on the devices of its mesh, on the same random inputs, and
+// requires the same results. Integer inputs are drawn from [0, 4) so that
+// they are valid indices for the corpus' tables.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/Transforms/Propagation.h"
+#include "shardc/Interpreter/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+std::vector<std::string> corpusFiles() {
+  std::vector<std::string> files;
+  for (auto &entry : std::filesystem::directory_iterator(SHARDC_PARTITION_CORPUS_DIR)) {
+    std::string name = entry.path().filename().string();
+    if (entry.path().extension() == ".mlir" &&
+        name.find("-invalid") == std::string::npos)
+      files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Array randomArray(RankedTensorType type, std::mt19937 &rng) {
+  DType dtype = *toDType(type.getElementType());
+  Array a(dtype, Shape(type.getShape().begin(), type.getShape().end()));
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int64_t> index(0, 3), bit(0, 1);
+  for (int64_t i = 0; i < a.numElements(); ++i) {
+    if (isFloat(dtype))
+      a.setDouble(i, real(rng));
+    else
+      a.setInt(i, dtype == DType::I1 ? bit(rng) : index(rng));
+  }
+  return a;
+}
+
+class PartitionEquivalence : public testing::TestWithParam<std::string> {};
+
+TEST_P(PartitionEquivalence, PartitionedRunEqualsGlobalRun) {
+  MLIRContext ctx;
+  ctx.loadDialect<ShardcDialect, func::FuncDialect>();
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(GetParam(), &ctx);
+  ASSERT_TRUE(module) << diagnostics;
+
+  std::vector<std::string> names;
+  for (auto fn : module->getOps<func::FuncOp>())
+    if (!fn.isExternal())
+      names.push_back(fn.getSymName().str());
+  ASSERT_FALSE(names.empty());
+
+  for (const std::string &name : names) {
+    SCOPED_TRACE("@" + name);
+    auto fn = module->lookupSymbol<func::FuncOp>(name);
+    std::mt19937 rng(std::hash<std::string>{}(GetParam() + "@" + name) & 0xffffffff);
+    std::vector<Array> inputs;
+    for (Type t : fn.getArgumentTypes())
+      inputs.push_back(randomArray(cast<RankedTensorType>(t), rng));
+
+    FailureOr<std::vector<Array>> want = interpret(fn, inputs);
+    ASSERT_TRUE(succeeded(want)) << diagnostics;
+    ASSERT_TRUE(succeeded(propagateShardings(fn)) && succeeded(partitionFunction(fn)) &&
+                succeeded(verify(*module)))
+        << diagnostics;
+    FailureOr<std::vector<Array>> got = interpretPartitioned(fn, inputs);
+    ASSERT_TRUE(succeeded(got)) << diagnostics;
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t r = 0; r < want->size(); ++r) {
+      const Array &g = (*got)[r], &w = (*want)[r];
+      ASSERT_EQ(g.dtype(), w.dtype()) << "result #" << r;
+      ASSERT_EQ(g.shape(), w.shape()) << "result #" << r;
+      for (int64_t i = 0; i < w.numElements(); ++i) {
+        double gv = g.getDouble(i), wv = w.getDouble(i);
+        ASSERT_LE(std::fabs(gv - wv), 1e-5 * std::max(1.0, std::fabs(wv)))
+            << "result #" << r << " element " << i;
+      }
+    }
+  }
+}
+
+std::string testName(const testing::TestParamInfo<std::string> &info) {
+  std::string name = std::filesystem::path(info.param).stem().string();
+  for (char &c : name)
+    if (!isalnum((unsigned char)c))
+      c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, PartitionEquivalence, testing::ValuesIn(corpusFiles()),
+                         testName);
+
+} // namespace
