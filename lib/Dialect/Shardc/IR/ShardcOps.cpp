@@ -63,7 +63,7 @@ ParseResult MeshOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<int64_t> sizes;
   if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, [&] {
         std::string axis;
-        int64_t size;
+        int64_t size = 0;
         if (parser.parseString(&axis) || parser.parseEqual() ||
             parser.parseInteger(size))
           return failure();
