@@ -389,6 +389,8 @@ private:
 
 } // namespace
 
+std::optional<Array> elementsToArray(ElementsAttr elements) { return toArray(elements); }
+
 FailureOr<std::vector<Lanes>> interpret(func::FuncOp fn, const std::vector<Lanes> &args,
                                         int64_t numDevices) {
   if (fn.isExternal())

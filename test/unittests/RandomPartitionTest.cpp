@@ -5,7 +5,8 @@
 // every op is valid, sharding constraints, sometimes a result sharding), runs
 // it on one device with the reference interpreter, then propagates shardings,
 // partitions it, verifies the module and runs the per-device program on the
-// devices of the mesh. The gathered results must match the global run.
+// devices of the mesh, in the interpreter and, lowered to a plan, on the CPU
+// backend. The gathered results must match the global run.
 //
 // Every seed is its own test (`Seeds/RandomPartitionTest.MatchesGlobalRun/17`)
 // and is reproducible: the program and its inputs come from std::mt19937
@@ -15,9 +16,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
+#include "shardc/Runtime/Backend.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -806,6 +809,17 @@ TEST_P(RandomPartitionTest, MatchesGlobalRun) {
   ASSERT_EQ(got->size(), expected->size());
   for (size_t i = 0; i < got->size(); ++i)
     EXPECT_TRUE(close((*got)[i], (*expected)[i])) << "result #" << i;
+
+  // The same per-device program, lowered to a plan, on the CPU backend's
+  // threads.
+  FailureOr<Plan> plan = lowerToPlan(fn);
+  ASSERT_TRUE(succeeded(plan)) << "lowering failed:\n" << diagnostics;
+  std::unique_ptr<Backend> cpu = createCpuBackend();
+  StatusOr<std::vector<Array>> fromCpu = runPlan(*cpu, *plan, inputs);
+  ASSERT_TRUE(fromCpu.ok()) << fromCpu.message();
+  ASSERT_EQ(fromCpu->size(), expected->size());
+  for (size_t i = 0; i < fromCpu->size(); ++i)
+    EXPECT_TRUE(close((*fromCpu)[i], (*expected)[i])) << "cpu backend, result #" << i;
 }
 
 uint32_t numSeeds() {

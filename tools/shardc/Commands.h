@@ -19,6 +19,9 @@ void reportError(const std::string &message);
 ///                       [--output-dir DIR] [--backend reference]`
 int runCommand(const std::vector<std::string> &args);
 
+/// `shardc compile FILE.mlir -o FILE.shardc [--entry NAME] [--dump-stages DIR]`
+int compileCommand(const std::vector<std::string> &args);
+
 /// `shardc explain FILE.mlir [--entry NAME] [--show NAME]`
 int explainCommand(const std::vector<std::string> &args);
 

@@ -1,27 +1,27 @@
 //===- RunCommand.cpp - shardc run ----------------------------------------===//
 //
-// Loads a module, binds .npy files to the entry function's arguments, runs it
-// and writes each result to <output-dir>/<entry>.result<i>.npy. Every input
-// is checked before anything runs, and outputs are written only after the
-// whole run succeeded, each atomically.
+// Runs a function of a .mlir file, or a compiled .shardc artifact, on .npy
+// inputs and writes each result to <output-dir>/<entry>.result<i>.npy. Every
+// input is checked against the function's global signature before anything
+// runs, and outputs are written only after the whole run succeeded, each
+// atomically.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "Pipeline.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
+#include "shardc/Runtime/Artifact.h"
+#include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/File.h"
 #include "shardc/Runtime/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/SourceMgr.h"
-#include "mlir/Support/FileUtilities.h"
 
 #include <cstdio>
 #include <map>
@@ -32,24 +32,32 @@ namespace shardc::driver {
 
 namespace {
 const char kRunHelp[] =
-    "usage: shardc run FILE.mlir [--entry NAME] [--input NAME=FILE.npy]...\n"
-    "                  [--output-dir DIR] [--backend reference]\n"
+    "usage: shardc run FILE.mlir|FILE.shardc [--entry NAME] [--input NAME=FILE.npy]...\n"
+    "                  [--output-dir DIR] [--backend cpu|reference]\n"
     "\n"
     "  --entry NAME        function to run (default: main, or the only public one)\n"
     "  --input NAME=FILE   .npy file for the argument NAME (its shardc.name, or\n"
     "                      argN for argument N); every argument needs one\n"
     "  --output-dir DIR    where to write <entry>.result<i>.npy (default: .)\n"
-    "  --backend NAME      reference (the interpreter)\n";
+    "  --backend NAME      cpu (default: the compiled plan on simulated devices)\n"
+    "                      or reference (the interpreter; .mlir files only)\n";
 
 struct RunOptions {
   std::string file;
   std::string entry;
   std::vector<std::pair<std::string, std::string>> inputs; // name, path
   std::string outputDir = ".";
-  std::string backend = "reference";
+  std::string backend = "cpu";
 };
 
-/// Parses `args`; returns an exit code when parsing ends the command.
+/// The global signature the inputs are checked against.
+struct Signature {
+  std::string entry;
+  std::vector<std::string> names; // e.g. "x", or "arg1"
+  std::vector<DType> dtypes;
+  std::vector<Shape> shapes; // global
+};
+
 std::optional<int> parseRunOptions(const std::vector<std::string> &args,
                                    RunOptions &opts) {
   for (size_t i = 0; i < args.size(); ++i) {
@@ -97,68 +105,136 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
     }
   }
   if (opts.file.empty()) {
-    reportError("'shardc run' needs a FILE.mlir (try --help)");
+    reportError("'shardc run' needs a FILE.mlir or FILE.shardc (try --help)");
     return kUsage;
   }
-  if (opts.backend != "reference") {
+  if (opts.backend != "cpu" && opts.backend != "reference") {
     reportError("backend '" + opts.backend +
-                "' is not available in this build (available: reference)");
+                "' is not available in this build (available: cpu, reference)");
     return kFailed;
   }
   return std::nullopt;
 }
 
-/// The driver's name for argument `i` of `fn`.
-std::string argName(func::FuncOp fn, unsigned i) {
-  if (auto name = fn.getArgAttrOfType<StringAttr>(i, ShardcDialect::kArgNameAttrName))
-    return name.getValue().str();
-  return "arg" + std::to_string(i);
+std::string typeString(DType dtype, const Shape &shape) {
+  return Array(dtype, shape).typeString();
 }
 
-/// The global type of argument `i`: its type, or for a partitioned function
-/// the local type scaled up by its sharding.
-RankedTensorType globalArgType(func::FuncOp fn, unsigned i) {
-  auto type = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+/// The global signature of `fn` (for a partitioned function, its local types
+/// scaled up by the argument shardings).
+std::optional<Signature> signatureOf(func::FuncOp fn) {
+  Signature sig{fn.getSymName().str(), {}, {}, {}};
   auto meshRef = fn->getAttrOfType<FlatSymbolRefAttr>(ShardcDialect::kPartitionedAttrName);
-  auto s = fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
   MeshOp mesh = meshRef ? lookupMesh(fn, meshRef) : MeshOp();
-  if (!mesh || !s)
-    return type;
-  SmallVector<int64_t> shape(type.getShape());
-  for (size_t d = 0; d < shape.size(); ++d)
-    shape[d] *= getGroupSize(mesh, s.getDimAxes(d));
-  return RankedTensorType::get(shape, type.getElementType());
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    auto name = fn.getArgAttrOfType<StringAttr>(i, ShardcDialect::kArgNameAttrName);
+    sig.names.push_back(name ? name.getValue().str() : "arg" + std::to_string(i));
+    auto type = dyn_cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+    std::optional<DType> dtype = type ? toDType(type.getElementType()) : std::nullopt;
+    if (!dtype) {
+      reportError("argument '" + sig.names.back() + "' has a type shardc cannot run");
+      return std::nullopt;
+    }
+    Shape shape(type.getShape().begin(), type.getShape().end());
+    auto s = fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
+    if (mesh && s)
+      for (size_t d = 0; d < shape.size(); ++d)
+        shape[d] *= getGroupSize(mesh, s.getDimAxes(d));
+    sig.dtypes.push_back(*dtype);
+    sig.shapes.push_back(shape);
+  }
+  return sig;
 }
 
-/// Chooses the entry function: --entry, else @main, else the only public one.
-func::FuncOp findEntry(ModuleOp module, const std::string &requested) {
-  std::vector<func::FuncOp> candidates;
-  for (auto fn : module.getOps<func::FuncOp>())
-    if (!fn.isExternal())
-      candidates.push_back(fn);
-  auto names = [&] {
-    std::string s;
-    for (auto fn : candidates)
-      s += (s.empty() ? "@" : ", @") + fn.getSymName().str();
-    return s.empty() ? std::string("none") : s;
-  };
-  std::string want = requested.empty() ? "main" : requested;
-  for (auto fn : candidates)
-    if (fn.getSymName() == want)
-      return fn;
-  if (requested.empty()) {
-    std::vector<func::FuncOp> pub;
-    for (auto fn : candidates)
-      if (fn.isPublic())
-        pub.push_back(fn);
-    if (pub.size() == 1)
-      return pub[0];
-    reportError("no @main function; choose one with --entry (functions: " + names() +
-                ")");
-  } else {
-    reportError("no function @" + requested + " (functions: " + names() + ")");
+Signature signatureOf(const Plan &plan) {
+  Signature sig{plan.entry, plan.argNames, {}, plan.argGlobalShapes};
+  for (int32_t id : plan.args)
+    sig.dtypes.push_back(plan.values[id].dtype);
+  return sig;
+}
+
+/// Reads and checks every input; nullopt (after one error line) on failure.
+std::optional<std::vector<Array>> bindInputs(const Signature &sig, const RunOptions &opts) {
+  size_t n = sig.names.size();
+  std::map<std::string, size_t> byName;
+  std::string known;
+  for (size_t i = 0; i < n; ++i) {
+    byName[sig.names[i]] = i;
+    byName["arg" + std::to_string(i)] = i;
+    known += (known.empty() ? "" : ", ") + sig.names[i];
   }
-  return {};
+  std::vector<std::optional<Array>> bound(n);
+  for (auto &[name, path] : opts.inputs) {
+    auto it = byName.find(name);
+    if (it == byName.end()) {
+      reportError("@" + sig.entry + " has no argument '" + name + "' (arguments: " +
+                  (known.empty() ? "none" : known) + ")");
+      return std::nullopt;
+    }
+    size_t i = it->second;
+    if (bound[i]) {
+      reportError("argument '" + sig.names[i] + "' is given more than once");
+      return std::nullopt;
+    }
+    StatusOr<Array> array = readNpy(path);
+    if (!array.ok()) {
+      reportError("input '" + sig.names[i] + "': " + array.message());
+      return std::nullopt;
+    }
+    // bf16 has no .npy dtype: it is read as f32 and rounded.
+    if (sig.dtypes[i] == DType::BF16 && array->dtype() == DType::F32)
+      *array = Array::fromDoubles(DType::BF16, array->shape(), array->toDoubles());
+    if (array->dtype() != sig.dtypes[i] || array->shape() != sig.shapes[i]) {
+      reportError("input '" + sig.names[i] + "' (argument #" + std::to_string(i) +
+                  ") must be " + typeString(sig.dtypes[i], sig.shapes[i]) + ", but " +
+                  path + " holds " + array->typeString());
+      return std::nullopt;
+    }
+    bound[i] = std::move(*array);
+  }
+  std::vector<Array> inputs;
+  for (size_t i = 0; i < n; ++i) {
+    if (!bound[i]) {
+      reportError("missing input for argument '" + sig.names[i] + "' (#" +
+                  std::to_string(i) + ", " + typeString(sig.dtypes[i], sig.shapes[i]) +
+                  "); pass --input " + sig.names[i] + "=FILE.npy");
+      return std::nullopt;
+    }
+    inputs.push_back(std::move(*bound[i]));
+  }
+  return inputs;
+}
+
+int writeOutputs(const std::string &entry, const std::vector<Array> &results,
+                 const std::string &dir) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    reportError("cannot create output directory '" + dir + "': " + ec.message());
+    return kFailed;
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::string path = dir + "/" + entry + ".result" + std::to_string(i) + ".npy";
+    Status written = writeNpy(path, results[i]);
+    if (!written.ok()) {
+      reportError(written.message());
+      return kFailed;
+    }
+    std::printf("wrote %s (%s)\n", path.c_str(), results[i].typeString().c_str());
+  }
+  return kOk;
+}
+
+int runPlanOnCpu(const Plan &plan, const std::vector<Array> &inputs,
+                 const RunOptions &opts) {
+  std::unique_ptr<Backend> backend = createCpuBackend();
+  StatusOr<std::vector<Array>> results = runPlan(*backend, plan, inputs);
+  if (!results.ok()) {
+    reportError(results.message());
+    return kFailed;
+  }
+  if (plan.numDevices() > 1 || !plan.mesh.axisNames.empty())
+    std::printf("ran @%s on %lld simulated devices\n", plan.entry.c_str(),
+                (long long)plan.numDevices());
+  return writeOutputs(plan.entry, *results, opts.outputDir);
 }
 } // namespace
 
@@ -167,126 +243,70 @@ int runCommand(const std::vector<std::string> &args) {
   if (std::optional<int> code = parseRunOptions(args, opts))
     return *code;
 
-  MLIRContext context;
-  context.loadDialect<ShardcDialect, func::FuncDialect>();
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  std::string error;
-  auto buffer = openInputFile(opts.file, &error);
-  if (!buffer) {
-    reportError("cannot open '" + opts.file + "': " + error);
-    return kFailed;
+  // A compiled artifact runs as it is.
+  StatusOr<std::string> head = readFile(opts.file);
+  if (head.ok() && looksLikeArtifact(*head)) {
+    if (opts.backend == "reference") {
+      reportError("the reference backend runs .mlir files; '" + opts.file +
+                  "' is a compiled artifact (use --backend cpu)");
+      return kFailed;
+    }
+    StatusOr<Plan> plan = deserializePlan(*head, opts.file);
+    if (!plan.ok()) {
+      reportError(plan.message());
+      return kFailed;
+    }
+    if (!opts.entry.empty() && opts.entry != plan->entry) {
+      reportError("'" + opts.file + "' holds @" + plan->entry + ", not @" + opts.entry);
+      return kFailed;
+    }
+    std::optional<std::vector<Array>> inputs = bindInputs(signatureOf(*plan), opts);
+    if (!inputs)
+      return kFailed;
+    return runPlanOnCpu(*plan, *inputs, opts);
   }
-  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return kFailed; // the parser or verifier printed why
 
-  func::FuncOp fn = findEntry(*module, opts.entry);
+  std::unique_ptr<LoadedModule> loaded = loadModule(opts.file);
+  if (!loaded)
+    return kFailed;
+  func::FuncOp fn = findEntry(*loaded->module, opts.entry);
   if (!fn)
     return kFailed;
-  std::string entry = fn.getSymName().str();
+  std::optional<Signature> sig = signatureOf(fn);
+  if (!sig)
+    return kFailed;
+  std::optional<std::vector<Array>> inputs = bindInputs(*sig, opts);
+  if (!inputs)
+    return kFailed;
 
-  // Bind inputs to arguments by name.
-  unsigned numArgs = fn.getNumArguments();
-  std::map<std::string, unsigned> byName;
-  std::string known;
-  for (unsigned i = 0; i < numArgs; ++i) {
-    byName[argName(fn, i)] = i;
-    byName["arg" + std::to_string(i)] = i;
-    known += (known.empty() ? "" : ", ") + argName(fn, i);
-  }
-  std::vector<std::optional<Array>> bound(numArgs);
-  for (auto &[name, path] : opts.inputs) {
-    auto it = byName.find(name);
-    if (it == byName.end()) {
-      reportError("@" + entry + " has no argument '" + name + "' (arguments: " +
-                  (known.empty() ? "none" : known) + ")");
+  if (opts.backend == "cpu") {
+    FailureOr<Plan> plan = compileToPlan(*loaded->module, fn);
+    if (failed(plan))
       return kFailed;
-    }
-    unsigned i = it->second;
-    if (bound[i]) {
-      reportError("argument '" + argName(fn, i) + "' is given more than once");
-      return kFailed;
-    }
-    StatusOr<Array> array = readNpy(path);
-    if (!array.ok()) {
-      reportError("input '" + argName(fn, i) + "': " + array.message());
-      return kFailed;
-    }
-    RankedTensorType type = globalArgType(fn, i);
-    std::optional<DType> dtype = toDType(type.getElementType());
-    if (!dtype) {
-      reportError("argument '" + argName(fn, i) + "' has unsupported type " +
-                  std::to_string(i));
-      return kFailed;
-    }
-    // bf16 has no .npy dtype: it is read as f32 and rounded.
-    if (*dtype == DType::BF16 && array->dtype() == DType::F32)
-      *array = Array::fromDoubles(DType::BF16, array->shape(), array->toDoubles());
-    Shape shape(type.getShape().begin(), type.getShape().end());
-    if (array->dtype() != *dtype || array->shape() != shape) {
-      std::string expected;
-      llvm::raw_string_ostream os(expected);
-      os << type;
-      reportError("input '" + argName(fn, i) + "' (argument #" + std::to_string(i) +
-                  ") must be " + expected + ", but " + path + " holds " +
-                  array->typeString());
-      return kFailed;
-    }
-    bound[i] = std::move(*array);
-  }
-  std::vector<Array> inputs;
-  for (unsigned i = 0; i < numArgs; ++i) {
-    if (!bound[i]) {
-      std::string type;
-      llvm::raw_string_ostream os(type);
-      os << globalArgType(fn, i);
-      reportError("missing input for argument '" + argName(fn, i) + "' (#" +
-                  std::to_string(i) + ", " + type + "); pass --input " +
-                  argName(fn, i) + "=FILE.npy");
-      return kFailed;
-    }
-    inputs.push_back(std::move(*bound[i]));
+    return runPlanOnCpu(*plan, *inputs, opts);
   }
 
-  // A sharded function runs partitioned, on the devices of its mesh.
+  // The reference interpreter; a sharded function runs partitioned.
   FailureOr<MeshOp> mesh = findFunctionMesh(fn);
   if (failed(mesh))
     return kFailed;
   bool partitioned = fn->hasAttr(ShardcDialect::kPartitionedAttrName);
   if (*mesh && !partitioned) {
     if (failed(propagateShardings(fn)) || failed(partitionFunction(fn)) ||
-        failed(verify(*module)))
+        failed(verify(*loaded->module)))
       return kFailed;
     partitioned = true;
   }
   FailureOr<std::vector<Array>> results =
-      partitioned ? interpretPartitioned(fn, inputs) : interpret(fn, inputs);
+      partitioned ? interpretPartitioned(fn, *inputs) : interpret(fn, *inputs);
   if (failed(results))
     return kFailed; // the interpreter emitted a diagnostic at the failing op
   if (partitioned) {
     auto meshRef = fn->getAttrOfType<FlatSymbolRefAttr>(ShardcDialect::kPartitionedAttrName);
-    std::printf("ran @%s on %lld simulated devices (mesh @%s)\n", entry.c_str(),
-                (long long)lookupMesh(fn, meshRef).getNumDevices(),
-                meshRef.getValue().str().c_str());
+    std::printf("ran @%s on %lld simulated devices\n", sig->entry.c_str(),
+                (long long)lookupMesh(fn, meshRef).getNumDevices());
   }
-
-  if (std::error_code ec = llvm::sys::fs::create_directories(opts.outputDir)) {
-    reportError("cannot create output directory '" + opts.outputDir +
-                "': " + ec.message());
-    return kFailed;
-  }
-  for (size_t i = 0; i < results->size(); ++i) {
-    std::string path = opts.outputDir + "/" + entry + ".result" + std::to_string(i) + ".npy";
-    Status written = writeNpy(path, (*results)[i]);
-    if (!written.ok()) {
-      reportError(written.message());
-      return kFailed;
-    }
-    std::printf("wrote %s (%s)\n", path.c_str(), (*results)[i].typeString().c_str());
-  }
-  return kOk;
+  return writeOutputs(sig->entry, *results, opts.outputDir);
 }
 
 } // namespace shardc::driver

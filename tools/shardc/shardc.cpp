@@ -16,8 +16,10 @@ static const char kHelp[] =
     "usage: shardc <command> [options]\n"
     "\n"
     "commands:\n"
-    "  run FILE.mlir [--entry NAME] [--input NAME=FILE.npy]... [--output-dir DIR]\n"
-    "                [--backend reference]\n"
+    "  compile FILE.mlir -o FILE.shardc [--entry NAME] [--dump-stages DIR]\n"
+    "      Compiles a function (propagated, partitioned, planned) to an artifact.\n"
+    "  run FILE.mlir|FILE.shardc [--entry NAME] [--input NAME=FILE.npy]...\n"
+    "                [--output-dir DIR] [--backend cpu|reference]\n"
     "      Runs a function on .npy inputs and writes <entry>.result<i>.npy.\n"
     "      Arguments are named by their shardc.name attribute, or arg0, arg1, ...\n"
     "  explain FILE.mlir [--entry NAME] [--show NAME]\n"
@@ -39,6 +41,8 @@ int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "run")
     return runCommand(args);
+  if (command == "compile")
+    return compileCommand(args);
   if (command == "explain")
     return explainCommand(args);
   reportError("unknown command '" + command + "' (try 'shardc --help')");

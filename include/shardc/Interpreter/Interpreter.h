@@ -17,6 +17,7 @@
 #include "shardc/Runtime/Array.h"
 #include "shardc/Runtime/Sharding.h"
 
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
 
@@ -36,6 +37,9 @@ using Lanes = std::vector<Array>;
 
 /// The runtime element type of an MLIR element type, if it has one.
 std::optional<DType> toDType(mlir::Type elementType);
+/// The elements of a constant as an Array; none when they cannot be read
+/// (an elided or external `dense_resource`).
+std::optional<Array> elementsToArray(mlir::ElementsAttr elements);
 /// Runtime views of the dialect's mesh and sharding.
 Mesh toRuntimeMesh(MeshOp mesh);
 NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh);

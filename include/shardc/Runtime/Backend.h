@@ -1,0 +1,46 @@
+//===- Backend.h - what runs a plan -----------------------------*- C++ -*-===//
+//
+// A backend executes a Plan on the devices of its mesh. The interface is
+// small on purpose: a new backend implements `execute` (see CpuBackend.cpp).
+// Backends are not thread-safe: one execute at a time per backend object.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RUNTIME_BACKEND_H
+#define SHARDC_RUNTIME_BACKEND_H
+
+#include "shardc/Runtime/Plan.h"
+#include "shardc/Runtime/Status.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+/// Values of one argument or result on every device: element d is device d's.
+using DeviceArrays = std::vector<Array>;
+
+class Backend {
+public:
+  virtual ~Backend();
+  /// "cpu", "cuda", ...
+  virtual const char *name() const = 0;
+  /// Runs `plan`: `args[i][d]` is argument i's shard on device d. Returns
+  /// `results[i][d]`. Errors name the step's source location.
+  virtual StatusOr<std::vector<DeviceArrays>>
+  execute(const Plan &plan, const std::vector<DeviceArrays> &args) = 0;
+};
+
+/// N simulated devices in this process, one thread each.
+std::unique_ptr<Backend> createCpuBackend();
+
+/// device_put + execute + gather: splits each global argument by the plan's
+/// argument sharding, runs, and assembles each result by its sharding.
+/// Checks each argument's dtype and global shape first; errors name it.
+StatusOr<std::vector<Array>> runPlan(Backend &backend, const Plan &plan,
+                                     const std::vector<Array> &globalArgs);
+
+} // namespace shardc
+
+#endif // SHARDC_RUNTIME_BACKEND_H

@@ -1,0 +1,95 @@
+//===- Plan.h - the executable plan of one per-device program ---*- C++ -*-===//
+//
+// What the compiler hands the runtime: the per-device program as a list of
+// steps over numbered values, with every intermediate value placed in one
+// arena per device (offsets chosen by liveness, so buffers are reused), the
+// mesh it runs on, and how its global inputs and outputs are laid out on the
+// devices. Every backend executes the same plan. A plan serializes to the
+// `.shardc` artifact format (see Artifact.h). Plain data; no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RUNTIME_PLAN_H
+#define SHARDC_RUNTIME_PLAN_H
+
+#include "shardc/Runtime/Array.h"
+#include "shardc/Runtime/Sharding.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+/// One opcode per op of the dialect. Attributes live in PlanStep::ints, as
+/// documented per opcode.
+enum class OpCode : uint16_t {
+  Constant,       // constant = the value
+  Iota,           // ints = {dim}
+  Neg, Abs, Exp, Log, Tanh, Sqrt, Rsqrt, Erf,
+  Add, Sub, Mul, Div, Max, Min, Pow,
+  Compare,        // ints = {direction: eq ne lt le gt ge = 0..5}
+  Select, Convert,
+  DotGeneral,     // ints = {nb, nc, lhs batching[nb], rhs batching[nb],
+                  //         lhs contracting[nc], rhs contracting[nc]}
+  Reduce,         // ints = {kind: sum max min = 0..2, dims...}
+  BroadcastInDim, // ints = dims
+  Reshape,
+  Transpose,      // ints = permutation
+  Slice,          // ints = {start[r], limit[r], strides[r]}
+  Concatenate,    // ints = {dim}
+  Take, ScatterAdd,
+  AllReduce,      // ints = {kind: sum max min mean = 0..3}; axes
+  AllGather,      // ints = {dim}; axes
+  ReduceScatter,  // ints = {kind, dim}; axes
+  AllToAll,       // ints = {split_dim, concat_dim}; axes
+  AllSlice,       // ints = {dim}; axes
+};
+const char *opCodeName(OpCode op);
+bool isCollective(OpCode op);
+
+struct Plan;
+/// A readable listing of a plan: devices, arena, and one line per step with
+/// its values' types and arena offsets.
+std::string describePlan(const Plan &plan);
+
+/// A value of the program on one device. Intermediates live at `offset` in
+/// the device's arena; arguments (offset -1) are supplied by the caller.
+struct PlanValue {
+  DType dtype;
+  Shape shape;       // local (per-device) shape, e.g. {256, 1024}
+  int64_t offset = -1;
+  size_t bytes() const { return (size_t)numElements(shape) * dtypeSize(dtype); }
+};
+
+struct PlanStep {
+  OpCode op;
+  std::vector<int32_t> inputs;  // value ids
+  std::vector<int32_t> outputs; // value ids
+  std::vector<int64_t> ints;    // attributes, see OpCode
+  std::vector<std::string> axes; // collectives: mesh axes of the groups
+  Array constant;               // Constant: the (local) value
+  std::string location;         // "model.mlir:12:8", for runtime errors
+};
+
+struct Plan {
+  std::string entry;                 // e.g. "main"
+  Mesh mesh;                         // no axes: one device
+  std::vector<PlanValue> values;
+  std::vector<int32_t> args;         // value ids of the arguments
+  std::vector<int32_t> results;      // value ids of the results
+  std::vector<std::string> argNames; // driver names: shardc.name or argN
+  /// Global layout of each argument and result (replicated when the
+  /// function is not sharded).
+  std::vector<NamedSharding> argShardings, resultShardings;
+  std::vector<Shape> argGlobalShapes, resultGlobalShapes;
+  std::vector<PlanStep> steps;
+  int64_t arenaBytes = 0;            // per device, after buffer reuse
+  int64_t unsharedBytes = 0;         // per device, without reuse (for reports)
+
+  int64_t numDevices() const { return mesh.numDevices(); }
+};
+
+} // namespace shardc
+
+#endif // SHARDC_RUNTIME_PLAN_H

@@ -1,0 +1,320 @@
+//===- ShardcToPlan.cpp - lowering to the executable plan -----------------===//
+//
+// One step per op with its attributes flattened as Plan.h documents, then
+// buffer assignment: a linear scan over the steps that places each new value
+// in the best-fitting free block of the arena and frees a value after its
+// last use. Results are never freed; arguments live outside the arena.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Conversion/ShardcToPlan.h"
+
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/Transforms/Propagation.h"
+#include "shardc/Interpreter/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+using namespace mlir;
+
+namespace shardc {
+
+namespace {
+
+constexpr int64_t kAlignment = 64;
+
+std::string locString(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locString(name.getChildLoc());
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+           std::to_string(file.getColumn());
+  return "unknown location";
+}
+
+std::vector<std::string> axisNames(ArrayAttr axes) {
+  std::vector<std::string> out;
+  for (Attribute a : axes)
+    out.push_back(cast<StringAttr>(a).getValue().str());
+  return out;
+}
+
+void append(std::vector<int64_t> &to, ArrayRef<int64_t> from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+/// Fills the opcode and attributes of `step` from `op`.
+LogicalResult describe(Operation *op, PlanStep &step) {
+  auto simple = [&](OpCode code) {
+    step.op = code;
+    return success();
+  };
+  auto reduceKind = [](ReduceKind k) -> int64_t {
+    switch (k) {
+    case ReduceKind::Sum: return 0;
+    case ReduceKind::Max: return 1;
+    case ReduceKind::Min: return 2;
+    case ReduceKind::Mean: return 3;
+    }
+    return 0;
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](ConstantOp c) -> LogicalResult {
+        std::optional<Array> value = elementsToArray(c.getValue());
+        if (!value)
+          return c.emitError("cannot read the elements of this constant");
+        step.constant = std::move(*value);
+        return simple(OpCode::Constant);
+      })
+      .Case([&](IotaOp c) {
+        step.ints = {c.getDimAttr().getInt()};
+        return simple(OpCode::Iota);
+      })
+      .Case([&](NegOp) { return simple(OpCode::Neg); })
+      .Case([&](AbsOp) { return simple(OpCode::Abs); })
+      .Case([&](ExpOp) { return simple(OpCode::Exp); })
+      .Case([&](LogOp) { return simple(OpCode::Log); })
+      .Case([&](TanhOp) { return simple(OpCode::Tanh); })
+      .Case([&](SqrtOp) { return simple(OpCode::Sqrt); })
+      .Case([&](RsqrtOp) { return simple(OpCode::Rsqrt); })
+      .Case([&](ErfOp) { return simple(OpCode::Erf); })
+      .Case([&](AddOp) { return simple(OpCode::Add); })
+      .Case([&](SubOp) { return simple(OpCode::Sub); })
+      .Case([&](MulOp) { return simple(OpCode::Mul); })
+      .Case([&](DivOp) { return simple(OpCode::Div); })
+      .Case([&](MaxOp) { return simple(OpCode::Max); })
+      .Case([&](MinOp) { return simple(OpCode::Min); })
+      .Case([&](PowOp) { return simple(OpCode::Pow); })
+      .Case([&](CompareOp c) {
+        step.ints = {(int64_t)c.getDirection()};
+        return simple(OpCode::Compare);
+      })
+      .Case([&](SelectOp) { return simple(OpCode::Select); })
+      .Case([&](ConvertOp) { return simple(OpCode::Convert); })
+      .Case([&](DotGeneralOp c) {
+        step.ints = {(int64_t)c.getLhsBatchingDims().size(),
+                     (int64_t)c.getLhsContractingDims().size()};
+        append(step.ints, c.getLhsBatchingDims());
+        append(step.ints, c.getRhsBatchingDims());
+        append(step.ints, c.getLhsContractingDims());
+        append(step.ints, c.getRhsContractingDims());
+        return simple(OpCode::DotGeneral);
+      })
+      .Case([&](ReduceOp c) {
+        step.ints = {reduceKind(c.getKind())};
+        append(step.ints, c.getDims());
+        return simple(OpCode::Reduce);
+      })
+      .Case([&](BroadcastInDimOp c) {
+        append(step.ints, c.getDims());
+        return simple(OpCode::BroadcastInDim);
+      })
+      .Case([&](ReshapeOp) { return simple(OpCode::Reshape); })
+      .Case([&](TransposeOp c) {
+        append(step.ints, c.getPermutation());
+        return simple(OpCode::Transpose);
+      })
+      .Case([&](SliceOp c) {
+        append(step.ints, c.getStart());
+        append(step.ints, c.getLimit());
+        append(step.ints, c.getStrides());
+        return simple(OpCode::Slice);
+      })
+      .Case([&](ConcatenateOp c) {
+        step.ints = {c.getDimAttr().getInt()};
+        return simple(OpCode::Concatenate);
+      })
+      .Case([&](TakeOp) { return simple(OpCode::Take); })
+      .Case([&](ScatterAddOp) { return simple(OpCode::ScatterAdd); })
+      .Case([&](AllReduceOp c) {
+        step.ints = {reduceKind(c.getKind())};
+        step.axes = axisNames(c.getAxes());
+        return simple(OpCode::AllReduce);
+      })
+      .Case([&](AllGatherOp c) {
+        step.ints = {c.getDimAttr().getInt()};
+        step.axes = axisNames(c.getAxes());
+        return simple(OpCode::AllGather);
+      })
+      .Case([&](ReduceScatterOp c) {
+        step.ints = {reduceKind(c.getKind()), c.getDimAttr().getInt()};
+        step.axes = axisNames(c.getAxes());
+        return simple(OpCode::ReduceScatter);
+      })
+      .Case([&](AllToAllOp c) {
+        step.ints = {c.getSplitDimAttr().getInt(), c.getConcatDimAttr().getInt()};
+        step.axes = axisNames(c.getAxes());
+        return simple(OpCode::AllToAll);
+      })
+      .Case([&](AllSliceOp c) {
+        step.ints = {c.getDimAttr().getInt()};
+        step.axes = axisNames(c.getAxes());
+        return simple(OpCode::AllSlice);
+      })
+      .Default([&](Operation *other) -> LogicalResult {
+        return other->emitError("cannot be lowered to an executable plan; ")
+               << (isa<ShardMapOp, ShardingConstraintOp>(other)
+                       ? "partition the function first"
+                       : "no backend runs it");
+      });
+}
+
+/// Best-fit allocation of aligned blocks in one arena.
+class ArenaAllocator {
+public:
+  int64_t allocate(int64_t bytes) {
+    bytes = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    auto best = free.end();
+    for (auto it = free.begin(); it != free.end(); ++it)
+      if (it->second >= bytes && (best == free.end() || it->second < best->second))
+        best = it;
+    if (best == free.end()) {
+      int64_t offset = end;
+      end += bytes;
+      return offset;
+    }
+    int64_t offset = best->first, size = best->second;
+    free.erase(best);
+    if (size > bytes)
+      free[offset + bytes] = size - bytes;
+    return offset;
+  }
+  void release(int64_t offset, int64_t bytes) {
+    bytes = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    auto it = free.emplace(offset, bytes).first;
+    auto next = std::next(it);
+    if (next != free.end() && it->first + it->second == next->first) {
+      it->second += next->second;
+      free.erase(next);
+    }
+    if (it != free.begin()) {
+      auto prev = std::prev(it);
+      if (prev->first + prev->second == it->first) {
+        prev->second += it->second;
+        free.erase(it);
+      }
+    }
+  }
+  int64_t size() const { return end; }
+
+private:
+  std::map<int64_t, int64_t> free; // offset -> size
+  int64_t end = 0;
+};
+
+} // namespace
+
+FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
+  if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
+    return fn.emitError("only single-block functions with a body can be lowered");
+  Plan plan;
+  plan.entry = fn.getSymName().str();
+  MeshOp mesh;
+  if (auto ref = fn->getAttrOfType<FlatSymbolRefAttr>(ShardcDialect::kPartitionedAttrName)) {
+    mesh = lookupMesh(fn, ref);
+  } else {
+    FailureOr<MeshOp> used = findFunctionMesh(fn);
+    if (failed(used))
+      return failure();
+    if (*used)
+      return fn.emitError("is sharded but not partitioned; run --shardc-propagate and "
+                          "--shardc-partition first");
+  }
+  if (mesh)
+    plan.mesh = toRuntimeMesh(mesh);
+
+  llvm::DenseMap<Value, int32_t> ids;
+  auto addValue = [&](Value v) -> FailureOr<int32_t> {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    std::optional<DType> dtype = type ? toDType(type.getElementType()) : std::nullopt;
+    if (!dtype)
+      return emitError(v.getLoc()) << "cannot lower a value of type " << v.getType();
+    plan.values.push_back(
+        PlanValue{*dtype, Shape(type.getShape().begin(), type.getShape().end()), -1});
+    return ids[v] = (int32_t)plan.values.size() - 1;
+  };
+  auto signature = [&](ShardingAttr s, const Shape &local, std::vector<Shape> &globals) {
+    NamedSharding named{plan.mesh, PartitionSpec(local.size())};
+    if (s && mesh)
+      named = toNamedSharding(s, mesh);
+    Shape global = local;
+    for (size_t d = 0; d < global.size(); ++d)
+      global[d] *= plan.mesh.groupSize(named.spec[d]);
+    globals.push_back(global);
+    return named;
+  };
+
+  Block &body = fn.getBody().front();
+  for (BlockArgument arg : body.getArguments()) {
+    FailureOr<int32_t> id = addValue(arg);
+    if (failed(id))
+      return failure();
+    unsigned i = arg.getArgNumber();
+    plan.args.push_back(*id);
+    auto name = fn.getArgAttrOfType<StringAttr>(i, ShardcDialect::kArgNameAttrName);
+    plan.argNames.push_back(name ? name.getValue().str() : "arg" + std::to_string(i));
+    plan.argShardings.push_back(
+        signature(fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
+                  plan.values[*id].shape, plan.argGlobalShapes));
+  }
+
+  for (Operation &op : body.without_terminator()) {
+    PlanStep step;
+    if (failed(describe(&op, step)))
+      return failure();
+    step.location = locString(op.getLoc());
+    for (Value v : op.getOperands())
+      step.inputs.push_back(ids.lookup(v));
+    for (Value v : op.getResults()) {
+      FailureOr<int32_t> id = addValue(v);
+      if (failed(id))
+        return failure();
+      step.outputs.push_back(*id);
+    }
+    plan.steps.push_back(std::move(step));
+  }
+  for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands())) {
+    int32_t id = ids.lookup(v);
+    plan.results.push_back(id);
+    plan.resultShardings.push_back(signature(
+        fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
+        plan.values[id].shape, plan.resultGlobalShapes));
+  }
+
+  // Buffer assignment by liveness.
+  std::vector<int64_t> lastUse(plan.values.size(), -1);
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    for (int32_t id : plan.steps[s].outputs)
+      lastUse[id] = s;
+    for (int32_t id : plan.steps[s].inputs)
+      lastUse[id] = s;
+  }
+  for (int32_t id : plan.results)
+    lastUse[id] = INT64_MAX;
+  std::vector<bool> isArg(plan.values.size(), false);
+  for (int32_t id : plan.args)
+    isArg[id] = true;
+  ArenaAllocator arena;
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    for (int32_t id : plan.steps[s].outputs) {
+      plan.values[id].offset = arena.allocate((int64_t)plan.values[id].bytes());
+      plan.unsharedBytes += ((int64_t)plan.values[id].bytes() + kAlignment - 1) /
+                            kAlignment * kAlignment;
+    }
+    std::vector<int32_t> done;
+    for (const auto *list : {&plan.steps[s].inputs, &plan.steps[s].outputs})
+      for (int32_t id : *list)
+        if (!isArg[id] && lastUse[id] == (int64_t)s &&
+            std::find(done.begin(), done.end(), id) == done.end()) {
+          arena.release(plan.values[id].offset, (int64_t)plan.values[id].bytes());
+          done.push_back(id);
+        }
+  }
+  plan.arenaBytes = arena.size();
+  return plan;
+}
+
+} // namespace shardc

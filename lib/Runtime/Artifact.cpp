@@ -1,0 +1,334 @@
+//===- Artifact.cpp - the .shardc file format -----------------------------===//
+
+#include "shardc/Runtime/Artifact.h"
+
+#include "shardc/Runtime/File.h"
+
+#include <cstring>
+
+namespace shardc {
+
+namespace {
+const char kMagic[8] = {'S', 'H', 'A', 'R', 'D', 'C', '\0', '\n'};
+
+uint64_t fnv1a(const char *data, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= (unsigned char)data[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+class Writer {
+public:
+  std::string out;
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+      out += (char)((v >> (8 * i)) & 0xff);
+  }
+  void i64(int64_t v) { u64((uint64_t)v); }
+  void str(const std::string &s) {
+    u64(s.size());
+    out += s;
+  }
+  void ints(const std::vector<int64_t> &v) {
+    u64(v.size());
+    for (int64_t x : v)
+      i64(x);
+  }
+  void ids(const std::vector<int32_t> &v) {
+    u64(v.size());
+    for (int32_t x : v)
+      i64(x);
+  }
+  void strs(const std::vector<std::string> &v) {
+    u64(v.size());
+    for (const std::string &s : v)
+      str(s);
+  }
+  void array(const Array &a) {
+    u64((uint64_t)a.dtype());
+    ints(a.shape());
+    out.append((const char *)a.bytes(), a.sizeInBytes());
+  }
+  void mesh(const Mesh &m) {
+    strs(m.axisNames);
+    ints(m.axisSizes);
+  }
+  void sharding(const NamedSharding &s) {
+    u64(s.spec.size());
+    for (const auto &dim : s.spec)
+      strs(dim);
+  }
+};
+
+/// Reads what Writer wrote; every read is bounds-checked, and the first
+/// failure sticks.
+class Reader {
+public:
+  Reader(const std::string &data, size_t pos) : data(data), pos(pos) {}
+  bool failed = false;
+
+  uint64_t u64() {
+    if (pos + 8 > data.size()) {
+      failed = true;
+      return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+      v |= (uint64_t)(unsigned char)data[pos + i] << (8 * i);
+    pos += 8;
+    return v;
+  }
+  int64_t i64() { return (int64_t)u64(); }
+  /// A count, bounded by what the data left could hold.
+  size_t count(size_t minBytesEach = 1) {
+    uint64_t n = u64();
+    if (failed || n > (data.size() - pos) / std::max<size_t>(1, minBytesEach)) {
+      failed = true;
+      return 0;
+    }
+    return (size_t)n;
+  }
+  std::string str() {
+    size_t n = count();
+    std::string s = failed ? "" : data.substr(pos, n);
+    pos += n;
+    return s;
+  }
+  std::vector<int64_t> ints() {
+    size_t n = count(8);
+    std::vector<int64_t> v;
+    for (size_t i = 0; i < n && !failed; ++i)
+      v.push_back(i64());
+    return v;
+  }
+  std::vector<int32_t> ids() {
+    std::vector<int32_t> v;
+    for (int64_t x : ints())
+      v.push_back((int32_t)x);
+    return v;
+  }
+  std::vector<std::string> strs() {
+    size_t n = count(8);
+    std::vector<std::string> v;
+    for (size_t i = 0; i < n && !failed; ++i)
+      v.push_back(str());
+    return v;
+  }
+  DType dtype() {
+    uint64_t d = u64();
+    if (d > (uint64_t)DType::I64)
+      failed = true;
+    return failed ? DType::F32 : (DType)d;
+  }
+  Shape shape() {
+    Shape s = ints();
+    for (int64_t d : s)
+      if (d < 0 || d > (int64_t(1) << 40))
+        failed = true;
+    return failed ? Shape() : s;
+  }
+  Array array() {
+    DType d = dtype();
+    Shape s = shape();
+    if (failed)
+      return Array();
+    uint64_t n = 1;
+    for (int64_t x : s)
+      if ((n *= (uint64_t)x) > (data.size() - pos)) {
+        failed = true;
+        return Array();
+      }
+    Array a(d, s);
+    if (pos + a.sizeInBytes() > data.size()) {
+      failed = true;
+      return Array();
+    }
+    std::memcpy(a.bytes(), data.data() + pos, a.sizeInBytes());
+    pos += a.sizeInBytes();
+    return a;
+  }
+  Mesh mesh() {
+    Mesh m;
+    m.axisNames = strs();
+    m.axisSizes = ints();
+    if (m.axisNames.size() != m.axisSizes.size())
+      failed = true;
+    for (int64_t s : m.axisSizes)
+      if (s < 1 || s > (1 << 20))
+        failed = true;
+    return m;
+  }
+  NamedSharding sharding(const Mesh &m) {
+    NamedSharding s{m, {}};
+    size_t n = count(8);
+    for (size_t i = 0; i < n && !failed; ++i)
+      s.spec.push_back(strs());
+    return s;
+  }
+  bool atEnd() const { return pos == data.size(); }
+
+private:
+  const std::string &data;
+  size_t pos;
+};
+} // namespace
+
+std::string serializePlan(const Plan &plan) {
+  Writer w;
+  w.str(plan.entry);
+  w.mesh(plan.mesh);
+  w.u64(plan.values.size());
+  for (const PlanValue &v : plan.values) {
+    w.u64((uint64_t)v.dtype);
+    w.ints(v.shape);
+    w.i64(v.offset);
+  }
+  w.ids(plan.args);
+  w.ids(plan.results);
+  w.strs(plan.argNames);
+  for (const auto *list : {&plan.argShardings, &plan.resultShardings}) {
+    w.u64(list->size());
+    for (const NamedSharding &s : *list)
+      w.sharding(s);
+  }
+  for (const auto *list : {&plan.argGlobalShapes, &plan.resultGlobalShapes}) {
+    w.u64(list->size());
+    for (const Shape &s : *list)
+      w.ints(s);
+  }
+  w.u64(plan.steps.size());
+  for (const PlanStep &s : plan.steps) {
+    w.u64((uint64_t)s.op);
+    w.ids(s.inputs);
+    w.ids(s.outputs);
+    w.ints(s.ints);
+    w.strs(s.axes);
+    w.u64(s.op == OpCode::Constant);
+    if (s.op == OpCode::Constant)
+      w.array(s.constant);
+    w.str(s.location);
+  }
+  w.i64(plan.arenaBytes);
+  w.i64(plan.unsharedBytes);
+
+  std::string out(kMagic, 8);
+  Writer h;
+  h.out = std::move(out);
+  for (int i = 0; i < 4; ++i)
+    h.out += (char)((kArtifactVersion >> (8 * i)) & 0xff);
+  h.u64(w.out.size());
+  h.u64(fnv1a(w.out.data(), w.out.size()));
+  return h.out + w.out;
+}
+
+bool looksLikeArtifact(const std::string &bytes) {
+  return bytes.size() >= 8 && std::memcmp(bytes.data(), kMagic, 8) == 0;
+}
+
+StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name) {
+  auto fail = [&](const std::string &why) { return Status::error(name + ": " + why); };
+  if (!looksLikeArtifact(bytes))
+    return fail("not a shardc artifact (bad magic)");
+  if (bytes.size() < 28)
+    return fail("truncated artifact header");
+  uint32_t version = 0;
+  for (int i = 0; i < 4; ++i)
+    version |= (uint32_t)(unsigned char)bytes[8 + i] << (8 * i);
+  if (version != kArtifactVersion)
+    return fail("artifact format version " + std::to_string(version) +
+                ", but this shardc reads version " + std::to_string(kArtifactVersion) +
+                " (recompile it)");
+  Reader header(bytes, 12);
+  uint64_t size = header.u64(), sum = header.u64();
+  if (bytes.size() - 28 != size)
+    return fail("truncated or padded artifact: the header says " + std::to_string(size) +
+                " payload bytes, the file has " + std::to_string(bytes.size() - 28));
+  if (fnv1a(bytes.data() + 28, size) != sum)
+    return fail("corrupted artifact (checksum mismatch)");
+
+  Reader r(bytes, 28);
+  Plan plan;
+  plan.entry = r.str();
+  plan.mesh = r.mesh();
+  size_t nvalues = r.count(24);
+  for (size_t i = 0; i < nvalues && !r.failed; ++i) {
+    PlanValue v;
+    v.dtype = r.dtype();
+    v.shape = r.shape();
+    v.offset = r.i64();
+    plan.values.push_back(v);
+  }
+  plan.args = r.ids();
+  plan.results = r.ids();
+  plan.argNames = r.strs();
+  for (auto *list : {&plan.argShardings, &plan.resultShardings}) {
+    size_t n = r.count(8);
+    for (size_t i = 0; i < n && !r.failed; ++i)
+      list->push_back(r.sharding(plan.mesh));
+  }
+  for (auto *list : {&plan.argGlobalShapes, &plan.resultGlobalShapes}) {
+    size_t n = r.count(8);
+    for (size_t i = 0; i < n && !r.failed; ++i)
+      list->push_back(r.shape());
+  }
+  size_t nsteps = r.count(48);
+  for (size_t i = 0; i < nsteps && !r.failed; ++i) {
+    PlanStep s;
+    uint64_t op = r.u64();
+    if (op > (uint64_t)OpCode::AllSlice) {
+      r.failed = true;
+      break;
+    }
+    s.op = (OpCode)op;
+    s.inputs = r.ids();
+    s.outputs = r.ids();
+    s.ints = r.ints();
+    s.axes = r.strs();
+    if (r.u64())
+      s.constant = r.array();
+    s.location = r.str();
+    plan.steps.push_back(std::move(s));
+  }
+  plan.arenaBytes = r.i64();
+  plan.unsharedBytes = r.i64();
+  if (r.failed || !r.atEnd())
+    return fail("malformed artifact payload");
+
+  // Structural checks: every id in range, every buffer inside the arena.
+  auto validId = [&](int32_t id) { return id >= 0 && (size_t)id < plan.values.size(); };
+  for (const PlanStep &s : plan.steps)
+    for (const auto *ids : {&s.inputs, &s.outputs})
+      for (int32_t id : *ids)
+        if (!validId(id))
+          return fail("malformed artifact: value id out of range");
+  for (const auto *ids : {&plan.args, &plan.results})
+    for (int32_t id : *ids)
+      if (!validId(id))
+        return fail("malformed artifact: value id out of range");
+  for (const PlanValue &v : plan.values)
+    if (v.offset >= 0 && (uint64_t)v.offset + v.bytes() > (uint64_t)plan.arenaBytes)
+      return fail("malformed artifact: a buffer lies outside the arena");
+  if (plan.argShardings.size() != plan.args.size() ||
+      plan.resultShardings.size() != plan.results.size() ||
+      plan.argGlobalShapes.size() != plan.args.size() ||
+      plan.resultGlobalShapes.size() != plan.results.size() ||
+      plan.argNames.size() != plan.args.size())
+    return fail("malformed artifact: signature lists disagree");
+  return plan;
+}
+
+Status writeArtifact(const std::string &path, const Plan &plan) {
+  return writeFileAtomically(path, serializePlan(plan));
+}
+
+StatusOr<Plan> readArtifact(const std::string &path) {
+  StatusOr<std::string> bytes = readFile(path);
+  if (!bytes.ok())
+    return bytes.status();
+  return deserializePlan(*bytes, path);
+}
+
+} // namespace shardc

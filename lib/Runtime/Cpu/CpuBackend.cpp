@@ -1,0 +1,128 @@
+//===- CpuBackend.cpp - N simulated devices, one thread each --------------===//
+//
+// Each device thread owns an arena of plan.arenaBytes where every
+// intermediate value lives at its planned offset, and walks the plan's steps
+// in order; collectives synchronize the threads. One device's error aborts
+// the others' barriers, so a failing run returns instead of hanging.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include "shardc/Runtime/Backend.h"
+
+#include <cstring>
+#include <thread>
+
+namespace shardc {
+
+Backend::~Backend() = default;
+
+namespace {
+
+class CpuBackend : public Backend {
+public:
+  const char *name() const override { return "cpu"; }
+
+  StatusOr<std::vector<DeviceArrays>>
+  execute(const Plan &plan, const std::vector<DeviceArrays> &args) override {
+    int64_t n = plan.numDevices();
+    if (args.size() != plan.args.size())
+      return Status::error("expected " + std::to_string(plan.args.size()) +
+                           " arguments, got " + std::to_string(args.size()));
+    for (size_t i = 0; i < args.size(); ++i) {
+      const PlanValue &v = plan.values[plan.args[i]];
+      if ((int64_t)args[i].size() != n)
+        return Status::error("argument '" + plan.argNames[i] + "' has shards for " +
+                             std::to_string(args[i].size()) + " devices, expected " +
+                             std::to_string(n));
+      for (const Array &a : args[i])
+        if (a.dtype() != v.dtype || a.shape() != v.shape)
+          return Status::error("argument '" + plan.argNames[i] + "' shard must be " +
+                               Array(v.dtype, v.shape).typeString() + ", got " +
+                               a.typeString());
+    }
+
+    std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
+    std::vector<Status> status(n, Status::success());
+    cpu::DeviceGroup group(n);
+    auto device = [&](int64_t d) {
+      std::vector<uint8_t> arena(plan.arenaBytes);
+      cpu::DeviceBuffers buffers{d, std::vector<uint8_t *>(plan.values.size(), nullptr)};
+      for (size_t v = 0; v < plan.values.size(); ++v)
+        if (plan.values[v].offset >= 0)
+          buffers.ptr[v] = arena.data() + plan.values[v].offset;
+      for (size_t i = 0; i < plan.args.size(); ++i)
+        buffers.ptr[plan.args[i]] = const_cast<uint8_t *>(args[i][d].bytes());
+      for (const PlanStep &step : plan.steps) {
+        if (isCollective(step.op)) {
+          if (!cpu::runCollective(plan, step, buffers, group))
+            return; // another device failed
+          continue;
+        }
+        Status s = cpu::runKernel(plan, step, buffers);
+        if (!s.ok()) {
+          status[d] = Status::error(step.location + ": " +
+                                    s.message() +
+                                    (n > 1 ? " (on device " + std::to_string(d) + ")"
+                                           : std::string()));
+          group.barrier.abort();
+          return;
+        }
+      }
+      for (size_t r = 0; r < plan.results.size(); ++r) {
+        const PlanValue &v = plan.values[plan.results[r]];
+        Array a(v.dtype, v.shape);
+        if (a.sizeInBytes())
+          std::memcpy(a.bytes(), buffers.ptr[plan.results[r]], a.sizeInBytes());
+        results[r][d] = std::move(a);
+      }
+    };
+    if (n == 1) {
+      device(0);
+    } else {
+      std::vector<std::thread> threads;
+      for (int64_t d = 0; d < n; ++d)
+        threads.emplace_back(device, d);
+      for (std::thread &t : threads)
+        t.join();
+    }
+    for (const Status &s : status)
+      if (!s.ok())
+        return s;
+    return results;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Backend> createCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+StatusOr<std::vector<Array>> runPlan(Backend &backend, const Plan &plan,
+                                     const std::vector<Array> &globalArgs) {
+  if (globalArgs.size() != plan.args.size())
+    return Status::error("@" + plan.entry + " takes " + std::to_string(plan.args.size()) +
+                         " arguments, got " + std::to_string(globalArgs.size()));
+  std::vector<DeviceArrays> shards;
+  for (size_t i = 0; i < globalArgs.size(); ++i) {
+    const Array &g = globalArgs[i];
+    const PlanValue &v = plan.values[plan.args[i]];
+    if (g.dtype() != v.dtype || g.shape() != plan.argGlobalShapes[i])
+      return Status::error("argument '" + plan.argNames[i] + "' must be tensor<" +
+                           shapeString(plan.argGlobalShapes[i]) + "x" +
+                           dtypeName(v.dtype) + ">, got " + g.typeString());
+    DeviceArrays d;
+    for (int64_t dev = 0; dev < plan.numDevices(); ++dev)
+      d.push_back(plan.argShardings[i].shard(g, dev));
+    shards.push_back(std::move(d));
+  }
+  StatusOr<std::vector<DeviceArrays>> results = backend.execute(plan, shards);
+  if (!results.ok())
+    return results.status();
+  std::vector<Array> out;
+  for (size_t r = 0; r < results->size(); ++r)
+    out.push_back(plan.resultShardings[r].assemble((*results)[r]));
+  return out;
+}
+
+} // namespace shardc

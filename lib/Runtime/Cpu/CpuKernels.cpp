@@ -1,0 +1,102 @@
+//===- CpuKernels.cpp - the CPU backend's kernels -------------------------===//
+//
+// Reference fallback for every op. Fast paths for the hot cases come here,
+// each checked against the reference by the backend conformance test.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include "shardc/Reference/Kernels.h"
+
+#include <cstring>
+
+namespace shardc::cpu {
+
+namespace {
+
+/// A copy of value `id` as an Array.
+Array load(const Plan &plan, const DeviceBuffers &b, int32_t id) {
+  const PlanValue &v = plan.values[id];
+  Array a(v.dtype, v.shape);
+  if (a.sizeInBytes())
+    std::memcpy(a.bytes(), b.ptr[id], a.sizeInBytes());
+  return a;
+}
+
+void store(const Plan &plan, DeviceBuffers &b, int32_t id, const Array &a) {
+  if (a.sizeInBytes())
+    std::memcpy(b.ptr[id], a.bytes(), a.sizeInBytes());
+}
+
+ref::Dims range(const std::vector<int64_t> &v, size_t from, size_t n) {
+  return ref::Dims(v.begin() + from, v.begin() + from + n);
+}
+
+StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffers &b) {
+  auto in = [&](size_t i) { return load(plan, b, s.inputs[i]); };
+  const PlanValue &out = plan.values[s.outputs[0]];
+  switch (s.op) {
+  case OpCode::Constant: return s.constant;
+  case OpCode::Iota: return ref::iota(out.dtype, out.shape, s.ints[0]);
+  case OpCode::Neg: return ref::unary(ref::UnaryFn::Neg, in(0));
+  case OpCode::Abs: return ref::unary(ref::UnaryFn::Abs, in(0));
+  case OpCode::Exp: return ref::unary(ref::UnaryFn::Exp, in(0));
+  case OpCode::Log: return ref::unary(ref::UnaryFn::Log, in(0));
+  case OpCode::Tanh: return ref::unary(ref::UnaryFn::Tanh, in(0));
+  case OpCode::Sqrt: return ref::unary(ref::UnaryFn::Sqrt, in(0));
+  case OpCode::Rsqrt: return ref::unary(ref::UnaryFn::Rsqrt, in(0));
+  case OpCode::Erf: return ref::unary(ref::UnaryFn::Erf, in(0));
+  case OpCode::Add: return ref::binary(ref::BinaryFn::Add, in(0), in(1));
+  case OpCode::Sub: return ref::binary(ref::BinaryFn::Sub, in(0), in(1));
+  case OpCode::Mul: return ref::binary(ref::BinaryFn::Mul, in(0), in(1));
+  case OpCode::Div: return ref::binary(ref::BinaryFn::Div, in(0), in(1));
+  case OpCode::Max: return ref::binary(ref::BinaryFn::Max, in(0), in(1));
+  case OpCode::Min: return ref::binary(ref::BinaryFn::Min, in(0), in(1));
+  case OpCode::Pow: return ref::binary(ref::BinaryFn::Pow, in(0), in(1));
+  case OpCode::Compare:
+    return ref::compare((ref::CompareFn)s.ints[0], in(0), in(1));
+  case OpCode::Select: return ref::select(in(0), in(1), in(2));
+  case OpCode::Convert: return ref::convert(in(0), out.dtype);
+  case OpCode::DotGeneral: {
+    size_t nb = s.ints[0], nc = s.ints[1];
+    ref::DotDims dims{range(s.ints, 2, nb), range(s.ints, 2 + nb, nb),
+                      range(s.ints, 2 + 2 * nb, nc), range(s.ints, 2 + 2 * nb + nc, nc)};
+    return ref::dotGeneral(in(0), in(1), dims);
+  }
+  case OpCode::Reduce:
+    return ref::reduce((ref::Reduction)s.ints[0], in(0), range(s.ints, 1, s.ints.size() - 1));
+  case OpCode::BroadcastInDim: return ref::broadcastInDim(in(0), out.shape, s.ints);
+  case OpCode::Reshape: return ref::reshape(in(0), out.shape);
+  case OpCode::Transpose: return ref::transpose(in(0), s.ints);
+  case OpCode::Slice: {
+    size_t r = s.ints.size() / 3;
+    return ref::slice(in(0), range(s.ints, 0, r), range(s.ints, r, r),
+                      range(s.ints, 2 * r, r));
+  }
+  case OpCode::Concatenate: {
+    std::vector<Array> arrays;
+    for (size_t i = 0; i < s.inputs.size(); ++i)
+      arrays.push_back(in(i));
+    std::vector<const Array *> ptrs;
+    for (const Array &a : arrays)
+      ptrs.push_back(&a);
+    return ref::concatenate(ptrs, s.ints[0]);
+  }
+  case OpCode::Take: return ref::take(in(0), in(1));
+  case OpCode::ScatterAdd: return ref::scatterAdd(in(0), in(1), in(2));
+  default: return Status::error(std::string("not a kernel: ") + opCodeName(s.op));
+  }
+}
+
+} // namespace
+
+Status runKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
+  StatusOr<Array> result = reference(plan, step, buffers);
+  if (!result.ok())
+    return result.status();
+  store(plan, buffers, step.outputs[0], *result);
+  return Status::success();
+}
+
+} // namespace shardc::cpu

@@ -1,0 +1,35 @@
+//===- CpuKernels.h - the CPU backend's kernels and collectives -*- C++ -*-===//
+//
+// Each runs one plan step on one device's buffers. Kernels without a fast
+// path fall back to the reference kernels (correct for every dtype, slow);
+// collectives run real shared-memory algorithms across the device threads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_LIB_RUNTIME_CPU_CPUKERNELS_H
+#define SHARDC_LIB_RUNTIME_CPU_CPUKERNELS_H
+
+#include "DeviceGroup.h"
+
+#include "shardc/Runtime/Plan.h"
+#include "shardc/Runtime/Status.h"
+
+namespace shardc::cpu {
+
+/// One device's view of the values of a plan: a pointer per value id.
+struct DeviceBuffers {
+  int64_t device;
+  std::vector<uint8_t *> ptr;
+};
+
+/// Runs a non-collective step.
+Status runKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
+
+/// Runs a collective step; every device of the plan calls it for the same
+/// step. Returns false (with nothing written) if the group was aborted.
+bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
+                   DeviceGroup &group);
+
+} // namespace shardc::cpu
+
+#endif // SHARDC_LIB_RUNTIME_CPU_CPUKERNELS_H
