@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
-packages=(g++ cmake ninja-build python3 python3-numpy ccache lld libgtest-dev
+packages=(g++ cmake ninja-build python3 python3-numpy ccache lld libgtest-dev libopenblas-dev
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools)
 
 missing=()

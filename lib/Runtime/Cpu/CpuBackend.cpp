@@ -11,6 +11,7 @@
 
 #include "shardc/Runtime/Backend.h"
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -42,6 +43,10 @@ public:
                                Array(v.dtype, v.shape).typeString() + ", got " +
                                a.typeString());
     }
+
+    // The cores are shared among the device threads.
+    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    cpu::setBlasThreads((int)std::max<int64_t>(1, cores / n));
 
     std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
     std::vector<Status> status(n, Status::success());

@@ -22,6 +22,12 @@ struct DeviceBuffers {
   std::vector<uint8_t *> ptr;
 };
 
+/// Runs a step with a fast path if there is one for it; false otherwise.
+bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
+
+/// Threads each BLAS call may use.
+void setBlasThreads(int threads);
+
 /// Runs a non-collective step.
 Status runKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 

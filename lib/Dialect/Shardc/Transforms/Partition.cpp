@@ -92,16 +92,26 @@ private:
   FlatSymbolRefAttr meshRef;
   OpBuilder b;
   llvm::DenseMap<Value, Local> map;
+  /// Reshards already emitted: global value -> (layout, local value).
+  llvm::DenseMap<Value, SmallVector<std::pair<Layout, Value>, 1>> resharded;
 
   RankedTensorType globalType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-  /// The local value of `v` in layout `want`.
+  /// The local value of `v` in layout `want`; a reshard made for an earlier
+  /// user is reused.
   Value operandIn(Operation *user, unsigned i, const Layout &want) {
     Value v = user->getOperand(i);
     Local &have = map[v];
-    return reshard(b, user->getLoc(),
-                   "reshard operand #" + std::to_string(i) + " of " + opName(user), mesh,
-                   have.value, globalType(v), have.layout, want);
+    if (have.layout == want)
+      return have.value;
+    for (auto &[layout, value] : resharded[v])
+      if (layout == want)
+        return value;
+    Value value = reshard(b, user->getLoc(),
+                          "reshard operand #" + std::to_string(i) + " of " + opName(user),
+                          mesh, have.value, globalType(v), have.layout, want);
+    resharded[v].emplace_back(want, value);
+    return value;
   }
 
   FailureOr<SmallVector<Layout>> resultLayouts(Operation *op) {
@@ -309,8 +319,13 @@ private:
       if (!partialAxes.empty())
         value = combinePartials(op, rule, factorAxes, value, globalType(result), layout,
                                 (*wanted)[i], partialAxes);
-      if (addAfter)
+      if (addAfter) {
+        // The operand was laid out like the local result before the combine,
+        // which may have scattered it further.
+        addAfter = reshard(b, op->getLoc(), "reshard the operand of " + opName(op), mesh,
+                           addAfter, globalType(op->getOperand(0)), computed[i], layout);
         value = AddOp::create(b, op->getLoc(), addAfter, value);
+      }
       value = reshard(b, op->getLoc(), "reshard the result of " + opName(op), mesh, value,
                       globalType(result), layout, (*wanted)[i]);
       map[result] = {value, (*wanted)[i]};

@@ -26,15 +26,16 @@ namespace shardc {
 FailureOr<MeshOp> findFunctionMesh(func::FuncOp fn) {
   FlatSymbolRefAttr found;
   Operation *foundAt = nullptr;
-  auto note = [&](ShardingAttr s, Operation *at) -> LogicalResult {
-    if (!s)
-      return success();
-    if (found && found != s.getMesh())
-      return at->emitError() << "uses mesh " << s.getMesh() << " but " << found
+  auto noteMesh = [&](FlatSymbolRefAttr mesh, Operation *at) -> LogicalResult {
+    if (found && found != mesh)
+      return at->emitError() << "uses mesh " << mesh << " but " << found
                              << " is used too; a function is sharded over one mesh";
-    found = s.getMesh();
+    found = mesh;
     foundAt = at;
     return success();
+  };
+  auto note = [&](ShardingAttr s, Operation *at) -> LogicalResult {
+    return s ? noteMesh(s.getMesh(), at) : success();
   };
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
     if (failed(note(fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
@@ -55,6 +56,12 @@ FailureOr<MeshOp> findFunctionMesh(func::FuncOp fn) {
             return WalkResult::interrupt();
       return WalkResult::skip();
     }
+    // A collective outside a shard_map names its mesh too (partitioning then
+    // reports it).
+    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp>(op))
+      return failed(noteMesh(op->getAttrOfType<FlatSymbolRefAttr>("mesh"), op))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
     if (auto list = op->getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName))
       for (Attribute a : list)
         if (failed(note(dyn_cast<ShardingAttr>(a), op)))
@@ -236,8 +243,15 @@ private:
           continue;
         }
         DimState &b = dimsOf(best->value)[best->dim];
+        // At equal priority, a sharding that extends the other agrees with
+        // it and says more: it wins; then the larger tensor.
+        bool extends = st.axes.size() > b.axes.size() &&
+                       std::equal(b.axes.begin(), b.axes.end(), st.axes.begin());
+        bool extended = b.axes.size() > st.axes.size() &&
+                        std::equal(st.axes.begin(), st.axes.end(), b.axes.begin());
         if (st.priority < b.priority ||
-            (st.priority == b.priority && bytesOf(s.value) > bytesOf(best->value)))
+            (st.priority == b.priority &&
+             (extends || (!extended && bytesOf(s.value) > bytesOf(best->value)))))
           best = &s;
       }
       if (!best)

@@ -1,0 +1,122 @@
+// RUN: shardc-opt %s -split-input-file --shardc-propagate --shardc-partition -verify-diagnostics
+
+// Programs that propagation or partitioning rejects, each with its
+// diagnostic.
+
+shardc.mesh @mesh_4 = <["x"=4]>
+
+// A collective names devices: it only means something inside a shard_map.
+func.func @all_reduce_outside_shard_map(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})
+    -> tensor<8x16xf32> {
+  // expected-error @+1 {{a collective in a global function must be inside a shard_map}}
+  %r = shardc.all_reduce sum %a on @mesh_4 ["x"] : tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_4 = <["x"=4]>
+
+func.func @all_gather_outside_shard_map(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})
+    -> tensor<32x16xf32> {
+  // expected-error @+1 {{a collective in a global function must be inside a shard_map}}
+  %r = shardc.all_gather %a on @mesh_4 ["x"] dim = 0 : tensor<8x16xf32> -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_4 = <["x"=4]>
+shardc.mesh @mesh_2x2 = <["x"=2, "y"=2]>
+
+// expected-error @+1 {{uses mesh @mesh_2x2 but @mesh_4 is used too; a function is sharded over one mesh}}
+func.func @two_meshes_on_arguments(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>},
+    %b: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}, {}]>})
+    -> tensor<8x16xf32> {
+  %r = shardc.add %a, %b : tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_4 = <["x"=4]>
+shardc.mesh @mesh_2x2 = <["x"=2, "y"=2]>
+
+func.func @two_meshes_constraint(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})
+    -> tensor<8x16xf32> {
+  // expected-error @+1 {{uses mesh @mesh_2x2 but @mesh_4 is used too; a function is sharded over one mesh}}
+  %c = shardc.sharding_constraint %a <@mesh_2x2, [{"y"}, {}]> : tensor<8x16xf32>
+  return %c : tensor<8x16xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_4 = <["x"=4]>
+shardc.mesh @mesh_2x2 = <["x"=2, "y"=2]>
+
+func.func @two_meshes_shard_map(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})
+    -> tensor<8x16xf32> {
+  // expected-error @+1 {{uses mesh @mesh_2x2 but @mesh_4 is used too; a function is sharded over one mesh}}
+  %r = shardc.shard_map (%a) in_shardings = [<@mesh_2x2, [{"x"}, {}]>]
+      out_shardings = [<@mesh_2x2, [{"x"}, {}]>] {
+  ^bb0(%l: tensor<4x16xf32>):
+    shardc.return %l : tensor<4x16xf32>
+  } : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_4 = <["x"=4]>
+
+func.func private @helper(tensor<8x16xf32>) -> tensor<8x16xf32>
+
+// An op without a sharding rule cannot be split.
+func.func @call_has_no_sharding_rule(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})
+    -> tensor<8x16xf32> {
+  // expected-error @+1 {{cannot be partitioned: it has no sharding rule}}
+  %r = func.call @helper(%a) : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_4 = <["x"=4]>
+
+// expected-error @+1 {{partitioning needs tensor arguments, got 'i32'}}
+func.func @non_tensor_argument(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>},
+    %n: i32) -> tensor<8x16xf32> {
+  return %a : tensor<8x16xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_4 = <["x"=4]>
+
+// expected-error @+1 {{sharding propagation handles single-block functions only}}
+func.func @two_blocks(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})
+    -> tensor<8x16xf32> {
+  return %a : tensor<8x16xf32>
+^bb1:
+  return %a : tensor<8x16xf32>
+}
+
+// -----
+
+// A collective outside a shard_map is an error even when nothing is
+// annotated: its mesh makes the function a sharded one.
+shardc.mesh @mesh_4 = <["x"=4]>
+
+func.func @collective_without_annotations(%a: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @+1 {{a collective in a global function must be inside a shard_map}}
+  %r = shardc.all_reduce sum %a on @mesh_4 ["x"] : tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
