@@ -16,6 +16,7 @@
 #include "shardc/Interpreter/Interpreter.h"
 #include "shardc/Runtime/Artifact.h"
 #include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/CompileCache.h"
 #include "shardc/Runtime/File.h"
 #include "shardc/Runtime/Npy.h"
 
@@ -40,7 +41,11 @@ const char kRunHelp[] =
     "                      argN for argument N); every argument needs one\n"
     "  --output-dir DIR    where to write <entry>.result<i>.npy (default: .)\n"
     "  --backend NAME      cpu (default: the compiled plan on simulated devices)\n"
-    "                      or reference (the interpreter; .mlir files only)\n";
+    "                      or reference (the interpreter; .mlir files only)\n"
+    "  --cache-dir DIR     compile cache (default: $SHARDC_CACHE_DIR, else\n"
+    "                      $XDG_CACHE_HOME/shardc, else ~/.cache/shardc)\n"
+    "  --no-cache          compile without reading or writing the disk cache\n"
+    "  --cache-stats       print the cache's hits and misses\n";
 
 struct RunOptions {
   std::string file;
@@ -48,6 +53,9 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> inputs; // name, path
   std::string outputDir = ".";
   std::string backend = "cpu";
+  std::string cacheDir = CompileCache::defaultDir();
+  bool cacheStats = false;
+  bool noCache = false;
 };
 
 /// The global signature the inputs are checked against.
@@ -66,6 +74,14 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
       std::fputs(kRunHelp, stdout);
       return kOk;
     }
+    if (arg == "--no-cache") {
+      opts.noCache = true;
+      continue;
+    }
+    if (arg == "--cache-stats") {
+      opts.cacheStats = true;
+      continue;
+    }
     if (arg.rfind("--", 0) != 0) {
       if (!opts.file.empty()) {
         reportError("more than one input file: '" + opts.file + "' and '" + arg + "'");
@@ -79,7 +95,7 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     } else if (arg == "--entry" || arg == "--input" || arg == "--output-dir" ||
-               arg == "--backend") {
+               arg == "--backend" || arg == "--cache-dir") {
       if (i + 1 >= args.size()) {
         reportError("option '" + arg + "' needs a value");
         return kUsage;
@@ -92,6 +108,8 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
       opts.outputDir = value;
     } else if (arg == "--backend") {
       opts.backend = value;
+    } else if (arg == "--cache-dir") {
+      opts.cacheDir = value;
     } else if (arg == "--input") {
       size_t sep = value.find('=');
       if (sep == std::string::npos || sep == 0 || sep + 1 == value.size()) {
@@ -245,7 +263,11 @@ int runCommand(const std::vector<std::string> &args) {
 
   // A compiled artifact runs as it is.
   StatusOr<std::string> head = readFile(opts.file);
-  if (head.ok() && looksLikeArtifact(*head)) {
+  if (!head.ok()) {
+    reportError(head.message());
+    return kFailed;
+  }
+  if (looksLikeArtifact(*head)) {
     if (opts.backend == "reference") {
       reportError("the reference backend runs .mlir files; '" + opts.file +
                   "' is a compiled artifact (use --backend cpu)");
@@ -280,10 +302,23 @@ int runCommand(const std::vector<std::string> &args) {
     return kFailed;
 
   if (opts.backend == "cpu") {
-    FailureOr<Plan> plan = compileToPlan(*loaded->module, fn);
-    if (failed(plan))
-      return kFailed;
-    return runPlanOnCpu(*plan, *inputs, opts);
+    // Compiled plans are cached by everything they depend on: the program
+    // text (locations included), the entry and the backend.
+    CompileCache cache(opts.noCache ? std::string() : opts.cacheDir);
+    std::string key = CompileCache::keyFor({*head, sig->entry, opts.backend});
+    StatusOr<std::shared_ptr<const Plan>> plan =
+        cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
+          FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn);
+          if (failed(compiled))
+            return Status::error("compilation failed");
+          return std::move(*compiled);
+        });
+    if (!plan.ok())
+      return kFailed; // diagnostics were printed
+    int code = runPlanOnCpu(**plan, *inputs, opts);
+    if (opts.cacheStats)
+      std::printf("%s\n", cache.statsLine().c_str());
+    return code;
   }
 
   // The reference interpreter; a sharded function runs partitioned.
