@@ -278,7 +278,7 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
   for (size_t i = 0; i < nsteps && !r.failed; ++i) {
     PlanStep s;
     uint64_t op = r.u64();
-    if (op > (uint64_t)OpCode::AllSlice) {
+    if (op > (uint64_t)OpCode::Fused) {
       r.failed = true;
       break;
     }
@@ -309,7 +309,8 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
       if (!validId(id))
         return fail("malformed artifact: value id out of range");
   for (const PlanValue &v : plan.values)
-    if (v.offset >= 0 && (uint64_t)v.offset + v.bytes() > (uint64_t)plan.arenaBytes)
+    if (v.offset < kNotMaterialized ||
+        (v.offset >= 0 && (uint64_t)v.offset + v.bytes() > (uint64_t)plan.arenaBytes))
       return fail("malformed artifact: a buffer lies outside the arena");
   if (plan.argShardings.size() != plan.args.size() ||
       plan.resultShardings.size() != plan.results.size() ||

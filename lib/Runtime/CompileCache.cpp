@@ -16,7 +16,7 @@ namespace shardc {
 namespace {
 /// The compiler's identity for cache keys: bump with any change to what a
 /// plan means.
-const char kCompilerVersion[] = "shardc-0.1.0-plan1";
+const char kCompilerVersion[] = "shardc-0.1.0-plan2";
 
 uint64_t fnv1a(const std::string &s, uint64_t h) {
   for (unsigned char c : s) {

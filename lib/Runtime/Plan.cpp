@@ -2,6 +2,7 @@
 
 #include "shardc/Runtime/Plan.h"
 
+#include <cstring>
 #include <string>
 
 namespace shardc {
@@ -12,18 +13,59 @@ const char *opCodeName(OpCode op) {
       "add", "sub", "mul", "div", "max", "min", "pow", "compare", "select", "convert",
       "dot_general", "reduce", "broadcast_in_dim", "reshape", "transpose", "slice",
       "concatenate", "take", "scatter_add", "all_reduce", "all_gather",
-      "reduce_scatter", "all_to_all", "all_slice"};
+      "reduce_scatter", "all_to_all", "all_slice", "fused"};
   return names[(int)op];
 }
 
-bool isCollective(OpCode op) { return op >= OpCode::AllReduce; }
+bool isCollective(OpCode op) { return op >= OpCode::AllReduce && op <= OpCode::AllSlice; }
+
+std::vector<int64_t> FusedProgram::encode() const {
+  std::vector<int64_t> ints = {(int64_t)inputs.size()};
+  for (const Input &in : inputs) {
+    ints.push_back(in.mode);
+    ints.push_back(in.cols);
+  }
+  ints.push_back((int64_t)instructions.size());
+  for (const Instruction &i : instructions) {
+    uint32_t bits;
+    std::memcpy(&bits, &i.value, 4);
+    ints.insert(ints.end(), {(int64_t)i.op, i.a, i.b, (int64_t)bits});
+  }
+  ints.push_back((int64_t)outputs.size());
+  ints.insert(ints.end(), outputs.begin(), outputs.end());
+  return ints;
+}
+
+FusedProgram FusedProgram::decode(const std::vector<int64_t> &ints) {
+  FusedProgram p;
+  size_t k = 0;
+  auto next = [&]() { return k < ints.size() ? ints[k++] : 0; };
+  for (int64_t n = next(), i = 0; i < n; ++i) {
+    LoadMode mode = (LoadMode)next();
+    p.inputs.push_back({mode, next()});
+  }
+  for (int64_t n = next(), i = 0; i < n; ++i) {
+    Instruction in;
+    in.op = (OpCode)next();
+    in.a = next();
+    in.b = next();
+    uint32_t bits = (uint32_t)next();
+    std::memcpy(&in.value, &bits, 4);
+    p.instructions.push_back(in);
+  }
+  for (int64_t n = next(), i = 0; i < n; ++i)
+    p.outputs.push_back(next());
+  return p;
+}
 
 std::string describePlan(const Plan &plan) {
   auto value = [&](int32_t id) {
     const PlanValue &v = plan.values[id];
     std::string s = "v" + std::to_string(id) + ":" + dtypeName(v.dtype) + "[" + shapeString(v.shape) +
         "]";
-    return s + (v.offset >= 0 ? "@" + std::to_string(v.offset) : std::string("@arg"));
+    return s + (v.offset >= 0                  ? "@" + std::to_string(v.offset)
+                : v.offset == kNotMaterialized ? std::string("@fused")
+                                               : std::string("@arg"));
   };
   std::string out = "plan @" + plan.entry + " on " + std::to_string(plan.numDevices()) +
                     " device(s); arena " + std::to_string(plan.arenaBytes) +

@@ -770,7 +770,7 @@ TEST_P(RandomPartitionTest, MatchesGlobalRun) {
   Program program = ProgramGenerator(seed, OpFamilies()).generate();
   SCOPED_TRACE("seed " + std::to_string(seed) + ", program:\n" + program.text);
   if (std::getenv("SHARDC_RANDOM_PRINT"))
-    llvm::outs() << "// seed " << seed << "\n" << program.text;
+    (llvm::outs() << "// seed " << seed << "\n" << program.text).flush();
 
   MLIRContext ctx;
   ctx.loadDialect<ShardcDialect, func::FuncDialect>();

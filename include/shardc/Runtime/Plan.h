@@ -44,6 +44,32 @@ enum class OpCode : uint16_t {
   ReduceScatter,  // ints = {kind, dim}; axes
   AllToAll,       // ints = {split_dim, concat_dim}; axes
   AllSlice,       // ints = {dim}; axes
+  Fused,          // a chain of f32 elementwise ops run tile by tile without
+                  // intermediate buffers; ints encode the program, see
+                  // FusedProgram.
+};
+
+/// The program of a Fused step. Registers 0..inputs-1 hold the inputs (each
+/// loaded whole, or broadcast from a rank-1 value along the rows or the
+/// columns of the rank-2 result); each instruction defines the next
+/// register; outputs name the registers stored to the step's outputs.
+struct FusedProgram {
+  enum LoadMode : int64_t { Whole = 0, AlongRows = 1, AlongColumns = 2 };
+  struct Input {
+    LoadMode mode; // AlongRows: x[i % cols]; AlongColumns: x[i / cols]
+    int64_t cols;  // columns of the rank-2 result (broadcast inputs)
+  };
+  struct Instruction {
+    OpCode op;     // a unary or binary elementwise op, or Constant (a splat)
+    int64_t a, b;  // operand registers (b unused for unary ops)
+    float value;   // Constant: the splat value
+  };
+  std::vector<Input> inputs;
+  std::vector<Instruction> instructions;
+  std::vector<int64_t> outputs; // registers, one per step output
+
+  std::vector<int64_t> encode() const;
+  static FusedProgram decode(const std::vector<int64_t> &ints);
 };
 const char *opCodeName(OpCode op);
 bool isCollective(OpCode op);
@@ -53,12 +79,17 @@ struct Plan;
 /// its values' types and arena offsets.
 std::string describePlan(const Plan &plan);
 
+/// Values without an arena offset: arguments (supplied by the caller), and
+/// values that live only inside a Fused step.
+constexpr int64_t kArgument = -1;
+constexpr int64_t kNotMaterialized = -2;
+
 /// A value of the program on one device. Intermediates live at `offset` in
 /// the device's arena; arguments (offset -1) are supplied by the caller.
 struct PlanValue {
   DType dtype;
   Shape shape;       // local (per-device) shape, e.g. {256, 1024}
-  int64_t offset = -1;
+  int64_t offset = -1; // kArgument, kNotMaterialized, or an arena offset
   size_t bytes() const { return (size_t)numElements(shape) * dtypeSize(dtype); }
 };
 

@@ -9,6 +9,8 @@
 
 #include "shardc/Conversion/ShardcToPlan.h"
 
+#include "FuseElementwise.h"
+
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
@@ -283,6 +285,8 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
         fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
         plan.values[id].shape, plan.resultGlobalShapes));
   }
+
+  fuseElementwise(plan);
 
   // Buffer assignment by liveness.
   std::vector<int64_t> lastUse(plan.values.size(), -1);

@@ -92,6 +92,8 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
 } // namespace
 
 Status runKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
+  if (step.op == OpCode::Fused)
+    return runFused(plan, step, buffers);
   if (runFastKernel(plan, step, buffers))
     return Status::success();
   StatusOr<Array> result = reference(plan, step, buffers);

@@ -25,6 +25,9 @@ struct DeviceBuffers {
 /// Runs a step with a fast path if there is one for it; false otherwise.
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
+/// Runs a Fused step (see FusedProgram).
+Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
+
 /// Threads each BLAS call may use.
 void setBlasThreads(int threads);
 

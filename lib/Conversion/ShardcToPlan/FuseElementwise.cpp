@@ -1,0 +1,212 @@
+//===- FuseElementwise.cpp - fusing elementwise chains in a plan ----------===//
+//
+// A single pass over the steps grows a group of fusible steps with one
+// element count. A step that is not fusible but reads a value the group
+// produced closes the group (the group must run before it); any other step
+// is stepped over, and the fused step takes the place of the group's last
+// member, where all its inputs exist. A closed group of at least two
+// computing steps becomes one Fused step; its outputs are the members'
+// values that anything outside the group reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FuseElementwise.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace shardc {
+
+namespace {
+
+bool isElementwise(OpCode op) {
+  return (op >= OpCode::Neg && op <= OpCode::Erf) || (op >= OpCode::Add && op <= OpCode::Pow);
+}
+
+bool isSplat(const Array &a) {
+  if (a.dtype() != DType::F32 || a.numElements() == 0)
+    return false;
+  const float *p = a.data<float>();
+  for (int64_t i = 1; i < a.numElements(); ++i)
+    if (std::memcmp(&p[i], &p[0], 4) != 0)
+      return false;
+  return true;
+}
+
+class Fuser {
+public:
+  explicit Fuser(Plan &plan) : plan(plan) {
+    for (size_t s = 0; s < plan.steps.size(); ++s)
+      for (int32_t id : plan.steps[s].inputs)
+        readers[id].push_back(s);
+    for (int32_t id : plan.results)
+      readers[id].push_back(SIZE_MAX); // read by the caller
+  }
+
+  void run() {
+    std::vector<size_t> group;
+    int64_t count = -1;
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+      const PlanStep &step = plan.steps[s];
+      // A broadcast loads its source from memory: a source the group
+      // computes must be stored first, so the group ends before it.
+      bool loadsGroupValue =
+          step.op == OpCode::BroadcastInDim &&
+          producedBy(step.inputs[0], std::set<size_t>(group.begin(), group.end()));
+      if (fusible(step) && !loadsGroupValue &&
+          (group.empty() || elements(step) == count)) {
+        if (group.empty())
+          count = elements(step);
+        group.push_back(s);
+        continue;
+      }
+      bool readsGroup = false;
+      for (int32_t id : step.inputs)
+        for (size_t g : group)
+          if (std::count(plan.steps[g].outputs.begin(), plan.steps[g].outputs.end(), id))
+            readsGroup = true;
+      if (readsGroup || fusible(step)) {
+        close(group);
+        group.clear();
+        if (fusible(step)) {
+          count = elements(step);
+          group.push_back(s);
+        }
+      }
+    }
+    close(group);
+    // Drop the members replaced by fused steps.
+    std::vector<PlanStep> kept;
+    for (size_t s = 0; s < plan.steps.size(); ++s)
+      if (!removed.count(s))
+        kept.push_back(std::move(plan.steps[s]));
+    plan.steps = std::move(kept);
+  }
+
+private:
+  Plan &plan;
+  std::map<int32_t, std::vector<size_t>> readers;
+  std::set<size_t> removed;
+
+  int64_t elements(const PlanStep &s) {
+    return numElements(plan.values[s.outputs[0]].shape);
+  }
+
+  bool fusible(const PlanStep &s) {
+    if (s.outputs.size() != 1 || plan.values[s.outputs[0]].dtype != DType::F32)
+      return false;
+    for (int32_t id : s.inputs)
+      if (plan.values[id].dtype != DType::F32)
+        return false;
+    if (isElementwise(s.op))
+      return true;
+    if (s.op == OpCode::Constant)
+      return isSplat(s.constant);
+    if (s.op == OpCode::BroadcastInDim) {
+      const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
+      return in.shape.size() == 1 && out.shape.size() == 2 &&
+             in.shape[0] == out.shape[s.ints[0]] && in.shape[0] > 1;
+    }
+    return false;
+  }
+
+  void close(const std::vector<size_t> &group) {
+    int computing = 0;
+    for (size_t g : group)
+      computing += isElementwise(plan.steps[g].op);
+    if (computing < 2)
+      return;
+    std::set<size_t> members(group.begin(), group.end());
+    FusedProgram program;
+    PlanStep fused;
+    fused.op = OpCode::Fused;
+    fused.location = plan.steps[group.back()].location;
+    std::map<int32_t, int64_t> reg; // value id -> register
+    std::vector<std::pair<int32_t, FusedProgram::Input>> inputs;
+    auto inputReg = [&](int32_t id, FusedProgram::Input how) {
+      for (size_t i = 0; i < inputs.size(); ++i)
+        if (inputs[i].first == id && inputs[i].second.mode == how.mode)
+          return (int64_t)i;
+      inputs.push_back({id, how});
+      return (int64_t)inputs.size() - 1;
+    };
+    // First pass: find the inputs, so instruction registers follow them.
+    for (size_t g : group) {
+      const PlanStep &s = plan.steps[g];
+      if (s.op == OpCode::BroadcastInDim) {
+        const PlanValue &out = plan.values[s.outputs[0]];
+        inputReg(s.inputs[0], {s.ints[0] == 1 ? FusedProgram::AlongRows
+                                               : FusedProgram::AlongColumns,
+                               out.shape[1]});
+        continue;
+      }
+      for (int32_t id : s.inputs)
+        if (!producedBy(id, members))
+          inputReg(id, {FusedProgram::Whole, 0});
+    }
+    for (auto &[id, how] : inputs)
+      program.inputs.push_back(how);
+    int64_t next = (int64_t)inputs.size();
+    for (size_t g : group) {
+      const PlanStep &s = plan.steps[g];
+      int32_t out = s.outputs[0];
+      if (s.op == OpCode::BroadcastInDim) {
+        const PlanValue &o = plan.values[out];
+        reg[out] = inputReg(s.inputs[0], {s.ints[0] == 1 ? FusedProgram::AlongRows
+                                                         : FusedProgram::AlongColumns,
+                                          o.shape[1]});
+        continue;
+      }
+      FusedProgram::Instruction in{s.op, 0, 0, 0.0f};
+      if (s.op == OpCode::Constant) {
+        in.value = s.constant.data<float>()[0];
+      } else {
+        auto regOf = [&](int32_t id) {
+          auto it = reg.find(id);
+          return it != reg.end() ? it->second : inputReg(id, {FusedProgram::Whole, 0});
+        };
+        in.a = regOf(s.inputs[0]);
+        in.b = s.inputs.size() > 1 ? regOf(s.inputs[1]) : 0;
+      }
+      program.instructions.push_back(in);
+      reg[out] = next++;
+    }
+    for (auto &[id, how] : inputs)
+      fused.inputs.push_back(id);
+    // Outputs: members' values read outside the group.
+    for (size_t g : group) {
+      int32_t out = plan.steps[g].outputs[0];
+      bool outside = false;
+      for (size_t r : readers[out])
+        outside |= !members.count(r);
+      if (outside) {
+        fused.outputs.push_back(out);
+        program.outputs.push_back(reg[out]);
+      } else {
+        plan.values[out].offset = kNotMaterialized;
+      }
+    }
+    for (size_t g : group)
+      removed.insert(g);
+    if (fused.outputs.empty())
+      return; // nothing reads the chain: it is dead
+    fused.ints = program.encode();
+    removed.erase(group.back());
+    plan.steps[group.back()] = std::move(fused);
+  }
+
+  bool producedBy(int32_t id, const std::set<size_t> &members) {
+    for (size_t g : members)
+      if (plan.steps[g].outputs[0] == id)
+        return true;
+    return false;
+  }
+};
+
+} // namespace
+
+void fuseElementwise(Plan &plan) { Fuser(plan).run(); }
+
+} // namespace shardc

@@ -1,0 +1,18 @@
+//===- FuseElementwise.h - fusing elementwise chains in a plan --*- C++ -*-===//
+
+#ifndef SHARDC_LIB_CONVERSION_SHARDCTOPLAN_FUSEELEMENTWISE_H
+#define SHARDC_LIB_CONVERSION_SHARDCTOPLAN_FUSEELEMENTWISE_H
+
+#include "shardc/Runtime/Plan.h"
+
+namespace shardc {
+
+/// Replaces chains of f32 elementwise steps over one shape (with splat
+/// constants and rank-1 bias broadcasts folded in as loads) by Fused steps,
+/// so their intermediates are never written to memory. Values used only
+/// inside a chain become kNotMaterialized. Runs before buffer assignment.
+void fuseElementwise(Plan &plan);
+
+} // namespace shardc
+
+#endif // SHARDC_LIB_CONVERSION_SHARDCTOPLAN_FUSEELEMENTWISE_H

@@ -1,0 +1,118 @@
+//===- CpuFused.cpp - running a Fused step tile by tile -------------------===//
+//
+// The program of a Fused step runs over tiles of kTile elements: inputs are
+// loaded (or broadcast) into registers, each instruction computes a register
+// from others with a tight loop the compiler vectorizes, and the output
+// registers are stored. Intermediates live only in the registers, which stay
+// in L1; nothing between the inputs and the outputs touches memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace shardc::cpu {
+
+namespace {
+constexpr int64_t kTile = 512;
+
+template <typename Fn> void unary(const float *x, float *y, int64_t n, Fn fn) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = fn(x[i]);
+}
+template <typename Fn>
+void binary(const float *x, const float *z, float *y, int64_t n, Fn fn) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = fn(x[i], z[i]);
+}
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+void execute(OpCode op, const float *a, const float *b, float *y, int64_t n) {
+  switch (op) {
+  case OpCode::Neg: unary(a, y, n, [](float x) { return -x; }); break;
+  case OpCode::Abs: unary(a, y, n, [](float x) { return std::fabs(x); }); break;
+  case OpCode::Exp: unary(a, y, n, [](float x) { return std::exp(x); }); break;
+  case OpCode::Log: unary(a, y, n, [](float x) { return std::log(x); }); break;
+  case OpCode::Tanh: unary(a, y, n, [](float x) { return std::tanh(x); }); break;
+  case OpCode::Sqrt: unary(a, y, n, [](float x) { return std::sqrt(x); }); break;
+  case OpCode::Rsqrt: unary(a, y, n, [](float x) { return 1.0f / std::sqrt(x); }); break;
+  case OpCode::Erf: unary(a, y, n, [](float x) { return std::erf(x); }); break;
+  case OpCode::Add: binary(a, b, y, n, [](float x, float z) { return x + z; }); break;
+  case OpCode::Sub: binary(a, b, y, n, [](float x, float z) { return x - z; }); break;
+  case OpCode::Mul: binary(a, b, y, n, [](float x, float z) { return x * z; }); break;
+  case OpCode::Div: binary(a, b, y, n, [](float x, float z) { return x / z; }); break;
+  case OpCode::Max:
+    binary(a, b, y, n, [](float x, float z) {
+      return (x != x || z != z) ? kNaN : (x > z ? x : z);
+    });
+    break;
+  case OpCode::Min:
+    binary(a, b, y, n, [](float x, float z) {
+      return (x != x || z != z) ? kNaN : (x < z ? x : z);
+    });
+    break;
+  case OpCode::Pow: binary(a, b, y, n, [](float x, float z) { return std::pow(x, z); }); break;
+  default: break;
+  }
+}
+} // namespace
+
+Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
+  FusedProgram p = FusedProgram::decode(step.ints);
+  int64_t numRegs = (int64_t)(p.inputs.size() + p.instructions.size());
+  bool valid = p.inputs.size() == step.inputs.size() &&
+               p.outputs.size() == step.outputs.size() && !step.outputs.empty();
+  for (size_t i = 0; valid && i < p.instructions.size(); ++i) {
+    int64_t defined = (int64_t)(p.inputs.size() + i);
+    const auto &in = p.instructions[i];
+    bool isUnary = in.op >= OpCode::Neg && in.op <= OpCode::Erf;
+    bool isBinary = in.op >= OpCode::Add && in.op <= OpCode::Pow;
+    valid = in.op == OpCode::Constant ||
+            (isUnary && in.a >= 0 && in.a < defined) ||
+            (isBinary && in.a >= 0 && in.a < defined && in.b >= 0 && in.b < defined);
+  }
+  for (int64_t r : p.outputs)
+    valid = valid && r >= 0 && r < numRegs;
+  for (const auto &in : p.inputs)
+    valid = valid && (in.mode == FusedProgram::Whole || in.cols > 0);
+  if (!valid)
+    return Status::error("malformed fused program");
+
+  int64_t n = numElements(plan.values[step.outputs[0]].shape);
+  std::vector<float> regs(numRegs * kTile);
+  for (int64_t t0 = 0; t0 < n; t0 += kTile) {
+    int64_t len = std::min(kTile, n - t0);
+    for (size_t r = 0; r < p.inputs.size(); ++r) {
+      const float *x = (const float *)buffers.ptr[step.inputs[r]];
+      float *reg = &regs[r * kTile];
+      const FusedProgram::Input &in = p.inputs[r];
+      if (in.mode == FusedProgram::Whole)
+        std::memcpy(reg, x + t0, len * sizeof(float));
+      else if (in.mode == FusedProgram::AlongRows)
+        for (int64_t i = 0; i < len; ++i)
+          reg[i] = x[(t0 + i) % in.cols];
+      else
+        for (int64_t i = 0; i < len; ++i)
+          reg[i] = x[(t0 + i) / in.cols];
+    }
+    for (size_t k = 0; k < p.instructions.size(); ++k) {
+      const auto &in = p.instructions[k];
+      float *y = &regs[(p.inputs.size() + k) * kTile];
+      if (in.op == OpCode::Constant)
+        std::fill(y, y + len, in.value);
+      else
+        execute(in.op, &regs[in.a * kTile], &regs[in.b * kTile], y, len);
+    }
+    for (size_t o = 0; o < p.outputs.size(); ++o)
+      std::memcpy((float *)buffers.ptr[step.outputs[o]] + t0, &regs[p.outputs[o] * kTile],
+                  len * sizeof(float));
+  }
+  return Status::success();
+}
+
+} // namespace shardc::cpu
