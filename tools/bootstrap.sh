@@ -4,6 +4,8 @@
 #   tools/bootstrap.sh demo    install what is missing, build, run the demo
 #   tools/bootstrap.sh test    install what is missing, build, run every test
 #   tools/bootstrap.sh build   install what is missing, build
+#   tools/bootstrap.sh bench   also install the benchmark peers (PyTorch), build,
+#                              and run bench/run.sh
 #
 # Environment: BUILD_DIR (default: build), JOBS (default: nproc).
 # Idempotent; quiet when everything is already installed and built.
@@ -16,6 +18,8 @@ jobs=${JOBS:-$(nproc)}
 
 packages=(g++ cmake ninja-build python3 python3-numpy ccache lld libgtest-dev libopenblas-dev
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools)
+
+[ "$mode" = bench ] && packages+=(python3-torch python3-threadpoolctl libopenblas0-openmp)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -48,8 +52,13 @@ case "$mode" in
   demo)
     exec "$root/models/mlp/demo.sh" "$build"
     ;;
+  bench)
+    mkdir -p "$root/bench/results"
+    exec env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 \
+      "$root/bench/cpu_bench.py" --build "$build" --out "$root/bench/results/cpu.md"
+    ;;
   *)
-    echo "usage: $0 demo|test|build" >&2
+    echo "usage: $0 demo|test|build|bench" >&2
     exit 2
     ;;
 esac

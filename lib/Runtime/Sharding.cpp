@@ -104,24 +104,36 @@ Status NamedSharding::validate(const Shape &global) const {
   return Status::success();
 }
 
-/// Copies the box of `src` starting at `offset` with the shape of `dst` into
-/// `dst` (toGlobal=false), or `dst` into that box of `src` (toGlobal=true).
+/// Copies the box of `global` at `offset` with the shape of `local` into
+/// `local` (toGlobal=false), or `local` into that box (toGlobal=true), one
+/// contiguous row of the innermost dimension at a time.
 static void copyBox(Array &global, Array &local, const std::vector<int64_t> &offset,
                     bool toGlobal) {
   const Shape &ls = local.shape();
-  int64_t n = local.numElements();
   size_t es = dtypeSize(local.dtype());
-  std::vector<int64_t> gstrides = stridesOf(global.shape());
-  std::vector<int64_t> idx(ls.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t g = 0;
-    for (size_t d = 0; d < ls.size(); ++d)
-      g += (idx[d] + offset[d]) * gstrides[d];
+  if (ls.empty() || local.shape() == global.shape()) {
     if (toGlobal)
-      std::memcpy(global.bytes() + g * es, local.bytes() + i * es, es);
+      std::memcpy(global.bytes(), local.bytes(), local.sizeInBytes());
     else
-      std::memcpy(local.bytes() + i * es, global.bytes() + g * es, es);
-    for (int64_t d = (int64_t)ls.size() - 1; d >= 0; --d) {
+      std::memcpy(local.bytes(), global.bytes(), local.sizeInBytes());
+    return;
+  }
+  int64_t row = ls.back();
+  if (row == 0 || local.numElements() == 0)
+    return;
+  int64_t rows = local.numElements() / row;
+  std::vector<int64_t> gstrides = stridesOf(global.shape());
+  std::vector<int64_t> idx(ls.size() - 1, 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t g = offset.back();
+    for (size_t d = 0; d + 1 < ls.size(); ++d)
+      g += (idx[d] + offset[d]) * gstrides[d];
+    uint8_t *gp = global.bytes() + g * es, *lp = local.bytes() + r * row * es;
+    if (toGlobal)
+      std::memcpy(gp, lp, row * es);
+    else
+      std::memcpy(lp, gp, row * es);
+    for (int64_t d = (int64_t)idx.size() - 1; d >= 0; --d) {
       if (++idx[d] < ls[d])
         break;
       idx[d] = 0;

@@ -24,7 +24,10 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 using namespace mlir;
@@ -45,7 +48,9 @@ const char kRunHelp[] =
     "  --cache-dir DIR     compile cache (default: $SHARDC_CACHE_DIR, else\n"
     "                      $XDG_CACHE_HOME/shardc, else ~/.cache/shardc)\n"
     "  --no-cache          compile without reading or writing the disk cache\n"
-    "  --cache-stats       print the cache's hits and misses\n";
+    "  --cache-stats       print the cache's hits and misses\n"
+    "  --benchmark N       run N more times (cpu backend) and print one JSON line\n"
+    "                      with the median and best time per call\n";
 
 struct RunOptions {
   std::string file;
@@ -56,6 +61,7 @@ struct RunOptions {
   std::string cacheDir = CompileCache::defaultDir();
   bool cacheStats = false;
   bool noCache = false;
+  int benchmark = 0;
 };
 
 /// The global signature the inputs are checked against.
@@ -95,7 +101,7 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     } else if (arg == "--entry" || arg == "--input" || arg == "--output-dir" ||
-               arg == "--backend" || arg == "--cache-dir") {
+               arg == "--backend" || arg == "--cache-dir" || arg == "--benchmark") {
       if (i + 1 >= args.size()) {
         reportError("option '" + arg + "' needs a value");
         return kUsage;
@@ -110,6 +116,12 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
       opts.backend = value;
     } else if (arg == "--cache-dir") {
       opts.cacheDir = value;
+    } else if (arg == "--benchmark") {
+      opts.benchmark = std::atoi(value.c_str());
+      if (opts.benchmark < 1) {
+        reportError("--benchmark expects a positive count, got '" + value + "'");
+        return kUsage;
+      }
     } else if (arg == "--input") {
       size_t sep = value.find('=');
       if (sep == std::string::npos || sep == 0 || sep + 1 == value.size()) {
@@ -252,6 +264,26 @@ int runPlanOnCpu(const Plan &plan, const std::vector<Array> &inputs,
   if (plan.numDevices() > 1 || !plan.mesh.axisNames.empty())
     std::printf("ran @%s on %lld simulated devices\n", plan.entry.c_str(),
                 (long long)plan.numDevices());
+  if (opts.benchmark > 0) {
+    // Whole calls (split inputs, run, assemble results), after the warm-up
+    // run above.
+    std::vector<double> ms;
+    for (int i = 0; i < opts.benchmark; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      StatusOr<std::vector<Array>> again = runPlan(*backend, plan, inputs);
+      auto end = std::chrono::steady_clock::now();
+      if (!again.ok()) {
+        reportError(again.message());
+        return kFailed;
+      }
+      ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    std::printf("{\"entry\": \"%s\", \"devices\": %lld, \"steps\": %zu, \"reps\": %d, "
+                "\"ms_median\": %.4f, \"ms_best\": %.4f}\n",
+                plan.entry.c_str(), (long long)plan.numDevices(), plan.steps.size(),
+                opts.benchmark, ms[ms.size() / 2], ms[0]);
+  }
   return writeOutputs(plan.entry, *results, opts.outputDir);
 }
 } // namespace

@@ -29,7 +29,10 @@ public:
   /// Runs `plan`: `args[i][d]` is argument i's shard on device d. Returns
   /// `results[i][d]`. Errors name the step's source location.
   virtual StatusOr<std::vector<DeviceArrays>>
-  execute(const Plan &plan, const std::vector<DeviceArrays> &args) = 0;
+  execute(const Plan &plan, const std::vector<DeviceArrays> &args);
+  /// The same, borrowing the shards: `args[i][d]` must outlive the call.
+  virtual StatusOr<std::vector<DeviceArrays>>
+  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args) = 0;
 };
 
 /// N simulated devices in this process, one thread each.

@@ -19,14 +19,26 @@ namespace shardc {
 
 Backend::~Backend() = default;
 
+StatusOr<std::vector<DeviceArrays>>
+Backend::execute(const Plan &plan, const std::vector<DeviceArrays> &args) {
+  std::vector<std::vector<const Array *>> borrowed;
+  for (const DeviceArrays &shards : args) {
+    borrowed.emplace_back();
+    for (const Array &a : shards)
+      borrowed.back().push_back(&a);
+  }
+  return execute(plan, borrowed);
+}
+
 namespace {
 
 class CpuBackend : public Backend {
 public:
   const char *name() const override { return "cpu"; }
 
+  using Backend::execute;
   StatusOr<std::vector<DeviceArrays>>
-  execute(const Plan &plan, const std::vector<DeviceArrays> &args) override {
+  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args) override {
     int64_t n = plan.numDevices();
     if (args.size() != plan.args.size())
       return Status::error("expected " + std::to_string(plan.args.size()) +
@@ -37,11 +49,11 @@ public:
         return Status::error("argument '" + plan.argNames[i] + "' has shards for " +
                              std::to_string(args[i].size()) + " devices, expected " +
                              std::to_string(n));
-      for (const Array &a : args[i])
-        if (a.dtype() != v.dtype || a.shape() != v.shape)
+      for (const Array *a : args[i])
+        if (a->dtype() != v.dtype || a->shape() != v.shape)
           return Status::error("argument '" + plan.argNames[i] + "' shard must be " +
                                Array(v.dtype, v.shape).typeString() + ", got " +
-                               a.typeString());
+                               a->typeString());
     }
 
     // The cores are shared among the device threads.
@@ -51,14 +63,23 @@ public:
     std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
     std::vector<Status> status(n, Status::success());
     cpu::DeviceGroup group(n);
+    // Arenas are kept between calls (and not cleared: every value is
+    // written before it is read).
+    if ((int64_t)arenas.size() < n)
+      arenas.resize(n);
+    for (int64_t d = 0; d < n; ++d)
+      if (arenas[d].size < plan.arenaBytes) {
+        arenas[d].data.reset(new uint8_t[plan.arenaBytes]);
+        arenas[d].size = plan.arenaBytes;
+      }
     auto device = [&](int64_t d) {
-      std::vector<uint8_t> arena(plan.arenaBytes);
+      uint8_t *arena = arenas[d].data.get();
       cpu::DeviceBuffers buffers{d, std::vector<uint8_t *>(plan.values.size(), nullptr)};
       for (size_t v = 0; v < plan.values.size(); ++v)
         if (plan.values[v].offset >= 0)
-          buffers.ptr[v] = arena.data() + plan.values[v].offset;
+          buffers.ptr[v] = arena + plan.values[v].offset;
       for (size_t i = 0; i < plan.args.size(); ++i)
-        buffers.ptr[plan.args[i]] = const_cast<uint8_t *>(args[i][d].bytes());
+        buffers.ptr[plan.args[i]] = const_cast<uint8_t *>(args[i][d]->bytes());
       for (const PlanStep &step : plan.steps) {
         if (isCollective(step.op)) {
           if (!cpu::runCollective(plan, step, buffers, group))
@@ -97,6 +118,13 @@ public:
         return s;
     return results;
   }
+
+private:
+  struct Arena {
+    std::unique_ptr<uint8_t[]> data;
+    int64_t size = 0;
+  };
+  std::vector<Arena> arenas;
 };
 
 } // namespace
@@ -108,25 +136,38 @@ StatusOr<std::vector<Array>> runPlan(Backend &backend, const Plan &plan,
   if (globalArgs.size() != plan.args.size())
     return Status::error("@" + plan.entry + " takes " + std::to_string(plan.args.size()) +
                          " arguments, got " + std::to_string(globalArgs.size()));
+  // One device: the global arrays are the shards, borrowed as they are.
+  bool single = plan.numDevices() == 1;
   std::vector<DeviceArrays> shards;
+  std::vector<std::vector<const Array *>> borrowed;
   for (size_t i = 0; i < globalArgs.size(); ++i) {
     const Array &g = globalArgs[i];
     const PlanValue &v = plan.values[plan.args[i]];
     if (g.dtype() != v.dtype || g.shape() != plan.argGlobalShapes[i])
-      return Status::error("argument '" + plan.argNames[i] + "' must be tensor<" +
-                           shapeString(plan.argGlobalShapes[i]) + "x" +
-                           dtypeName(v.dtype) + ">, got " + g.typeString());
+      return Status::error("argument '" + plan.argNames[i] + "' must be " +
+                           Array(v.dtype, plan.argGlobalShapes[i]).typeString() +
+                           ", got " + g.typeString());
     DeviceArrays d;
-    for (int64_t dev = 0; dev < plan.numDevices(); ++dev)
-      d.push_back(plan.argShardings[i].shard(g, dev));
+    if (!single)
+      for (int64_t dev = 0; dev < plan.numDevices(); ++dev)
+        d.push_back(plan.argShardings[i].shard(g, dev));
     shards.push_back(std::move(d));
   }
-  StatusOr<std::vector<DeviceArrays>> results = backend.execute(plan, shards);
+  for (size_t i = 0; i < globalArgs.size(); ++i) {
+    borrowed.emplace_back();
+    if (single)
+      borrowed.back().push_back(&globalArgs[i]);
+    else
+      for (const Array &a : shards[i])
+        borrowed.back().push_back(&a);
+  }
+  StatusOr<std::vector<DeviceArrays>> results = backend.execute(plan, borrowed);
   if (!results.ok())
     return results.status();
   std::vector<Array> out;
   for (size_t r = 0; r < results->size(); ++r)
-    out.push_back(plan.resultShardings[r].assemble((*results)[r]));
+    out.push_back(single ? std::move((*results)[r][0])
+                         : plan.resultShardings[r].assemble((*results)[r]));
   return out;
 }
 
