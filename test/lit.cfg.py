@@ -20,6 +20,8 @@ llvm_config.with_environment("PATH", config.shardc_tools_dir, append_path=True)
 tool_dirs = [config.shardc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["shardc-opt", "shardc"], tool_dirs)
 config.substitutions.append(("%python", config.numpy_python))
+config.substitutions.append(("%shardc_obj_root", config.shardc_obj_root))
+config.substitutions.append(("%shardc_src_root", os.path.dirname(config.test_source_root)))
 
 # The driver's compile cache lives in the build tree, not the user's home.
 config.environment["SHARDC_CACHE_DIR"] = os.path.join(config.test_exec_root, "shardc-cache")

@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
-#include "Pipeline.h"
+
+#include "shardc/Pipeline/Pipeline.h"
 
 #include "shardc/Runtime/Artifact.h"
 
@@ -74,12 +75,15 @@ int compileCommand(const std::vector<std::string> &args) {
     reportError("backend '" + backend + "' is not available in this build (available: cpu)");
     return kFailed;
   }
-  std::unique_ptr<LoadedModule> loaded = loadModule(file);
+  std::string error;
+  std::unique_ptr<LoadedModule> loaded = loadModule(file, error);
   if (!loaded)
+    return kFailed; // the diagnostics were printed
+  mlir::func::FuncOp fn = findEntry(*loaded->module, entry, error);
+  if (!fn) {
+    reportError(error);
     return kFailed;
-  mlir::func::FuncOp fn = findEntry(*loaded->module, entry);
-  if (!fn)
-    return kFailed;
+  }
   mlir::FailureOr<Plan> plan = compileToPlan(*loaded->module, fn, dumpDir);
   if (mlir::failed(plan))
     return kFailed;

@@ -10,6 +10,8 @@
 
 #include "Commands.h"
 
+#include "shardc/Pipeline/Pipeline.h"
+
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
@@ -17,11 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -105,23 +103,6 @@ std::string argName(func::FuncOp fn, unsigned i) {
   return "arg" + std::to_string(i);
 }
 
-func::FuncOp pickEntry(ModuleOp module, const std::string &requested) {
-  func::FuncOp only;
-  int count = 0;
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    if (fn.isExternal())
-      continue;
-    if (fn.getSymName() == (requested.empty() ? "main" : requested))
-      return fn;
-    only = fn;
-    ++count;
-  }
-  if (requested.empty() && count == 1)
-    return only;
-  reportError(requested.empty() ? "no @main function; choose one with --entry"
-                                : "no function @" + requested);
-  return {};
-}
 } // namespace
 
 int explainCommand(const std::vector<std::string> &args) {
@@ -162,23 +143,16 @@ int explainCommand(const std::vector<std::string> &args) {
     return kUsage;
   }
 
-  MLIRContext context;
-  context.loadDialect<ShardcDialect, func::FuncDialect>();
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   std::string error;
-  auto buffer = openInputFile(file, &error);
-  if (!buffer) {
-    reportError("cannot open '" + file + "': " + error);
+  std::unique_ptr<LoadedModule> loaded = loadModule(file, error);
+  if (!loaded)
+    return kFailed; // the diagnostics were printed
+  OwningOpRef<ModuleOp> &module = loaded->module;
+  func::FuncOp fn = findEntry(*module, entry, error);
+  if (!fn) {
+    reportError(error);
     return kFailed;
   }
-  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module)
-    return kFailed;
-  func::FuncOp fn = pickEntry(*module, entry);
-  if (!fn)
-    return kFailed;
   if (fn->hasAttr(ShardcDialect::kPartitionedAttrName)) {
     reportError("@" + fn.getSymName().str() +
                 " is already partitioned; explain the global program instead");

@@ -9,7 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
-#include "Pipeline.h"
+
+#include "shardc/Pipeline/Pipeline.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
@@ -320,12 +321,15 @@ int runCommand(const std::vector<std::string> &args) {
     return runPlanOnCpu(*plan, *inputs, opts);
   }
 
-  std::unique_ptr<LoadedModule> loaded = loadModule(opts.file);
+  std::string error;
+  std::unique_ptr<LoadedModule> loaded = loadModule(opts.file, error);
   if (!loaded)
+    return kFailed; // the diagnostics were printed
+  func::FuncOp fn = findEntry(*loaded->module, opts.entry, error);
+  if (!fn) {
+    reportError(error);
     return kFailed;
-  func::FuncOp fn = findEntry(*loaded->module, opts.entry);
-  if (!fn)
-    return kFailed;
+  }
   std::optional<Signature> sig = signatureOf(fn);
   if (!sig)
     return kFailed;

@@ -1,0 +1,58 @@
+//===- Pipeline.h - from a .mlir file to a plan -----------------*- C++ -*-===//
+//
+// The compiler pipeline as the driver and the embedding API use it: load a
+// module, choose the entry function, propagate and partition when it is
+// sharded, lower to a plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_PIPELINE_PIPELINE_H
+#define SHARDC_PIPELINE_PIPELINE_H
+
+#include "shardc/Runtime/Plan.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
+namespace shardc {
+
+/// A parsed and verified module. Diagnostics are printed to stderr with file
+/// locations, or, with `captureDiagnostics`, collected in `diagnostics`.
+struct LoadedModule {
+  mlir::MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> printer;
+  std::unique_ptr<mlir::ScopedDiagnosticHandler> collector;
+  std::string diagnostics;
+  std::string text; // the file's contents
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+/// Parses `path`. On failure returns null and sets `error` (the diagnostics
+/// are also printed unless captured).
+std::unique_ptr<LoadedModule> loadModule(const std::string &path, std::string &error,
+                                         bool captureDiagnostics = false);
+
+/// The entry function: `requested`, else @main, else the only public one.
+/// Null with `error` set when there is none.
+mlir::func::FuncOp findEntry(mlir::ModuleOp module, const std::string &requested,
+                             std::string &error);
+
+/// Propagates and partitions `fn` when it is sharded, then lowers it. With
+/// `dumpDir`, writes each stage there (01-propagated.mlir,
+/// 02-partitioned.mlir, 03-plan.txt). Errors are diagnostics.
+mlir::FailureOr<Plan> compileToPlan(mlir::ModuleOp module, mlir::func::FuncOp fn,
+                                    const std::string &dumpDir = "");
+
+} // namespace shardc
+
+#endif // SHARDC_PIPELINE_PIPELINE_H

@@ -1,0 +1,124 @@
+//===- shardc.h - the embedding API -----------------------------*- C++ -*-===//
+//
+// What a host program includes to compile and run shardc programs. Named
+// after JAX where JAX has the idea: a Client for a backend and its devices,
+// Mesh / PartitionSpec / NamedSharding (Runtime/Sharding.h), device_put,
+// compile, call, and a picture of an array's layout. No MLIR header is
+// reachable from here; link the `shardc::shardc` CMake target.
+//
+//   shardc::Client client = *shardc::Client::create("cpu");
+//   auto exe = *client.compile("model.mlir");               // cached by content
+//   shardc::Mesh mesh{{"data"}, {2}};
+//   shardc::DeviceArray x = client.device_put(host, {mesh, {{"data"}, {}}});
+//   std::vector<shardc::DeviceArray> out = *exe->call({x, w});
+//   shardc::Array y = out[0].fetch();
+//
+// Ownership: a DeviceArray owns its shards; an Executable is shared (it may
+// be cached by the client). Thread safety: one call at a time per Client and
+// per Executable.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_SHARDC_H
+#define SHARDC_SHARDC_H
+
+#include "shardc/Runtime/Array.h"
+#include "shardc/Runtime/Sharding.h"
+#include "shardc/Runtime/Status.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+struct Plan;
+class Backend;
+class CompileCache;
+
+/// A global array laid out on the devices of a mesh: one shard per device.
+class DeviceArray {
+public:
+  DeviceArray(NamedSharding sharding, Shape globalShape, std::vector<Array> shards);
+
+  const NamedSharding &sharding() const { return sharding_; }
+  const Shape &shape() const { return globalShape_; }
+  DType dtype() const { return shards_.front().dtype(); }
+  /// shards()[d] is device d's shard.
+  const std::vector<Array> &shards() const { return shards_; }
+  /// Gathers the global array to the host.
+  Array fetch() const;
+  /// The layout as a grid of blocks labelled with device ids (rank <= 2),
+  /// like jax.debug.visualize_array_sharding.
+  std::string visualize() const;
+
+private:
+  NamedSharding sharding_;
+  Shape globalShape_;
+  std::vector<Array> shards_;
+};
+
+/// A compiled function, ready to call on the devices of its mesh.
+class Executable {
+public:
+  Executable(std::shared_ptr<const Plan> plan, Backend &backend);
+  const std::string &entry() const;
+  /// The arguments' names (shardc.name, or argN), global shapes and layouts.
+  const std::vector<std::string> &argNames() const;
+  const std::vector<Shape> &argShapes() const;
+  const std::vector<NamedSharding> &argShardings() const;
+  int64_t numDevices() const;
+  /// Bytes of buffers each device uses (after reuse).
+  int64_t bufferBytesPerDevice() const;
+
+  /// Runs on sharded arguments; each must have the argument's global shape
+  /// and dtype (it is resharded if its layout differs).
+  StatusOr<std::vector<DeviceArray>> call(const std::vector<DeviceArray> &args);
+  /// Runs on host arrays (placed by the argument shardings) and fetches.
+  StatusOr<std::vector<Array>> call(const std::vector<Array> &args);
+
+private:
+  std::shared_ptr<const Plan> plan_;
+  Backend &backend_;
+};
+
+/// A backend and its devices, plus the compile cache.
+class Client {
+public:
+  /// `backend`: "cpu" (simulated devices, one thread each). `cacheDir`:
+  /// where compiled plans persist ("" = memory only; default: the user's
+  /// cache directory, see CompileCache::defaultDir).
+  static StatusOr<Client> create(const std::string &backend = "cpu",
+                                 const std::string &cacheDir = defaultCacheDir());
+  Client(Client &&);
+  Client &operator=(Client &&);
+  ~Client();
+
+  const std::string &backend() const;
+  /// device_put: splits `array` by `sharding` (checked against its shape).
+  StatusOr<DeviceArray> device_put(const Array &array, const NamedSharding &sharding);
+
+  /// Compiles function `entry` (default: main, or the only public one) of a
+  /// .mlir file, or loads a compiled .shardc artifact. Compiled plans are
+  /// cached by the program text, entry, backend and compiler version:
+  /// compiling the same thing again never recompiles.
+  StatusOr<std::shared_ptr<Executable>> compile(const std::string &path,
+                                                const std::string &entry = "");
+
+  /// Compile cache counters: hits in memory and on disk, misses.
+  struct CacheStats {
+    int64_t memoryHits, diskHits, misses, corruptEntries;
+  };
+  CacheStats cacheStats() const;
+
+  static std::string defaultCacheDir();
+
+private:
+  Client();
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace shardc
+
+#endif // SHARDC_SHARDC_H

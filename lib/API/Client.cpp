@@ -1,0 +1,171 @@
+//===- Client.cpp - the embedding API -------------------------------------===//
+//
+// The Client owns the MLIR context compilation needs, the backend and the
+// compile cache, behind a pointer, so that shardc.h exposes no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/shardc.h"
+
+#include "shardc/Pipeline/Pipeline.h"
+#include "shardc/Runtime/Artifact.h"
+#include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/CompileCache.h"
+#include "shardc/Runtime/File.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace shardc {
+
+//===----------------------------------------------------------------------===//
+// DeviceArray
+//===----------------------------------------------------------------------===//
+
+DeviceArray::DeviceArray(NamedSharding sharding, Shape globalShape,
+                         std::vector<Array> shards)
+    : sharding_(std::move(sharding)), globalShape_(std::move(globalShape)),
+      shards_(std::move(shards)) {}
+
+Array DeviceArray::fetch() const { return sharding_.assemble(shards_); }
+
+std::string DeviceArray::visualize() const { return sharding_.visualize(globalShape_); }
+
+//===----------------------------------------------------------------------===//
+// Executable
+//===----------------------------------------------------------------------===//
+
+Executable::Executable(std::shared_ptr<const Plan> plan, Backend &backend)
+    : plan_(std::move(plan)), backend_(backend) {}
+
+const std::string &Executable::entry() const { return plan_->entry; }
+const std::vector<std::string> &Executable::argNames() const { return plan_->argNames; }
+const std::vector<Shape> &Executable::argShapes() const { return plan_->argGlobalShapes; }
+const std::vector<NamedSharding> &Executable::argShardings() const {
+  return plan_->argShardings;
+}
+int64_t Executable::numDevices() const { return plan_->numDevices(); }
+int64_t Executable::bufferBytesPerDevice() const { return plan_->arenaBytes; }
+
+static bool sameLayout(const NamedSharding &a, const NamedSharding &b) {
+  return a.mesh.axisNames == b.mesh.axisNames && a.mesh.axisSizes == b.mesh.axisSizes &&
+         a.spec == b.spec;
+}
+
+StatusOr<std::vector<DeviceArray>> Executable::call(const std::vector<DeviceArray> &args) {
+  const Plan &plan = *plan_;
+  if (args.size() != plan.args.size())
+    return Status::error("@" + plan.entry + " takes " + std::to_string(plan.args.size()) +
+                         " arguments, got " + std::to_string(args.size()));
+  std::vector<DeviceArrays> resharded(args.size());
+  std::vector<std::vector<const Array *>> shards(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const DeviceArray &a = args[i];
+    DType want = plan.values[plan.args[i]].dtype;
+    if (a.dtype() != want || a.shape() != plan.argGlobalShapes[i])
+      return Status::error("argument '" + plan.argNames[i] + "' must be " +
+                           Array(want, plan.argGlobalShapes[i]).typeString() + ", got " +
+                           Array(a.dtype(), a.shape()).typeString());
+    if (sameLayout(a.sharding(), plan.argShardings[i])) {
+      for (const Array &s : a.shards())
+        shards[i].push_back(&s);
+      continue;
+    }
+    // Another layout: through the host (a device-side reshard is future work).
+    Array global = a.fetch();
+    for (int64_t d = 0; d < plan.numDevices(); ++d)
+      resharded[i].push_back(plan.argShardings[i].shard(global, d));
+    for (const Array &s : resharded[i])
+      shards[i].push_back(&s);
+  }
+  StatusOr<std::vector<DeviceArrays>> results = backend_.execute(plan, shards);
+  if (!results.ok())
+    return results.status();
+  std::vector<DeviceArray> out;
+  for (size_t r = 0; r < results->size(); ++r)
+    out.emplace_back(plan.resultShardings[r], plan.resultGlobalShapes[r],
+                     std::move((*results)[r]));
+  return out;
+}
+
+StatusOr<std::vector<Array>> Executable::call(const std::vector<Array> &args) {
+  return runPlan(backend_, *plan_, args);
+}
+
+//===----------------------------------------------------------------------===//
+// Client
+//===----------------------------------------------------------------------===//
+
+struct Client::Impl {
+  std::string backendName;
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<CompileCache> cache;
+};
+
+Client::Client() : impl(std::make_unique<Impl>()) {}
+Client::Client(Client &&) = default;
+Client &Client::operator=(Client &&) = default;
+Client::~Client() = default;
+
+std::string Client::defaultCacheDir() { return CompileCache::defaultDir(); }
+
+StatusOr<Client> Client::create(const std::string &backend, const std::string &cacheDir) {
+  if (backend != "cpu")
+    return Status::error("backend '" + backend +
+                         "' is not available in this build (available: cpu)");
+  Client client;
+  client.impl->backendName = backend;
+  client.impl->backend = createCpuBackend();
+  client.impl->cache = std::make_unique<CompileCache>(cacheDir);
+  return client;
+}
+
+const std::string &Client::backend() const { return impl->backendName; }
+
+StatusOr<DeviceArray> Client::device_put(const Array &array, const NamedSharding &sharding) {
+  Status valid = sharding.validate(array.shape());
+  if (!valid.ok())
+    return Status::error("device_put of " + array.typeString() + ": " + valid.message());
+  std::vector<Array> shards;
+  for (int64_t d = 0; d < sharding.mesh.numDevices(); ++d)
+    shards.push_back(sharding.shard(array, d));
+  return DeviceArray(sharding, array.shape(), std::move(shards));
+}
+
+StatusOr<std::shared_ptr<Executable>> Client::compile(const std::string &path,
+                                                      const std::string &entry) {
+  StatusOr<std::string> bytes = readFile(path);
+  if (!bytes.ok())
+    return bytes.status();
+  std::string key = CompileCache::keyFor({*bytes, entry, impl->backendName});
+  StatusOr<std::shared_ptr<const Plan>> plan =
+      impl->cache->getOrCompile(key, [&]() -> StatusOr<Plan> {
+        if (looksLikeArtifact(*bytes)) {
+          StatusOr<Plan> loaded = deserializePlan(*bytes, path);
+          if (loaded.ok() && !entry.empty() && loaded->entry != entry)
+            return Status::error("'" + path + "' holds @" + loaded->entry + ", not @" +
+                                 entry);
+          return loaded;
+        }
+        std::string error;
+        std::unique_ptr<LoadedModule> loaded = loadModule(path, error, true);
+        if (!loaded)
+          return Status::error(error);
+        mlir::func::FuncOp fn = findEntry(*loaded->module, entry, error);
+        if (!fn)
+          return Status::error(path + ": " + error);
+        mlir::FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn);
+        if (mlir::failed(compiled))
+          return Status::error(loaded->diagnostics);
+        return std::move(*compiled);
+      });
+  if (!plan.ok())
+    return plan.status();
+  return std::make_shared<Executable>(*plan, *impl->backend);
+}
+
+Client::CacheStats Client::cacheStats() const {
+  CompileCache::Stats s = impl->cache->stats();
+  return {s.memoryHits, s.diskHits, s.misses, s.corruptEntries};
+}
+
+} // namespace shardc

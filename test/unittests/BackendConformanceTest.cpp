@@ -1,0 +1,1227 @@
+//===- BackendConformanceTest.cpp - every op on the CPU backend vs reference ==//
+//
+// The backend conformance suite (ggml's test-backend-ops for shardc): for
+// every op of the dialect that runs on one device, and for each element type
+// the op accepts, generates the op as MLIR text at random odd shapes (odd so
+// that no size happens to match a vector width or a BLAS block), runs it in
+// the reference interpreter and, lowered to a plan, on the CPU backend, and
+// compares the results. The CPU backend runs its fast paths (f32 dot_general
+// through sgemm, f32 elementwise loops, rank-2 f32 reductions, rank-1 to
+// rank-2 broadcasts, reshape) and the reference kernels for everything else,
+// so this is where each fast path is checked against the reference.
+//
+// Comparison, per element:
+//   - integers and i1, and every data-movement op: bit-exact;
+//   - f32 elementwise: |got - want| <= 1e-5 * max(1, |want|) (the fast loops
+//     compute in float, the reference in double rounded once);
+//   - f32 dot_general and sum reductions: 1e-4 * max(1, |want|), because
+//     sgemm accumulates in f32 while the reference accumulates in double, and
+//     the rounding error of an f32 sum grows with the number of terms (up to
+//     129 here);
+//   - f64: 1e-12 * max(1, |want|);
+//   - f16 and bf16: within one unit in the last place of the type.
+// A NaN must be matched by a NaN; special-value cases also require infinities
+// and signed zeros to match exactly.
+//
+// Beyond single ops on random data: special values (NaN, infinities, signed
+// zeros, subnormals, the largest floats) through the f32 fast paths, an MLP
+// chain whose intermediates live in reused arena blocks, and empty
+// dimensions.
+//
+// Each op family and element type is one test, e.g.
+// `Ops/BackendConformance.MatchesReference/dot_general_lhs_transposed_f32`,
+// which runs kDraws shape draws from a std::mt19937 seeded by the test's name
+// (dot_general uses a large 67x129 by 129x31 shape in the first draw and unit
+// free dimensions in the second). A failure prints the program;
+// SHARDC_CONFORMANCE_PRINT=1 prints every program. A case that fails by a
+// known bug is listed with the bug in allCases() and skipped.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Conversion/ShardcToPlan.h"
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Interpreter/Interpreter.h"
+#include "shardc/Runtime/Backend.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+/// Shape draws per test.
+constexpr int kDraws = 5;
+/// Sizes a dimension is drawn from.
+const std::vector<int64_t> kOddSizes = {1, 3, 5, 7, 13, 17, 31};
+
+//===----------------------------------------------------------------------===//
+// Comparison
+//===----------------------------------------------------------------------===//
+
+struct Tolerance {
+  enum Kind { Exact, Relative, Ulp };
+  Kind kind = Exact;
+  /// Relative: |got - want| <= rel * max(1, |want|).
+  double rel = 0;
+  /// Relative: a zero (with its sign) or an infinity must match exactly.
+  bool strictSpecials = false;
+};
+
+Tolerance exact() { return {Tolerance::Exact, 0, false}; }
+Tolerance relative(double rel, bool strictSpecials = false) {
+  return {Tolerance::Relative, rel, strictSpecials};
+}
+Tolerance oneUlp() { return {Tolerance::Ulp, 0, false}; }
+
+/// Elementwise ops: the fast f32 loops compute in float, the reference in
+/// double rounded once.
+Tolerance elementwiseTol(DType dtype) {
+  switch (dtype) {
+  case DType::F32: return relative(1e-5);
+  case DType::F64: return relative(1e-12);
+  case DType::F16:
+  case DType::BF16: return oneUlp();
+  default: return exact();
+  }
+}
+
+/// Long sums (dot_general, reduce sum): sgemm accumulates in f32, the
+/// reference in double.
+Tolerance accumulationTol(DType dtype) {
+  switch (dtype) {
+  case DType::F32: return relative(1e-4);
+  case DType::F64: return relative(1e-12);
+  case DType::F16:
+  case DType::BF16: return oneUlp();
+  default: return exact();
+  }
+}
+
+/// The spacing of `dtype`'s values at `v` (one unit in the last place).
+double ulpOf(DType dtype, double v) {
+  int mantissaBits = 52, minExponent = -1022;
+  switch (dtype) {
+  case DType::F16: mantissaBits = 10, minExponent = -14; break;
+  case DType::BF16: mantissaBits = 7, minExponent = -126; break;
+  case DType::F32: mantissaBits = 23, minExponent = -126; break;
+  default: break;
+  }
+  int exponent = minExponent;
+  if (v != 0) {
+    int e;
+    std::frexp(v, &e); // v = m * 2^e with 0.5 <= |m| < 1
+    exponent = std::max(e - 1, minExponent);
+  }
+  return std::ldexp(1.0, exponent - mantissaBits);
+}
+
+bool elementMatches(const Array &got, const Array &want, int64_t i,
+                    const Tolerance &tol) {
+  if (!isFloat(want.dtype()))
+    return got.getInt(i) == want.getInt(i);
+  double g = got.getDouble(i), w = want.getDouble(i);
+  if (std::isnan(w) || std::isnan(g))
+    return std::isnan(w) && std::isnan(g);
+  switch (tol.kind) {
+  case Tolerance::Exact: {
+    size_t es = dtypeSize(want.dtype());
+    return std::memcmp(got.bytes() + i * es, want.bytes() + i * es, es) == 0;
+  }
+  case Tolerance::Relative:
+    if (std::isinf(w) || std::isinf(g) || (tol.strictSpecials && (w == 0 || g == 0)))
+      return g == w && std::signbit(g) == std::signbit(w);
+    return std::fabs(g - w) <= tol.rel * std::max(1.0, std::fabs(w));
+  case Tolerance::Ulp:
+    if (std::isinf(w) || std::isinf(g))
+      return g == w;
+    return std::fabs(g - w) <= ulpOf(want.dtype(), w);
+  }
+  return false;
+}
+
+std::string indexString(const Shape &shape, int64_t linear) {
+  std::vector<int64_t> idx(shape.size());
+  for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+    idx[d] = linear % shape[d];
+    linear /= shape[d];
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d)
+    s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+std::string elementString(const Array &a, int64_t i) {
+  if (!isFloat(a.dtype()))
+    return std::to_string(a.getInt(i));
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", a.getDouble(i));
+  return buf;
+}
+
+testing::AssertionResult sameResult(const Array &got, const Array &want,
+                                    const Tolerance &tol) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape())
+    return testing::AssertionFailure()
+           << "got " << got.typeString() << ", want " << want.typeString();
+  int64_t mismatches = 0;
+  std::string shown;
+  for (int64_t i = 0; i < want.numElements(); ++i) {
+    if (elementMatches(got, want, i, tol))
+      continue;
+    if (++mismatches <= 5)
+      shown += "\n  at " + indexString(want.shape(), i) + ": cpu " +
+               elementString(got, i) + ", reference " + elementString(want, i);
+  }
+  if (mismatches == 0)
+    return testing::AssertionSuccess();
+  return testing::AssertionFailure()
+         << mismatches << " of " << want.numElements() << " elements differ" << shown;
+}
+
+//===----------------------------------------------------------------------===//
+// Random data
+//===----------------------------------------------------------------------===//
+
+/// What values an input is drawn from.
+enum class Values {
+  Signed,   // floats in [-2, 2]; integers in [-5, 5]
+  Positive, // floats in [0.05, 2]; integers in [1, 5] (log, sqrt, rsqrt)
+  Wide,     // floats in [-100, 100]; integers in [-1000, 1000] (conversions)
+  Steps,    // multiples of 0.5 in [-2, 2]; integers in [-2, 2] (ties for compare)
+  SmallInt, // integers in [-3, 3] in any type (exact integer dot products)
+  Exponent, // integers in [-3, 3] for floats, [0, 4] for integers (pow)
+  NonZero,  // Signed without zero (integer divisors)
+};
+
+int64_t uniformInt(std::mt19937 &rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+double uniformReal(std::mt19937 &rng, double lo, double hi) {
+  return std::uniform_real_distribution<double>(lo, hi)(rng);
+}
+
+int64_t oddSize(std::mt19937 &rng) {
+  return kOddSizes[uniformInt(rng, 0, (int64_t)kOddSizes.size() - 1)];
+}
+
+Shape randomShape(std::mt19937 &rng, int64_t rank) {
+  Shape shape(rank);
+  for (int64_t &d : shape)
+    d = oddSize(rng);
+  return shape;
+}
+
+Array randomArray(DType dtype, const Shape &shape, Values values, std::mt19937 &rng) {
+  Array a(dtype, shape);
+  for (int64_t i = 0; i < a.numElements(); ++i) {
+    if (dtype == DType::I1) {
+      a.setInt(i, uniformInt(rng, 0, 1));
+      continue;
+    }
+    if (isFloat(dtype)) {
+      double v = 0;
+      switch (values) {
+      case Values::Signed:
+      case Values::NonZero: v = uniformReal(rng, -2, 2); break;
+      case Values::Positive: v = uniformReal(rng, 0.05, 2); break;
+      case Values::Wide: v = uniformReal(rng, -100, 100); break;
+      case Values::Steps: v = 0.5 * (double)uniformInt(rng, -4, 4); break;
+      case Values::SmallInt:
+      case Values::Exponent: v = (double)uniformInt(rng, -3, 3); break;
+      }
+      a.setDouble(i, v);
+      continue;
+    }
+    int64_t v = 0;
+    switch (values) {
+    case Values::Signed: v = uniformInt(rng, -5, 5); break;
+    case Values::Positive: v = uniformInt(rng, 1, 5); break;
+    case Values::Wide: v = uniformInt(rng, -1000, 1000); break;
+    case Values::Steps: v = uniformInt(rng, -2, 2); break;
+    case Values::SmallInt: v = uniformInt(rng, -3, 3); break;
+    case Values::Exponent: v = uniformInt(rng, 0, 4); break;
+    case Values::NonZero:
+      v = uniformInt(rng, 1, 5) * (uniformInt(rng, 0, 1) ? 1 : -1);
+      break;
+    }
+    a.setInt(i, v);
+  }
+  return a;
+}
+
+/// Row indices in [0, rows).
+Array randomIndices(DType dtype, const Shape &shape, int64_t rows, std::mt19937 &rng) {
+  Array a(dtype, shape);
+  for (int64_t i = 0; i < a.numElements(); ++i)
+    a.setInt(i, uniformInt(rng, 0, rows - 1));
+  return a;
+}
+
+//===----------------------------------------------------------------------===//
+// Programs
+//===----------------------------------------------------------------------===//
+
+std::string tensorType(DType dtype, const Shape &shape) {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + dtypeName(dtype) + ">";
+}
+
+std::string intList(const std::vector<int64_t> &values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+/// One element as an MLIR literal of its type.
+std::string literal(const Array &a, int64_t i) {
+  if (a.dtype() == DType::I1)
+    return a.getInt(i) ? "true" : "false";
+  if (!isFloat(a.dtype()))
+    return std::to_string(a.getInt(i));
+  char buf[64];
+  std::snprintf(buf, sizeof buf, a.dtype() == DType::F64 ? "%.17g" : "%.9g",
+                a.getDouble(i));
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+/// The elements of `a` as nested MLIR lists, e.g. [[1.0, 2.0], [3.0, 4.0]].
+std::string denseLiteral(const Array &a) {
+  if (a.rank() == 0)
+    return literal(a, 0);
+  std::vector<int64_t> strides = stridesOf(a.shape());
+  std::function<std::string(int64_t, int64_t)> level = [&](int64_t d, int64_t base) {
+    std::string s = "[";
+    for (int64_t i = 0; i < a.shape()[d]; ++i) {
+      s += i ? ", " : "";
+      int64_t at = base + i * strides[d];
+      s += d + 1 == a.rank() ? literal(a, at) : level(d + 1, at);
+    }
+    return s + "]";
+  };
+  return level(0, 0);
+}
+
+/// A function computing one op: arguments %a0, %a1, ...; the op defines %r.
+struct Program {
+  std::string what;        // e.g. "reduce sum dims = [0] of 3x5"
+  std::vector<Array> args; // the inputs, in order
+  std::string op;          // the op's lines, defining %r from the arguments
+  std::string resultType;
+  Tolerance tol;
+
+  std::string text() const {
+    std::string s = "func.func @main(";
+    for (size_t i = 0; i < args.size(); ++i)
+      s += (i ? ", " : "") + ("%a" + std::to_string(i)) + ": " + args[i].typeString();
+    s += ") -> " + resultType + " {\n  " + op + "\n  return %r : " + resultType + "\n}\n";
+    return s;
+  }
+};
+
+Program program(std::string what, std::vector<Array> args, std::string op,
+                std::string resultType, Tolerance tol) {
+  return {std::move(what), std::move(args), std::move(op), std::move(resultType), tol};
+}
+
+/// Appends the programs of draw number `draw` (0 to kDraws - 1). Most
+/// generators draw every shape at random; dot_general uses a large shape in
+/// draw 0 and unit free dimensions in draw 1.
+using Generator =
+    std::function<void(std::mt19937 &rng, int draw, std::vector<Program> &out)>;
+
+struct ConformanceCase {
+  std::string name;
+  Generator generate;
+  /// Non-empty: a known bug makes this case fail; it is skipped with this
+  /// explanation until the bug is fixed.
+  std::string knownBug;
+};
+
+std::ostream &operator<<(std::ostream &os, const ConformanceCase &c) {
+  return os << c.name;
+}
+
+//===----------------------------------------------------------------------===//
+// Generators, by op family
+//===----------------------------------------------------------------------===//
+
+Shape randomShapeOfRank(std::mt19937 &rng, int64_t minRank, int64_t maxRank) {
+  return randomShape(rng, uniformInt(rng, minRank, maxRank));
+}
+
+Generator constantOp(DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    Shape shape = randomShapeOfRank(rng, 0, 2);
+    Array value = randomArray(dtype, shape, Values::Signed, rng);
+    std::string t = tensorType(dtype, shape);
+    out.push_back(program(
+        "dense constant " + t, {},
+        "%r = shardc.constant dense<" + denseLiteral(value) + "> : " + t, t, exact()));
+    Shape splatShape = randomShapeOfRank(rng, 1, 3);
+    std::string st = tensorType(dtype, splatShape);
+    out.push_back(program("splat constant " + st, {},
+                          "%r = shardc.constant dense<" + literal(value, 0) + "> : " + st,
+                          st, exact()));
+  };
+}
+
+Generator iotaOp(DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    Shape shape = randomShapeOfRank(rng, 1, 3);
+    std::string t = tensorType(dtype, shape);
+    for (int64_t dim = 0; dim < (int64_t)shape.size(); ++dim)
+      out.push_back(program("iota dim " + std::to_string(dim) + " of " + t, {},
+                            "%r = shardc.iota dim = " + std::to_string(dim) + " : " + t,
+                            t, exact()));
+  };
+}
+
+Generator unaryOp(std::string op, DType dtype, Values values) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    Array x = randomArray(dtype, randomShapeOfRank(rng, 0, 3), values, rng);
+    std::string t = x.typeString();
+    out.push_back(program(op + " " + t, {x}, "%r = shardc." + op + " %a0 : " + t, t,
+                          elementwiseTol(dtype)));
+  };
+}
+
+Generator binaryOp(std::string op, DType dtype, Values lhsValues, Values rhsValues) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    Shape shape = randomShapeOfRank(rng, 0, 3);
+    Array x = randomArray(dtype, shape, lhsValues, rng);
+    Array y = randomArray(dtype, shape, rhsValues, rng);
+    std::string t = x.typeString();
+    out.push_back(program(op + " " + t, {x, y}, "%r = shardc." + op + " %a0, %a1 : " + t,
+                          t, elementwiseTol(dtype)));
+  };
+}
+
+Generator compareOp(std::string direction, DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    Shape shape = randomShapeOfRank(rng, 0, 3);
+    Array x = randomArray(dtype, shape, Values::Steps, rng);
+    Array y = randomArray(dtype, shape, Values::Steps, rng);
+    out.push_back(
+        program("compare " + direction + " " + x.typeString(), {x, y},
+                "%r = shardc.compare " + direction + ", %a0, %a1 : " + x.typeString(),
+                tensorType(DType::I1, shape), exact()));
+  };
+}
+
+Generator selectOp(DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    Shape shape = randomShapeOfRank(rng, 0, 3);
+    Array p = randomArray(DType::I1, shape, Values::Signed, rng);
+    Array x = randomArray(dtype, shape, Values::Signed, rng);
+    Array y = randomArray(dtype, shape, Values::Signed, rng);
+    std::string t = x.typeString();
+    out.push_back(program(
+        "select " + t, {p, x, y},
+        "%r = shardc.select %a0, %a1, %a2 : " + p.typeString() + ", " + t, t, exact()));
+  };
+}
+
+Generator convertOp(DType from, DType to, Values values) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    Array x = randomArray(from, randomShapeOfRank(rng, 0, 3), values, rng);
+    std::string t = tensorType(to, x.shape());
+    out.push_back(program("convert " + x.typeString() + " -> " + t, {x},
+                          "%r = shardc.convert %a0 : " + x.typeString() + " -> " + t, t,
+                          exact()));
+  };
+}
+
+/// A dot_general layout in letters, one per dimension: B and C batching;
+/// K and L contracting; M and P free in lhs; N and Q free in rhs. Batching
+/// and contracting letters pair up by name.
+struct DotLayout {
+  std::string name;
+  std::string lhs, rhs;
+  /// Contracting letters in attribute order; empty: as they appear in lhs.
+  std::string contractionOrder;
+};
+
+const std::vector<DotLayout> &dotLayouts() {
+  static const std::vector<DotLayout> layouts = {
+      {"plain", "MK", "KN", ""},
+      {"lhs_transposed", "KM", "KN", ""},
+      {"rhs_transposed", "MK", "NK", ""},
+      {"both_transposed", "KM", "NK", ""},
+      {"lhs_transposed_two_free_dims", "KMP", "KN", ""},
+      {"rhs_transposed_two_free_dims", "MK", "NQK", ""},
+      {"batched", "BMK", "BKN", ""},
+      {"batched_rhs_transposed", "BMK", "BNK", ""},
+      {"batched_lhs_transposed", "BKM", "BKN", ""},
+      {"batched_permuted", "MBK", "KNB", ""},
+      {"batched_permuted_transposed", "KMB", "NBK", ""},
+      {"two_batch_dims", "BCMK", "CBKN", ""},
+      {"multiple_contracting", "MKL", "KLN", ""},
+      {"multiple_contracting_reordered", "MKL", "KLN", "LK"},
+      {"multiple_contracting_rhs_permuted", "MKL", "LNK", ""},
+      {"multiple_contracting_transposed", "KLM", "NKL", ""},
+      {"interleaved_free_dims", "MKP", "NKQ", ""},
+      {"vector_matrix", "K", "KN", ""},
+      {"matrix_vector", "MK", "K", ""},
+      {"inner_product", "K", "K", ""},
+      {"outer_product", "M", "N", ""},
+      {"batched_inner_product", "BK", "BK", ""},
+  };
+  return layouts;
+}
+
+bool isBatchLetter(char c) { return c == 'B' || c == 'C'; }
+bool isContractingLetter(char c) { return c == 'K' || c == 'L'; }
+
+/// Sets a few elements of `a` to infinities or NaN and some to zero, so that
+/// a sum meets NaN products (0 * inf), inf - inf, and plain infinities.
+void sprinkleNonFinite(Array &a, std::mt19937 &rng) {
+  const double values[] = {INFINITY, -INFINITY, NAN};
+  for (int64_t i = 0; i < a.numElements(); ++i) {
+    int64_t roll = uniformInt(rng, 0, 99);
+    if (roll < 2)
+      a.setDouble(i, values[uniformInt(rng, 0, 2)]);
+    else if (roll < 20)
+      a.setDouble(i, roll % 2 ? 0.0 : -0.0);
+  }
+}
+
+/// `withSpecials`: the inputs also hold zeros, infinities and NaN.
+Generator dotGeneralOp(DotLayout layout, DType dtype, bool withSpecials = false) {
+  return [=](std::mt19937 &rng, int draw, std::vector<Program> &out) {
+    // Letter sizes; contracting sizes stay at most 17 (and 129 in the large
+    // draw), so that f32 sums stay within the accumulation tolerance.
+    std::map<char, int64_t> size;
+    for (char c : std::string("BCKLMNPQ"))
+      size[c] =
+          isContractingLetter(c) ? std::min<int64_t>(oddSize(rng), 17) : oddSize(rng);
+    if (draw == 0) // large: 67x129 by 129x31
+      size = {{'B', 3},  {'C', 1},  {'K', 129}, {'L', 1},
+              {'M', 67}, {'N', 31}, {'P', 3},   {'Q', 5}};
+    if (draw == 1) // unit free dimensions: BLAS's matrix-vector and dot cases
+      for (char c : std::string("MNPQ"))
+        size[c] = 1;
+    std::string order = layout.contractionOrder;
+    if (order.empty())
+      for (char c : layout.lhs)
+        if (isContractingLetter(c))
+          order += c;
+    std::vector<int64_t> lb, rb, lc, rc;
+    for (char c : layout.lhs)
+      if (isBatchLetter(c)) {
+        lb.push_back((int64_t)layout.lhs.find(c));
+        rb.push_back((int64_t)layout.rhs.find(c));
+      }
+    for (char c : order) {
+      lc.push_back((int64_t)layout.lhs.find(c));
+      rc.push_back((int64_t)layout.rhs.find(c));
+    }
+    Shape lhsShape, rhsShape, resultShape;
+    for (char c : layout.lhs)
+      lhsShape.push_back(size[c]);
+    for (char c : layout.rhs)
+      rhsShape.push_back(size[c]);
+    for (char c : layout.lhs)
+      if (isBatchLetter(c))
+        resultShape.push_back(size[c]);
+    for (char c : layout.lhs + layout.rhs)
+      if (!isBatchLetter(c) && !isContractingLetter(c))
+        resultShape.push_back(size[c]);
+
+    Values values = isFloat(dtype) ? Values::Signed : Values::SmallInt;
+    Array x = randomArray(dtype, lhsShape, values, rng);
+    Array y = randomArray(dtype, rhsShape, values, rng);
+    if (withSpecials) {
+      sprinkleNonFinite(x, rng);
+      sprinkleNonFinite(y, rng);
+    }
+    std::string t = tensorType(dtype, resultShape);
+    std::string op = "%r = shardc.dot_general %a0, %a1 ";
+    if (!lb.empty())
+      op += "batching_dims = " + intList(lb) + " x " + intList(rb) + ", ";
+    op += "contracting_dims = " + intList(lc) + " x " + intList(rc) + " : (" +
+          x.typeString() + ", " + y.typeString() + ") -> " + t;
+    out.push_back(program("dot_general " + layout.lhs + " x " + layout.rhs + ": " +
+                              x.typeString() + " x " + y.typeString(),
+                          {x, y}, op, t, accumulationTol(dtype)));
+  };
+}
+
+std::string reduceProgramOp(const std::string &kind, const Array &x,
+                            const std::vector<int64_t> &dims, std::string &resultType) {
+  Shape shape;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end())
+      shape.push_back(x.shape()[d]);
+  resultType = tensorType(x.dtype(), shape);
+  return "%r = shardc.reduce " + kind + " %a0 dims = " + intList(dims) + " : (" +
+         x.typeString() + ") -> " + resultType;
+}
+
+/// Every dimension alone and all dimensions, of ranks 1 to 3, plus a few
+/// pairs and an unsorted list.
+std::vector<std::vector<int64_t>> reductionDims(int64_t rank) {
+  std::vector<std::vector<int64_t>> all;
+  for (int64_t d = 0; d < rank; ++d)
+    all.push_back({d});
+  if (rank == 2)
+    all.push_back({1, 0});
+  if (rank == 3) {
+    all.push_back({0, 2});
+    all.push_back({1, 2});
+  }
+  if (rank > 1) {
+    std::vector<int64_t> every;
+    for (int64_t d = 0; d < rank; ++d)
+      every.push_back(d);
+    all.push_back(every);
+  }
+  return all;
+}
+
+Generator reduceOp(std::string kind, DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    for (int64_t rank = 1; rank <= 3; ++rank) {
+      Array x = randomArray(dtype, randomShape(rng, rank), Values::Signed, rng);
+      for (const std::vector<int64_t> &dims : reductionDims(rank)) {
+        std::string resultType;
+        std::string op = reduceProgramOp(kind, x, dims, resultType);
+        out.push_back(program(
+            "reduce " + kind + " dims = " + intList(dims) + " of " + x.typeString(), {x},
+            op, resultType, kind == "sum" ? accumulationTol(dtype) : exact()));
+      }
+    }
+  };
+}
+
+/// A broadcast from `in` to `outShape` with `dims`.
+Program broadcastProgram(const std::string &what, const Array &in, const Shape &outShape,
+                         const std::vector<int64_t> &dims) {
+  std::string t = tensorType(in.dtype(), outShape);
+  return program("broadcast_in_dim " + what + ": " + in.typeString() + " -> " + t, {in},
+                 "%r = shardc.broadcast_in_dim %a0, dims = " + intList(dims) + " : (" +
+                     in.typeString() + ") -> " + t,
+                 t, exact());
+}
+
+Generator broadcastInDimOp(DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    int64_t m = oddSize(rng), n = oddSize(rng), p = oddSize(rng);
+    auto arr = [&](Shape s) { return randomArray(dtype, s, Values::Signed, rng); };
+    out.push_back(broadcastProgram("row along dim 1", arr({n}), {m, n}, {1}));
+    out.push_back(broadcastProgram("column along dim 0", arr({m}), {m, n}, {0}));
+    out.push_back(broadcastProgram("size-1 into dim 0", arr({1}), {m, n}, {0}));
+    out.push_back(broadcastProgram("size-1 into dim 1", arr({1}), {m, n}, {1}));
+    out.push_back(broadcastProgram("size-1 rows", arr({1, n}), {m, n}, {0, 1}));
+    out.push_back(broadcastProgram("size-1 columns", arr({m, 1}), {m, n}, {0, 1}));
+    out.push_back(broadcastProgram("scalar", arr({}), {m, n}, {}));
+    out.push_back(broadcastProgram("transposing", arr({m, n}), {n, m}, {1, 0}));
+    out.push_back(
+        broadcastProgram("rank 2 to 3, new middle", arr({m, n}), {m, p, n}, {0, 2}));
+    out.push_back(
+        broadcastProgram("rank 2 to 3, new first", arr({m, n}), {p, m, n}, {1, 2}));
+    out.push_back(
+        broadcastProgram("rank 2 to 3, new last", arr({m, n}), {m, n, p}, {0, 1}));
+    out.push_back(broadcastProgram("rank 1 to 3", arr({n}), {m, n, p}, {1}));
+  };
+}
+
+Generator reshapeOp(DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    int64_t m = oddSize(rng), n = oddSize(rng), p = oddSize(rng);
+    auto add = [&](const std::string &what, Shape from, Shape to) {
+      Array x = randomArray(dtype, from, Values::Signed, rng);
+      std::string t = tensorType(dtype, to);
+      out.push_back(program("reshape " + what + ": " + x.typeString() + " -> " + t, {x},
+                            "%r = shardc.reshape %a0 : (" + x.typeString() + ") -> " + t,
+                            t, exact()));
+    };
+    add("flatten", {m, n}, {m * n});
+    add("unflatten", {m * n}, {m, n});
+    add("merge last dims", {m, n, p}, {m, n * p});
+    add("reorder sizes", {m, n, p}, {p, n, m});
+    add("add unit dims", {m, n}, {1, m, 1, n});
+    add("to scalar", {1, 1}, {});
+  };
+}
+
+Generator transposeOp(DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    auto add = [&](const Array &x, const std::vector<int64_t> &perm) {
+      Shape shape;
+      for (int64_t d : perm)
+        shape.push_back(x.shape()[d]);
+      std::string t = tensorType(dtype, shape);
+      out.push_back(program("transpose " + intList(perm) + " of " + x.typeString(), {x},
+                            "%r = shardc.transpose %a0, permutation = " + intList(perm) +
+                                " : (" + x.typeString() + ") -> " + t,
+                            t, exact()));
+    };
+    add(randomArray(dtype, randomShape(rng, 2), Values::Signed, rng), {1, 0});
+    Array x3 = randomArray(dtype, randomShape(rng, 3), Values::Signed, rng);
+    std::vector<int64_t> perm = {0, 1, 2};
+    do
+      add(x3, perm);
+    while (std::next_permutation(perm.begin(), perm.end()));
+  };
+}
+
+Generator sliceOp(DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    for (int64_t rank = 1; rank <= 3; ++rank) {
+      Array x = randomArray(dtype, randomShape(rng, rank), Values::Signed, rng);
+      std::vector<int64_t> start, limit, strides;
+      Shape shape;
+      for (int64_t size : x.shape()) {
+        start.push_back(uniformInt(rng, 0, size - 1));
+        limit.push_back(uniformInt(rng, start.back() + 1, size));
+        strides.push_back(uniformInt(rng, 1, 3));
+        shape.push_back((limit.back() - start.back() - 1) / strides.back() + 1);
+      }
+      std::string t = tensorType(dtype, shape);
+      out.push_back(program("slice of " + x.typeString(), {x},
+                            "%r = shardc.slice %a0, start = " + intList(start) +
+                                ", limit = " + intList(limit) + ", strides = " +
+                                intList(strides) + " : (" + x.typeString() + ") -> " + t,
+                            t, exact()));
+    }
+  };
+}
+
+Generator concatenateOp(DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    for (int64_t rank = 1; rank <= 3; ++rank) {
+      Shape base = randomShape(rng, rank);
+      for (int64_t dim = 0; dim < rank; ++dim) {
+        int64_t count = uniformInt(rng, 2, 3);
+        std::vector<Array> inputs;
+        Shape shape = base;
+        shape[dim] = 0;
+        std::string names, types;
+        for (int64_t i = 0; i < count; ++i) {
+          Shape s = base;
+          s[dim] = oddSize(rng);
+          shape[dim] += s[dim];
+          inputs.push_back(randomArray(dtype, s, Values::Signed, rng));
+          names += (i ? ", %a" : "%a") + std::to_string(i);
+          types += (i ? ", " : "") + inputs.back().typeString();
+        }
+        std::string t = tensorType(dtype, shape);
+        out.push_back(program("concatenate " + std::to_string(count) + " along dim " +
+                                  std::to_string(dim) + " into " + t,
+                              inputs,
+                              "%r = shardc.concatenate " + names + " dim = " +
+                                  std::to_string(dim) + " : (" + types + ") -> " + t,
+                              t, exact()));
+      }
+    }
+  };
+}
+
+Generator takeOp(DType dtype, DType indexType) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    for (int64_t tableRank = 1; tableRank <= 3; ++tableRank)
+      for (int64_t indexRank = 1; indexRank <= 2; ++indexRank) {
+        Array table =
+            randomArray(dtype, randomShape(rng, tableRank), Values::Signed, rng);
+        Array idx =
+            randomIndices(indexType, randomShape(rng, indexRank), table.shape()[0], rng);
+        Shape shape = idx.shape();
+        shape.insert(shape.end(), table.shape().begin() + 1, table.shape().end());
+        std::string t = tensorType(dtype, shape);
+        out.push_back(program("take " + table.typeString() + " by " + idx.typeString(),
+                              {table, idx},
+                              "%r = shardc.take %a0, %a1 : (" + table.typeString() +
+                                  ", " + idx.typeString() + ") -> " + t,
+                              t, exact()));
+      }
+  };
+}
+
+Generator scatterAddOp(DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    for (int64_t operandRank = 1; operandRank <= 3; ++operandRank)
+      for (int64_t indexRank = 1; indexRank <= 2; ++indexRank) {
+        // Few rows and many indices, so that indices repeat.
+        Shape operandShape = randomShape(rng, operandRank);
+        operandShape[0] = uniformInt(rng, 1, 3) * 2 - 1;
+        Array operand = randomArray(dtype, operandShape, Values::Signed, rng);
+        Shape indexShape = {uniformInt(rng, 2, 3) * 2 + 1};
+        if (indexRank == 2)
+          indexShape.push_back(oddSize(rng));
+        DType indexType = uniformInt(rng, 0, 1) ? DType::I32 : DType::I64;
+        Array idx = randomIndices(indexType, indexShape, operandShape[0], rng);
+        Shape updatesShape = indexShape;
+        updatesShape.insert(updatesShape.end(), operandShape.begin() + 1,
+                            operandShape.end());
+        Array updates = randomArray(dtype, updatesShape, Values::Signed, rng);
+        std::string t = operand.typeString();
+        out.push_back(program(
+            "scatter_add into " + t + " by " + idx.typeString(), {operand, idx, updates},
+            "%r = shardc.scatter_add %a0, %a1, %a2 : (" + t + ", " + idx.typeString() +
+                ", " + updates.typeString() + ") -> " + t,
+            t, accumulationTol(dtype)));
+      }
+  };
+}
+
+//===----------------------------------------------------------------------===//
+// Special values for the f32 fast elementwise paths
+//===----------------------------------------------------------------------===//
+
+std::vector<float> specialFloats() {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float denorm = std::numeric_limits<float>::denorm_min();
+  const float tiny = std::numeric_limits<float>::min();
+  const float huge = std::numeric_limits<float>::max();
+  return {0.0f, -0.0f, 1.0f, -1.0f, 0.5f,   -2.5f,   3.0f, 100.0f, -100.0f,
+          inf,  -inf,  nan,  -nan,  denorm, -denorm, tiny, huge,   -huge};
+}
+
+Array floatArray(const Shape &shape, const std::vector<float> &values) {
+  Array a(DType::F32, shape);
+  std::copy(values.begin(), values.end(), a.data<float>());
+  return a;
+}
+
+/// Sets about one element in five of `a` to NaN.
+void sprinkleNaNs(Array &a, std::mt19937 &rng) {
+  for (int64_t i = 0; i < a.numElements(); ++i)
+    if (uniformInt(rng, 0, 4) == 0)
+      a.setDouble(i, NAN);
+}
+
+/// Every special value (in the first draw); then random operands of an odd
+/// shape with NaNs.
+Generator specialUnaryOp(std::string op) {
+  return [=](std::mt19937 &rng, int draw, std::vector<Program> &out) {
+    if (draw == 0) {
+      std::vector<float> specials = specialFloats();
+      Array x = floatArray({(int64_t)specials.size()}, specials);
+      std::string t = x.typeString();
+      out.push_back(program(op + " of special values", {x},
+                            "%r = shardc." + op + " %a0 : " + t, t,
+                            relative(1e-5, /*strictSpecials=*/true)));
+    }
+
+    Array a = randomArray(DType::F32, randomShape(rng, 2), Values::Signed, rng);
+    sprinkleNaNs(a, rng);
+    out.push_back(program(op + " with NaNs " + a.typeString(), {a},
+                          "%r = shardc." + op + " %a0 : " + a.typeString(),
+                          a.typeString(), relative(1e-5, /*strictSpecials=*/true)));
+  };
+}
+
+/// Every pair of special values: lhs varies along dim 0, rhs along dim 1.
+std::pair<Array, Array> specialPairs() {
+  std::vector<float> specials = specialFloats();
+  int64_t s = (int64_t)specials.size();
+  std::vector<float> lhs, rhs;
+  for (int64_t i = 0; i < s; ++i)
+    for (int64_t j = 0; j < s; ++j) {
+      lhs.push_back(specials[i]);
+      rhs.push_back(specials[j]);
+    }
+  return {floatArray({s, s}, lhs), floatArray({s, s}, rhs)};
+}
+
+/// Every pair of special values (in the first draw); then random operands
+/// of an odd shape with about one NaN in five.
+Generator specialBinaryOp(std::string op) {
+  return [=](std::mt19937 &rng, int draw, std::vector<Program> &out) {
+    if (draw == 0) {
+      auto [x, y] = specialPairs();
+      std::string t = x.typeString();
+      out.push_back(program(op + " of every pair of special values", {x, y},
+                            "%r = shardc." + op + " %a0, %a1 : " + t, t,
+                            relative(1e-5, /*strictSpecials=*/true)));
+    }
+    Shape shape = randomShape(rng, 2);
+    Array a = randomArray(DType::F32, shape, Values::Signed, rng);
+    Array b = randomArray(DType::F32, shape, Values::Signed, rng);
+    sprinkleNaNs(a, rng);
+    sprinkleNaNs(b, rng);
+    out.push_back(program(op + " with NaNs " + a.typeString(), {a, b},
+                          "%r = shardc." + op + " %a0, %a1 : " + a.typeString(),
+                          a.typeString(), relative(1e-5, /*strictSpecials=*/true)));
+  };
+}
+
+/// Compare with NaN, infinities and signed zeros.
+Generator specialCompareOp(std::string direction) {
+  return [=](std::mt19937 &, int draw, std::vector<Program> &out) {
+    if (draw != 0)
+      return;
+    auto [x, y] = specialPairs();
+    out.push_back(
+        program("compare " + direction + " of every pair of special values", {x, y},
+                "%r = shardc.compare " + direction + ", %a0, %a1 : " + x.typeString(),
+                tensorType(DType::I1, x.shape()), exact()));
+  };
+}
+
+/// Reductions of rank-2 values holding NaN, infinities and signed zeros,
+/// over each dimension and both (the fast f32 reduction paths).
+Generator specialReduceOp(std::string kind) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    std::vector<float> specials = specialFloats();
+    Shape shape = {oddSize(rng), oddSize(rng)};
+    std::vector<float> values;
+    for (int64_t i = 0; i < shape[0] * shape[1]; ++i)
+      values.push_back(uniformInt(rng, 0, 3) == 0
+                           ? specials[uniformInt(rng, 0, (int64_t)specials.size() - 1)]
+                           : (float)uniformReal(rng, -2, 2));
+    Array x = floatArray(shape, values);
+    // Signed zeros only: max and min must pick the same zero as the reference.
+    Array zeros = floatArray({5, 3}, {0.0f, -0.0f, 0.0f, -0.0f, -0.0f, 0.0f, 0.0f, 0.0f,
+                                      -0.0f, -0.0f, -0.0f, -0.0f, 0.0f, -0.0f, 0.0f});
+    for (const Array *in : {&x, &zeros})
+      for (const std::vector<int64_t> &dims : reductionDims(2)) {
+        std::string resultType;
+        std::string op = reduceProgramOp(kind, *in, dims, resultType);
+        out.push_back(
+            program("reduce " + kind + " dims = " + intList(dims) +
+                        " of special values " + in->typeString(),
+                    {*in}, op, resultType,
+                    kind == "sum" ? relative(1e-4, /*strictSpecials=*/true) : exact()));
+      }
+  };
+}
+
+/// Conversions of NaN, infinities and out-of-range values: saturation.
+Generator specialConvertOp(DType to) {
+  return [=](std::mt19937 &, int draw, std::vector<Program> &out) {
+    if (draw != 0)
+      return;
+    std::vector<float> values = specialFloats();
+    for (float v : {2.5f, -2.5f, 3e9f, -3e9f, 0.99f, -0.99f})
+      values.push_back(v);
+    Array x = floatArray({(int64_t)values.size()}, values);
+    std::string t = tensorType(to, x.shape());
+    out.push_back(program("convert special values to " + std::string(dtypeName(to)), {x},
+                          "%r = shardc.convert %a0 : " + x.typeString() + " -> " + t, t,
+                          exact()));
+  };
+}
+
+//===----------------------------------------------------------------------===//
+// Chains
+//===----------------------------------------------------------------------===//
+
+/// An MLP layer and a softmax-like tail in f32: every fast kernel reads and
+/// writes intermediates in the arena, whose blocks are reused by liveness
+/// (the programs above read only caller-owned arguments).
+Generator mlpChain() {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    int64_t m = oddSize(rng), k = std::min<int64_t>(oddSize(rng), 17), n = oddSize(rng);
+    Array x = randomArray(DType::F32, {m, k}, Values::Signed, rng);
+    Array w = randomArray(DType::F32, {k, n}, Values::Signed, rng);
+    Array bias = randomArray(DType::F32, {n}, Values::Signed, rng);
+    std::string mn = tensorType(DType::F32, {m, n}), mk = x.typeString(),
+                kn = w.typeString(), nt = bias.typeString(),
+                mt = tensorType(DType::F32, {m}), mm = tensorType(DType::F32, {m, m}),
+                flat = tensorType(DType::F32, {m * n});
+    std::vector<std::string> lines = {
+        "%h = shardc.dot_general %a0, %a1 contracting_dims = [1] x [0] : (" + mk + ", " +
+            kn + ") -> " + mn,
+        "%b = shardc.broadcast_in_dim %a2, dims = [1] : (" + nt + ") -> " + mn,
+        "%z = shardc.add %h, %b : " + mn,
+        "%t = shardc.tanh %z : " + mn,
+        "%mx = shardc.reduce max %t dims = [1] : (" + mn + ") -> " + mt,
+        "%mb = shardc.broadcast_in_dim %mx, dims = [0] : (" + mt + ") -> " + mn,
+        "%d = shardc.sub %t, %mb : " + mn,
+        "%e = shardc.exp %d : " + mn,
+        "%f = shardc.reshape %e : (" + mn + ") -> " + flat,
+        "%g = shardc.reshape %f : (" + flat + ") -> " + mn,
+        "%s = shardc.reduce sum %g dims = [1] : (" + mn + ") -> " + mt,
+        "%sb = shardc.broadcast_in_dim %s, dims = [0] : (" + mt + ") -> " + mn,
+        "%p = shardc.div %g, %sb : " + mn,
+        "%r = shardc.dot_general %p, %e contracting_dims = [1] x [1] : (" + mn + ", " +
+            mn + ") -> " + mm,
+    };
+    std::string body;
+    for (const std::string &line : lines)
+      body += (body.empty() ? "" : "\n  ") + line;
+    out.push_back(program("mlp layer and softmax of " + mk + " x " + kn, {x, w, bias},
+                          body, mm, accumulationTol(DType::F32)));
+  };
+}
+
+//===----------------------------------------------------------------------===//
+// Empty dimensions
+//===----------------------------------------------------------------------===//
+
+/// A dot_general whose contracting dimension is empty: every result element
+/// is a sum of nothing, 0. A dead value computed first leaves its bytes in
+/// the arena block the result then reuses, so the kernel must write zeros.
+Generator emptyContractionDot(std::string lhsLayout, std::string rhsLayout, DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    int64_t m = oddSize(rng), n = oddSize(rng);
+    Shape lhs = lhsLayout == "MK" ? Shape{m, 0} : Shape{0, m};
+    Shape rhs = rhsLayout == "KN" ? Shape{0, n} : Shape{n, 0};
+    int64_t lc = lhsLayout == "MK" ? 1 : 0, rc = rhsLayout == "KN" ? 0 : 1;
+    Array x = randomArray(dtype, lhs, Values::Signed, rng);
+    Array y = randomArray(dtype, rhs, Values::Signed, rng);
+    Array z = randomArray(dtype, {m, n}, Values::Signed, rng);
+    std::string t = z.typeString();
+    out.push_back(program(
+        "dot_general with empty contraction " + lhsLayout + " x " + rhsLayout, {x, y, z},
+        "%dead = shardc.add %a2, %a2 : " + t +
+            "\n  %r = shardc.dot_general %a0, %a1 contracting_dims = [" +
+            std::to_string(lc) + "] x [" + std::to_string(rc) + "] : (" + x.typeString() +
+            ", " + y.typeString() + ") -> " + t,
+        t, exact()));
+  };
+}
+
+/// Ops on values with an empty dimension: nothing to compute, and nothing
+/// may go wrong.
+Generator emptyOps(DType dtype) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    int64_t m = oddSize(rng);
+    auto arr = [&](Shape s) { return randomArray(dtype, s, Values::Signed, rng); };
+    Array x = arr({m, 0}), y = arr({m, 0});
+    std::string t = x.typeString(), tt = tensorType(dtype, {0, m});
+    out.push_back(
+        program("add of empty", {x, y}, "%r = shardc.add %a0, %a1 : " + t, t, exact()));
+    out.push_back(program("neg of empty", {x}, "%r = shardc.neg %a0 : " + t, t, exact()));
+    std::string rt;
+    std::string reduce = reduceProgramOp("sum", x, {0}, rt);
+    out.push_back(
+        program("reduce sum keeping an empty dimension", {x}, reduce, rt, exact()));
+    out.push_back(broadcastProgram("empty row", arr({0}), {m, 0}, {1}));
+    out.push_back(
+        program("transpose of empty", {x},
+                "%r = shardc.transpose %a0, permutation = [1, 0] : (" + t + ") -> " + tt,
+                tt, exact()));
+    for (Shape lhs : {Shape{0, m}, Shape{3, m}}) {
+      Shape rhs = {m, lhs[0] == 0 ? 3 : 0}, result = {lhs[0], rhs[1]};
+      Array a = arr(lhs), b = arr(rhs);
+      std::string rt = tensorType(dtype, result);
+      out.push_back(
+          program("dot_general with an empty free dimension", {a, b},
+                  "%r = shardc.dot_general %a0, %a1 contracting_dims = [1] x [0] : (" +
+                      a.typeString() + ", " + b.typeString() + ") -> " + rt,
+                  rt, exact()));
+    }
+  };
+}
+
+//===----------------------------------------------------------------------===//
+// The cases
+//===----------------------------------------------------------------------===//
+
+std::vector<ConformanceCase> allCases() {
+  std::vector<ConformanceCase> cases;
+  auto add = [&](std::string name, Generator g, std::string knownBug = "") {
+    cases.push_back({std::move(name), std::move(g), std::move(knownBug)});
+  };
+  auto n = [](DType d) { return std::string(dtypeName(d)); };
+  const DType F32 = DType::F32, F64 = DType::F64, F16 = DType::F16, BF16 = DType::BF16,
+              I1 = DType::I1, I32 = DType::I32, I64 = DType::I64;
+
+  // Sources.
+  for (DType d : {F32, F64, F16, BF16, I1, I32, I64})
+    add("constant_" + n(d), constantOp(d));
+  for (DType d : {F32, F64, I32, I64})
+    add("iota_" + n(d), iotaOp(d));
+
+  // Elementwise unary.
+  for (std::string op : {"neg", "abs", "exp", "log", "tanh", "sqrt", "rsqrt", "erf"}) {
+    Values values =
+        op == "log" || op == "sqrt" || op == "rsqrt" ? Values::Positive : Values::Signed;
+    for (DType d : {F32, F64})
+      add(op + "_" + n(d), unaryOp(op, d, values));
+    if (op == "neg" || op == "abs")
+      for (DType d : {I32, I64})
+        add(op + "_" + n(d), unaryOp(op, d, values));
+    if (op == "neg" || op == "abs" || op == "exp" || op == "tanh")
+      for (DType d : {F16, BF16})
+        add(op + "_" + n(d), unaryOp(op, d, values));
+  }
+
+  // Elementwise binary.
+  for (std::string op : {"add", "sub", "mul", "div", "max", "min", "pow"}) {
+    for (DType d : {F32, F64, I32}) {
+      Values lhs = Values::Signed, rhs = Values::Signed;
+      if (op == "div" && !isFloat(d))
+        rhs = Values::NonZero;
+      if (op == "pow")
+        rhs = Values::Exponent;
+      add(op + "_" + n(d), binaryOp(op, d, lhs, rhs));
+    }
+    if (op == "add" || op == "mul" || op == "div" || op == "max")
+      for (DType d : {F16, BF16})
+        add(op + "_" + n(d), binaryOp(op, d, Values::Signed, Values::Signed));
+  }
+  add("add_i64", binaryOp("add", I64, Values::Wide, Values::Wide));
+
+  for (std::string dir : {"eq", "ne", "lt", "le", "gt", "ge"})
+    for (DType d : {F32, F64, I32})
+      add("compare_" + dir + "_" + n(d), compareOp(dir, d));
+
+  for (DType d : {F32, F64, F16, I1, I32})
+    add("select_" + n(d), selectOp(d));
+
+  add("convert_f32_to_i32", convertOp(F32, I32, Values::Wide));
+  add("convert_i32_to_f32", convertOp(I32, F32, Values::Wide));
+  add("convert_f32_to_f64", convertOp(F32, F64, Values::Signed));
+  add("convert_f64_to_f32", convertOp(F64, F32, Values::Signed));
+  add("convert_f32_to_f16", convertOp(F32, F16, Values::Signed));
+  add("convert_f32_to_bf16", convertOp(F32, BF16, Values::Signed));
+  add("convert_f16_to_f32", convertOp(F16, F32, Values::Signed));
+  add("convert_f32_to_i1", convertOp(F32, I1, Values::Steps));
+  add("convert_i32_to_i1", convertOp(I32, I1, Values::Steps));
+  add("convert_i1_to_f32", convertOp(I1, F32, Values::Signed));
+  add("convert_i32_to_i64", convertOp(I32, I64, Values::Wide));
+  add("convert_i64_to_i32", convertOp(I64, I32, Values::Wide));
+
+  // Contractions and reductions.
+  for (const DotLayout &layout : dotLayouts())
+    for (DType d : {F32, F64, I32})
+      add("dot_general_" + layout.name + "_" + n(d), dotGeneralOp(layout, d));
+  for (std::string kind : {"sum", "max", "min"})
+    for (DType d : {F32, F64, I32})
+      add("reduce_" + kind + "_" + n(d), reduceOp(kind, d));
+
+  // Data movement.
+  for (DType d : {F32, F64, F16, I1, I32}) {
+    add("broadcast_in_dim_" + n(d), broadcastInDimOp(d));
+    add("reshape_" + n(d), reshapeOp(d));
+    add("transpose_" + n(d), transposeOp(d));
+    add("slice_" + n(d), sliceOp(d));
+    add("concatenate_" + n(d), concatenateOp(d));
+  }
+  for (DType d : {F32, F64, I32})
+    for (DType index : {I32, I64})
+      add("take_" + n(d) + "_by_" + n(index), takeOp(d, index));
+  for (DType d : {F32, F64, I32})
+    add("scatter_add_" + n(d), scatterAddOp(d));
+
+  // Special values through the f32 fast paths.
+  for (std::string op : {"neg", "abs", "exp", "log", "tanh", "sqrt", "rsqrt", "erf"})
+    add("special_values_" + op + "_f32", specialUnaryOp(op));
+  for (std::string op : {"add", "sub", "mul", "div", "max", "min", "pow"})
+    add("special_values_" + op + "_f32", specialBinaryOp(op));
+  for (std::string dir : {"eq", "ne", "lt", "le", "gt", "ge"})
+    add("special_values_compare_" + dir + "_f32", specialCompareOp(dir));
+  for (std::string kind : {"sum", "max", "min"})
+    add("special_values_reduce_" + kind + "_f32", specialReduceOp(kind));
+  for (DType d : {I32, I64, I1, F16, BF16})
+    add("special_values_convert_f32_to_" + n(d), specialConvertOp(d));
+  for (const DotLayout &layout : dotLayouts())
+    add("special_values_dot_general_" + layout.name + "_f32",
+        dotGeneralOp(layout, F32, /*withSpecials=*/true));
+  add("mlp_chain_f32", mlpChain());
+
+  // Empty dimensions.
+  for (std::string l : {"MK", "KM"})
+    for (std::string r : {"KN", "NK"})
+      for (DType d : {F32, F64, I32})
+        add("dot_general_empty_contraction_" + l + "_" + r + "_" + n(d),
+            emptyContractionDot(l, r, d));
+  for (DType d : {F32, F64, I32})
+    add("empty_dims_" + n(d), emptyOps(d));
+  return cases;
+}
+
+//===----------------------------------------------------------------------===//
+// The test
+//===----------------------------------------------------------------------===//
+
+/// FNV-1a: a seed that does not depend on the standard library.
+uint32_t seedOf(const std::string &name) {
+  uint32_t h = 2166136261u;
+  for (char c : name)
+    h = (h ^ (uint8_t)c) * 16777619u;
+  return h;
+}
+
+class BackendConformance : public testing::TestWithParam<ConformanceCase> {
+protected:
+  void SetUp() override { ctx.loadDialect<ShardcDialect, func::FuncDialect>(); }
+
+  /// Runs `p` in the interpreter and on the CPU backend and compares.
+  void check(const Program &p) {
+    std::string text = p.text();
+    SCOPED_TRACE(p.what + "\n" + text);
+    if (std::getenv("SHARDC_CONFORMANCE_PRINT"))
+      llvm::errs() << text;
+    std::string diagnostics;
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      diagnostics += d.str() + "\n";
+      return success();
+    });
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+    ASSERT_TRUE(module) << diagnostics;
+    ASSERT_TRUE(succeeded(verify(*module))) << diagnostics;
+    auto fn = module->lookupSymbol<func::FuncOp>("main");
+    ASSERT_TRUE(fn);
+
+    FailureOr<std::vector<Array>> want = interpret(fn, p.args);
+    ASSERT_TRUE(succeeded(want)) << diagnostics;
+    FailureOr<Plan> plan = lowerToPlan(fn);
+    ASSERT_TRUE(succeeded(plan)) << diagnostics;
+    std::unique_ptr<Backend> cpu = createCpuBackend();
+    StatusOr<std::vector<Array>> got = runPlan(*cpu, *plan, p.args);
+    ASSERT_TRUE(got.ok()) << got.message();
+    ASSERT_EQ(got->size(), 1u);
+    ASSERT_EQ(want->size(), 1u);
+    EXPECT_TRUE(sameResult((*got)[0], (*want)[0], p.tol));
+  }
+
+  MLIRContext ctx;
+};
+
+TEST_P(BackendConformance, MatchesReference) {
+  const ConformanceCase &c = GetParam();
+  if (!c.knownBug.empty())
+    GTEST_SKIP() << c.knownBug;
+  std::mt19937 rng(seedOf(c.name));
+  for (int draw = 0; draw < kDraws; ++draw) {
+    SCOPED_TRACE("draw " + std::to_string(draw));
+    std::vector<Program> programs;
+    c.generate(rng, draw, programs);
+    for (const Program &p : programs) {
+      check(p);
+      if (HasFatalFailure())
+        return;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, BackendConformance, testing::ValuesIn(allCases()),
+                         [](const testing::TestParamInfo<ConformanceCase> &info) {
+                           return info.param.name;
+                         });
+
+} // namespace
