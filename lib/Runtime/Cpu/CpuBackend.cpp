@@ -12,7 +12,11 @@
 #include "shardc/Runtime/Backend.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <thread>
 
 namespace shardc {
@@ -63,6 +67,7 @@ public:
     std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
     std::vector<Status> status(n, Status::success());
     cpu::DeviceGroup group(n);
+    bool profile = std::getenv("SHARDC_PROFILE") != nullptr;
     // Arenas are kept between calls (and not cleared: every value is
     // written before it is read).
     if ((int64_t)arenas.size() < n)
@@ -81,9 +86,19 @@ public:
       for (size_t i = 0; i < plan.args.size(); ++i)
         buffers.ptr[plan.args[i]] = const_cast<uint8_t *>(args[i][d]->bytes());
       for (const PlanStep &step : plan.steps) {
+        auto start = profile ? std::chrono::steady_clock::now()
+                             : std::chrono::steady_clock::time_point();
+        auto account = [&] {
+          if (profile && d == 0)
+            profileMs[step.location + " " + opCodeName(step.op)] +=
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                          start)
+                    .count();
+        };
         if (isCollective(step.op)) {
           if (!cpu::runCollective(plan, step, buffers, group))
             return; // another device failed
+          account();
           continue;
         }
         Status s = cpu::runKernel(plan, step, buffers);
@@ -95,6 +110,7 @@ public:
           group.barrier.abort();
           return;
         }
+        account();
       }
       for (size_t r = 0; r < plan.results.size(); ++r) {
         const PlanValue &v = plan.values[plan.results[r]];
@@ -116,6 +132,16 @@ public:
     for (const Status &s : status)
       if (!s.ok())
         return s;
+    if (profile) {
+      // SHARDC_PROFILE=1: time per step on device 0, slowest first.
+      std::vector<std::pair<double, std::string>> rows;
+      for (auto &[what, ms] : profileMs)
+        rows.push_back({ms, what});
+      std::sort(rows.rbegin(), rows.rend());
+      for (auto &[ms, what] : rows)
+        std::fprintf(stderr, "%10.3f ms  %s\n", ms, what.c_str());
+      profileMs.clear();
+    }
     return results;
   }
 
@@ -125,6 +151,7 @@ private:
     int64_t size = 0;
   };
   std::vector<Arena> arenas;
+  std::map<std::string, double> profileMs;
 };
 
 } // namespace

@@ -55,8 +55,14 @@ void permute(const float *x, const Shape &shape, const std::vector<int64_t> &per
 }
 
 /// C[b] = A[b] x B[b] for b < batch, A: M x K, B: K x N, row-major.
+int blasThreads = 1;
+
 void gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const float *A, bool transA,
           const float *B, bool transB, float *C) {
+#ifdef SHARDC_HAVE_CBLAS
+  // Waking BLAS threads costs more than a small product gains from them.
+  openblas_set_num_threads(2 * M * N * K < (int64_t(1) << 26) ? 1 : blasThreads);
+#endif
   for (int64_t b = 0; b < batch; ++b) {
     const float *a = A + b * M * K, *bb = B + b * K * N;
     float *c = C + b * M * N;
@@ -261,12 +267,6 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   }
 }
 
-void setBlasThreads(int threads) {
-#ifdef SHARDC_HAVE_CBLAS
-  openblas_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
-}
+void setBlasThreads(int threads) { blasThreads = threads; }
 
 } // namespace shardc::cpu

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <limits>
 
+
 namespace shardc::cpu {
 
 namespace {
@@ -32,6 +33,11 @@ void binary(const float *x, const float *z, float *y, int64_t n, Fn fn) {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
+// Compiled for AVX2+FMA and for the baseline; the loader picks the clone the
+// CPU supports.
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
 void execute(OpCode op, const float *a, const float *b, float *y, int64_t n) {
   switch (op) {
   case OpCode::Neg: unary(a, y, n, [](float x) { return -x; }); break;
@@ -84,34 +90,63 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
     return Status::error("malformed fused program");
 
   int64_t n = numElements(plan.values[step.outputs[0]].shape);
-  std::vector<float> regs(numRegs * kTile);
-  for (int64_t t0 = 0; t0 < n; t0 += kTile) {
-    int64_t len = std::min(kTile, n - t0);
-    for (size_t r = 0; r < p.inputs.size(); ++r) {
-      const float *x = (const float *)buffers.ptr[step.inputs[r]];
-      float *reg = &regs[r * kTile];
-      const FusedProgram::Input &in = p.inputs[r];
-      if (in.mode == FusedProgram::Whole)
-        std::memcpy(reg, x + t0, len * sizeof(float));
-      else if (in.mode == FusedProgram::AlongRows)
-        for (int64_t i = 0; i < len; ++i)
-          reg[i] = x[(t0 + i) % in.cols];
-      else
-        for (int64_t i = 0; i < len; ++i)
-          reg[i] = x[(t0 + i) / in.cols];
-    }
+  // Runs tiles [first, last): scratch registers for broadcast loads and
+  // instruction results; whole inputs are read in place; splat constants
+  // are filled once.
+  auto runTiles = [&](int64_t first, int64_t last) {
+    std::vector<float> scratch(numRegs * kTile);
+    std::vector<const float *> src(numRegs);
     for (size_t k = 0; k < p.instructions.size(); ++k) {
-      const auto &in = p.instructions[k];
-      float *y = &regs[(p.inputs.size() + k) * kTile];
-      if (in.op == OpCode::Constant)
-        std::fill(y, y + len, in.value);
-      else
-        execute(in.op, &regs[in.a * kTile], &regs[in.b * kTile], y, len);
+      int64_t r = p.inputs.size() + k;
+      src[r] = &scratch[r * kTile];
+      if (p.instructions[k].op == OpCode::Constant)
+        std::fill(&scratch[r * kTile], &scratch[(r + 1) * kTile], p.instructions[k].value);
     }
-    for (size_t o = 0; o < p.outputs.size(); ++o)
-      std::memcpy((float *)buffers.ptr[step.outputs[o]] + t0, &regs[p.outputs[o] * kTile],
-                  len * sizeof(float));
-  }
+    for (int64_t tile = first; tile < last; ++tile) {
+      int64_t t0 = tile * kTile;
+      int64_t len = std::min(kTile, n - t0);
+      for (size_t r = 0; r < p.inputs.size(); ++r) {
+        const float *x = (const float *)buffers.ptr[step.inputs[r]];
+        const FusedProgram::Input &in = p.inputs[r];
+        if (in.mode == FusedProgram::Whole) {
+          src[r] = x + t0;
+          continue;
+        }
+        float *reg = &scratch[r * kTile];
+        src[r] = reg;
+        if (in.mode == FusedProgram::AlongRows) {
+          // Walk the columns, wrapping at the row's end (no division per element).
+          int64_t c = t0 % in.cols;
+          for (int64_t i = 0; i < len;) {
+            int64_t run = std::min(len - i, in.cols - c);
+            std::memcpy(reg + i, x + c, run * sizeof(float));
+            i += run;
+            c = 0;
+          }
+        } else {
+          int64_t row = t0 / in.cols, c = t0 % in.cols;
+          for (int64_t i = 0; i < len;) {
+            int64_t run = std::min(len - i, in.cols - c);
+            std::fill(reg + i, reg + i + run, x[row]);
+            i += run;
+            c = 0;
+            ++row;
+          }
+        }
+      }
+      for (size_t k = 0; k < p.instructions.size(); ++k) {
+        const auto &in = p.instructions[k];
+        if (in.op != OpCode::Constant)
+          execute(in.op, src[in.a], src[in.b], &scratch[(p.inputs.size() + k) * kTile], len);
+      }
+      for (size_t o = 0; o < p.outputs.size(); ++o)
+        std::memcpy((float *)buffers.ptr[step.outputs[o]] + t0, src[p.outputs[o]],
+                    len * sizeof(float));
+    }
+  };
+  // One thread: helper threads measured slower here, fighting the BLAS
+  // threads that spin between matmuls.
+  runTiles(0, (n + kTile - 1) / kTile);
   return Status::success();
 }
 
