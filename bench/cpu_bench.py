@@ -29,7 +29,13 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def settle():
+    """Lets the other side's spinning BLAS/OpenMP threads park first."""
+    time.sleep(0.5)
+
+
 def shardc_time(build, mlir, inputs, reps, threads, tmp):
+    settle()
     args = [os.path.join(build, "bin", "shardc"), "run", mlir, "--no-cache",
             "--output-dir", os.path.join(tmp, "out"), "--benchmark", str(reps)]
     for name, path in inputs.items():
@@ -40,6 +46,7 @@ def shardc_time(build, mlir, inputs, reps, threads, tmp):
 
 
 def peer_time(fn, reps):
+    settle()
     fn()
     times = []
     for _ in range(reps):

@@ -118,6 +118,14 @@ Array::Array(DType dtype, Shape shape)
     : dtype_(dtype), shape_(std::move(shape)),
       data_((size_t)shardc::numElements(shape_) * dtypeSize(dtype), 0) {}
 
+Array Array::uninitialized(DType dtype, Shape shape) {
+  Array a;
+  a.dtype_ = dtype;
+  a.shape_ = std::move(shape);
+  a.data_.resize((size_t)shardc::numElements(a.shape_) * dtypeSize(dtype));
+  return a;
+}
+
 std::string Array::typeString() const {
   std::string s = "tensor<";
   for (int64_t d : shape_)

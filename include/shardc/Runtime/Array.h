@@ -10,6 +10,8 @@
 #define SHARDC_RUNTIME_ARRAY_H
 
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,8 @@ public:
   Array() = default;
   /// A zero-filled array.
   Array(DType dtype, Shape shape);
+  /// An array whose elements are to be written by the caller (not cleared).
+  static Array uninitialized(DType dtype, Shape shape);
 
   DType dtype() const { return dtype_; }
   const Shape &shape() const { return shape_; }
@@ -77,9 +81,22 @@ public:
   }
 
 private:
+  /// Leaves new elements uninitialized; constructors clear them explicitly.
+  template <typename T> struct NoInitAllocator : std::allocator<T> {
+    template <typename U> struct rebind {
+      using other = NoInitAllocator<U>;
+    };
+    NoInitAllocator() = default;
+    template <typename U> NoInitAllocator(const NoInitAllocator<U> &) {}
+    template <typename U> void construct(U *) {}
+    template <typename U, typename... Args> void construct(U *p, Args &&...args) {
+      ::new ((void *)p) U(std::forward<Args>(args)...);
+    }
+  };
+
   DType dtype_ = DType::F32;
   Shape shape_;
-  std::vector<uint8_t> data_;
+  std::vector<uint8_t, NoInitAllocator<uint8_t>> data_;
 };
 
 } // namespace shardc

@@ -85,6 +85,20 @@ public:
           buffers.ptr[v] = arena + plan.values[v].offset;
       for (size_t i = 0; i < plan.args.size(); ++i)
         buffers.ptr[plan.args[i]] = const_cast<uint8_t *>(args[i][d]->bytes());
+      // Results computed by a step are written straight into the arrays
+      // returned (no copy out of the arena).
+      std::vector<bool> direct(plan.results.size(), false);
+      for (size_t r = 0; r < plan.results.size(); ++r) {
+        int32_t id = plan.results[r];
+        const PlanValue &v = plan.values[id];
+        bool first = std::find(plan.results.begin(), plan.results.begin() + r, id) ==
+                     plan.results.begin() + r;
+        if (v.offset < 0 || !first)
+          continue; // an argument, or a result returned twice: copied below
+        results[r][d] = Array::uninitialized(v.dtype, v.shape);
+        buffers.ptr[id] = results[r][d].bytes();
+        direct[r] = true;
+      }
       for (const PlanStep &step : plan.steps) {
         auto start = profile ? std::chrono::steady_clock::now()
                              : std::chrono::steady_clock::time_point();
@@ -113,8 +127,10 @@ public:
         account();
       }
       for (size_t r = 0; r < plan.results.size(); ++r) {
+        if (direct[r])
+          continue;
         const PlanValue &v = plan.values[plan.results[r]];
-        Array a(v.dtype, v.shape);
+        Array a = Array::uninitialized(v.dtype, v.shape);
         if (a.sizeInBytes())
           std::memcpy(a.bytes(), buffers.ptr[plan.results[r]], a.sizeInBytes());
         results[r][d] = std::move(a);

@@ -61,7 +61,7 @@ void gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const float *A, bool t
           const float *B, bool transB, float *C) {
 #ifdef SHARDC_HAVE_CBLAS
   // Waking BLAS threads costs more than a small product gains from them.
-  openblas_set_num_threads(2 * M * N * K < (int64_t(1) << 26) ? 1 : blasThreads);
+  openblas_set_num_threads(2 * M * N * K < (int64_t(1) << 24) ? 1 : blasThreads);
 #endif
   for (int64_t b = 0; b < batch; ++b) {
     const float *a = A + b * M * K, *bb = B + b * K * N;
@@ -250,6 +250,72 @@ bool broadcast(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
+template <typename T> void iotaInto(T *y, const Shape &shape, int64_t dim) {
+  std::vector<int64_t> strides = stridesOf(shape);
+  int64_t n = numElements(shape), inner = strides[dim], size = shape[dim];
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = (T)((i / inner) % size);
+}
+
+bool iota(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &out = plan.values[s.outputs[0]];
+  if (out.dtype == DType::I32)
+    iotaInto((int32_t *)b.ptr[s.outputs[0]], out.shape, s.ints[0]);
+  else if (out.dtype == DType::F32)
+    iotaInto((float *)b.ptr[s.outputs[0]], out.shape, s.ints[0]);
+  else
+    return false;
+  return true;
+}
+
+template <typename T>
+void compareInto(const T *a, const T *c, uint8_t *y, int64_t n, int64_t dir) {
+  switch (dir) { // eq ne lt le gt ge; NaN compares false except ne
+  case 0: for (int64_t i = 0; i < n; ++i) y[i] = a[i] == c[i]; break;
+  case 1: for (int64_t i = 0; i < n; ++i) y[i] = a[i] != c[i]; break;
+  case 2: for (int64_t i = 0; i < n; ++i) y[i] = a[i] < c[i]; break;
+  case 3: for (int64_t i = 0; i < n; ++i) y[i] = a[i] <= c[i]; break;
+  case 4: for (int64_t i = 0; i < n; ++i) y[i] = a[i] > c[i]; break;
+  default: for (int64_t i = 0; i < n; ++i) y[i] = a[i] >= c[i]; break;
+  }
+}
+
+bool compare(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &in = plan.values[s.inputs[0]];
+  int64_t n = numElements(in.shape);
+  uint8_t *y = b.ptr[s.outputs[0]];
+  if (in.dtype == DType::I32)
+    compareInto((const int32_t *)b.ptr[s.inputs[0]], (const int32_t *)b.ptr[s.inputs[1]], y,
+                n, s.ints[0]);
+  else if (in.dtype == DType::F32)
+    compareInto((const float *)b.ptr[s.inputs[0]], (const float *)b.ptr[s.inputs[1]], y, n,
+                s.ints[0]);
+  else
+    return false;
+  return true;
+}
+
+/// i1 or i32 to f32 (exact conversions).
+bool convert(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
+  if (out.dtype != DType::F32)
+    return false;
+  int64_t n = numElements(in.shape);
+  float *y = (float *)b.ptr[s.outputs[0]];
+  if (in.dtype == DType::I1) {
+    const uint8_t *x = b.ptr[s.inputs[0]];
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = x[i] ? 1.0f : 0.0f;
+  } else if (in.dtype == DType::I32) {
+    const int32_t *x = (const int32_t *)b.ptr[s.inputs[0]];
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = (float)x[i]; // |x| < 2^31: float rounding as the reference's
+  } else {
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
@@ -257,6 +323,9 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   case OpCode::DotGeneral: return dotGeneral(plan, step, buffers);
   case OpCode::Reduce: return reduce(plan, step, buffers);
   case OpCode::BroadcastInDim: return broadcast(plan, step, buffers);
+  case OpCode::Iota: return iota(plan, step, buffers);
+  case OpCode::Compare: return compare(plan, step, buffers);
+  case OpCode::Convert: return convert(plan, step, buffers);
   case OpCode::Reshape: {
     const PlanValue &out = plan.values[step.outputs[0]];
     if (buffers.ptr[step.outputs[0]] != buffers.ptr[step.inputs[0]])
@@ -268,5 +337,13 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
 }
 
 void setBlasThreads(int threads) { blasThreads = threads; }
+
+int sharedThreadPoolSize() {
+#if defined(SHARDC_HAVE_CBLAS) && defined(_OPENMP)
+  return openblas_get_parallel() == 2 ? blasThreads : 1; // 2: OpenMP build
+#else
+  return 1;
+#endif
+}
 
 } // namespace shardc::cpu

@@ -15,6 +15,10 @@
 #include <cstring>
 #include <limits>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 
 namespace shardc::cpu {
 
@@ -144,9 +148,22 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
                     len * sizeof(float));
     }
   };
-  // One thread: helper threads measured slower here, fighting the BLAS
-  // threads that spin between matmuls.
-  runTiles(0, (n + kTile - 1) / kTile);
+  // Large chains use the OpenMP threads when OpenBLAS runs on the same
+  // OpenMP pool; other threads would fight the BLAS threads that spin
+  // between matmuls (measured: slower than one thread).
+  int64_t tiles = (n + kTile - 1) / kTile;
+  int threads = n >= (int64_t(1) << 16) ? sharedThreadPoolSize() : 1;
+  if (threads <= 1) {
+    runTiles(0, tiles);
+    return Status::success();
+  }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+  {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    runTiles(tiles * t / nt, tiles * (t + 1) / nt);
+  }
+#endif
   return Status::success();
 }
 

@@ -28,6 +28,10 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
 /// Runs a Fused step (see FusedProgram).
 Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
+/// Threads a kernel may use on an OpenMP pool it shares with BLAS: the BLAS
+/// thread count when OpenBLAS is the OpenMP build, else 1.
+int sharedThreadPoolSize();
+
 /// Threads each BLAS call may use.
 void setBlasThreads(int threads);
 
