@@ -3,7 +3,9 @@
 #ifndef SHARDC_TOOLS_SHARDC_COMMANDS_H
 #define SHARDC_TOOLS_SHARDC_COMMANDS_H
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shardc::driver {
@@ -14,6 +16,28 @@ enum ExitCode { kOk = 0, kFailed = 1, kUsage = 2 };
 
 /// Prints "shardc: error: <message>" to stderr.
 void reportError(const std::string &message);
+
+/// A command line split into one input file, options with values
+/// (`--name VALUE` or `--name=VALUE`, repeatable) and flags.
+struct CommandLine {
+  std::string file;
+  std::vector<std::pair<std::string, std::string>> values; // in order
+  std::vector<std::string> flags;
+
+  /// The last value of `name`, or `fallback`.
+  std::string get(const std::string &name, const std::string &fallback = "") const;
+  bool has(const std::string &flag) const;
+};
+
+/// Parses `args` for `command`, knowing which options take values and which
+/// are flags. Returns an exit code when parsing ends the command: after
+/// printing `help` for --help, or an error for an unknown option, a missing
+/// value, or a second input file.
+std::optional<int> parseCommandLine(const std::vector<std::string> &args,
+                                    const std::string &command,
+                                    const std::vector<std::string> &valueOptions,
+                                    const std::vector<std::string> &flagOptions,
+                                    const char *help, CommandLine &out);
 
 /// `shardc run FILE.mlir [--entry NAME] [--input NAME=FILE.npy]...
 ///                       [--output-dir DIR] [--backend reference]`

@@ -29,44 +29,13 @@ const char kCompileHelp[] =
 } // namespace
 
 int compileCommand(const std::vector<std::string> &args) {
-  std::string file, output, entry, dumpDir, backend = "cpu";
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i], value;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kCompileHelp, stdout);
-      return kOk;
-    }
-    if (arg.rfind("-", 0) != 0) {
-      if (!file.empty()) {
-        reportError("more than one input file: '" + file + "' and '" + arg + "'");
-        return kUsage;
-      }
-      file = arg;
-      continue;
-    }
-    size_t eq = arg.find('=');
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      reportError("option '" + arg + "' needs a value");
-      return kUsage;
-    }
-    if (arg == "-o")
-      output = value;
-    else if (arg == "--entry")
-      entry = value;
-    else if (arg == "--dump-stages")
-      dumpDir = value;
-    else if (arg == "--backend")
-      backend = value;
-    else {
-      reportError("unknown option '" + arg + "' for 'shardc compile' (try --help)");
-      return kUsage;
-    }
-  }
+  CommandLine cl;
+  if (std::optional<int> code = parseCommandLine(
+          args, "compile", {"-o", "--entry", "--dump-stages", "--backend"}, {},
+          kCompileHelp, cl))
+    return *code;
+  std::string file = cl.file, output = cl.get("-o"), entry = cl.get("--entry"),
+              dumpDir = cl.get("--dump-stages"), backend = cl.get("--backend", "cpu");
   if (file.empty() || output.empty()) {
     reportError("'shardc compile' needs FILE.mlir and -o FILE.shardc (try --help)");
     return kUsage;

@@ -43,18 +43,6 @@ std::string str(Type t) {
   return s;
 }
 
-std::string locStr(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return locStr(name.getChildLoc());
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
-           std::to_string(file.getColumn());
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << loc;
-  return s;
-}
-
 /// `[{"data"}, {}]` for a sharding.
 std::string specStr(ShardingAttr s) {
   std::string out = "[";
@@ -74,7 +62,7 @@ std::string lineCol(Location loc) {
     return lineCol(name.getChildLoc());
   if (auto file = dyn_cast<FileLineColLoc>(loc))
     return std::to_string(file.getLine()) + ":" + std::to_string(file.getColumn());
-  return locStr(loc);
+  return formatLocation(loc);
 }
 
 int64_t bytesOf(Type t) {
@@ -106,38 +94,11 @@ std::string argName(func::FuncOp fn, unsigned i) {
 } // namespace
 
 int explainCommand(const std::vector<std::string> &args) {
-  std::string file, entry, show;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i], value;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kExplainHelp, stdout);
-      return kOk;
-    }
-    if (arg.rfind("--", 0) != 0) {
-      if (!file.empty()) {
-        reportError("more than one input file: '" + file + "' and '" + arg + "'");
-        return kUsage;
-      }
-      file = arg;
-      continue;
-    }
-    size_t eq = arg.find('=');
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    }
-    if (arg == "--entry" && !value.empty())
-      entry = value;
-    else if (arg == "--show" && !value.empty())
-      show = value;
-    else {
-      reportError("unknown option or missing value '" + arg +
-                  "' for 'shardc explain' (try --help)");
-      return kUsage;
-    }
-  }
+  CommandLine cl;
+  if (std::optional<int> code =
+          parseCommandLine(args, "explain", {"--entry", "--show"}, {}, kExplainHelp, cl))
+    return *code;
+  std::string file = cl.file, entry = cl.get("--entry"), show = cl.get("--show");
   if (file.empty()) {
     reportError("'shardc explain' needs a FILE.mlir (try --help)");
     return kUsage;

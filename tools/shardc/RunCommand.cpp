@@ -75,64 +75,33 @@ struct Signature {
 
 std::optional<int> parseRunOptions(const std::vector<std::string> &args,
                                    RunOptions &opts) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i], value;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kRunHelp, stdout);
-      return kOk;
-    }
-    if (arg == "--no-cache") {
-      opts.noCache = true;
-      continue;
-    }
-    if (arg == "--cache-stats") {
-      opts.cacheStats = true;
-      continue;
-    }
-    if (arg.rfind("--", 0) != 0) {
-      if (!opts.file.empty()) {
-        reportError("more than one input file: '" + opts.file + "' and '" + arg + "'");
-        return kUsage;
-      }
-      opts.file = arg;
-      continue;
-    }
-    size_t eq = arg.find('=');
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (arg == "--entry" || arg == "--input" || arg == "--output-dir" ||
-               arg == "--backend" || arg == "--cache-dir" || arg == "--benchmark") {
-      if (i + 1 >= args.size()) {
-        reportError("option '" + arg + "' needs a value");
-        return kUsage;
-      }
-      value = args[++i];
-    }
-    if (arg == "--entry") {
-      opts.entry = value;
-    } else if (arg == "--output-dir") {
-      opts.outputDir = value;
-    } else if (arg == "--backend") {
-      opts.backend = value;
-    } else if (arg == "--cache-dir") {
-      opts.cacheDir = value;
-    } else if (arg == "--benchmark") {
-      opts.benchmark = std::atoi(value.c_str());
-      if (opts.benchmark < 1) {
-        reportError("--benchmark expects a positive count, got '" + value + "'");
-        return kUsage;
-      }
-    } else if (arg == "--input") {
+  CommandLine cl;
+  if (std::optional<int> code = parseCommandLine(
+          args, "run",
+          {"--entry", "--input", "--output-dir", "--backend", "--cache-dir", "--benchmark"},
+          {"--no-cache", "--cache-stats"}, kRunHelp, cl))
+    return *code;
+  opts.file = cl.file;
+  opts.entry = cl.get("--entry");
+  opts.outputDir = cl.get("--output-dir", opts.outputDir);
+  opts.backend = cl.get("--backend", opts.backend);
+  opts.cacheDir = cl.get("--cache-dir", opts.cacheDir);
+  opts.noCache = cl.has("--no-cache");
+  opts.cacheStats = cl.has("--cache-stats");
+  for (auto &[name, value] : cl.values) {
+    if (name == "--input") {
       size_t sep = value.find('=');
       if (sep == std::string::npos || sep == 0 || sep + 1 == value.size()) {
         reportError("--input expects NAME=FILE.npy, got '" + value + "'");
         return kUsage;
       }
       opts.inputs.emplace_back(value.substr(0, sep), value.substr(sep + 1));
-    } else {
-      reportError("unknown option '" + arg + "' for 'shardc run' (try --help)");
-      return kUsage;
+    } else if (name == "--benchmark") {
+      opts.benchmark = std::atoi(value.c_str());
+      if (opts.benchmark < 1) {
+        reportError("--benchmark expects a positive count, got '" + value + "'");
+        return kUsage;
+      }
     }
   }
   if (opts.file.empty()) {

@@ -28,15 +28,6 @@ namespace {
 
 constexpr int64_t kAlignment = 64;
 
-std::string locString(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return locString(name.getChildLoc());
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
-           std::to_string(file.getColumn());
-  return "unknown location";
-}
-
 std::vector<std::string> axisNames(ArrayAttr axes) {
   std::vector<std::string> out;
   for (Attribute a : axes)
@@ -267,7 +258,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
     PlanStep step;
     if (failed(describe(&op, step)))
       return failure();
-    step.location = locString(op.getLoc());
+    step.location = formatLocation(op.getLoc());
     for (Value v : op.getOperands())
       step.inputs.push_back(ids.lookup(v));
     for (Value v : op.getResults()) {

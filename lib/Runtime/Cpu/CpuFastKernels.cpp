@@ -142,52 +142,16 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
-template <typename Fn> void map1(const float *x, float *y, int64_t n, Fn fn) {
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = fn(x[i]);
-}
-
-template <typename Fn>
-void map2(const float *x, const float *z, float *y, int64_t n, Fn fn) {
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = fn(x[i], z[i]);
-}
-
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
 bool elementwise(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   bool unary = s.op >= OpCode::Neg && s.op <= OpCode::Erf;
   bool binary = s.op >= OpCode::Add && s.op <= OpCode::Pow;
   const PlanValue &out = plan.values[s.outputs[0]];
   if ((!unary && !binary) || out.dtype != DType::F32)
     return false;
-  int64_t n = numElements(out.shape);
   const float *x = (const float *)b.ptr[s.inputs[0]];
-  const float *z = s.inputs.size() > 1 ? (const float *)b.ptr[s.inputs[1]] : nullptr;
-  float *y = (float *)b.ptr[s.outputs[0]];
-  switch (s.op) {
-  case OpCode::Neg: map1(x, y, n, [](float a) { return -a; }); return true;
-  case OpCode::Abs: map1(x, y, n, [](float a) { return std::fabs(a); }); return true;
-  case OpCode::Exp: map1(x, y, n, [](float a) { return std::exp(a); }); return true;
-  case OpCode::Log: map1(x, y, n, [](float a) { return std::log(a); }); return true;
-  case OpCode::Tanh: map1(x, y, n, [](float a) { return std::tanh(a); }); return true;
-  case OpCode::Sqrt: map1(x, y, n, [](float a) { return std::sqrt(a); }); return true;
-  case OpCode::Add: map2(x, z, y, n, [](float a, float c) { return a + c; }); return true;
-  case OpCode::Sub: map2(x, z, y, n, [](float a, float c) { return a - c; }); return true;
-  case OpCode::Mul: map2(x, z, y, n, [](float a, float c) { return a * c; }); return true;
-  case OpCode::Div: map2(x, z, y, n, [](float a, float c) { return a / c; }); return true;
-  case OpCode::Max:
-    map2(x, z, y, n, [](float a, float c) {
-      return (a != a || c != c) ? kNaN : (a > c ? a : c);
-    });
-    return true;
-  case OpCode::Min:
-    map2(x, z, y, n, [](float a, float c) {
-      return (a != a || c != c) ? kNaN : (a < c ? a : c);
-    });
-    return true;
-  default: return false;
-  }
+  const float *z = binary ? (const float *)b.ptr[s.inputs[1]] : x;
+  elementwiseF32(s.op, x, z, (float *)b.ptr[s.outputs[0]], numElements(out.shape));
+  return true;
 }
 
 /// f32 reductions over the last or the first dimension of a rank-2 value,

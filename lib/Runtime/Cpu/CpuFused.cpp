@@ -42,7 +42,7 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 #if defined(__GNUC__) && defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
-void execute(OpCode op, const float *a, const float *b, float *y, int64_t n) {
+void elementwiseF32Impl(OpCode op, const float *a, const float *b, float *y, int64_t n) {
   switch (op) {
   case OpCode::Neg: unary(a, y, n, [](float x) { return -x; }); break;
   case OpCode::Abs: unary(a, y, n, [](float x) { return std::fabs(x); }); break;
@@ -71,6 +71,10 @@ void execute(OpCode op, const float *a, const float *b, float *y, int64_t n) {
   }
 }
 } // namespace
+
+void elementwiseF32(OpCode op, const float *a, const float *b, float *y, int64_t n) {
+  elementwiseF32Impl(op, a, b, y, n);
+}
 
 Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
   FusedProgram p = FusedProgram::decode(step.ints);
@@ -141,7 +145,8 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
       for (size_t k = 0; k < p.instructions.size(); ++k) {
         const auto &in = p.instructions[k];
         if (in.op != OpCode::Constant)
-          execute(in.op, src[in.a], src[in.b], &scratch[(p.inputs.size() + k) * kTile], len);
+          elementwiseF32(in.op, src[in.a], src[in.b], &scratch[(p.inputs.size() + k) * kTile],
+                         len);
       }
       for (size_t o = 0; o < p.outputs.size(); ++o)
         std::memcpy((float *)buffers.ptr[step.outputs[o]] + t0, src[p.outputs[o]],

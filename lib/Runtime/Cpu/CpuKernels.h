@@ -25,6 +25,10 @@ struct DeviceBuffers {
 /// Runs a step with a fast path if there is one for it; false otherwise.
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
+/// y = op(a[, b]) over n f32 elements, for the unary and binary elementwise
+/// opcodes (vectorized, with an AVX2 clone where the CPU has it).
+void elementwiseF32(OpCode op, const float *a, const float *b, float *y, int64_t n);
+
 /// Runs a Fused step (see FusedProgram).
 Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 

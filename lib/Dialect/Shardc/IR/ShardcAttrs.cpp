@@ -150,6 +150,21 @@ ShardingAttr ShardingAttr::getOpen(MLIRContext *ctx, FlatSymbolRefAttr mesh,
 // Helpers relating shardings, meshes and types
 //===----------------------------------------------------------------------===//
 
+std::string shardc::formatLocation(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return formatLocation(name.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      return formatLocation(fused.getLocations().front());
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+           std::to_string(file.getColumn());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << loc;
+  return s;
+}
+
 MeshOp shardc::lookupMesh(Operation *from, FlatSymbolRefAttr ref) {
   return dyn_cast_or_null<MeshOp>(SymbolTable::lookupNearestSymbolFrom(from, ref));
 }

@@ -32,7 +32,7 @@ struct Local {
 };
 
 std::string opName(Operation *op) {
-  return op->getName().getStringRef().str() + " at " + formatLoc(op->getLoc());
+  return op->getName().getStringRef().str() + " at " + formatLocation(op->getLoc());
 }
 
 class Partitioner {
@@ -156,7 +156,7 @@ private:
       Operation *copy = b.clone(op, inner);
       if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp>(copy))
         copy->setLoc(causeLoc(op.getLoc(), "written in the shard_map at " +
-                                               formatLoc(m.getLoc())));
+                                               formatLocation(m.getLoc())));
     }
     for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands()))
       map[m.getResult(i)] = {inner.lookup(v),

@@ -158,7 +158,7 @@ private:
     }
   }
 
-  std::string where(Operation *op) { return formatLoc(op->getLoc()); }
+  std::string where(Operation *op) { return formatLocation(op->getLoc()); }
 
   void seed() {
     Block &entry = fn.getBody().front();

@@ -35,21 +35,6 @@ RankedTensorType localType(RankedTensorType global, const Layout &layout, MeshOp
   return RankedTensorType::get(shape, global.getElementType());
 }
 
-std::string formatLoc(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return formatLoc(name.getChildLoc());
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      return formatLoc(fused.getLocations().front());
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
-           std::to_string(file.getColumn());
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << loc;
-  return s;
-}
-
 Location causeLoc(Location at, const std::string &cause) {
   return NameLoc::get(StringAttr::get(at.getContext(), cause), at);
 }

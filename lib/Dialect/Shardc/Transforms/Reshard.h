@@ -35,10 +35,6 @@ mlir::Value reshard(mlir::OpBuilder &b, mlir::Location at, const std::string &ca
                     MeshOp mesh, mlir::Value value, mlir::RankedTensorType global,
                     const Layout &from, const Layout &to);
 
-/// "file.mlir:12:8" for a file location (looking through names and
-/// fusions), else MLIR's own printing.
-std::string formatLoc(mlir::Location loc);
-
 /// The location of an inserted collective: its cause, then where it was
 /// needed.
 mlir::Location causeLoc(mlir::Location at, const std::string &cause);

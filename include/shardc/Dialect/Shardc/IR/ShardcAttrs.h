@@ -21,6 +21,10 @@
 namespace shardc {
 class MeshOp;
 
+/// "model.mlir:12:8" for a file location (looking through names and
+/// fusions), else MLIR's own printing. Used wherever a message names a place.
+std::string formatLocation(mlir::Location loc);
+
 /// Finds the mesh `ref` names, from the symbol table nearest to `from`.
 /// Returns null if there is none.
 MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr ref);
