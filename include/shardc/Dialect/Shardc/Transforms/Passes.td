@@ -93,4 +93,46 @@ def ShardcPartition : Pass<"shardc-partition", "::mlir::ModuleOp"> {
   let dependentDialects = ["::shardc::ShardcDialect"];
 }
 
+def ShardcAutodiff : Pass<"shardc-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Reverse-mode differentiation: adds @<f>_grad returning value and gradients";
+  let description = [{
+    For the function named by `function`, whose single result is a rank-0
+    float tensor (a loss), adds a function `@<function>_grad` with the same
+    arguments that returns the loss and its gradient with respect to each
+    argument listed in `wrt` (default: every float argument), in that order.
+    The forward computation is kept; a reverse sweep then applies each op's
+    gradient rule (lib/Dialect/Shardc/Transforms/GradientRules.cpp) and sums
+    the contributions of values used more than once. Integer values and
+    comparisons carry no gradient. A gradient's result gets the sharding of
+    its argument, so data-parallel training reduces each gradient once.
+
+    ```mlir
+    func.func @loss(%w: tensor<3xf32>, %x: tensor<3xf32>) -> tensor<f32> {
+      %p = shardc.mul %w, %x : tensor<3xf32>
+      %l = shardc.reduce sum %p dims = [0] : (tensor<3xf32>) -> tensor<f32>
+      return %l : tensor<f32>
+    }
+    // --shardc-autodiff="function=loss wrt=0" adds:
+    func.func @loss_grad(%w: tensor<3xf32>, %x: tensor<3xf32>)
+        -> (tensor<f32>, tensor<3xf32>) {
+      ... forward ...
+      %one = shardc.constant dense<1.0> : tensor<f32>
+      %g = shardc.broadcast_in_dim %one, dims = [] : (tensor<f32>) -> tensor<3xf32>
+      %dw = shardc.mul %g, %x : tensor<3xf32>
+      return %l, %dw : tensor<f32>, tensor<3xf32>
+    }
+    ```
+
+    Requires: single-block functions of shardc ops (no shard_map or
+    collectives: differentiate the global program, then partition).
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "the function to differentiate">,
+    ListOption<"wrt", "wrt", "unsigned",
+               "argument numbers to differentiate with respect to (default: all float arguments)">,
+  ];
+  let dependentDialects = ["::shardc::ShardcDialect"];
+}
+
 #endif // SHARDC_DIALECT_SHARDC_TRANSFORMS_PASSES_TD

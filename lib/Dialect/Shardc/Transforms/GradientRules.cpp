@@ -1,0 +1,343 @@
+//===- GradientRules.cpp - the gradient rule of every op ------------------===//
+//
+// One case per differentiable op: given g, the adjoint of the op's result,
+// the adjoints of its operands (vector-Jacobian products), written with the
+// dialect's own ops. y is the op's result, a and b its operands.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GradientRules.h"
+
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace shardc {
+
+namespace {
+
+/// Helpers that build ops at one location.
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+
+  RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+  Value splat(RankedTensorType type, double value) {
+    Attribute element = b.getFloatAttr(type.getElementType(), value);
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, element));
+  }
+  Value zerosLike(Value v) { return splat(typeOf(v), 0.0); }
+  Value scalarLike(Value v, double value) { return splat(typeOf(v), value); }
+
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
+  Value neg(Value x) { return NegOp::create(b, loc, x); }
+  Value select(Value p, Value x, Value y) { return SelectOp::create(b, loc, p, x, y); }
+  Value compare(CompareDirection d, Value x, Value y) {
+    return CompareOp::create(b, loc, d, x, y);
+  }
+  Value convert(Value x, Type elementType) {
+    auto type = RankedTensorType::get(typeOf(x).getShape(), elementType);
+    return ConvertOp::create(b, loc, type, x);
+  }
+  Value reduceSum(Value x, ArrayRef<int64_t> dims) {
+    if (dims.empty())
+      return x;
+    return ReduceOp::create(b, loc, ReduceKind::Sum, x, b.getDenseI64ArrayAttr(dims));
+  }
+  Value broadcast(Value x, RankedTensorType to, ArrayRef<int64_t> dims) {
+    return BroadcastInDimOp::create(b, loc, to, x, b.getDenseI64ArrayAttr(dims));
+  }
+  Value reshape(Value x, RankedTensorType to) {
+    return typeOf(x) == to ? x : ReshapeOp::create(b, loc, to, x).getResult();
+  }
+  Value transpose(Value x, ArrayRef<int64_t> perm) {
+    bool identity = true;
+    for (size_t i = 0; i < perm.size(); ++i)
+      identity &= perm[i] == (int64_t)i;
+    return identity ? x
+                    : TransposeOp::create(b, loc, x, b.getDenseI64ArrayAttr(perm)).getResult();
+  }
+  /// g broadcast back over the dimensions `kept` of a value of type `to`
+  /// that a reduction removed.
+  Value unreduce(Value g, RankedTensorType to, ArrayRef<int64_t> reduced) {
+    SmallVector<int64_t> kept;
+    for (int64_t d = 0; d < to.getRank(); ++d)
+      if (!llvm::is_contained(reduced, d))
+        kept.push_back(d);
+    return broadcast(g, RankedTensorType::get(to.getShape(), typeOf(g).getElementType()),
+                     kept);
+  }
+};
+
+bool isFloatValue(Value v) {
+  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+/// Position of `x` in `list`.
+int64_t indexOf(ArrayRef<int64_t> list, int64_t x) {
+  return std::find(list.begin(), list.end(), x) - list.begin();
+}
+
+SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> batch,
+                              ArrayRef<int64_t> contracting) {
+  SmallVector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(batch, d) && !llvm::is_contained(contracting, d))
+      free.push_back(d);
+  return free;
+}
+
+SmallVector<int64_t> range(int64_t begin, int64_t end) {
+  SmallVector<int64_t> r;
+  for (int64_t i = begin; i < end; ++i)
+    r.push_back(i);
+  return r;
+}
+
+/// The adjoints of a dot_general's operands: each is a dot_general of g with
+/// the other operand, transposed into the operand's dimension order.
+SmallVector<Value> dotGeneralGrads(Emitter &e, DotGeneralOp op, Value g) {
+  Value lhs = op.getLhs(), rhs = op.getRhs();
+  ArrayRef<int64_t> lb = op.getLhsBatchingDims(), rb = op.getRhsBatchingDims(),
+                    lc = op.getLhsContractingDims(), rc = op.getRhsContractingDims();
+  int64_t nb = lb.size();
+  SmallVector<int64_t> lf = freeDims(e.typeOf(lhs).getRank(), lb, lc),
+                       rf = freeDims(e.typeOf(rhs).getRank(), rb, rc);
+  int64_t nlf = lf.size(), nrf = rf.size();
+  auto dot = [&](Value x, Value y, ArrayRef<int64_t> xb, ArrayRef<int64_t> yb,
+                 ArrayRef<int64_t> xc, ArrayRef<int64_t> yc) -> Value {
+    return DotGeneralOp::create(e.b, e.loc, x, y, e.b.getDenseI64ArrayAttr(xb),
+                                e.b.getDenseI64ArrayAttr(yb), e.b.getDenseI64ArrayAttr(xc),
+                                e.b.getDenseI64ArrayAttr(yc));
+  };
+  // d lhs: g's rhs-free dims contract with rhs's free dims. The result's
+  // dims are batch, lhs free, then rhs's contracting dims in rhs order; each
+  // names a lhs dim.
+  Value t = dot(g, rhs, range(0, nb), rb, range(nb + nlf, nb + nlf + nrf), rf);
+  SmallVector<int64_t> lhsDimOf(lb.begin(), lb.end());
+  lhsDimOf.append(lf.begin(), lf.end());
+  for (int64_t d : freeDims(e.typeOf(rhs).getRank(), rb, rf)) // rc, sorted
+    lhsDimOf.push_back(lc[indexOf(rc, d)]);
+  SmallVector<int64_t> perm(lhsDimOf.size());
+  for (size_t k = 0; k < lhsDimOf.size(); ++k)
+    perm[lhsDimOf[k]] = k;
+  Value dlhs = e.transpose(t, perm);
+  // d rhs: lhs's free dims contract with g's lhs-free dims. The result's
+  // dims are batch, lhs's contracting dims in lhs order, then rhs free.
+  Value u = dot(lhs, g, lb, range(0, nb), lf, range(nb, nb + nlf));
+  SmallVector<int64_t> rhsDimOf(rb.begin(), rb.end());
+  for (int64_t d : freeDims(e.typeOf(lhs).getRank(), lb, lf)) // lc, sorted
+    rhsDimOf.push_back(rc[indexOf(lc, d)]);
+  rhsDimOf.append(rf.begin(), rf.end());
+  SmallVector<int64_t> rperm(rhsDimOf.size());
+  for (size_t k = 0; k < rhsDimOf.size(); ++k)
+    rperm[rhsDimOf[k]] = k;
+  return {dlhs, e.transpose(u, rperm)};
+}
+
+/// broadcast_in_dim: sum g over the dims the broadcast created or
+/// expanded, then restore the operand's dimension order and size-1 dims.
+Value broadcastGrad(Emitter &e, BroadcastInDimOp op, Value g) {
+  auto in = e.typeOf(op.getOperand()), out = e.typeOf(op.getResult());
+  ArrayRef<int64_t> dims = op.getDims();
+  SmallVector<int64_t> summed, keptOperandDims;
+  for (int64_t d = 0; d < out.getRank(); ++d) {
+    int64_t i = indexOf(dims, d);
+    if (i == (int64_t)dims.size() || (in.getDimSize(i) == 1 && out.getDimSize(d) != 1))
+      summed.push_back(d);
+  }
+  // Remaining result dims in increasing order, and the operand dim of each.
+  SmallVector<std::pair<int64_t, int64_t>> remaining; // (result dim, operand dim)
+  for (int64_t d = 0; d < out.getRank(); ++d)
+    if (!llvm::is_contained(summed, d))
+      remaining.push_back({d, indexOf(dims, d)});
+  Value s = e.reduceSum(g, summed);
+  // Order them by operand dim.
+  SmallVector<int64_t> order(remaining.size());
+  for (size_t k = 0; k < order.size(); ++k)
+    order[k] = k;
+  llvm::sort(order, [&](int64_t x, int64_t y) {
+    return remaining[x].second < remaining[y].second;
+  });
+  s = e.transpose(s, order);
+  return e.reshape(s, in);
+}
+
+/// slice with unit strides: g padded with zeros back to the operand shape,
+/// one dimension at a time.
+FailureOr<Value> sliceGrad(Emitter &e, SliceOp op, Value g) {
+  auto in = e.typeOf(op.getOperand());
+  for (int64_t s : op.getStrides())
+    if (s != 1)
+      return op.emitError("the gradient of a strided slice is not supported");
+  Value cur = g;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    auto curType = e.typeOf(cur);
+    SmallVector<Value> parts;
+    auto zeros = [&](int64_t size) {
+      SmallVector<int64_t> shape(curType.getShape());
+      shape[d] = size;
+      return e.splat(RankedTensorType::get(shape, curType.getElementType()), 0.0);
+    };
+    int64_t before = op.getStart()[d], after = in.getDimSize(d) - op.getLimit()[d];
+    if (before > 0)
+      parts.push_back(zeros(before));
+    parts.push_back(cur);
+    if (after > 0)
+      parts.push_back(zeros(after));
+    if (parts.size() > 1)
+      cur = ConcatenateOp::create(e.b, e.loc, parts, e.b.getI64IntegerAttr(d));
+  }
+  return cur;
+}
+
+SmallVector<Value> concatenateGrads(Emitter &e, ConcatenateOp op, Value g) {
+  SmallVector<Value> grads;
+  int64_t dim = op.getDimAttr().getInt(), offset = 0;
+  auto gt = e.typeOf(g);
+  for (Value input : op.getInputs()) {
+    auto it = e.typeOf(input);
+    SmallVector<int64_t> start(gt.getRank(), 0), limit(gt.getShape()),
+        strides(gt.getRank(), 1);
+    start[dim] = offset;
+    limit[dim] = offset + it.getDimSize(dim);
+    offset += it.getDimSize(dim);
+    grads.push_back(SliceOp::create(e.b, e.loc, g, e.b.getDenseI64ArrayAttr(start),
+                                    e.b.getDenseI64ArrayAttr(limit),
+                                    e.b.getDenseI64ArrayAttr(strides)));
+  }
+  return grads;
+}
+
+/// reduce max/min: the gradient goes to the positions that attain the
+/// extremum, shared equally among ties.
+Value extremumGrad(Emitter &e, ReduceOp op, Value g) {
+  Value x = op.getOperand();
+  auto type = e.typeOf(x);
+  ArrayRef<int64_t> dims = op.getDims();
+  Value yb = e.unreduce(op.getResult(), type, dims);
+  Value mask = e.convert(e.compare(CompareDirection::EQ, x, yb), type.getElementType());
+  Value count = e.unreduce(e.reduceSum(mask, dims), type, dims);
+  return e.div(e.mul(e.unreduce(g, type, dims), mask), count);
+}
+
+} // namespace
+
+FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
+                                             ArrayRef<Value> resultGrads) {
+  Emitter e{b, op->getLoc()};
+  Value g = resultGrads.empty() ? Value() : resultGrads[0];
+  SmallVector<Value> none(op->getNumOperands(), Value());
+  if (!g || op->getNumResults() != 1 || !isFloatValue(op->getResult(0)))
+    return none;
+  Value y = op->getNumResults() ? op->getResult(0) : Value();
+  auto operand = [&](unsigned i) { return op->getOperand(i); };
+  using Grads = SmallVector<Value>;
+  return llvm::TypeSwitch<Operation *, FailureOr<Grads>>(op)
+      // Elementwise, binary.
+      .Case([&](AddOp) { return Grads{g, g}; })
+      .Case([&](SubOp) { return Grads{g, e.neg(g)}; })
+      .Case([&](MulOp) { return Grads{e.mul(g, operand(1)), e.mul(g, operand(0))}; })
+      .Case([&](DivOp) { // y = a / b: da = g / b, db = -g y / b
+        return Grads{e.div(g, operand(1)), e.neg(e.div(e.mul(g, y), operand(1)))};
+      })
+      .Case([&](MaxOp) {
+        Value first = e.compare(CompareDirection::GE, operand(0), operand(1));
+        Value zero = e.zerosLike(g);
+        return Grads{e.select(first, g, zero), e.select(first, zero, g)};
+      })
+      .Case([&](MinOp) {
+        Value first = e.compare(CompareDirection::LE, operand(0), operand(1));
+        Value zero = e.zerosLike(g);
+        return Grads{e.select(first, g, zero), e.select(first, zero, g)};
+      })
+      .Case([&](PowOp) { // y = a^b: da = g b a^(b-1), db = g y log(a)
+        Value bm1 = e.sub(operand(1), e.scalarLike(g, 1.0));
+        Value pa = PowOp::create(b, e.loc, operand(0), bm1);
+        Value la = LogOp::create(b, e.loc, operand(0));
+        return Grads{e.mul(g, e.mul(operand(1), pa)), e.mul(g, e.mul(y, la))};
+      })
+      // Elementwise, unary.
+      .Case([&](NegOp) { return Grads{e.neg(g)}; })
+      .Case([&](AbsOp) {
+        Value positive = e.compare(CompareDirection::GE, operand(0), e.zerosLike(g));
+        return Grads{e.select(positive, g, e.neg(g))};
+      })
+      .Case([&](ExpOp) { return Grads{e.mul(g, y)}; })
+      .Case([&](LogOp) { return Grads{e.div(g, operand(0))}; })
+      .Case([&](TanhOp) { // 1 - y^2
+        return Grads{e.mul(g, e.sub(e.scalarLike(g, 1.0), e.mul(y, y)))};
+      })
+      .Case([&](SqrtOp) { return Grads{e.div(e.mul(g, e.scalarLike(g, 0.5)), y)}; })
+      .Case([&](RsqrtOp) { // -y^3 / 2
+        return Grads{e.mul(g, e.mul(e.scalarLike(g, -0.5), e.mul(y, e.mul(y, y))))};
+      })
+      .Case([&](ErfOp) { // 2/sqrt(pi) exp(-a^2)
+        Value a2 = e.mul(operand(0), operand(0));
+        Value ex = ExpOp::create(b, e.loc, e.neg(a2));
+        return Grads{e.mul(g, e.mul(e.scalarLike(g, 2.0 / std::sqrt(M_PI)), ex))};
+      })
+      .Case([&](ConvertOp c) {
+        if (!isFloatValue(c.getOperand()))
+          return Grads{Value()};
+        return Grads{e.convert(g, e.typeOf(c.getOperand()).getElementType())};
+      })
+      .Case([&](SelectOp) {
+        Value zero = e.zerosLike(g);
+        return Grads{Value(), e.select(operand(0), g, zero), e.select(operand(0), zero, g)};
+      })
+      .Case([&](CompareOp) { return Grads{Value(), Value()}; })
+      .Case([&](ConstantOp) { return Grads{}; })
+      .Case([&](IotaOp) { return Grads{}; })
+      .Case([&](ShardingConstraintOp) { return Grads{g}; })
+      // Contractions and reductions.
+      .Case([&](DotGeneralOp d) -> FailureOr<Grads> { return dotGeneralGrads(e, d, g); })
+      .Case([&](ReduceOp r) -> FailureOr<Grads> {
+        auto type = e.typeOf(r.getOperand());
+        if (r.getKind() == ReduceKind::Sum)
+          return Grads{e.unreduce(g, type, r.getDims())};
+        return Grads{extremumGrad(e, r, g)};
+      })
+      // Data movement.
+      .Case([&](BroadcastInDimOp bc) -> FailureOr<Grads> {
+        return Grads{broadcastGrad(e, bc, g)};
+      })
+      .Case([&](ReshapeOp r) { return Grads{e.reshape(g, e.typeOf(r.getOperand()))}; })
+      .Case([&](TransposeOp t) {
+        ArrayRef<int64_t> perm = t.getPermutation();
+        SmallVector<int64_t> inverse(perm.size());
+        for (size_t i = 0; i < perm.size(); ++i)
+          inverse[perm[i]] = i;
+        return Grads{e.transpose(g, inverse)};
+      })
+      .Case([&](SliceOp s) -> FailureOr<Grads> {
+        FailureOr<Value> grad = sliceGrad(e, s, g);
+        if (failed(grad))
+          return failure();
+        return Grads{*grad};
+      })
+      .Case([&](ConcatenateOp c) -> FailureOr<Grads> { return concatenateGrads(e, c, g); })
+      .Case([&](TakeOp t) {
+        Value table = t.getTable();
+        Value grad = ScatterAddOp::create(b, e.loc, e.zerosLike(table), t.getIndices(), g);
+        return Grads{grad, Value()};
+      })
+      .Case([&](ScatterAddOp s) {
+        Value updates = TakeOp::create(b, e.loc, g, s.getIndices());
+        return Grads{g, Value(), updates};
+      })
+      .Default([&](Operation *other) -> FailureOr<Grads> {
+        return other->emitError("has no gradient rule (differentiate the global program, "
+                                "before partitioning)");
+      });
+}
+
+} // namespace shardc
