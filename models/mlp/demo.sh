@@ -17,3 +17,5 @@ echo "== shardc run models/mlp/mlp_dp_forward.mlir"
 "$build/bin/shardc" run "$here/mlp_dp_forward.mlir" "${args[@]}" --output-dir "$work"
 echo "== compare with NumPy"
 $python "$here/reference.py" check "$work"
+echo "== what the compiler decided (shardc explain)"
+"$build/bin/shardc" explain "$here/mlp_dp_forward.mlir" --show x | sed -n '/^Collectives/,$p'
