@@ -294,13 +294,42 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
     isArg[id] = true;
   ArenaAllocator arena;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
-    for (int32_t id : plan.steps[s].outputs) {
-      plan.values[id].offset = arena.allocate((int64_t)plan.values[id].bytes());
-      plan.unsharedBytes += ((int64_t)plan.values[id].bytes() + kAlignment - 1) /
-                            kAlignment * kAlignment;
+    const PlanStep &step = plan.steps[s];
+    // An elementwise step may write its result over an input it reads for
+    // the last time, element i over element i: no new buffer, and the data
+    // stays in cache. (Inputs a fused step broadcasts are read at other
+    // indices and never qualify.)
+    std::vector<int32_t> reusable;
+    bool elementwise = (step.op >= OpCode::Neg && step.op <= OpCode::Erf) ||
+                       (step.op >= OpCode::Add && step.op <= OpCode::Pow);
+    if (elementwise || step.op == OpCode::Fused) {
+      std::vector<FusedProgram::Input> modes;
+      if (step.op == OpCode::Fused)
+        modes = FusedProgram::decode(step.ints).inputs;
+      for (size_t i = 0; i < step.inputs.size(); ++i) {
+        int32_t id = step.inputs[i];
+        bool whole = modes.empty() || modes[i].mode == FusedProgram::Whole;
+        if (whole && !isArg[id] && lastUse[id] == (int64_t)s && plan.values[id].offset >= 0 &&
+            std::find(reusable.begin(), reusable.end(), id) == reusable.end())
+          reusable.push_back(id);
+      }
     }
     std::vector<int32_t> done;
-    for (const auto *list : {&plan.steps[s].inputs, &plan.steps[s].outputs})
+    for (int32_t id : step.outputs) {
+      plan.unsharedBytes += ((int64_t)plan.values[id].bytes() + kAlignment - 1) /
+                            kAlignment * kAlignment;
+      auto it = std::find_if(reusable.begin(), reusable.end(), [&](int32_t in) {
+        return plan.values[in].bytes() == plan.values[id].bytes();
+      });
+      if (it != reusable.end()) {
+        plan.values[id].offset = plan.values[*it].offset;
+        done.push_back(*it); // its block now belongs to the output
+        reusable.erase(it);
+        continue;
+      }
+      plan.values[id].offset = arena.allocate((int64_t)plan.values[id].bytes());
+    }
+    for (const auto *list : {&step.inputs, &step.outputs})
       for (int32_t id : *list)
         if (!isArg[id] && lastUse[id] == (int64_t)s &&
             std::find(done.begin(), done.end(), id) == done.end()) {
