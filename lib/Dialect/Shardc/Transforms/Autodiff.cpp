@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -93,7 +94,18 @@ FailureOr<func::FuncOp> differentiate(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
   adjoint[loss] = ConstantOp::create(
       b, fn.getLoc(),
       DenseElementsAttr::get(lossType, b.getFloatAttr(lossType.getElementType(), 1.0)));
+  // Only values that depend on a wrt argument need adjoints: ops reading
+  // none of them are skipped (their rules may not even exist).
+  llvm::DenseSet<Value> active;
+  for (unsigned i : wrt)
+    active.insert(body->getArgument(i));
+  for (Operation *op : forward)
+    if (llvm::any_of(op->getOperands(), [&](Value v) { return active.contains(v); }))
+      for (Value r : op->getResults())
+        active.insert(r);
   for (Operation *op : llvm::reverse(forward)) {
+    if (llvm::none_of(op->getOperands(), [&](Value v) { return active.contains(v); }))
+      continue;
     SmallVector<Value> resultGrads;
     bool any = false;
     for (Value r : op->getResults()) {

@@ -234,6 +234,12 @@ Value extremumGrad(Emitter &e, ReduceOp op, Value g) {
 FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
                                              ArrayRef<Value> resultGrads) {
   Emitter e{b, op->getLoc()};
+  // Every rule below is for an op with one result. An op with several (a
+  // shard_map) whose first result gets no gradient must still be rejected,
+  // not skipped: that would drop the other results' gradients.
+  if (op->getNumResults() > 1 && llvm::any_of(resultGrads, [](Value v) { return v; }))
+    return op->emitError("has no gradient rule (differentiate the global program, "
+                         "before partitioning)");
   Value g = resultGrads.empty() ? Value() : resultGrads[0];
   SmallVector<Value> none(op->getNumOperands(), Value());
   if (!g || op->getNumResults() != 1 || !isFloatValue(op->getResult(0)))
@@ -262,7 +268,11 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
       .Case([&](PowOp) { // y = a^b: da = g b a^(b-1), db = g y log(a)
         Value bm1 = e.sub(operand(1), e.scalarLike(g, 1.0));
         Value pa = PowOp::create(b, e.loc, operand(0), bm1);
-        Value la = LogOp::create(b, e.loc, operand(0));
+        // Where a = 0, y = 0 for every b > 0 and db is 0, not 0 * log(0) =
+        // NaN: take log(1) there instead.
+        Value zeroBase = e.compare(CompareDirection::EQ, operand(0), e.zerosLike(g));
+        Value la = LogOp::create(b, e.loc,
+                                 e.select(zeroBase, e.scalarLike(g, 1.0), operand(0)));
         return Grads{e.mul(g, e.mul(operand(1), pa)), e.mul(g, e.mul(y, la))};
       })
       // Elementwise, unary.
