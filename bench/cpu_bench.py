@@ -205,7 +205,7 @@ def main():
                           for _ in range(args.rounds)])
         rows.append((f"overhead ({k} steps)", f"{(ms - base) * 1e3 / k:.3f} us/step", "-", "-", "-"))
 
-    header = ("| workload | shardc (cpu backend) | peer | peer | peer time / shardc time |\n"
+    header = ("| workload | shardc (CPU backend) | peer | peer result | peer time / shardc time |\n"
               "| --- | --- | --- | --- | --- |\n")
     table = header + "".join(f"| {' | '.join(r)} |\n" for r in rows)
     note = (f"\n{args.threads} threads, {args.blas} OpenBLAS on both sides; medians of "
