@@ -93,34 +93,25 @@ StatusOr<Array> binary(BinaryFn fn, const Array &lhs, const Array &rhs) {
   return out;
 }
 
+/// IEEE for floats: every ordered comparison with NaN is false, ne is true.
+template <typename T> static bool holds(CompareFn fn, T a, T b) {
+  switch (fn) {
+  case CompareFn::EQ: return a == b;
+  case CompareFn::NE: return a != b;
+  case CompareFn::LT: return a < b;
+  case CompareFn::LE: return a <= b;
+  case CompareFn::GT: return a > b;
+  case CompareFn::GE: return a >= b;
+  }
+  return false;
+}
+
 Array compare(CompareFn fn, const Array &lhs, const Array &rhs) {
   Array out(DType::I1, lhs.shape());
   bool floats = isFloat(lhs.dtype());
-  for (int64_t i = 0; i < lhs.numElements(); ++i) {
-    bool r = false;
-    if (floats) { // IEEE: every ordered comparison with NaN is false
-      double a = lhs.getDouble(i), b = rhs.getDouble(i);
-      switch (fn) {
-      case CompareFn::EQ: r = a == b; break;
-      case CompareFn::NE: r = a != b; break;
-      case CompareFn::LT: r = a < b; break;
-      case CompareFn::LE: r = a <= b; break;
-      case CompareFn::GT: r = a > b; break;
-      case CompareFn::GE: r = a >= b; break;
-      }
-    } else {
-      int64_t a = lhs.getInt(i), b = rhs.getInt(i);
-      switch (fn) {
-      case CompareFn::EQ: r = a == b; break;
-      case CompareFn::NE: r = a != b; break;
-      case CompareFn::LT: r = a < b; break;
-      case CompareFn::LE: r = a <= b; break;
-      case CompareFn::GT: r = a > b; break;
-      case CompareFn::GE: r = a >= b; break;
-      }
-    }
-    out.setInt(i, r);
-  }
+  for (int64_t i = 0; i < lhs.numElements(); ++i)
+    out.setInt(i, floats ? holds(fn, lhs.getDouble(i), rhs.getDouble(i))
+                         : holds(fn, lhs.getInt(i), rhs.getInt(i)));
   return out;
 }
 

@@ -574,38 +574,32 @@ LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyCollective(*this, tables, getMeshAttr(), getAxes());
 }
 
-LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
-  FailureOr<MeshOp> mesh = verifyCollective(*this, tables, getMeshAttr(), getAxes());
+/// all_gather (grows `dim` by the group size), reduce_scatter and all_slice
+/// (shrink it): mesh, axes, dim and result shape.
+template <typename OpTy>
+static LogicalResult verifyOneDimCollective(OpTy op, SymbolTableCollection &tables,
+                                            bool grows) {
+  FailureOr<MeshOp> mesh = verifyCollective(op, tables, op.getMeshAttr(), op.getAxes());
   if (failed(mesh))
     return failure();
-  auto in = getOperand().getType(), out = getType();
-  if (failed(checkDimAttr(*this, "dim", getDimAttr().getInt(), in.getRank())))
+  auto in = op.getOperand().getType(), out = op.getType();
+  int64_t dim = op.getDimAttr().getInt();
+  if (failed(checkDimAttr(op, "dim", dim, in.getRank())))
     return failure();
-  return checkCollectiveShape(*this, in, out, shardc::getGroupSize(*mesh, axisNames(getAxes())),
-                              getDim(), -1);
+  int64_t group = shardc::getGroupSize(*mesh, axisNames(op.getAxes()));
+  return checkCollectiveShape(op, in, out, group, grows ? dim : -1, grows ? -1 : dim);
+}
+
+LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyOneDimCollective(*this, tables, /*grows=*/true);
 }
 
 LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
-  FailureOr<MeshOp> mesh = verifyCollective(*this, tables, getMeshAttr(), getAxes());
-  if (failed(mesh))
-    return failure();
-  auto in = getOperand().getType(), out = getType();
-  if (failed(checkDimAttr(*this, "dim", getDimAttr().getInt(), in.getRank())))
-    return failure();
-  return checkCollectiveShape(*this, in, out, shardc::getGroupSize(*mesh, axisNames(getAxes())),
-                              -1, getDim());
+  return verifyOneDimCollective(*this, tables, /*grows=*/false);
 }
 
 LogicalResult AllSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
-  FailureOr<MeshOp> mesh = verifyCollective(*this, tables, getMeshAttr(), getAxes());
-  if (failed(mesh))
-    return failure();
-  auto in = getOperand().getType(), out = getType();
-  if (failed(checkDimAttr(*this, "dim", getDimAttr().getInt(), in.getRank())))
-    return failure();
-  return checkCollectiveShape(*this, in, out,
-                              shardc::getGroupSize(*mesh, axisNames(getAxes())), -1,
-                              getDim());
+  return verifyOneDimCollective(*this, tables, /*grows=*/false);
 }
 
 LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
