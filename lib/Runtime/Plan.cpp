@@ -33,6 +33,9 @@ std::vector<int64_t> FusedProgram::encode() const {
   }
   ints.push_back((int64_t)outputs.size());
   ints.insert(ints.end(), outputs.begin(), outputs.end());
+  ints.push_back((int64_t)reductions.size());
+  for (const Reduction &r : reductions)
+    ints.insert(ints.end(), {r.reg, r.kind, r.cols});
   return ints;
 }
 
@@ -55,6 +58,10 @@ FusedProgram FusedProgram::decode(const std::vector<int64_t> &ints) {
   }
   for (int64_t n = next(), i = 0; i < n; ++i)
     p.outputs.push_back(next());
+  for (int64_t n = next(), i = 0; i < n; ++i) {
+    int64_t reg = next(), kind = next();
+    p.reductions.push_back({reg, kind, next()});
+  }
   return p;
 }
 

@@ -52,7 +52,10 @@ enum class OpCode : uint16_t {
 /// The program of a Fused step. Registers 0..inputs-1 hold the inputs (each
 /// loaded whole, or broadcast from a rank-1 value along the rows or the
 /// columns of the rank-2 result); each instruction defines the next
-/// register; outputs name the registers stored to the step's outputs.
+/// register; outputs name the registers stored to the step's first outputs;
+/// each reduction sums (or maxes, mins) the rows of a register into one of
+/// the step's last outputs, so a row reduction of the chain never needs the
+/// chain's values in memory.
 struct FusedProgram {
   enum LoadMode : int64_t { Whole = 0, AlongRows = 1, AlongColumns = 2 };
   struct Input {
@@ -67,6 +70,12 @@ struct FusedProgram {
   std::vector<Input> inputs;
   std::vector<Instruction> instructions;
   std::vector<int64_t> outputs; // registers, one per step output
+  struct Reduction {
+    int64_t reg;  // the register reduced
+    int64_t kind; // sum max min = 0..2
+    int64_t cols; // row length: element i belongs to row i / cols
+  };
+  std::vector<Reduction> reductions; // after `outputs` in the step's outputs
 
   std::vector<int64_t> encode() const;
   static FusedProgram decode(const std::vector<int64_t> &ints);

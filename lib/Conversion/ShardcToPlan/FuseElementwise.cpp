@@ -55,6 +55,15 @@ public:
       bool loadsGroupValue =
           step.op == OpCode::BroadcastInDim &&
           producedBy(step.inputs[0], std::set<size_t>(group.begin(), group.end()));
+      // A row reduction of a value the group computes ends the chain inside
+      // the fused kernel (its input is then never stored).
+      if (isRowReduction(step) &&
+          producedBy(step.inputs[0], std::set<size_t>(group.begin(), group.end()))) {
+        group.push_back(s);
+        close(group); // a reduction ends the chain: nothing may read it inside
+        group.clear();
+        continue;
+      }
       if (fusible(step) && !loadsGroupValue &&
           (group.empty() || elements(step) == count)) {
         if (group.empty())
@@ -92,6 +101,13 @@ private:
 
   int64_t elements(const PlanStep &s) {
     return numElements(plan.values[s.outputs[0]].shape);
+  }
+
+  bool isRowReduction(const PlanStep &s) {
+    if (s.op != OpCode::Reduce || s.ints.size() != 2 || s.ints[0] > 2 || s.ints[1] != 1)
+      return false;
+    const PlanValue &in = plan.values[s.inputs[0]];
+    return in.dtype == DType::F32 && in.shape.size() == 2 && in.shape[1] > 0;
   }
 
   bool fusible(const PlanStep &s) {
@@ -135,6 +151,8 @@ private:
     // First pass: find the inputs, so instruction registers follow them.
     for (size_t g : group) {
       const PlanStep &s = plan.steps[g];
+      if (s.op == OpCode::Reduce)
+        continue; // reads a member's value
       if (s.op == OpCode::BroadcastInDim) {
         const PlanValue &out = plan.values[s.outputs[0]];
         inputReg(s.inputs[0], {s.ints[0] == 1 ? FusedProgram::AlongRows
@@ -149,9 +167,15 @@ private:
     for (auto &[id, how] : inputs)
       program.inputs.push_back(how);
     int64_t next = (int64_t)inputs.size();
+    std::vector<std::pair<int32_t, FusedProgram::Reduction>> reductions;
     for (size_t g : group) {
       const PlanStep &s = plan.steps[g];
       int32_t out = s.outputs[0];
+      if (s.op == OpCode::Reduce) {
+        const PlanValue &in = plan.values[s.inputs[0]];
+        reductions.push_back({out, {reg[s.inputs[0]], s.ints[0], in.shape[1]}});
+        continue;
+      }
       if (s.op == OpCode::BroadcastInDim) {
         const PlanValue &o = plan.values[out];
         reg[out] = inputReg(s.inputs[0], {s.ints[0] == 1 ? FusedProgram::AlongRows
@@ -175,8 +199,10 @@ private:
     }
     for (auto &[id, how] : inputs)
       fused.inputs.push_back(id);
-    // Outputs: members' values read outside the group.
+    // Outputs: members' values read outside the group, then the reductions.
     for (size_t g : group) {
+      if (plan.steps[g].op == OpCode::Reduce)
+        continue;
       int32_t out = plan.steps[g].outputs[0];
       bool outside = false;
       for (size_t r : readers[out])
@@ -187,6 +213,10 @@ private:
       } else {
         plan.values[out].offset = kNotMaterialized;
       }
+    }
+    for (auto &[id, reduction] : reductions) {
+      fused.outputs.push_back(id);
+      program.reductions.push_back(reduction);
     }
     for (size_t g : group)
       removed.insert(g);

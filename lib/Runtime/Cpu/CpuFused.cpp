@@ -80,7 +80,8 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   FusedProgram p = FusedProgram::decode(step.ints);
   int64_t numRegs = (int64_t)(p.inputs.size() + p.instructions.size());
   bool valid = p.inputs.size() == step.inputs.size() &&
-               p.outputs.size() == step.outputs.size() && !step.outputs.empty();
+               p.outputs.size() + p.reductions.size() == step.outputs.size() &&
+               !step.outputs.empty();
   for (size_t i = 0; valid && i < p.instructions.size(); ++i) {
     int64_t defined = (int64_t)(p.inputs.size() + i);
     const auto &in = p.instructions[i];
@@ -92,12 +93,23 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   }
   for (int64_t r : p.outputs)
     valid = valid && r >= 0 && r < numRegs;
+  for (const auto &red : p.reductions)
+    valid = valid && red.reg >= 0 && red.reg < numRegs && red.kind >= 0 && red.kind <= 2 &&
+            red.cols > 0;
   for (const auto &in : p.inputs)
     valid = valid && (in.mode == FusedProgram::Whole || in.cols > 0);
   if (!valid)
     return Status::error("malformed fused program");
 
-  int64_t n = numElements(plan.values[step.outputs[0]].shape);
+  int64_t n = p.outputs.empty()
+                  ? numElements(plan.values[step.outputs[0]].shape) * p.reductions[0].cols
+                  : numElements(plan.values[step.outputs[0]].shape);
+  // Row reductions accumulate in double, one accumulator per row.
+  std::vector<std::vector<double>> acc;
+  for (const auto &red : p.reductions)
+    acc.emplace_back(n / red.cols, red.kind == 1   ? -INFINITY
+                                   : red.kind == 2 ? INFINITY
+                                                   : 0.0);
   // Runs tiles [first, last): scratch registers for broadcast loads and
   // instruction results; whole inputs are read in place; splat constants
   // are filled once.
@@ -151,15 +163,41 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
       for (size_t o = 0; o < p.outputs.size(); ++o)
         std::memcpy((float *)buffers.ptr[step.outputs[o]] + t0, src[p.outputs[o]],
                     len * sizeof(float));
+      for (size_t k = 0; k < p.reductions.size(); ++k) {
+        const auto &red = p.reductions[k];
+        const float *v = src[red.reg];
+        std::vector<double> &a = acc[k];
+        int64_t row = t0 / red.cols, c = t0 % red.cols;
+        for (int64_t i = 0; i < len; ++i) {
+          double x = v[i];
+          if (red.kind == 0)
+            a[row] += x;
+          else if (x != x || a[row] != a[row])
+            a[row] = NAN;
+          else
+            a[row] = red.kind == 1 ? std::max(a[row], x) : std::min(a[row], x);
+          if (++c == red.cols) {
+            c = 0;
+            ++row;
+          }
+        }
+      }
     }
   };
   // Large chains use the OpenMP threads when OpenBLAS runs on the same
   // OpenMP pool; other threads would fight the BLAS threads that spin
   // between matmuls (measured: slower than one thread).
   int64_t tiles = (n + kTile - 1) / kTile;
-  int threads = n >= (int64_t(1) << 16) ? sharedThreadPoolSize() : 1;
+  // Reductions accumulate across tiles: they run on one thread.
+  int threads =
+      n >= (int64_t(1) << 16) && p.reductions.empty() ? sharedThreadPoolSize() : 1;
   if (threads <= 1) {
     runTiles(0, tiles);
+    for (size_t k = 0; k < p.reductions.size(); ++k) {
+      float *out = (float *)buffers.ptr[step.outputs[p.outputs.size() + k]];
+      for (size_t r = 0; r < acc[k].size(); ++r)
+        out[r] = (float)acc[k][r];
+    }
     return Status::success();
   }
 #ifdef _OPENMP
