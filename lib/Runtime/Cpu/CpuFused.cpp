@@ -113,6 +113,17 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   // Runs tiles [first, last): scratch registers for broadcast loads and
   // instruction results; whole inputs are read in place; splat constants
   // are filled once.
+  // The last instruction, when it is an output, is computed straight into
+  // the output buffer. Only the last: the output may share its buffer with
+  // an input (buffer assignment reuses dying inputs), and no later
+  // instruction of the tile may read that input after it is overwritten.
+  std::vector<int64_t> direct(numRegs, -1);
+  if (!p.instructions.empty()) {
+    int64_t last = numRegs - 1;
+    for (size_t o = 0; o < p.outputs.size(); ++o)
+      if (p.outputs[o] == last && direct[last] < 0)
+        direct[last] = o;
+  }
   auto runTiles = [&](int64_t first, int64_t last) {
     std::vector<float> scratch(numRegs * kTile);
     std::vector<const float *> src(numRegs);
@@ -134,7 +145,9 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
         }
         float *reg = &scratch[r * kTile];
         src[r] = reg;
-        if (in.mode == FusedProgram::AlongRows) {
+        if (in.mode == FusedProgram::AlongRows && t0 % in.cols + len <= in.cols) {
+          src[r] = x + t0 % in.cols; // the tile lies within one row: no copy
+        } else if (in.mode == FusedProgram::AlongRows) {
           // Walk the columns, wrapping at the row's end (no division per element).
           int64_t c = t0 % in.cols;
           for (int64_t i = 0; i < len;) {
@@ -156,13 +169,19 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
       }
       for (size_t k = 0; k < p.instructions.size(); ++k) {
         const auto &in = p.instructions[k];
-        if (in.op != OpCode::Constant)
-          elementwiseF32(in.op, src[in.a], src[in.b], &scratch[(p.inputs.size() + k) * kTile],
-                         len);
+        if (in.op == OpCode::Constant)
+          continue;
+        int64_t r = p.inputs.size() + k;
+        // An output register is computed straight into the output buffer.
+        float *dst = direct[r] >= 0 ? (float *)buffers.ptr[step.outputs[direct[r]]] + t0
+                                    : &scratch[r * kTile];
+        elementwiseF32(in.op, src[in.a], src[in.b], dst, len);
+        src[r] = dst;
       }
       for (size_t o = 0; o < p.outputs.size(); ++o)
-        std::memcpy((float *)buffers.ptr[step.outputs[o]] + t0, src[p.outputs[o]],
-                    len * sizeof(float));
+        if (direct[p.outputs[o]] != (int64_t)o)
+          std::memcpy((float *)buffers.ptr[step.outputs[o]] + t0, src[p.outputs[o]],
+                      len * sizeof(float));
       for (size_t k = 0; k < p.reductions.size(); ++k) {
         const auto &red = p.reductions[k];
         const float *v = src[red.reg];
