@@ -165,6 +165,13 @@ std::string shardc::formatLocation(Location loc) {
   return s;
 }
 
+std::string shardc::formatShape(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + "]";
+}
+
 MeshOp shardc::lookupMesh(Operation *from, FlatSymbolRefAttr ref) {
   return dyn_cast_or_null<MeshOp>(SymbolTable::lookupNearestSymbolFrom(from, ref));
 }

@@ -43,13 +43,6 @@ static LogicalResult checkDims(std::optional<Location> loc, const std::string &w
   return checkDims(loc, what, dims, rank, seen);
 }
 
-static std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (auto [i, d] : llvm::enumerate(shape))
-    s += (i ? ", " : "") + std::to_string(d);
-  return s + "]";
-}
-
 //===----------------------------------------------------------------------===//
 // Sources
 //===----------------------------------------------------------------------===//
@@ -305,10 +298,10 @@ LogicalResult ScatterAddOp::inferReturnTypes(MLIRContext *, std::optional<Locati
                              operand.getElementType());
   SmallVector<int64_t> expected = gatherShape(operand, indices);
   if (updates.getShape() != ArrayRef<int64_t>(expected))
-    return emitOptionalError(loc, op, "updates must have shape ", shapeStr(expected),
+    return emitOptionalError(loc, op, "updates must have shape ", formatShape(expected),
                              " (indices shape, then operand shape without its first "
                              "dimension), got ",
-                             shapeStr(updates.getShape()));
+                             formatShape(updates.getShape()));
   results.push_back(operand);
   return success();
 }

@@ -16,13 +16,6 @@
 using namespace mlir;
 using namespace shardc;
 
-static std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (auto [i, d] : llvm::enumerate(shape))
-    s += (i ? ", " : "") + std::to_string(d);
-  return s + "]";
-}
-
 //===----------------------------------------------------------------------===//
 // MeshOp:  shardc.mesh @name = <["a"=2, "b"=4]>
 //===----------------------------------------------------------------------===//
@@ -236,8 +229,8 @@ static LogicalResult checkCollectiveShape(Operation *op, RankedTensorType operan
     shape[mulDim] *= group;
   if (result.getShape() != ArrayRef<int64_t>(shape))
     return op->emitOpError("result shape must be ")
-           << shapeStr(shape) << " for a group of " << group << " devices, got "
-           << shapeStr(result.getShape());
+           << formatShape(shape) << " for a group of " << group << " devices, got "
+           << formatShape(result.getShape());
   return success();
 }
 

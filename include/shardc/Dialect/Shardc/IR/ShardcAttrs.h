@@ -25,6 +25,9 @@ class MeshOp;
 /// fusions), else MLIR's own printing. Used wherever a message names a place.
 std::string formatLocation(mlir::Location loc);
 
+/// "[4, 8]": a shape as diagnostics print it.
+std::string formatShape(llvm::ArrayRef<int64_t> shape);
+
 /// Finds the mesh `ref` names, from the symbol table nearest to `from`.
 /// Returns null if there is none.
 MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr ref);
