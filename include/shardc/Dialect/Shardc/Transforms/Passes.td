@@ -19,10 +19,10 @@ def ShardcPropagate : Pass<"shardc-propagate", "::mlir::ModuleOp"> {
     When the values along one factor disagree, the sharding that wins is, in
     order: the one with the higher priority (a user annotation beats a
     propagated sharding, and propagated shardings inherit the priority of
-    their source), then the one on the larger tensor (so that the reshard
-    partitioning inserts moves the fewer bytes), then the first in operand
-    order, results last. The losers keep their sharding and partitioning
-    reshards between them.
+    their source), then one that extends the other, then the one on the
+    larger tensor (so that the reshard partitioning inserts moves the fewer
+    bytes), then the first in operand order, results last. The losers keep
+    their sharding and partitioning reshards between them.
 
     Afterwards every dimension is closed, every op with tensor results has
     `shardc.shardings` and every function argument and result has
