@@ -135,4 +135,41 @@ def ShardcAutodiff : Pass<"shardc-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::shardc::ShardcDialect"];
 }
 
+def ShardcTrainStep : Pass<"shardc-train-step", "::mlir::ModuleOp"> {
+  let summary = "Adds @<f>_train_step: forward, backward and an optimizer's update";
+  let description = [{
+    For the loss function `function`, adds `@<function>_train_step`, one
+    function that computes the loss, its gradients (as --shardc-autodiff)
+    and the optimizer's update, so a training step compiles and partitions
+    as one executable. Arguments: the loss function's, then the optimizer
+    state of each differentiated parameter (`sgd`: `<name>.velocity`;
+    `adam`/`adamw`: `<name>.m`, `<name>.v`, then `step`), then `lr`
+    (tensor<f32>). Results: the loss, the updated parameters, the updated
+    state. State carries its parameter's sharding, so a data-parallel step
+    adds no collective to the gradients' all_reduces.
+
+    ```
+    sgd:    v = momentum v + g;  p = p - lr v
+    adam:   t = t + 1;  m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
+            p = p - lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
+    adamw:  adam, then p = p - lr wd p_old (decoupled weight decay)
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "the loss function">,
+    ListOption<"wrt", "wrt", "unsigned",
+               "parameters to train (default: all float arguments)">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+           "sgd, adam or adamw">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0", "sgd momentum">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "adam first-moment decay">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "adam second-moment decay">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8", "adam epsilon">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "adamw decoupled weight decay">,
+  ];
+  let dependentDialects = ["::shardc::ShardcDialect"];
+}
+
 #endif // SHARDC_DIALECT_SHARDC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,46 @@
+//===- Optimizers.h - training steps built from the dialect's ops -*- C++ -*-===//
+//
+// A training step is one function: forward, backward (autodiff) and the
+// optimizer's update, so that it compiles, partitions and runs as one
+// executable. Optimizer state is explicit: passed in and returned, with the
+// sharding of its parameter.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_DIALECT_SHARDC_TRANSFORMS_OPTIMIZERS_H
+#define SHARDC_DIALECT_SHARDC_TRANSFORMS_OPTIMIZERS_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
+namespace shardc {
+
+struct OptimizerConfig {
+  std::string kind = "sgd"; // "sgd" (with momentum), "adam" or "adamw"
+  double momentum = 0.0;    // sgd: v = momentum * v + g; p -= lr * v
+  double beta1 = 0.9;       // adam(w): first-moment decay
+  double beta2 = 0.999;     // adam(w): second-moment decay
+  double epsilon = 1e-8;    // adam(w)
+  double weightDecay = 0.0; // adamw: p -= lr * weightDecay * p (decoupled)
+};
+
+/// Adds `@<fn>_train_step` beside the loss function `fn`. Its arguments are
+/// fn's arguments, then the optimizer state of each parameter in `wrt`
+/// (sgd: one velocity per parameter; adam/adamw: first and second moments
+/// per parameter, then the step count as tensor<f32>), then the learning
+/// rate as tensor<f32>. It returns the loss, the updated parameters, then
+/// the updated state, in the same order. Adam's moments are bias-corrected
+/// with the incremented step count.
+mlir::FailureOr<mlir::func::FuncOp> buildTrainStep(mlir::func::FuncOp fn,
+                                                   llvm::ArrayRef<unsigned> wrt,
+                                                   const OptimizerConfig &config);
+
+} // namespace shardc
+
+#endif // SHARDC_DIALECT_SHARDC_TRANSFORMS_OPTIMIZERS_H

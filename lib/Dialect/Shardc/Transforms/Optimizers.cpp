@@ -1,0 +1,210 @@
+//===- Optimizers.cpp - training steps built from the dialect's ops -------===//
+
+#include "shardc/Dialect/Shardc/Transforms/Optimizers.h"
+
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/Transforms/Autodiff.h"
+#include "shardc/Dialect/Shardc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+
+namespace shardc {
+#define GEN_PASS_DEF_SHARDCTRAINSTEP
+#include "shardc/Dialect/Shardc/Transforms/Passes.h.inc"
+
+namespace {
+/// Elementwise arithmetic at one location, with scalars broadcast to the
+/// value's shape.
+struct Math {
+  OpBuilder &b;
+  Location loc;
+  RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+  Value splat(Value like, double x) {
+    auto t = typeOf(like);
+    return ConstantOp::create(b, loc,
+                              DenseElementsAttr::get(t, b.getFloatAttr(t.getElementType(), x)));
+  }
+  /// A rank-0 value broadcast to `like`'s type.
+  Value spread(Value scalar, Value like) {
+    auto t = typeOf(like);
+    Value s = scalar;
+    if (typeOf(scalar).getElementType() != t.getElementType())
+      s = ConvertOp::create(
+          b, loc, RankedTensorType::get({}, t.getElementType()), scalar);
+    return BroadcastInDimOp::create(b, loc, t, s, b.getDenseI64ArrayAttr({}));
+  }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
+  Value scale(Value x, double k) { return mul(x, splat(x, k)); }
+};
+} // namespace
+
+FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
+                                       const OptimizerConfig &config) {
+  if (config.kind != "sgd" && config.kind != "adam" && config.kind != "adamw")
+    return fn.emitError() << "unknown optimizer '" << config.kind
+                          << "' (expected sgd, adam or adamw)";
+  std::string name = (fn.getSymName() + "_train_step").str();
+  auto module = fn->getParentOfType<ModuleOp>();
+  if (module && module.lookupSymbol(name))
+    return fn.emitError() << "@" << name << " already exists";
+  // The gradients, as a helper function inlined below and then erased.
+  FailureOr<func::FuncOp> grad =
+      differentiate(fn, wrtIn, (fn.getSymName() + "_train_step_grads").str());
+  if (failed(grad))
+    return failure();
+  SmallVector<unsigned> wrt;
+  for (unsigned i = 0, k = 0; i < fn.getNumArguments() && k + 1 < grad->getNumResults(); ++i)
+    if (wrtIn.empty() ? isa<FloatType>(cast<RankedTensorType>(fn.getArgumentTypes()[i])
+                                           .getElementType())
+                      : llvm::is_contained(wrtIn, i)) {
+      wrt.push_back(i);
+      ++k;
+    }
+
+  bool adam = config.kind != "sgd";
+  MLIRContext *ctx = fn.getContext();
+  auto scalarF32 = RankedTensorType::get({}, Float32Type::get(ctx));
+  SmallVector<Type> args(fn.getArgumentTypes());
+  SmallVector<Type> stateTypes;
+  for (unsigned i : wrt) {
+    stateTypes.push_back(fn.getArgumentTypes()[i]);
+    if (adam)
+      stateTypes.push_back(fn.getArgumentTypes()[i]);
+  }
+  if (adam)
+    stateTypes.push_back(scalarF32); // step count
+  args.append(stateTypes.begin(), stateTypes.end());
+  args.push_back(scalarF32); // learning rate
+  SmallVector<Type> results{fn.getResultTypes()[0]};
+  for (unsigned i : wrt)
+    results.push_back(fn.getArgumentTypes()[i]);
+  results.append(stateTypes.begin(), stateTypes.end());
+
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(*grad);
+  auto step = func::FuncOp::create(b, fn.getLoc(), name, FunctionType::get(ctx, args, results));
+  // Arguments keep their names and shardings; state follows its parameter.
+  auto copyAttrs = [&](unsigned from, unsigned toArg) {
+    if (DictionaryAttr d = fn.getArgAttrDict(from))
+      for (NamedAttribute a : d.getValue())
+        if (a.getName() != ShardcDialect::kArgNameAttrName || toArg == from)
+          step.setArgAttr(toArg, a.getName(), a.getValue());
+  };
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    copyAttrs(i, i);
+  unsigned next = fn.getNumArguments();
+  SmallVector<unsigned> stateOf; // parameter index for each state argument
+  auto nameArg = [&](unsigned arg, const std::string &n) {
+    step.setArgAttr(arg, ShardcDialect::kArgNameAttrName, b.getStringAttr(n));
+  };
+  for (unsigned i : wrt) {
+    auto param = fn.getArgAttrOfType<StringAttr>(i, ShardcDialect::kArgNameAttrName);
+    std::string base = param ? param.getValue().str() : "arg" + std::to_string(i);
+    for (const char *suffix : adam ? std::vector<const char *>{".m", ".v"}
+                                   : std::vector<const char *>{".velocity"}) {
+      copyAttrs(i, next);
+      nameArg(next++, base + suffix);
+      stateOf.push_back(i);
+    }
+  }
+  if (adam)
+    nameArg(next++, "step");
+  nameArg(next, "lr");
+  Attribute sharding = nullptr;
+  for (unsigned r = 0; r < wrt.size(); ++r)
+    if ((sharding = fn.getArgAttr(wrt[r], ShardcDialect::kShardingAttrName)))
+      step.setResultAttr(1 + r, ShardcDialect::kShardingAttrName, sharding);
+  for (unsigned s = 0; s < stateOf.size(); ++s)
+    if ((sharding = fn.getArgAttr(stateOf[s], ShardcDialect::kShardingAttrName)))
+      step.setResultAttr(1 + wrt.size() + s, ShardcDialect::kShardingAttrName, sharding);
+
+  Block *body = step.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  IRMapping map;
+  Block &gradBody = grad->getBody().front();
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    map.map(gradBody.getArgument(i), body->getArgument(i));
+  for (Operation &op : gradBody.without_terminator())
+    b.clone(op, map);
+  Operation *gradRet = gradBody.getTerminator();
+  Value loss = map.lookup(gradRet->getOperand(0));
+  Value lr = body->getArgument(args.size() - 1);
+  Math m{b, fn.getLoc()};
+
+  SmallVector<Value> newParams, newState;
+  unsigned stateArg = fn.getNumArguments();
+  Value t, bc1, bc2;
+  if (adam) {
+    // t' = t + 1; bias corrections 1 - beta^t' (computed in f32 with pow).
+    Value tOld = body->getArgument(stateArg + 2 * wrt.size());
+    t = m.add(tOld, m.splat(tOld, 1.0));
+    auto pw = [&](double base) {
+      return m.sub(m.splat(t, 1.0), PowOp::create(b, m.loc, m.splat(t, base), t));
+    };
+    bc1 = pw(config.beta1);
+    bc2 = pw(config.beta2);
+  }
+  for (auto [k, i] : llvm::enumerate(wrt)) {
+    Value p = body->getArgument(i);
+    Value g = map.lookup(gradRet->getOperand(1 + k));
+    Value lrP = m.spread(lr, p);
+    if (!adam) {
+      Value v = body->getArgument(stateArg + k);
+      Value v2 = m.add(m.scale(v, config.momentum), g);
+      newParams.push_back(m.sub(p, m.mul(lrP, v2)));
+      newState.push_back(v2);
+      continue;
+    }
+    Value mOld = body->getArgument(stateArg + 2 * k), vOld = body->getArgument(stateArg + 2 * k + 1);
+    Value m2 = m.add(m.scale(mOld, config.beta1), m.scale(g, 1.0 - config.beta1));
+    Value v2 = m.add(m.scale(vOld, config.beta2), m.scale(m.mul(g, g), 1.0 - config.beta2));
+    Value mHat = m.div(m2, m.spread(bc1, p));
+    Value vHat = m.div(v2, m.spread(bc2, p));
+    Value update = m.div(mHat, m.add(SqrtOp::create(b, m.loc, vHat), m.splat(p, config.epsilon)));
+    Value p2 = m.sub(p, m.mul(lrP, update));
+    if (config.kind == "adamw" && config.weightDecay != 0.0)
+      p2 = m.sub(p2, m.mul(lrP, m.scale(p, config.weightDecay)));
+    newParams.push_back(p2);
+    newState.push_back(m2);
+    newState.push_back(v2);
+  }
+  if (adam)
+    newState.push_back(t);
+  SmallVector<Value> returned{loss};
+  returned.append(newParams.begin(), newParams.end());
+  returned.append(newState.begin(), newState.end());
+  func::ReturnOp::create(b, fn.getLoc(), returned);
+  grad->erase();
+  return step;
+}
+
+namespace {
+struct ShardcTrainStepPass : impl::ShardcTrainStepBase<ShardcTrainStepPass> {
+  using ShardcTrainStepBase::ShardcTrainStepBase;
+  void runOnOperation() override {
+    auto fn = getOperation().lookupSymbol<func::FuncOp>(function);
+    if (function.empty() || !fn) {
+      getOperation().emitError() << "--shardc-train-step: no function @" << function;
+      return signalPassFailure();
+    }
+    OptimizerConfig config;
+    config.kind = optimizer;
+    config.momentum = momentum;
+    config.beta1 = beta1;
+    config.beta2 = beta2;
+    config.epsilon = epsilon;
+    config.weightDecay = weightDecay;
+    SmallVector<unsigned> args(wrt.begin(), wrt.end());
+    if (failed(buildTrainStep(fn, args, config)))
+      return signalPassFailure();
+  }
+};
+} // namespace
+
+} // namespace shardc
