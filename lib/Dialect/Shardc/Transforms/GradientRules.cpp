@@ -8,6 +8,8 @@
 
 #include "GradientRules.h"
 
+#include "OpEmitter.h"
+
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -19,63 +21,6 @@ using namespace mlir;
 namespace shardc {
 
 namespace {
-
-/// Helpers that build ops at one location.
-struct Emitter {
-  OpBuilder &b;
-  Location loc;
-
-  RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-  Value splat(RankedTensorType type, double value) {
-    Attribute element = b.getFloatAttr(type.getElementType(), value);
-    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, element));
-  }
-  Value zerosLike(Value v) { return splat(typeOf(v), 0.0); }
-  Value scalarLike(Value v, double value) { return splat(typeOf(v), value); }
-
-  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
-  Value neg(Value x) { return NegOp::create(b, loc, x); }
-  Value select(Value p, Value x, Value y) { return SelectOp::create(b, loc, p, x, y); }
-  Value compare(CompareDirection d, Value x, Value y) {
-    return CompareOp::create(b, loc, d, x, y);
-  }
-  Value convert(Value x, Type elementType) {
-    auto type = RankedTensorType::get(typeOf(x).getShape(), elementType);
-    return ConvertOp::create(b, loc, type, x);
-  }
-  Value reduceSum(Value x, ArrayRef<int64_t> dims) {
-    if (dims.empty())
-      return x;
-    return ReduceOp::create(b, loc, ReduceKind::Sum, x, b.getDenseI64ArrayAttr(dims));
-  }
-  Value broadcast(Value x, RankedTensorType to, ArrayRef<int64_t> dims) {
-    return BroadcastInDimOp::create(b, loc, to, x, b.getDenseI64ArrayAttr(dims));
-  }
-  Value reshape(Value x, RankedTensorType to) {
-    return typeOf(x) == to ? x : ReshapeOp::create(b, loc, to, x).getResult();
-  }
-  Value transpose(Value x, ArrayRef<int64_t> perm) {
-    bool identity = true;
-    for (size_t i = 0; i < perm.size(); ++i)
-      identity &= perm[i] == (int64_t)i;
-    return identity ? x
-                    : TransposeOp::create(b, loc, x, b.getDenseI64ArrayAttr(perm)).getResult();
-  }
-  /// g broadcast back over the dimensions `kept` of a value of type `to`
-  /// that a reduction removed.
-  Value unreduce(Value g, RankedTensorType to, ArrayRef<int64_t> reduced) {
-    SmallVector<int64_t> kept;
-    for (int64_t d = 0; d < to.getRank(); ++d)
-      if (!llvm::is_contained(reduced, d))
-        kept.push_back(d);
-    return broadcast(g, RankedTensorType::get(to.getShape(), typeOf(g).getElementType()),
-                     kept);
-  }
-};
 
 bool isFloatValue(Value v) {
   return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());

@@ -2,6 +2,8 @@
 
 #include "shardc/Dialect/Shardc/Transforms/Optimizers.h"
 
+#include "OpEmitter.h"
+
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Autodiff.h"
 #include "shardc/Dialect/Shardc/Transforms/Passes.h"
@@ -15,34 +17,6 @@ namespace shardc {
 #define GEN_PASS_DEF_SHARDCTRAINSTEP
 #include "shardc/Dialect/Shardc/Transforms/Passes.h.inc"
 
-namespace {
-/// Elementwise arithmetic at one location, with scalars broadcast to the
-/// value's shape.
-struct Math {
-  OpBuilder &b;
-  Location loc;
-  RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-  Value splat(Value like, double x) {
-    auto t = typeOf(like);
-    return ConstantOp::create(b, loc,
-                              DenseElementsAttr::get(t, b.getFloatAttr(t.getElementType(), x)));
-  }
-  /// A rank-0 value broadcast to `like`'s type.
-  Value spread(Value scalar, Value like) {
-    auto t = typeOf(like);
-    Value s = scalar;
-    if (typeOf(scalar).getElementType() != t.getElementType())
-      s = ConvertOp::create(
-          b, loc, RankedTensorType::get({}, t.getElementType()), scalar);
-    return BroadcastInDimOp::create(b, loc, t, s, b.getDenseI64ArrayAttr({}));
-  }
-  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
-  Value scale(Value x, double k) { return mul(x, splat(x, k)); }
-};
-} // namespace
 
 FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
                                        const OptimizerConfig &config) {
@@ -135,7 +109,7 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
   Operation *gradRet = gradBody.getTerminator();
   Value loss = map.lookup(gradRet->getOperand(0));
   Value lr = body->getArgument(args.size() - 1);
-  Math m{b, fn.getLoc()};
+  Emitter m{b, fn.getLoc()};
 
   SmallVector<Value> newParams, newState;
   unsigned stateArg = fn.getNumArguments();
@@ -143,9 +117,9 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
   if (adam) {
     // t' = t + 1; bias corrections 1 - beta^t' (computed in f32 with pow).
     Value tOld = body->getArgument(stateArg + 2 * wrt.size());
-    t = m.add(tOld, m.splat(tOld, 1.0));
+    t = m.add(tOld, m.scalarLike(tOld, 1.0));
     auto pw = [&](double base) {
-      return m.sub(m.splat(t, 1.0), PowOp::create(b, m.loc, m.splat(t, base), t));
+      return m.sub(m.scalarLike(t, 1.0), PowOp::create(b, m.loc, m.scalarLike(t, base), t));
     };
     bc1 = pw(config.beta1);
     bc2 = pw(config.beta2);
@@ -166,7 +140,7 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
     Value v2 = m.add(m.scale(vOld, config.beta2), m.scale(m.mul(g, g), 1.0 - config.beta2));
     Value mHat = m.div(m2, m.spread(bc1, p));
     Value vHat = m.div(v2, m.spread(bc2, p));
-    Value update = m.div(mHat, m.add(SqrtOp::create(b, m.loc, vHat), m.splat(p, config.epsilon)));
+    Value update = m.div(mHat, m.add(SqrtOp::create(b, m.loc, vHat), m.scalarLike(p, config.epsilon)));
     Value p2 = m.sub(p, m.mul(lrP, update));
     if (config.kind == "adamw" && config.weightDecay != 0.0)
       p2 = m.sub(p2, m.mul(lrP, m.scale(p, config.weightDecay)));
