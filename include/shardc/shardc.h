@@ -82,6 +82,17 @@ private:
   Backend &backend_;
 };
 
+/// What `Client::compileTrainStep` builds around a loss function: forward,
+/// backward and this optimizer's update, as one executable (see
+/// --shardc-train-step for the signature).
+struct TrainStepOptions {
+  std::string optimizer = "adam"; // "sgd" (with momentum), "adam" or "adamw"
+  std::vector<unsigned> wrt;      // parameters to train; empty: every float argument
+  double momentum = 0.0;          // sgd
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8; // adam(w)
+  double weightDecay = 0.0;       // adamw
+};
+
 /// A backend and its devices, plus the compile cache.
 class Client {
 public:
@@ -104,6 +115,14 @@ public:
   /// compiling the same thing again never recompiles.
   StatusOr<std::shared_ptr<Executable>> compile(const std::string &path,
                                                 const std::string &entry = "");
+
+  /// Compiles the training step of the loss function `loss` of a .mlir
+  /// file: arguments are the loss's, then the optimizer state, then the
+  /// learning rate; results the loss, the new parameters and the new state.
+  /// Cached like compile().
+  StatusOr<std::shared_ptr<Executable>> compileTrainStep(const std::string &path,
+                                                         const std::string &loss,
+                                                         const TrainStepOptions &options);
 
   /// Compile cache counters: hits in memory and on disk, misses.
   struct CacheStats {

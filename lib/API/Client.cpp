@@ -7,6 +7,7 @@
 
 #include "shardc/shardc.h"
 
+#include "shardc/Dialect/Shardc/Transforms/Optimizers.h"
 #include "shardc/Pipeline/Pipeline.h"
 #include "shardc/Runtime/Artifact.h"
 #include "shardc/Runtime/Backend.h"
@@ -14,6 +15,8 @@
 #include "shardc/Runtime/File.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <cstdio>
 
 namespace shardc {
 
@@ -154,6 +157,50 @@ StatusOr<std::shared_ptr<Executable>> Client::compile(const std::string &path,
         if (!fn)
           return Status::error(path + ": " + error);
         mlir::FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn);
+        if (mlir::failed(compiled))
+          return Status::error(loaded->diagnostics);
+        return std::move(*compiled);
+      });
+  if (!plan.ok())
+    return plan.status();
+  return std::make_shared<Executable>(*plan, *impl->backend);
+}
+
+StatusOr<std::shared_ptr<Executable>>
+Client::compileTrainStep(const std::string &path, const std::string &loss,
+                         const TrainStepOptions &options) {
+  StatusOr<std::string> bytes = readFile(path);
+  if (!bytes.ok())
+    return bytes.status();
+  std::string wrt;
+  for (unsigned i : options.wrt)
+    wrt += std::to_string(i) + ",";
+  char hyper[256];
+  std::snprintf(hyper, sizeof(hyper), "%s m=%.17g b1=%.17g b2=%.17g eps=%.17g wd=%.17g",
+                options.optimizer.c_str(), options.momentum, options.beta1, options.beta2,
+                options.epsilon, options.weightDecay);
+  std::string key =
+      CompileCache::keyFor({*bytes, loss, "train-step", wrt, hyper, impl->backendName});
+  StatusOr<std::shared_ptr<const Plan>> plan =
+      impl->cache->getOrCompile(key, [&]() -> StatusOr<Plan> {
+        std::string error;
+        std::unique_ptr<LoadedModule> loaded = loadModule(path, error, true);
+        if (!loaded)
+          return Status::error(error);
+        mlir::func::FuncOp fn = findEntry(*loaded->module, loss, error);
+        if (!fn)
+          return Status::error(path + ": " + error);
+        OptimizerConfig config;
+        config.kind = options.optimizer;
+        config.momentum = options.momentum;
+        config.beta1 = options.beta1;
+        config.beta2 = options.beta2;
+        config.epsilon = options.epsilon;
+        config.weightDecay = options.weightDecay;
+        mlir::FailureOr<mlir::func::FuncOp> step = buildTrainStep(fn, options.wrt, config);
+        if (mlir::failed(step))
+          return Status::error(loaded->diagnostics);
+        mlir::FailureOr<Plan> compiled = compileToPlan(*loaded->module, *step);
         if (mlir::failed(compiled))
           return Status::error(loaded->diagnostics);
         return std::move(*compiled);
