@@ -199,9 +199,17 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
-/// Rank-1 to rank-2 broadcasts of 4-byte elements (bias rows and columns).
+/// Rank-1 to rank-2 broadcasts of 4-byte elements (bias rows and columns),
+/// and scalars to any shape.
 bool broadcast(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
+  if (dtypeSize(in.dtype) == 4 && numElements(in.shape) == 1) {
+    uint32_t v;
+    std::memcpy(&v, b.ptr[s.inputs[0]], 4);
+    uint32_t *y = (uint32_t *)b.ptr[s.outputs[0]];
+    std::fill(y, y + numElements(out.shape), v);
+    return true;
+  }
   if (dtypeSize(in.dtype) != 4 || in.shape.size() != 1 || out.shape.size() != 2 ||
       in.shape[0] != out.shape[s.ints[0]])
     return false;
@@ -280,6 +288,37 @@ bool convert(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
+/// select on 4-byte elements.
+bool select(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &out = plan.values[s.outputs[0]];
+  if (dtypeSize(out.dtype) != 4)
+    return false;
+  const uint8_t *p = b.ptr[s.inputs[0]];
+  const uint32_t *x = (const uint32_t *)b.ptr[s.inputs[1]];
+  const uint32_t *z = (const uint32_t *)b.ptr[s.inputs[2]];
+  uint32_t *y = (uint32_t *)b.ptr[s.outputs[0]];
+  int64_t n = numElements(out.shape);
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = p[i] ? x[i] : z[i];
+  return true;
+}
+
+/// Splat constants are filled, not copied.
+bool constant(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const Array &c = s.constant;
+  size_t es = dtypeSize(c.dtype());
+  int64_t n = c.numElements();
+  if (n == 0 || es != 4)
+    return false;
+  const uint32_t *src = (const uint32_t *)c.bytes();
+  for (int64_t i = 1; i < n; ++i)
+    if (src[i] != src[0])
+      return false;
+  uint32_t *y = (uint32_t *)b.ptr[s.outputs[0]];
+  std::fill(y, y + n, src[0]);
+  return true;
+}
+
 } // namespace
 
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
@@ -290,6 +329,8 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   case OpCode::Iota: return iota(plan, step, buffers);
   case OpCode::Compare: return compare(plan, step, buffers);
   case OpCode::Convert: return convert(plan, step, buffers);
+  case OpCode::Select: return select(plan, step, buffers);
+  case OpCode::Constant: return constant(plan, step, buffers);
   case OpCode::Reshape: {
     const PlanValue &out = plan.values[step.outputs[0]];
     if (buffers.ptr[step.outputs[0]] != buffers.ptr[step.inputs[0]])
