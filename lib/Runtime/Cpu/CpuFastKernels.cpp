@@ -298,8 +298,10 @@ bool select(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const uint32_t *z = (const uint32_t *)b.ptr[s.inputs[2]];
   uint32_t *y = (uint32_t *)b.ptr[s.outputs[0]];
   int64_t n = numElements(out.shape);
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = p[i] ? x[i] : z[i];
+  for (int64_t i = 0; i < n; ++i) { // branch-free: masks vectorize, branches mispredict
+    uint32_t m = 0u - (uint32_t)(p[i] != 0);
+    y[i] = (x[i] & m) | (z[i] & ~m);
+  }
   return true;
 }
 
