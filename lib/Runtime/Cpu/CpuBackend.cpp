@@ -19,6 +19,10 @@
 #include <map>
 #include <thread>
 
+#ifdef __linux__
+#include <sched.h>
+#endif
+
 namespace shardc {
 
 Backend::~Backend() = default;
@@ -35,6 +39,17 @@ Backend::execute(const Plan &plan, const std::vector<DeviceArrays> &args) {
 }
 
 namespace {
+
+/// The cores this process may run on (its affinity mask: taskset, cgroups),
+/// else the machine's.
+int64_t usableCores() {
+#ifdef __linux__
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    return std::max(1, CPU_COUNT(&set));
+#endif
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 class CpuBackend : public Backend {
 public:
@@ -61,7 +76,7 @@ public:
     }
 
     // The cores are shared among the device threads.
-    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    int64_t cores = usableCores();
     cpu::setBlasThreads((int)std::max<int64_t>(1, cores / n));
 
     std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
