@@ -57,9 +57,10 @@ enum class OpCode : uint16_t {
 /// the step's last outputs, so a row reduction of the chain never needs the
 /// chain's values in memory.
 struct FusedProgram {
-  enum LoadMode : int64_t { Whole = 0, AlongRows = 1, AlongColumns = 2 };
+  enum LoadMode : int64_t { Whole = 0, AlongRows = 1, AlongColumns = 2, Scalar = 3 };
   struct Input {
-    LoadMode mode; // AlongRows: x[i % cols]; AlongColumns: x[i / cols]
+    LoadMode mode; // AlongRows: x[i % cols]; AlongColumns: x[i / cols];
+                   // Scalar: x[0] everywhere
     int64_t cols;  // columns of the rank-2 result (broadcast inputs)
   };
   struct Instruction {

@@ -103,6 +103,15 @@ private:
     return numElements(plan.values[s.outputs[0]].shape);
   }
 
+  /// How a fused broadcast member loads its source.
+  FusedProgram::Input broadcastLoad(const PlanStep &s) {
+    const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
+    if (numElements(in.shape) == 1)
+      return {FusedProgram::Scalar, 1};
+    return {s.ints[0] == 1 ? FusedProgram::AlongRows : FusedProgram::AlongColumns,
+            out.shape[1]};
+  }
+
   bool isRowReduction(const PlanStep &s) {
     if (s.op != OpCode::Reduce || s.ints.size() != 2 || s.ints[0] > 2 || s.ints[1] != 1)
       return false;
@@ -122,6 +131,8 @@ private:
       return isSplat(s.constant);
     if (s.op == OpCode::BroadcastInDim) {
       const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
+      if (numElements(in.shape) == 1)
+        return true; // a scalar, loaded as one value
       return in.shape.size() == 1 && out.shape.size() == 2 &&
              in.shape[0] == out.shape[s.ints[0]] && in.shape[0] > 1;
     }
@@ -154,10 +165,7 @@ private:
       if (s.op == OpCode::Reduce)
         continue; // reads a member's value
       if (s.op == OpCode::BroadcastInDim) {
-        const PlanValue &out = plan.values[s.outputs[0]];
-        inputReg(s.inputs[0], {s.ints[0] == 1 ? FusedProgram::AlongRows
-                                               : FusedProgram::AlongColumns,
-                               out.shape[1]});
+        inputReg(s.inputs[0], broadcastLoad(s));
         continue;
       }
       for (int32_t id : s.inputs)
@@ -177,10 +185,7 @@ private:
         continue;
       }
       if (s.op == OpCode::BroadcastInDim) {
-        const PlanValue &o = plan.values[out];
-        reg[out] = inputReg(s.inputs[0], {s.ints[0] == 1 ? FusedProgram::AlongRows
-                                                         : FusedProgram::AlongColumns,
-                                          o.shape[1]});
+        reg[out] = inputReg(s.inputs[0], broadcastLoad(s));
         continue;
       }
       FusedProgram::Instruction in{s.op, 0, 0, 0.0f};

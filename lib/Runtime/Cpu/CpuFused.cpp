@@ -97,7 +97,8 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
     valid = valid && red.reg >= 0 && red.reg < numRegs && red.kind >= 0 && red.kind <= 2 &&
             red.cols > 0;
   for (const auto &in : p.inputs)
-    valid = valid && (in.mode == FusedProgram::Whole || in.cols > 0);
+    valid = valid && in.mode >= FusedProgram::Whole && in.mode <= FusedProgram::Scalar &&
+            (in.mode == FusedProgram::Whole || in.cols > 0);
   if (!valid)
     return Status::error("malformed fused program");
 
@@ -133,12 +134,21 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
       if (p.instructions[k].op == OpCode::Constant)
         std::fill(&scratch[r * kTile], &scratch[(r + 1) * kTile], p.instructions[k].value);
     }
+    // Scalar inputs are the same in every tile: filled once.
+    for (size_t r = 0; r < p.inputs.size(); ++r)
+      if (p.inputs[r].mode == FusedProgram::Scalar) {
+        float v = *(const float *)buffers.ptr[step.inputs[r]];
+        std::fill(&scratch[r * kTile], &scratch[(r + 1) * kTile], v);
+        src[r] = &scratch[r * kTile];
+      }
     for (int64_t tile = first; tile < last; ++tile) {
       int64_t t0 = tile * kTile;
       int64_t len = std::min(kTile, n - t0);
       for (size_t r = 0; r < p.inputs.size(); ++r) {
         const float *x = (const float *)buffers.ptr[step.inputs[r]];
         const FusedProgram::Input &in = p.inputs[r];
+        if (in.mode == FusedProgram::Scalar)
+          continue;
         if (in.mode == FusedProgram::Whole) {
           src[r] = x + t0;
           continue;
