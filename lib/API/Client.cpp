@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <cstdio>
+#include <functional>
 
 namespace shardc {
 
@@ -134,33 +135,47 @@ StatusOr<DeviceArray> Client::device_put(const Array &array, const NamedSharding
   return DeviceArray(sharding, array.shape(), std::move(shards));
 }
 
-StatusOr<std::shared_ptr<Executable>> Client::compile(const std::string &path,
-                                                      const std::string &entry) {
+/// Compiles (or finds in the cache) the function `entry` of the file at
+/// `path`, after `prepare` (which may build another function from it and
+/// return that). `keyParts` name everything besides the file that the plan
+/// depends on. A .shardc file is loaded as it is.
+static StatusOr<std::shared_ptr<const Plan>> compileCached(
+    CompileCache &cache, const std::string &path, const std::string &entry,
+    std::vector<std::string> keyParts,
+    const std::function<mlir::FailureOr<mlir::func::FuncOp>(mlir::func::FuncOp)> &prepare) {
   StatusOr<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
-  std::string key = CompileCache::keyFor({*bytes, entry, impl->backendName});
-  StatusOr<std::shared_ptr<const Plan>> plan =
-      impl->cache->getOrCompile(key, [&]() -> StatusOr<Plan> {
-        if (looksLikeArtifact(*bytes)) {
-          StatusOr<Plan> loaded = deserializePlan(*bytes, path);
-          if (loaded.ok() && !entry.empty() && loaded->entry != entry)
-            return Status::error("'" + path + "' holds @" + loaded->entry + ", not @" +
-                                 entry);
-          return loaded;
-        }
-        std::string error;
-        std::unique_ptr<LoadedModule> loaded = loadModule(path, error, true);
-        if (!loaded)
-          return Status::error(error);
-        mlir::func::FuncOp fn = findEntry(*loaded->module, entry, error);
-        if (!fn)
-          return Status::error(path + ": " + error);
-        mlir::FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn);
-        if (mlir::failed(compiled))
-          return Status::error(loaded->diagnostics);
-        return std::move(*compiled);
-      });
+  keyParts.insert(keyParts.begin(), {*bytes, entry});
+  return cache.getOrCompile(CompileCache::keyFor(keyParts), [&]() -> StatusOr<Plan> {
+    if (looksLikeArtifact(*bytes)) {
+      StatusOr<Plan> loaded = deserializePlan(*bytes, path);
+      if (loaded.ok() && !entry.empty() && loaded->entry != entry)
+        return Status::error("'" + path + "' holds @" + loaded->entry + ", not @" + entry);
+      return loaded;
+    }
+    std::string error;
+    std::unique_ptr<LoadedModule> loaded = loadModule(path, error, true);
+    if (!loaded)
+      return Status::error(error);
+    mlir::func::FuncOp fn = findEntry(*loaded->module, entry, error);
+    if (!fn)
+      return Status::error(path + ": " + error);
+    mlir::FailureOr<mlir::func::FuncOp> target = prepare(fn);
+    if (mlir::failed(target))
+      return Status::error(loaded->diagnostics);
+    mlir::FailureOr<Plan> compiled = compileToPlan(*loaded->module, *target);
+    if (mlir::failed(compiled))
+      return Status::error(loaded->diagnostics);
+    return std::move(*compiled);
+  });
+}
+
+StatusOr<std::shared_ptr<Executable>> Client::compile(const std::string &path,
+                                                      const std::string &entry) {
+  StatusOr<std::shared_ptr<const Plan>> plan = compileCached(
+      *impl->cache, path, entry, {impl->backendName},
+      [](mlir::func::FuncOp fn) -> mlir::FailureOr<mlir::func::FuncOp> { return fn; });
   if (!plan.ok())
     return plan.status();
   return std::make_shared<Executable>(*plan, *impl->backend);
@@ -169,9 +184,6 @@ StatusOr<std::shared_ptr<Executable>> Client::compile(const std::string &path,
 StatusOr<std::shared_ptr<Executable>>
 Client::compileTrainStep(const std::string &path, const std::string &loss,
                          const TrainStepOptions &options) {
-  StatusOr<std::string> bytes = readFile(path);
-  if (!bytes.ok())
-    return bytes.status();
   std::string wrt;
   for (unsigned i : options.wrt)
     wrt += std::to_string(i) + ",";
@@ -179,32 +191,16 @@ Client::compileTrainStep(const std::string &path, const std::string &loss,
   std::snprintf(hyper, sizeof(hyper), "%s m=%.17g b1=%.17g b2=%.17g eps=%.17g wd=%.17g",
                 options.optimizer.c_str(), options.momentum, options.beta1, options.beta2,
                 options.epsilon, options.weightDecay);
-  std::string key =
-      CompileCache::keyFor({*bytes, loss, "train-step", wrt, hyper, impl->backendName});
-  StatusOr<std::shared_ptr<const Plan>> plan =
-      impl->cache->getOrCompile(key, [&]() -> StatusOr<Plan> {
-        std::string error;
-        std::unique_ptr<LoadedModule> loaded = loadModule(path, error, true);
-        if (!loaded)
-          return Status::error(error);
-        mlir::func::FuncOp fn = findEntry(*loaded->module, loss, error);
-        if (!fn)
-          return Status::error(path + ": " + error);
-        OptimizerConfig config;
-        config.kind = options.optimizer;
-        config.momentum = options.momentum;
-        config.beta1 = options.beta1;
-        config.beta2 = options.beta2;
-        config.epsilon = options.epsilon;
-        config.weightDecay = options.weightDecay;
-        mlir::FailureOr<mlir::func::FuncOp> step = buildTrainStep(fn, options.wrt, config);
-        if (mlir::failed(step))
-          return Status::error(loaded->diagnostics);
-        mlir::FailureOr<Plan> compiled = compileToPlan(*loaded->module, *step);
-        if (mlir::failed(compiled))
-          return Status::error(loaded->diagnostics);
-        return std::move(*compiled);
-      });
+  OptimizerConfig config;
+  config.kind = options.optimizer;
+  config.momentum = options.momentum;
+  config.beta1 = options.beta1;
+  config.beta2 = options.beta2;
+  config.epsilon = options.epsilon;
+  config.weightDecay = options.weightDecay;
+  StatusOr<std::shared_ptr<const Plan>> plan = compileCached(
+      *impl->cache, path, loss, {"train-step", wrt, hyper, impl->backendName},
+      [&](mlir::func::FuncOp fn) { return buildTrainStep(fn, options.wrt, config); });
   if (!plan.ok())
     return plan.status();
   return std::make_shared<Executable>(*plan, *impl->backend);
