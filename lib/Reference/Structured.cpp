@@ -52,6 +52,21 @@ Array transpose(const Array &x, const Dims &perm) {
   return out;
 }
 
+/// out[b, m, n] = sum_k a[b, m, k] * c[b, k, n] over packed row-major
+/// operands, accumulated in Acc and handed to `store` by linear index.
+template <typename Acc, typename T, typename Store>
+static void batchedMatmul(const std::vector<T> &a, const std::vector<T> &c, int64_t B,
+                          int64_t M, int64_t N, int64_t K, Store store) {
+  for (int64_t bi = 0; bi < B; ++bi)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        Acc acc = 0;
+        for (int64_t k = 0; k < K; ++k)
+          acc += (Acc)a[(bi * M + m) * K + k] * (Acc)c[(bi * K + k) * N + n];
+        store((bi * M + m) * N + n, acc);
+      }
+}
+
 Array dotGeneral(const Array &lhs, const Array &rhs, const DotDims &dims) {
   // Permute lhs to (batch, free, contracting) and rhs to (batch, contracting,
   // free); then it is a batch of plain matrix products in row-major order.
@@ -93,27 +108,12 @@ Array dotGeneral(const Array &lhs, const Array &rhs, const DotDims &dims) {
 
   Array out(lhs.dtype(), shape);
   Array l = transpose(lhs, lperm), r = transpose(rhs, rperm);
-  if (isFloat(lhs.dtype())) {
-    std::vector<double> a = l.toDoubles(), b = r.toDoubles();
-    for (int64_t bi = 0; bi < B; ++bi)
-      for (int64_t m = 0; m < M; ++m)
-        for (int64_t n = 0; n < N; ++n) {
-          double acc = 0;
-          for (int64_t k = 0; k < K; ++k)
-            acc += a[(bi * M + m) * K + k] * b[(bi * K + k) * N + n];
-          out.setDouble((bi * M + m) * N + n, acc);
-        }
-  } else {
-    std::vector<int64_t> a = l.toInts(), b = r.toInts();
-    for (int64_t bi = 0; bi < B; ++bi)
-      for (int64_t m = 0; m < M; ++m)
-        for (int64_t n = 0; n < N; ++n) {
-          uint64_t acc = 0;
-          for (int64_t k = 0; k < K; ++k)
-            acc += (uint64_t)a[(bi * M + m) * K + k] * (uint64_t)b[(bi * K + k) * N + n];
-          out.setInt((bi * M + m) * N + n, (int64_t)acc);
-        }
-  }
+  if (isFloat(lhs.dtype()))
+    batchedMatmul<double>(l.toDoubles(), r.toDoubles(), B, M, N, K,
+                          [&](int64_t i, double v) { out.setDouble(i, v); });
+  else // integers wrap around, as in two's complement
+    batchedMatmul<uint64_t>(l.toInts(), r.toInts(), B, M, N, K,
+                            [&](int64_t i, uint64_t v) { out.setInt(i, (int64_t)v); });
   return out;
 }
 
