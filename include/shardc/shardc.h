@@ -25,6 +25,7 @@
 #include "shardc/Runtime/Array.h"
 #include "shardc/Runtime/Sharding.h"
 #include "shardc/Runtime/Status.h"
+#include "shardc/tensor.h"
 
 #include <memory>
 #include <string>
@@ -93,6 +94,28 @@ struct TrainStepOptions {
   double weightDecay = 0.0;       // adamw
 };
 
+/// How Client::jit turns a traced function into an executable.
+struct JitOptions {
+  std::string name = "main";           // the traced function's name
+  std::vector<std::string> argNames;   // default: arg0, arg1, ...
+  /// Layouts of host-array arguments (default: replicated); DeviceArray
+  /// arguments keep their own, as in JAX.
+  std::vector<NamedSharding> inShardings;
+  /// The mesh of shard_map and with_sharding_constraint when no argument
+  /// is laid out on one.
+  Mesh mesh;
+  enum class Transform {
+    None,         // the function as traced
+    ValueAndGrad, // its rank-0 result, then the gradients of `wrt`
+    TrainStep,    // Client::compileTrainStep's step around it (loss)
+  } transform = Transform::None;
+  std::vector<unsigned> wrt; // ValueAndGrad: empty = every float argument;
+                             // TrainStep: the parameters (required)
+  TrainStepOptions train;    // TrainStep
+};
+
+class Jitted;
+
 /// A backend and its devices, plus the compile cache.
 class Client {
 public:
@@ -124,6 +147,12 @@ public:
                                                          const std::string &loss,
                                                          const TrainStepOptions &options);
 
+  /// Like jax.jit: `fn` is traced on the first call with each argument
+  /// signature (dtypes, shapes, layouts), compiled through the compile
+  /// cache, and the executable reused for later calls with that signature.
+  /// The Client must outlive the result.
+  Jitted jit(TracedFn fn, JitOptions options = {});
+
   /// Compile cache counters: hits in memory and on disk, misses.
   struct CacheStats {
     int64_t memoryHits, diskHits, misses, corruptEntries;
@@ -132,10 +161,35 @@ public:
 
   static std::string defaultCacheDir();
 
+  struct Impl;
+
 private:
   Client();
-  struct Impl;
   std::unique_ptr<Impl> impl;
+};
+
+/// A traced function, compiled per argument signature (see Client::jit).
+/// Trace errors (TraceError) and compile errors come back as error Status.
+class Jitted {
+public:
+  /// Runs on sharded arguments (their layouts become the program's).
+  StatusOr<std::vector<DeviceArray>> call(const std::vector<DeviceArray> &args);
+  /// Runs on host arrays (laid out by JitOptions::inShardings) and fetches.
+  StatusOr<std::vector<Array>> call(const std::vector<Array> &args);
+  /// The executable for arguments of these types, tracing and compiling it
+  /// if this signature is new.
+  StatusOr<std::shared_ptr<Executable>> lower(const std::vector<ArgSpec> &args);
+  /// The traced module's text for these argument types (the input of
+  /// the transform), like jax.jit(f).lower(...).as_text().
+  StatusOr<std::string> trace(const std::vector<ArgSpec> &args) const;
+  /// How many times the function has been traced (once per signature).
+  int64_t traceCount() const;
+
+  struct State;
+  explicit Jitted(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+private:
+  std::shared_ptr<State> state_;
 };
 
 } // namespace shardc

@@ -1,23 +1,22 @@
 //===- Client.cpp - the embedding API -------------------------------------===//
 //
-// The Client owns the MLIR context compilation needs, the backend and the
-// compile cache, behind a pointer, so that shardc.h exposes no MLIR.
+// The Client owns the backend and the compile cache behind a pointer, so
+// that shardc.h exposes no MLIR; every compilation goes through
+// Client::Impl::compileProgram and the cache.
 //
 //===----------------------------------------------------------------------===//
 
-#include "shardc/shardc.h"
+#include "ClientImpl.h"
 
+#include "shardc/Dialect/Shardc/Transforms/Autodiff.h"
 #include "shardc/Dialect/Shardc/Transforms/Optimizers.h"
 #include "shardc/Pipeline/Pipeline.h"
 #include "shardc/Runtime/Artifact.h"
-#include "shardc/Runtime/Backend.h"
-#include "shardc/Runtime/CompileCache.h"
 #include "shardc/Runtime/File.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <cstdio>
-#include <functional>
 
 namespace shardc {
 
@@ -99,12 +98,6 @@ StatusOr<std::vector<Array>> Executable::call(const std::vector<Array> &args) {
 // Client
 //===----------------------------------------------------------------------===//
 
-struct Client::Impl {
-  std::string backendName;
-  std::unique_ptr<Backend> backend;
-  std::unique_ptr<CompileCache> cache;
-};
-
 Client::Client() : impl(std::make_unique<Impl>()) {}
 Client::Client(Client &&) = default;
 Client &Client::operator=(Client &&) = default;
@@ -135,75 +128,83 @@ StatusOr<DeviceArray> Client::device_put(const Array &array, const NamedSharding
   return DeviceArray(sharding, array.shape(), std::move(shards));
 }
 
-/// Compiles (or finds in the cache) the function `entry` of the file at
-/// `path`, after `prepare` (which may build another function from it and
-/// return that). `keyParts` name everything besides the file that the plan
-/// depends on. A .shardc file is loaded as it is.
-static StatusOr<std::shared_ptr<const Plan>> compileCached(
-    CompileCache &cache, const std::string &path, const std::string &entry,
-    std::vector<std::string> keyParts,
-    const std::function<mlir::FailureOr<mlir::func::FuncOp>(mlir::func::FuncOp)> &prepare) {
-  StatusOr<std::string> bytes = readFile(path);
-  if (!bytes.ok())
-    return bytes.status();
-  keyParts.insert(keyParts.begin(), {*bytes, entry});
-  return cache.getOrCompile(CompileCache::keyFor(keyParts), [&]() -> StatusOr<Plan> {
-    if (looksLikeArtifact(*bytes)) {
-      StatusOr<Plan> loaded = deserializePlan(*bytes, path);
-      if (loaded.ok() && !entry.empty() && loaded->entry != entry)
-        return Status::error("'" + path + "' holds @" + loaded->entry + ", not @" + entry);
-      return loaded;
-    }
-    std::string error;
-    std::unique_ptr<LoadedModule> loaded = loadModule(path, error, true);
-    if (!loaded)
-      return Status::error(error);
-    mlir::func::FuncOp fn = findEntry(*loaded->module, entry, error);
-    if (!fn)
-      return Status::error(path + ": " + error);
-    mlir::FailureOr<mlir::func::FuncOp> target = prepare(fn);
-    if (mlir::failed(target))
-      return Status::error(loaded->diagnostics);
-    mlir::FailureOr<Plan> compiled = compileToPlan(*loaded->module, *target);
-    if (mlir::failed(compiled))
-      return Status::error(loaded->diagnostics);
-    return std::move(*compiled);
-  });
+StatusOr<std::shared_ptr<Executable>>
+Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
+                             const std::string &entry, JitOptions::Transform transform,
+                             const std::vector<unsigned> &wrt, const TrainStepOptions &train) {
+  // Everything besides the program that the plan depends on.
+  std::vector<std::string> keyParts{bytes, entry, backendName};
+  std::string wrtList;
+  for (unsigned i : wrt)
+    wrtList += std::to_string(i) + ",";
+  OptimizerConfig config;
+  if (transform == JitOptions::Transform::ValueAndGrad) {
+    keyParts.insert(keyParts.end(), {"value-and-grad", wrtList});
+  } else if (transform == JitOptions::Transform::TrainStep) {
+    char hyper[256];
+    std::snprintf(hyper, sizeof(hyper), "%s m=%.17g b1=%.17g b2=%.17g eps=%.17g wd=%.17g",
+                  train.optimizer.c_str(), train.momentum, train.beta1, train.beta2,
+                  train.epsilon, train.weightDecay);
+    keyParts.insert(keyParts.end(), {"train-step", wrtList, hyper});
+    config.kind = train.optimizer;
+    config.momentum = train.momentum;
+    config.beta1 = train.beta1;
+    config.beta2 = train.beta2;
+    config.epsilon = train.epsilon;
+    config.weightDecay = train.weightDecay;
+  }
+  StatusOr<std::shared_ptr<const Plan>> plan =
+      cache->getOrCompile(CompileCache::keyFor(keyParts), [&]() -> StatusOr<Plan> {
+        if (looksLikeArtifact(bytes)) {
+          if (transform != JitOptions::Transform::None)
+            return Status::error("'" + path + "' is a compiled artifact: it cannot be "
+                                 "differentiated or turned into a training step");
+          StatusOr<Plan> loaded = deserializePlan(bytes, path);
+          if (loaded.ok() && !entry.empty() && loaded->entry != entry)
+            return Status::error("'" + path + "' holds @" + loaded->entry + ", not @" +
+                                 entry);
+          return loaded;
+        }
+        std::string error;
+        std::unique_ptr<LoadedModule> loaded = loadModuleFromText(bytes, path, error, true);
+        if (!loaded)
+          return Status::error(error);
+        mlir::func::FuncOp fn = findEntry(*loaded->module, entry, error);
+        if (!fn)
+          return Status::error(path + ": " + error);
+        mlir::FailureOr<mlir::func::FuncOp> target = fn;
+        if (transform == JitOptions::Transform::ValueAndGrad)
+          target = differentiate(fn, wrt);
+        else if (transform == JitOptions::Transform::TrainStep)
+          target = buildTrainStep(fn, wrt, config);
+        if (mlir::failed(target))
+          return Status::error(loaded->diagnostics);
+        mlir::FailureOr<Plan> compiled = compileToPlan(*loaded->module, *target);
+        if (mlir::failed(compiled))
+          return Status::error(loaded->diagnostics);
+        return std::move(*compiled);
+      });
+  if (!plan.ok())
+    return plan.status();
+  return std::make_shared<Executable>(*plan, *backend);
 }
 
 StatusOr<std::shared_ptr<Executable>> Client::compile(const std::string &path,
                                                       const std::string &entry) {
-  StatusOr<std::shared_ptr<const Plan>> plan = compileCached(
-      *impl->cache, path, entry, {impl->backendName},
-      [](mlir::func::FuncOp fn) -> mlir::FailureOr<mlir::func::FuncOp> { return fn; });
-  if (!plan.ok())
-    return plan.status();
-  return std::make_shared<Executable>(*plan, *impl->backend);
+  StatusOr<std::string> bytes = readFile(path);
+  if (!bytes.ok())
+    return bytes.status();
+  return impl->compileProgram(*bytes, path, entry, JitOptions::Transform::None, {}, {});
 }
 
 StatusOr<std::shared_ptr<Executable>>
 Client::compileTrainStep(const std::string &path, const std::string &loss,
                          const TrainStepOptions &options) {
-  std::string wrt;
-  for (unsigned i : options.wrt)
-    wrt += std::to_string(i) + ",";
-  char hyper[256];
-  std::snprintf(hyper, sizeof(hyper), "%s m=%.17g b1=%.17g b2=%.17g eps=%.17g wd=%.17g",
-                options.optimizer.c_str(), options.momentum, options.beta1, options.beta2,
-                options.epsilon, options.weightDecay);
-  OptimizerConfig config;
-  config.kind = options.optimizer;
-  config.momentum = options.momentum;
-  config.beta1 = options.beta1;
-  config.beta2 = options.beta2;
-  config.epsilon = options.epsilon;
-  config.weightDecay = options.weightDecay;
-  StatusOr<std::shared_ptr<const Plan>> plan = compileCached(
-      *impl->cache, path, loss, {"train-step", wrt, hyper, impl->backendName},
-      [&](mlir::func::FuncOp fn) { return buildTrainStep(fn, options.wrt, config); });
-  if (!plan.ok())
-    return plan.status();
-  return std::make_shared<Executable>(*plan, *impl->backend);
+  StatusOr<std::string> bytes = readFile(path);
+  if (!bytes.ok())
+    return bytes.status();
+  return impl->compileProgram(*bytes, path, loss, JitOptions::Transform::TrainStep,
+                              options.wrt, options);
 }
 
 Client::CacheStats Client::cacheStats() const {

@@ -18,6 +18,18 @@ namespace shardc {
 
 std::unique_ptr<LoadedModule> loadModule(const std::string &path, std::string &error,
                                          bool captureDiagnostics) {
+  StatusOr<std::string> text = readFile(path);
+  if (!text.ok()) {
+    error = text.message();
+    return nullptr;
+  }
+  return loadModuleFromText(*text, path, error, captureDiagnostics);
+}
+
+std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
+                                                 const std::string &bufferName,
+                                                 std::string &error,
+                                                 bool captureDiagnostics) {
   auto loaded = std::make_unique<LoadedModule>();
   loaded->context.loadDialect<ShardcDialect, func::FuncDialect>();
   if (captureDiagnostics)
@@ -32,17 +44,12 @@ std::unique_ptr<LoadedModule> loadModule(const std::string &path, std::string &e
   else
     loaded->printer = std::make_unique<SourceMgrDiagnosticHandler>(loaded->sourceMgr,
                                                                    &loaded->context);
-  StatusOr<std::string> text = readFile(path);
-  if (!text.ok()) {
-    error = text.message();
-    return nullptr;
-  }
-  loaded->text = *text;
-  loaded->sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(*text, path),
+  loaded->text = text;
+  loaded->sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName),
                                        llvm::SMLoc());
   loaded->module = parseSourceFile<ModuleOp>(loaded->sourceMgr, &loaded->context);
   if (!loaded->module) {
-    error = captureDiagnostics ? loaded->diagnostics : "cannot parse '" + path + "'";
+    error = captureDiagnostics ? loaded->diagnostics : "cannot parse '" + bufferName + "'";
     return nullptr;
   }
   return loaded;

@@ -41,6 +41,12 @@ struct LoadedModule {
 /// are also printed unless captured).
 std::unique_ptr<LoadedModule> loadModule(const std::string &path, std::string &error,
                                          bool captureDiagnostics = false);
+/// The same for program text already in memory; `bufferName` names it in
+/// diagnostics.
+std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
+                                                 const std::string &bufferName,
+                                                 std::string &error,
+                                                 bool captureDiagnostics = false);
 
 /// The entry function: `requested`, else @main, else the only public one.
 /// Null with `error` set when there is none.

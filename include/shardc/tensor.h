@@ -1,0 +1,240 @@
+//===- tensor.h - tracing C++ functions into the shardc dialect -*- C++ -*-===//
+//
+// The frontend: a C++ function over `Tensor`s is traced, once per input
+// signature, into a `func.func` of the shardc dialect, which Client::jit
+// (shardc.h) compiles and caches. A Tensor is a symbolic value of the trace:
+// it has a dtype and a shape, and every operation on it records one op.
+//
+//   std::vector<Tensor> mlp(const std::vector<Tensor> &in) {
+//     Tensor x = in[0], w = in[1], b = in[2];
+//     return {relu(matmul(x, w) + b)};
+//   }
+//
+// Shape and dtype errors are found while tracing and reported as a
+// TraceError whose message starts with the user's call site
+// ("model.cpp:12: error: add: shapes f32[4x8] and f32[4x9] differ");
+// Client::jit turns it into an error Status. The call site is also the
+// op's location in the traced program, so compiler diagnostics name it too.
+//
+// Binary operators accept a Tensor and a number on either side; numbers
+// become splats of the other operand's dtype. Negative dimension indices
+// count from the end, as in NumPy.
+//
+// No MLIR header is reachable from here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_TENSOR_H
+#define SHARDC_TENSOR_H
+
+#include "shardc/Runtime/Array.h"
+#include "shardc/Runtime/Sharding.h"
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+namespace trace {
+struct Graph;
+} // namespace trace
+
+/// Where a traced op was written: filled in at the call site by default
+/// arguments, so users never pass one.
+struct CallSite {
+  const char *file;
+  int line;
+  CallSite(const char *file = __builtin_FILE(), int line = __builtin_LINE())
+      : file(file), line(line) {}
+};
+
+/// A shape or dtype error found while tracing; what() names the call site.
+class TraceError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A symbolic value of the function being traced.
+class Tensor {
+public:
+  Tensor();
+  DType dtype() const;
+  const Shape &shape() const;
+  int64_t rank() const { return (int64_t)shape().size(); }
+  /// Size of dimension `dim` (negative: from the end).
+  int64_t dim(int64_t dim) const;
+  /// "f32[4x8]".
+  std::string typeString() const;
+
+  /// Internal: the value `id` of `graph`.
+  Tensor(std::shared_ptr<trace::Graph> graph, int id) : graph_(std::move(graph)), id_(id) {}
+  trace::Graph *graph() const { return graph_.get(); }
+  int id() const { return id_; }
+
+private:
+  std::shared_ptr<trace::Graph> graph_;
+  int id_ = -1;
+};
+
+/// An operand of a binary operator: a Tensor or a number, remembering where
+/// the operator was written.
+struct Operand {
+  Operand(const Tensor &t, CallSite site = {}) : tensor(t), site(site) {}
+  Operand(double v, CallSite site = {}) : isScalar(true), scalar(v), site(site) {}
+  Operand(float v, CallSite site = {}) : isScalar(true), scalar(v), site(site) {}
+  Operand(int v, CallSite site = {}) : isScalar(true), scalar(v), site(site) {}
+  Tensor tensor;
+  bool isScalar = false;
+  double scalar = 0;
+  CallSite site;
+};
+
+// ---- Elementwise ------------------------------------------------------------
+Tensor operator+(const Tensor &a, Operand b);
+Tensor operator-(const Tensor &a, Operand b);
+Tensor operator*(const Tensor &a, Operand b);
+Tensor operator/(const Tensor &a, Operand b);
+Tensor operator+(double a, Operand b);
+Tensor operator-(double a, Operand b);
+Tensor operator*(double a, Operand b);
+Tensor operator/(double a, Operand b);
+Tensor operator-(Operand a);
+Tensor add(Operand a, Operand b, CallSite site = {});
+Tensor sub(Operand a, Operand b, CallSite site = {});
+Tensor mul(Operand a, Operand b, CallSite site = {});
+Tensor div(Operand a, Operand b, CallSite site = {});
+Tensor maximum(Operand a, Operand b, CallSite site = {});
+Tensor minimum(Operand a, Operand b, CallSite site = {});
+Tensor pow(Operand a, Operand b, CallSite site = {});
+
+Tensor neg(const Tensor &x, CallSite site = {});
+Tensor abs(const Tensor &x, CallSite site = {});
+Tensor exp(const Tensor &x, CallSite site = {});
+Tensor log(const Tensor &x, CallSite site = {});
+Tensor tanh(const Tensor &x, CallSite site = {});
+Tensor sqrt(const Tensor &x, CallSite site = {});
+Tensor rsqrt(const Tensor &x, CallSite site = {});
+Tensor erf(const Tensor &x, CallSite site = {});
+
+/// Comparisons give i1 tensors.
+Tensor equal(Operand a, Operand b, CallSite site = {});
+Tensor not_equal(Operand a, Operand b, CallSite site = {});
+Tensor less(Operand a, Operand b, CallSite site = {});
+Tensor less_equal(Operand a, Operand b, CallSite site = {});
+Tensor greater(Operand a, Operand b, CallSite site = {});
+Tensor greater_equal(Operand a, Operand b, CallSite site = {});
+/// pred ? a : b elementwise; `pred` is i1.
+Tensor where(const Tensor &pred, Operand a, Operand b, CallSite site = {});
+Tensor astype(const Tensor &x, DType dtype, CallSite site = {});
+
+// ---- Creation (in the function being traced) --------------------------------
+Tensor full(const Shape &shape, double value, DType dtype = DType::F32, CallSite site = {});
+Tensor zeros_like(const Tensor &x, CallSite site = {});
+Tensor full_like(const Tensor &x, double value, CallSite site = {});
+/// The index along `dim` at every position (integer or float dtype).
+Tensor iota(const Shape &shape, int64_t dim, DType dtype = DType::I32, CallSite site = {});
+/// A constant array baked into the program.
+Tensor constant(const Array &value, CallSite site = {});
+
+// ---- Contractions and reductions --------------------------------------------
+struct DotDims {
+  std::vector<int64_t> lhsBatching, rhsBatching, lhsContracting, rhsContracting;
+};
+/// Result dims: batch, then lhs free, then rhs free (like stablehlo).
+Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dims,
+                   CallSite site = {});
+/// [m,k] x [k,n] -> [m,n]; [b,m,k] x [b,k,n] -> [b,m,n]; [..., k] x [k, n]
+/// -> [..., n].
+Tensor matmul(const Tensor &a, const Tensor &b, CallSite site = {});
+/// Reductions over `dims` (empty: every dimension); keepdims keeps them as 1.
+Tensor sum(const Tensor &x, std::vector<int64_t> dims = {}, bool keepdims = false,
+           CallSite site = {});
+Tensor max(const Tensor &x, std::vector<int64_t> dims = {}, bool keepdims = false,
+           CallSite site = {});
+Tensor min(const Tensor &x, std::vector<int64_t> dims = {}, bool keepdims = false,
+           CallSite site = {});
+Tensor mean(const Tensor &x, std::vector<int64_t> dims = {}, bool keepdims = false,
+            CallSite site = {});
+
+// ---- Data movement -----------------------------------------------------------
+/// Operand dimension i becomes result dimension dims[i].
+Tensor broadcast_in_dim(const Tensor &x, const Shape &shape, std::vector<int64_t> dims,
+                        CallSite site = {});
+/// NumPy broadcasting to `shape` (trailing dimensions aligned).
+Tensor broadcast_to(const Tensor &x, const Shape &shape, CallSite site = {});
+/// One dimension may be -1 (inferred).
+Tensor reshape(const Tensor &x, Shape shape, CallSite site = {});
+Tensor transpose(const Tensor &x, std::vector<int64_t> permutation, CallSite site = {});
+Tensor slice(const Tensor &x, std::vector<int64_t> start, std::vector<int64_t> limit,
+             std::vector<int64_t> strides = {}, CallSite site = {});
+Tensor concatenate(const std::vector<Tensor> &xs, int64_t dim, CallSite site = {});
+/// Rows of `table` ([V, ...]) at integer `indices` ([...]): [..., ...].
+Tensor take(const Tensor &table, const Tensor &indices, CallSite site = {});
+/// `table` with `updates` added at the rows `indices` (the adjoint of take).
+Tensor scatter_add(const Tensor &table, const Tensor &indices, const Tensor &updates,
+                   CallSite site = {});
+/// Asks the partitioner to lay `x` out by `spec` over the function's mesh.
+Tensor with_sharding_constraint(const Tensor &x, const PartitionSpec &spec,
+                                CallSite site = {});
+
+// ---- Neural-network composites (built from the ops above) --------------------
+Tensor relu(const Tensor &x, CallSite site = {});
+/// approximate: the tanh form (JAX's default); otherwise the erf form
+/// (PyTorch's default).
+Tensor gelu(const Tensor &x, bool approximate = false, CallSite site = {});
+Tensor softmax(const Tensor &x, int64_t axis = -1, CallSite site = {});
+Tensor log_softmax(const Tensor &x, int64_t axis = -1, CallSite site = {});
+/// Normalizes over the last dimension, then scales by gamma and shifts by
+/// beta (both of the last dimension's size).
+Tensor layer_norm(const Tensor &x, const Tensor &gamma, const Tensor &beta,
+                  double epsilon = 1e-5, CallSite site = {});
+/// Mean over the batch of -log softmax(logits)[label]: logits [..., C],
+/// integer labels [...].
+Tensor softmax_cross_entropy(const Tensor &logits, const Tensor &labels, CallSite site = {});
+
+// ---- Explicit sharding: shard_map and collectives ----------------------------
+/// A function over per-device values.
+using LocalFn = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
+/// Runs `fn` on every device of the function's mesh on the blocks of
+/// `inputs` chosen by `inSpecs`; its results, laid out by `outSpecs`, form
+/// the global results (like jax.shard_map). Inside, the collectives below
+/// communicate over mesh axes.
+std::vector<Tensor> shard_map(const LocalFn &fn, const std::vector<Tensor> &inputs,
+                              const std::vector<PartitionSpec> &inSpecs,
+                              const std::vector<PartitionSpec> &outSpecs,
+                              CallSite site = {});
+Tensor psum(const Tensor &x, const std::vector<std::string> &axes, CallSite site = {});
+Tensor pmean(const Tensor &x, const std::vector<std::string> &axes, CallSite site = {});
+Tensor pmax(const Tensor &x, const std::vector<std::string> &axes, CallSite site = {});
+Tensor all_gather(const Tensor &x, const std::vector<std::string> &axes, int64_t dim,
+                  CallSite site = {});
+Tensor psum_scatter(const Tensor &x, const std::vector<std::string> &axes, int64_t dim,
+                    CallSite site = {});
+Tensor all_to_all(const Tensor &x, const std::vector<std::string> &axes, int64_t splitDim,
+                  int64_t concatDim, CallSite site = {});
+
+// ---- Tracing -----------------------------------------------------------------
+/// A function to trace: global values in, global values out.
+using TracedFn = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
+
+/// One argument of a trace: its name in the program, type and layout (a
+/// sharding with an empty mesh: one device).
+struct ArgSpec {
+  std::string name;
+  DType dtype;
+  Shape shape;
+  NamedSharding sharding;
+};
+
+/// Traces `fn` on arguments `args` into the text of a module holding the
+/// mesh (if any argument or `mesh` has axes) and `func.func @name`. Throws
+/// TraceError for errors in `fn`, and for arguments on different meshes.
+std::string traceToModule(const TracedFn &fn, const std::vector<ArgSpec> &args,
+                          const std::string &name = "main", const Mesh &mesh = {});
+
+} // namespace shardc
+
+#endif // SHARDC_TENSOR_H

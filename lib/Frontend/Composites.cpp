@@ -1,0 +1,79 @@
+//===- Composites.cpp - neural-network functions from primitive ops -------===//
+//
+// The functions users expect beside the dialect's ops, written with the
+// public ops only (so autodiff and partitioning see ordinary programs). The
+// numerically delicate ones subtract the maximum before exponentiating.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Graph.h"
+
+#include <cmath>
+
+namespace shardc {
+
+using trace::fail;
+
+Tensor relu(const Tensor &x, CallSite site) { return maximum(x, 0.0, site); }
+
+Tensor gelu(const Tensor &x, bool approximate, CallSite site) {
+  if (!isFloat(x.dtype()))
+    fail(site, "gelu", "needs a float operand, got " + x.typeString());
+  if (approximate) {
+    Tensor inner = mul(add(x, mul(mul(mul(x, x, site), x, site), 0.044715, site), site),
+                       std::sqrt(2.0 / M_PI), site);
+    return mul(mul(x, 0.5, site), add(tanh(inner, site), 1.0, site), site);
+  }
+  return mul(mul(x, 0.5, site), add(erf(mul(x, M_SQRT1_2, site), site), 1.0, site), site);
+}
+
+Tensor log_softmax(const Tensor &x, int64_t axis, CallSite site) {
+  if (!isFloat(x.dtype()))
+    fail(site, "log_softmax", "needs a float operand, got " + x.typeString());
+  Tensor shifted = sub(x, max(x, {axis}, /*keepdims=*/true, site), site);
+  return sub(shifted, log(sum(exp(shifted, site), {axis}, true, site), site), site);
+}
+
+Tensor softmax(const Tensor &x, int64_t axis, CallSite site) {
+  if (!isFloat(x.dtype()))
+    fail(site, "softmax", "needs a float operand, got " + x.typeString());
+  Tensor e = exp(sub(x, max(x, {axis}, true, site), site), site);
+  return div(e, sum(e, {axis}, true, site), site);
+}
+
+Tensor layer_norm(const Tensor &x, const Tensor &gamma, const Tensor &beta, double epsilon,
+                  CallSite site) {
+  if (!isFloat(x.dtype()) || x.rank() < 1)
+    fail(site, "layer_norm", "needs a float operand of rank >= 1, got " + x.typeString());
+  Shape last{x.dim(-1)};
+  if (gamma.shape() != last || beta.shape() != last)
+    fail(site, "layer_norm", "gamma and beta must be " + trace::typeOf(x.dtype(), last) +
+                                 " for " + x.typeString() + ", got " + gamma.typeString() +
+                                 " and " + beta.typeString());
+  Tensor centered = sub(x, mean(x, {-1}, true, site), site);
+  Tensor variance = mean(mul(centered, centered, site), {-1}, true, site);
+  Tensor normalized = mul(centered, rsqrt(add(variance, epsilon, site), site), site);
+  return add(mul(normalized, gamma, site), beta, site);
+}
+
+Tensor softmax_cross_entropy(const Tensor &logits, const Tensor &labels, CallSite site) {
+  const char *op = "softmax_cross_entropy";
+  if (!isFloat(logits.dtype()) || logits.rank() < 1)
+    fail(site, op, "logits must be float of rank >= 1, got " + logits.typeString());
+  if (labels.dtype() != DType::I32 && labels.dtype() != DType::I64)
+    fail(site, op, "labels must be i32 or i64, got " + labels.typeString());
+  Shape batch(logits.shape().begin(), logits.shape().end() - 1);
+  if (labels.shape() != batch)
+    fail(site, op, "labels must be " + trace::typeOf(labels.dtype(), batch) + " for logits " +
+                       logits.typeString() + ", got " + labels.typeString());
+  Tensor lp = log_softmax(logits, -1, site);
+  Tensor classes = iota(logits.shape(), -1, labels.dtype(), site);
+  std::vector<int64_t> dims(batch.size());
+  for (size_t i = 0; i < dims.size(); ++i)
+    dims[i] = (int64_t)i;
+  Tensor hit = equal(classes, broadcast_in_dim(labels, logits.shape(), dims, site), site);
+  Tensor picked = mul(astype(hit, logits.dtype(), site), lp, site);
+  return neg(div(sum(picked, {}, false, site), (double)numElements(batch), site), site);
+}
+
+} // namespace shardc

@@ -1,0 +1,645 @@
+//===- Ops.cpp - the dialect's ops on traced Tensors ----------------------===//
+//
+// One function per op of the dialect: check the operands as the op's
+// verifier would (so errors name the user's line, not the program's), infer
+// the result type, and record the node. Binary ops broadcast NumPy-style and
+// turn numbers into splats of the other operand's dtype.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+
+namespace shardc {
+
+using trace::Graph;
+using trace::fail;
+using trace::typeOf;
+
+//===----------------------------------------------------------------------===//
+// Tensor
+//===----------------------------------------------------------------------===//
+
+Tensor::Tensor() = default;
+
+static const trace::Value &valueOf(const Tensor &t) {
+  if (!t.graph())
+    throw TraceError("use of an empty Tensor (not produced by a trace)");
+  return t.graph()->values[t.id()];
+}
+
+DType Tensor::dtype() const { return valueOf(*this).dtype; }
+const Shape &Tensor::shape() const { return valueOf(*this).shape; }
+std::string Tensor::typeString() const { return typeOf(dtype(), shape()); }
+
+int64_t Tensor::dim(int64_t d) const {
+  int64_t r = rank();
+  if (d < -r || d >= r)
+    throw TraceError("dimension " + std::to_string(d) + " out of range for " + typeString());
+  return shape()[d < 0 ? d + r : d];
+}
+
+namespace {
+
+/// Checks that `t` belongs to the trace in progress and to the block being
+/// traced; returns the graph.
+Graph &graphOf(const Tensor &t, const CallSite &site, const char *op) {
+  Graph *g = trace::activeGraph();
+  if (!g)
+    fail(site, op, "called outside a trace (run it inside Client::jit or traceToModule)");
+  if (!t.graph())
+    fail(site, op, "operand is an empty Tensor");
+  if (t.graph() != g)
+    fail(site, op, "operand " + t.typeString() + " belongs to another trace");
+  if (g->values[t.id()].block != g->current())
+    fail(site, op,
+         g->insideShardMap()
+             ? "operand " + t.typeString() +
+                   " is defined outside this shard_map body: pass it as an input"
+             : "operand " + t.typeString() + " is a value of a shard_map body");
+  return *g;
+}
+
+Graph &activeOrFail(const CallSite &site, const char *op) {
+  Graph *g = trace::activeGraph();
+  if (!g)
+    fail(site, op, "called outside a trace (run it inside Client::jit or traceToModule)");
+  return *g;
+}
+
+Tensor record(Graph &g, const char *op, std::vector<int> operands, DType dtype, Shape shape,
+              std::string properties, const CallSite &site) {
+  int result = g.newValue(dtype, std::move(shape));
+  g.blocks[g.current()].nodes.push_back(
+      {op, std::move(operands), {result}, std::move(properties), site, -1});
+  return Tensor(trace::activeGraphHandle(), result);
+}
+
+std::string i64Array(const std::vector<int64_t> &v) {
+  std::string s = "array<i64";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : ": ") + std::to_string(v[i]);
+  return s + ">";
+}
+
+std::string listString(const std::vector<int64_t> &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+int64_t normalizeDim(int64_t d, int64_t rank, const CallSite &site, const char *op) {
+  if (d < -rank || d >= rank)
+    fail(site, op, "dimension " + std::to_string(d) + " out of range for rank " +
+                       std::to_string(rank));
+  return d < 0 ? d + rank : d;
+}
+
+std::string splatLiteral(DType dtype, double v) {
+  char buf[64];
+  if (!isFloat(dtype)) {
+    if (dtype == DType::I1)
+      return v != 0 ? "true" : "false";
+    std::snprintf(buf, sizeof(buf), "%lld", (long long)v);
+  } else if (std::isnan(v) || std::isinf(v)) {
+    // Non-finite floats are written by their bits.
+    if (dtype == DType::F64) {
+      uint64_t bits;
+      std::memcpy(&bits, &v, 8);
+      std::snprintf(buf, sizeof(buf), "0x%016llX", (unsigned long long)bits);
+    } else if (dtype == DType::F32) {
+      float f = (float)v;
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      std::snprintf(buf, sizeof(buf), "0x%08X", bits);
+    } else {
+      uint16_t bits = dtype == DType::F16 ? floatToHalf((float)v) : floatToBF16((float)v);
+      std::snprintf(buf, sizeof(buf), "0x%04X", bits);
+    }
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.17e", v);
+  }
+  return buf;
+}
+
+Tensor splat(Graph &g, DType dtype, const Shape &shape, double v, const CallSite &site) {
+  return record(g, "shardc.constant", {}, dtype, shape,
+                "value = dense<" + splatLiteral(dtype, v) + "> : " +
+                    trace::mlirType(dtype, shape),
+                site);
+}
+
+/// The NumPy broadcast of two shapes.
+Shape broadcastShapes(const Shape &a, const Shape &b, const CallSite &site, const char *op,
+                      const std::string &ta, const std::string &tb) {
+  size_t r = std::max(a.size(), b.size());
+  Shape out(r);
+  for (size_t i = 0; i < r; ++i) {
+    int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da != db && da != 1 && db != 1)
+      fail(site, op, "shapes " + ta + " and " + tb + " are not compatible for broadcasting");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+/// Both operands as Tensors of one dtype and shape.
+std::pair<Tensor, Tensor> coerce(const Operand &a, const Operand &b, const CallSite &site,
+                                 const char *op) {
+  if (a.isScalar && b.isScalar)
+    fail(site, op, "needs at least one Tensor operand");
+  Graph &g = graphOf(a.isScalar ? b.tensor : a.tensor, site, op);
+  if (!a.isScalar)
+    graphOf(a.tensor, site, op);
+  if (!b.isScalar)
+    graphOf(b.tensor, site, op);
+  if (a.isScalar)
+    return {splat(g, b.tensor.dtype(), b.tensor.shape(), a.scalar, site), b.tensor};
+  if (b.isScalar)
+    return {a.tensor, splat(g, a.tensor.dtype(), a.tensor.shape(), b.scalar, site)};
+  Tensor x = a.tensor, y = b.tensor;
+  if (x.dtype() != y.dtype())
+    fail(site, op, "operand dtypes differ: " + x.typeString() + " and " + y.typeString() +
+                       " (convert one with astype)");
+  if (x.shape() != y.shape()) {
+    Shape s = broadcastShapes(x.shape(), y.shape(), site, op, x.typeString(), y.typeString());
+    if (x.shape() != s)
+      x = broadcast_to(x, s, site);
+    if (y.shape() != s)
+      y = broadcast_to(y, s, site);
+  }
+  return {x, y};
+}
+
+Tensor binary(const char *name, const char *op, const Operand &a, const Operand &b,
+              const CallSite &site, bool floatOnly = false) {
+  auto [x, y] = coerce(a, b, site, name);
+  if (x.dtype() == DType::I1)
+    fail(site, name, "is not defined on i1");
+  if (floatOnly && !isFloat(x.dtype()))
+    fail(site, name, "needs float operands, got " + x.typeString());
+  return record(*x.graph(), op, {x.id(), y.id()}, x.dtype(), x.shape(), "", site);
+}
+
+Tensor unary(const char *name, const char *op, const Tensor &x, const CallSite &site,
+             bool floatOnly) {
+  Graph &g = graphOf(x, site, name);
+  if (floatOnly && !isFloat(x.dtype()))
+    fail(site, name, "needs a float operand, got " + x.typeString());
+  if (x.dtype() == DType::I1)
+    fail(site, name, "is not defined on i1");
+  return record(g, op, {x.id()}, x.dtype(), x.shape(), "", site);
+}
+
+Tensor compare(const char *direction, const Operand &a, const Operand &b,
+               const CallSite &site) {
+  auto [x, y] = coerce(a, b, site, "compare");
+  return record(*x.graph(), "shardc.compare", {x.id(), y.id()}, DType::I1, x.shape(),
+                std::string("direction = #shardc<compare_direction ") + direction + ">", site);
+}
+
+Tensor reduce(const char *kind, const char *name, const Tensor &x, std::vector<int64_t> dims,
+              bool keepdims, const CallSite &site) {
+  Graph &g = graphOf(x, site, name);
+  if (x.dtype() == DType::I1)
+    fail(site, name, "is not defined on i1");
+  if (dims.empty()) {
+    dims.resize(x.rank());
+    std::iota(dims.begin(), dims.end(), 0);
+  }
+  std::vector<bool> reduced(x.rank(), false);
+  for (int64_t &d : dims) {
+    d = normalizeDim(d, x.rank(), site, name);
+    if (reduced[d])
+      fail(site, name, "dimension " + std::to_string(d) + " listed twice");
+    reduced[d] = true;
+  }
+  Shape out, kept;
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    if (!reduced[i])
+      out.push_back(x.shape()[i]);
+    kept.push_back(reduced[i] ? 1 : x.shape()[i]);
+  }
+  Tensor r = dims.empty() ? x
+                          : record(g, "shardc.reduce", {x.id()}, x.dtype(), out,
+                                   "dims = " + i64Array(dims) +
+                                       ", kind = #shardc<reduce_kind " + kind + ">",
+                                   site);
+  return keepdims ? reshape(r, kept, site) : r;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+Tensor add(Operand a, Operand b, CallSite s) { return binary("add", "shardc.add", a, b, s); }
+Tensor sub(Operand a, Operand b, CallSite s) { return binary("sub", "shardc.sub", a, b, s); }
+Tensor mul(Operand a, Operand b, CallSite s) { return binary("mul", "shardc.mul", a, b, s); }
+Tensor div(Operand a, Operand b, CallSite s) { return binary("div", "shardc.div", a, b, s); }
+Tensor maximum(Operand a, Operand b, CallSite s) {
+  return binary("maximum", "shardc.max", a, b, s);
+}
+Tensor minimum(Operand a, Operand b, CallSite s) {
+  return binary("minimum", "shardc.min", a, b, s);
+}
+Tensor pow(Operand a, Operand b, CallSite s) {
+  return binary("pow", "shardc.pow", a, b, s, /*floatOnly=*/true);
+}
+
+Tensor operator+(const Tensor &a, Operand b) { return add(a, b, b.site); }
+Tensor operator-(const Tensor &a, Operand b) { return sub(a, b, b.site); }
+Tensor operator*(const Tensor &a, Operand b) { return mul(a, b, b.site); }
+Tensor operator/(const Tensor &a, Operand b) { return div(a, b, b.site); }
+Tensor operator+(double a, Operand b) { return add(Operand(a, b.site), b, b.site); }
+Tensor operator-(double a, Operand b) { return sub(Operand(a, b.site), b, b.site); }
+Tensor operator*(double a, Operand b) { return mul(Operand(a, b.site), b, b.site); }
+Tensor operator/(double a, Operand b) { return div(Operand(a, b.site), b, b.site); }
+Tensor operator-(Operand a) {
+  if (a.isScalar)
+    fail(a.site, "neg", "needs a Tensor operand");
+  return neg(a.tensor, a.site);
+}
+
+Tensor neg(const Tensor &x, CallSite s) { return unary("neg", "shardc.neg", x, s, false); }
+Tensor abs(const Tensor &x, CallSite s) { return unary("abs", "shardc.abs", x, s, false); }
+Tensor exp(const Tensor &x, CallSite s) { return unary("exp", "shardc.exp", x, s, true); }
+Tensor log(const Tensor &x, CallSite s) { return unary("log", "shardc.log", x, s, true); }
+Tensor tanh(const Tensor &x, CallSite s) { return unary("tanh", "shardc.tanh", x, s, true); }
+Tensor sqrt(const Tensor &x, CallSite s) { return unary("sqrt", "shardc.sqrt", x, s, true); }
+Tensor rsqrt(const Tensor &x, CallSite s) {
+  return unary("rsqrt", "shardc.rsqrt", x, s, true);
+}
+Tensor erf(const Tensor &x, CallSite s) { return unary("erf", "shardc.erf", x, s, true); }
+
+Tensor equal(Operand a, Operand b, CallSite s) { return compare("eq", a, b, s); }
+Tensor not_equal(Operand a, Operand b, CallSite s) { return compare("ne", a, b, s); }
+Tensor less(Operand a, Operand b, CallSite s) { return compare("lt", a, b, s); }
+Tensor less_equal(Operand a, Operand b, CallSite s) { return compare("le", a, b, s); }
+Tensor greater(Operand a, Operand b, CallSite s) { return compare("gt", a, b, s); }
+Tensor greater_equal(Operand a, Operand b, CallSite s) { return compare("ge", a, b, s); }
+
+Tensor where(const Tensor &pred, Operand a, Operand b, CallSite site) {
+  Graph &g = graphOf(pred, site, "where");
+  if (pred.dtype() != DType::I1)
+    fail(site, "where", "the predicate must be i1, got " + pred.typeString());
+  auto [x, y] = coerce(a, b, site, "where");
+  Tensor p = pred;
+  Shape s = broadcastShapes(p.shape(), x.shape(), site, "where", p.typeString(),
+                            x.typeString());
+  if (p.shape() != s)
+    p = broadcast_to(p, s, site);
+  if (x.shape() != s) {
+    x = broadcast_to(x, s, site);
+    y = broadcast_to(y, s, site);
+  }
+  return record(g, "shardc.select", {p.id(), x.id(), y.id()}, x.dtype(), s, "", site);
+}
+
+Tensor astype(const Tensor &x, DType dtype, CallSite site) {
+  Graph &g = graphOf(x, site, "astype");
+  if (x.dtype() == dtype)
+    return x;
+  return record(g, "shardc.convert", {x.id()}, dtype, x.shape(), "", site);
+}
+
+//===----------------------------------------------------------------------===//
+// Creation
+//===----------------------------------------------------------------------===//
+
+Tensor full(const Shape &shape, double value, DType dtype, CallSite site) {
+  Graph &g = activeOrFail(site, "full");
+  for (int64_t d : shape)
+    if (d < 0)
+      fail(site, "full", "negative dimension in " + typeOf(dtype, shape));
+  return splat(g, dtype, shape, value, site);
+}
+
+Tensor zeros_like(const Tensor &x, CallSite site) { return full_like(x, 0.0, site); }
+
+Tensor full_like(const Tensor &x, double value, CallSite site) {
+  Graph &g = graphOf(x, site, "full_like");
+  return splat(g, x.dtype(), x.shape(), value, site);
+}
+
+Tensor iota(const Shape &shape, int64_t dim, DType dtype, CallSite site) {
+  Graph &g = activeOrFail(site, "iota");
+  if (dtype == DType::I1)
+    fail(site, "iota", "is not defined on i1");
+  dim = normalizeDim(dim, (int64_t)shape.size(), site, "iota");
+  return record(g, "shardc.iota", {}, dtype, shape, "dim = " + std::to_string(dim) + " : i64",
+                site);
+}
+
+Tensor constant(const Array &value, CallSite site) {
+  Graph &g = activeOrFail(site, "constant");
+  std::string literal;
+  if (value.dtype() == DType::I1) {
+    literal = "[";
+    for (int64_t i = 0; i < value.numElements(); ++i)
+      literal += (i ? ", " : "") + std::string(value.getInt(i) ? "true" : "false");
+    literal += "]";
+    if (value.rank() != 1) // nested lists would be needed: go through a reshape
+      return reshape(constant(Array::fromInts(DType::I1, {value.numElements()},
+                                              value.toInts()),
+                              site),
+                     value.shape(), site);
+  } else {
+    // The raw little-endian bytes, exact for every dtype.
+    static const char *hex = "0123456789ABCDEF";
+    literal = "\"0x";
+    for (size_t i = 0; i < value.sizeInBytes(); ++i) {
+      literal += hex[value.bytes()[i] >> 4];
+      literal += hex[value.bytes()[i] & 15];
+    }
+    literal += "\"";
+  }
+  if (value.numElements() == 0)
+    return splat(g, value.dtype(), value.shape(), 0, site);
+  return record(g, "shardc.constant", {}, value.dtype(), value.shape(),
+                "value = dense<" + literal + "> : " +
+                    trace::mlirType(value.dtype(), value.shape()),
+                site);
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions and reductions
+//===----------------------------------------------------------------------===//
+
+Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dimsIn,
+                   CallSite site) {
+  const char *op = "dot_general";
+  Graph &g = graphOf(lhs, site, op);
+  graphOf(rhs, site, op);
+  if (lhs.dtype() != rhs.dtype() || !isFloat(lhs.dtype()))
+    fail(site, op, "needs float operands of one dtype, got " + lhs.typeString() + " and " +
+                       rhs.typeString());
+  DotDims d = dimsIn;
+  if (d.lhsBatching.size() != d.rhsBatching.size() ||
+      d.lhsContracting.size() != d.rhsContracting.size())
+    fail(site, op, "lhs and rhs list different numbers of batching or contracting dims");
+  std::vector<bool> lhsUsed(lhs.rank()), rhsUsed(rhs.rank());
+  auto claim = [&](std::vector<int64_t> &dims, const Tensor &t, std::vector<bool> &used,
+                   const char *side) {
+    for (int64_t &x : dims) {
+      x = normalizeDim(x, t.rank(), site, op);
+      if (used[x])
+        fail(site, op, std::string(side) + " dimension " + std::to_string(x) +
+                           " is listed twice");
+      used[x] = true;
+    }
+  };
+  claim(d.lhsBatching, lhs, lhsUsed, "lhs");
+  claim(d.lhsContracting, lhs, lhsUsed, "lhs");
+  claim(d.rhsBatching, rhs, rhsUsed, "rhs");
+  claim(d.rhsContracting, rhs, rhsUsed, "rhs");
+  Shape out;
+  for (size_t i = 0; i < d.lhsBatching.size(); ++i) {
+    int64_t a = lhs.shape()[d.lhsBatching[i]], b = rhs.shape()[d.rhsBatching[i]];
+    if (a != b)
+      fail(site, op, "batch dimensions differ: " + lhs.typeString() + " dim " +
+                         std::to_string(d.lhsBatching[i]) + " vs " + rhs.typeString() +
+                         " dim " + std::to_string(d.rhsBatching[i]));
+    out.push_back(a);
+  }
+  for (size_t i = 0; i < d.lhsContracting.size(); ++i)
+    if (lhs.shape()[d.lhsContracting[i]] != rhs.shape()[d.rhsContracting[i]])
+      fail(site, op, "contracting dimensions differ: " + lhs.typeString() + " dim " +
+                         std::to_string(d.lhsContracting[i]) + " vs " + rhs.typeString() +
+                         " dim " + std::to_string(d.rhsContracting[i]));
+  for (int64_t i = 0; i < lhs.rank(); ++i)
+    if (!lhsUsed[i])
+      out.push_back(lhs.shape()[i]);
+  for (int64_t i = 0; i < rhs.rank(); ++i)
+    if (!rhsUsed[i])
+      out.push_back(rhs.shape()[i]);
+  return record(g, "shardc.dot_general", {lhs.id(), rhs.id()}, lhs.dtype(), out,
+                "lhs_batching_dims = " + i64Array(d.lhsBatching) +
+                    ", lhs_contracting_dims = " + i64Array(d.lhsContracting) +
+                    ", rhs_batching_dims = " + i64Array(d.rhsBatching) +
+                    ", rhs_contracting_dims = " + i64Array(d.rhsContracting),
+                site);
+}
+
+Tensor matmul(const Tensor &a, const Tensor &b, CallSite site) {
+  graphOf(a, site, "matmul");
+  graphOf(b, site, "matmul");
+  if (a.rank() < 2 || (b.rank() != 2 && b.rank() != a.rank()) || b.rank() > 3)
+    fail(site, "matmul", "supports [m,k]x[k,n], [b,m,k]x[b,k,n] and [...,k]x[k,n], got " +
+                             a.typeString() + " x " + b.typeString());
+  if (a.dim(-1) != b.dim(-2))
+    fail(site, "matmul", "inner dimensions differ: " + a.typeString() + " x " +
+                             b.typeString());
+  if (b.rank() == 3)
+    return dot_general(a, b, {{0}, {0}, {2}, {1}}, site);
+  return dot_general(a, b, {{}, {}, {a.rank() - 1}, {0}}, site);
+}
+
+Tensor sum(const Tensor &x, std::vector<int64_t> dims, bool keepdims, CallSite site) {
+  return reduce("sum", "sum", x, std::move(dims), keepdims, site);
+}
+Tensor max(const Tensor &x, std::vector<int64_t> dims, bool keepdims, CallSite site) {
+  return reduce("max", "max", x, std::move(dims), keepdims, site);
+}
+Tensor min(const Tensor &x, std::vector<int64_t> dims, bool keepdims, CallSite site) {
+  return reduce("min", "min", x, std::move(dims), keepdims, site);
+}
+Tensor mean(const Tensor &x, std::vector<int64_t> dims, bool keepdims, CallSite site) {
+  graphOf(x, site, "mean");
+  if (!isFloat(x.dtype()))
+    fail(site, "mean", "needs a float operand, got " + x.typeString());
+  Tensor s = sum(x, dims, keepdims, site);
+  int64_t count = std::max<int64_t>(1, numElements(x.shape()) / std::max<int64_t>(
+                                                                    1, numElements(s.shape())));
+  if (numElements(s.shape()) == 0)
+    count = 1;
+  return div(s, (double)count, site);
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+Tensor broadcast_in_dim(const Tensor &x, const Shape &shape, std::vector<int64_t> dims,
+                        CallSite site) {
+  Graph &g = graphOf(x, site, "broadcast_in_dim");
+  if ((int64_t)dims.size() != x.rank())
+    fail(site, "broadcast_in_dim", "needs one result dimension per operand dimension (" +
+                                       std::to_string(x.rank()) + "), got " +
+                                       listString(dims));
+  for (size_t i = 0; i < dims.size(); ++i) {
+    dims[i] = normalizeDim(dims[i], (int64_t)shape.size(), site, "broadcast_in_dim");
+    if (i && dims[i] <= dims[i - 1])
+      fail(site, "broadcast_in_dim", "dims must increase, got " + listString(dims));
+    int64_t n = x.shape()[i];
+    if (n != 1 && n != shape[dims[i]])
+      fail(site, "broadcast_in_dim", "cannot broadcast " + x.typeString() + " to " +
+                                         typeOf(x.dtype(), shape) + " along dims " +
+                                         listString(dims));
+  }
+  if (x.shape() == shape)
+    return x;
+  return record(g, "shardc.broadcast_in_dim", {x.id()}, x.dtype(), shape,
+                "dims = " + i64Array(dims), site);
+}
+
+Tensor broadcast_to(const Tensor &x, const Shape &shape, CallSite site) {
+  graphOf(x, site, "broadcast_to");
+  if (x.rank() > (int64_t)shape.size())
+    fail(site, "broadcast_to", "cannot broadcast " + x.typeString() + " to lower rank " +
+                                   typeOf(x.dtype(), shape));
+  int64_t offset = (int64_t)shape.size() - x.rank();
+  std::vector<int64_t> dims(x.rank());
+  std::iota(dims.begin(), dims.end(), offset);
+  for (int64_t i = 0; i < x.rank(); ++i)
+    if (x.shape()[i] != 1 && x.shape()[i] != shape[i + offset])
+      fail(site, "broadcast_to",
+           "cannot broadcast " + x.typeString() + " to " + typeOf(x.dtype(), shape));
+  return broadcast_in_dim(x, shape, dims, site);
+}
+
+Tensor reshape(const Tensor &x, Shape shape, CallSite site) {
+  Graph &g = graphOf(x, site, "reshape");
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (inferred >= 0)
+        fail(site, "reshape", "only one dimension may be -1");
+      inferred = (int64_t)i;
+    } else if (shape[i] < 0) {
+      fail(site, "reshape", "negative dimension " + std::to_string(shape[i]));
+    } else {
+      known *= shape[i];
+    }
+  }
+  int64_t n = numElements(x.shape());
+  if (inferred >= 0) {
+    if (known == 0 || n % known)
+      fail(site, "reshape", "cannot infer the -1 dimension reshaping " + x.typeString());
+    shape[inferred] = n / known;
+    known = n;
+  }
+  if (known != n)
+    fail(site, "reshape", "cannot reshape " + x.typeString() + " (" + std::to_string(n) +
+                              " elements) to " + typeOf(x.dtype(), shape));
+  if (shape == x.shape())
+    return x;
+  return record(g, "shardc.reshape", {x.id()}, x.dtype(), shape, "", site);
+}
+
+Tensor transpose(const Tensor &x, std::vector<int64_t> perm, CallSite site) {
+  Graph &g = graphOf(x, site, "transpose");
+  if ((int64_t)perm.size() != x.rank())
+    fail(site, "transpose", "permutation " + listString(perm) + " does not match " +
+                                x.typeString());
+  std::vector<bool> seen(x.rank());
+  Shape out;
+  for (int64_t &p : perm) {
+    p = normalizeDim(p, x.rank(), site, "transpose");
+    if (seen[p])
+      fail(site, "transpose", listString(perm) + " is not a permutation");
+    seen[p] = true;
+    out.push_back(x.shape()[p]);
+  }
+  return record(g, "shardc.transpose", {x.id()}, x.dtype(), out,
+                "permutation = " + i64Array(perm), site);
+}
+
+Tensor slice(const Tensor &x, std::vector<int64_t> start, std::vector<int64_t> limit,
+             std::vector<int64_t> strides, CallSite site) {
+  Graph &g = graphOf(x, site, "slice");
+  if (strides.empty())
+    strides.assign(x.rank(), 1);
+  if ((int64_t)start.size() != x.rank() || (int64_t)limit.size() != x.rank() ||
+      (int64_t)strides.size() != x.rank())
+    fail(site, "slice", "needs start, limit and strides of rank " + std::to_string(x.rank()) +
+                            " for " + x.typeString());
+  Shape out;
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    if (start[i] < 0 || start[i] > limit[i] || limit[i] > x.shape()[i] || strides[i] < 1)
+      fail(site, "slice", "bounds " + listString(start) + ".." + listString(limit) +
+                              " step " + listString(strides) + " do not fit " +
+                              x.typeString());
+    out.push_back((limit[i] - start[i] + strides[i] - 1) / strides[i]);
+  }
+  return record(g, "shardc.slice", {x.id()}, x.dtype(), out,
+                "limit = " + i64Array(limit) + ", start = " + i64Array(start) +
+                    ", strides = " + i64Array(strides),
+                site);
+}
+
+Tensor concatenate(const std::vector<Tensor> &xs, int64_t dim, CallSite site) {
+  if (xs.empty())
+    fail(site, "concatenate", "needs at least one operand");
+  Graph &g = graphOf(xs[0], site, "concatenate");
+  dim = normalizeDim(dim, xs[0].rank(), site, "concatenate");
+  Shape out = xs[0].shape();
+  out[dim] = 0;
+  std::vector<int> ids;
+  for (const Tensor &x : xs) {
+    graphOf(x, site, "concatenate");
+    Shape a = x.shape(), b = xs[0].shape();
+    if (x.dtype() != xs[0].dtype() || a.size() != b.size())
+      fail(site, "concatenate", "operands " + xs[0].typeString() + " and " + x.typeString() +
+                                    " differ in dtype or rank");
+    out[dim] += a[dim];
+    a[dim] = b[dim] = 0;
+    if (a != b)
+      fail(site, "concatenate", "operands " + xs[0].typeString() + " and " + x.typeString() +
+                                    " differ outside dimension " + std::to_string(dim));
+    ids.push_back(x.id());
+  }
+  return record(g, "shardc.concatenate", ids, xs[0].dtype(), out,
+                "dim = " + std::to_string(dim) + " : i64", site);
+}
+
+Tensor take(const Tensor &table, const Tensor &indices, CallSite site) {
+  Graph &g = graphOf(table, site, "take");
+  graphOf(indices, site, "take");
+  if (table.rank() < 1)
+    fail(site, "take", "needs a table of rank >= 1, got " + table.typeString());
+  if (indices.dtype() != DType::I32 && indices.dtype() != DType::I64)
+    fail(site, "take", "indices must be i32 or i64, got " + indices.typeString());
+  Shape out = indices.shape();
+  out.insert(out.end(), table.shape().begin() + 1, table.shape().end());
+  return record(g, "shardc.take", {table.id(), indices.id()}, table.dtype(), out, "", site);
+}
+
+Tensor scatter_add(const Tensor &table, const Tensor &indices, const Tensor &updates,
+                   CallSite site) {
+  Graph &g = graphOf(table, site, "scatter_add");
+  graphOf(indices, site, "scatter_add");
+  graphOf(updates, site, "scatter_add");
+  if (indices.dtype() != DType::I32 && indices.dtype() != DType::I64)
+    fail(site, "scatter_add", "indices must be i32 or i64, got " + indices.typeString());
+  Shape want = indices.shape();
+  if (table.rank() >= 1)
+    want.insert(want.end(), table.shape().begin() + 1, table.shape().end());
+  if (table.rank() < 1 || updates.shape() != want || updates.dtype() != table.dtype())
+    fail(site, "scatter_add", "updates must be " + typeOf(table.dtype(), want) + " for table " +
+                                  table.typeString() + " and indices " +
+                                  indices.typeString() + ", got " + updates.typeString());
+  return record(g, "shardc.scatter_add", {table.id(), indices.id(), updates.id()},
+                table.dtype(), table.shape(), "", site);
+}
+
+Tensor with_sharding_constraint(const Tensor &x, const PartitionSpec &spec, CallSite site) {
+  Graph &g = graphOf(x, site, "with_sharding_constraint");
+  if (g.insideShardMap())
+    fail(site, "with_sharding_constraint", "is not available inside shard_map");
+  Status valid = NamedSharding{g.mesh, spec}.validate(x.shape());
+  if (!valid.ok())
+    fail(site, "with_sharding_constraint", valid.message());
+  return record(g, "shardc.sharding_constraint", {x.id()}, x.dtype(), x.shape(),
+                "sharding = " + trace::shardingAttr(spec), site);
+}
+
+} // namespace shardc

@@ -1,0 +1,375 @@
+//===- FrontendTest.cpp - tracing, jit and value_and_grad from C++ --------===//
+//
+// The frontend as a user sees it (only shardc/shardc.h): traced functions
+// give the numbers a direct host computation gives, on one device and on
+// several; errors in a traced function name the user's line; jit traces
+// once per signature; value_and_grad matches finite differences; a jitted
+// training step learns.
+//
+//===----------------------------------------------------------------------===//
+
+#include <shardc/shardc.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace shardc;
+
+namespace {
+
+Array randomArray(Shape shape, uint32_t seed, double scale = 1.0) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal(0.0, scale);
+  std::vector<double> v(numElements(shape));
+  for (double &x : v)
+    x = normal(rng);
+  return Array::fromDoubles(DType::F32, shape, v);
+}
+
+Client cpuClient() {
+  StatusOr<Client> c = Client::create("cpu", "");
+  EXPECT_TRUE(c.ok()) << c.message();
+  return std::move(*c);
+}
+
+void expectNear(const Array &got, const std::vector<double> &want, double tol) {
+  ASSERT_EQ(got.numElements(), (int64_t)want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_NEAR(got.getDouble(i), want[i], tol * (1 + std::fabs(want[i]))) << "element " << i;
+}
+
+std::vector<Array> run(Client &client, TracedFn fn, const std::vector<Array> &args,
+                       JitOptions options = {}) {
+  Jitted f = client.jit(std::move(fn), std::move(options));
+  StatusOr<std::vector<Array>> out = f.call(args);
+  EXPECT_TRUE(out.ok()) << out.message();
+  return out.ok() ? *out : std::vector<Array>{};
+}
+
+// ---- Numbers -----------------------------------------------------------------
+
+TEST(Frontend, DenseLayerMatchesHost) {
+  Client client = cpuClient();
+  Array x = randomArray({5, 7}, 1), w = randomArray({7, 3}, 2), b = randomArray({3}, 3);
+  auto out = run(client, [](const std::vector<Tensor> &in) {
+    return std::vector<Tensor>{relu(matmul(in[0], in[1]) + in[2]) * 2.0 - 1.0};
+  }, {x, w, b});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape(), (Shape{5, 3}));
+  std::vector<double> want;
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double acc = b.getDouble(j);
+      for (int k = 0; k < 7; ++k)
+        acc += x.getDouble(i * 7 + k) * w.getDouble(k * 3 + j);
+      want.push_back(std::max(acc, 0.0) * 2 - 1);
+    }
+  expectNear(out[0], want, 1e-5);
+}
+
+TEST(Frontend, CompositesMatchHost) {
+  Client client = cpuClient();
+  const int rows = 3, cols = 5;
+  Array x = randomArray({rows, cols}, 4, 2.0), g = randomArray({cols}, 5),
+        b = randomArray({cols}, 6);
+  Array labels = Array::fromInts(DType::I32, {rows}, {4, 0, 2});
+  auto out = run(client, [](const std::vector<Tensor> &in) {
+    const Tensor &x = in[0];
+    return std::vector<Tensor>{softmax(x),           log_softmax(x),
+                               gelu(x),              gelu(x, /*approximate=*/true),
+                               layer_norm(x, in[1], in[2]),
+                               softmax_cross_entropy(x, in[3]),
+                               mean(x, {0}),         sum(x, {-1}, /*keepdims=*/true)};
+  }, {x, g, b, labels});
+  ASSERT_EQ(out.size(), 8u);
+  std::vector<double> sm, lsm, ge, gea, ln, colMean(cols, 0), rowSum;
+  double ce = 0;
+  for (int r = 0; r < rows; ++r) {
+    std::vector<double> v(cols);
+    double mx = -1e30, s = 0, mu = 0, var = 0;
+    for (int c = 0; c < cols; ++c)
+      mx = std::max(mx, v[c] = x.getDouble(r * cols + c));
+    for (int c = 0; c < cols; ++c)
+      s += std::exp(v[c] - mx), mu += v[c] / cols;
+    for (int c = 0; c < cols; ++c)
+      var += (v[c] - mu) * (v[c] - mu) / cols;
+    double rs = 0;
+    for (int c = 0; c < cols; ++c) {
+      sm.push_back(std::exp(v[c] - mx) / s);
+      lsm.push_back(v[c] - mx - std::log(s));
+      ge.push_back(0.5 * v[c] * (1 + std::erf(v[c] / std::sqrt(2.0))));
+      gea.push_back(0.5 * v[c] *
+                    (1 + std::tanh(std::sqrt(2 / M_PI) * (v[c] + 0.044715 * v[c] * v[c] * v[c]))));
+      ln.push_back((v[c] - mu) / std::sqrt(var + 1e-5) * g.getDouble(c) + b.getDouble(c));
+      colMean[c] += v[c] / rows;
+      rs += v[c];
+    }
+    rowSum.push_back(rs);
+    ce -= (v[labels.getInt(r)] - mx - std::log(s)) / rows;
+  }
+  expectNear(out[0], sm, 1e-5);
+  expectNear(out[1], lsm, 1e-5);
+  expectNear(out[2], ge, 1e-5);
+  expectNear(out[3], gea, 1e-5);
+  expectNear(out[4], ln, 1e-4);
+  expectNear(out[5], {ce}, 1e-5);
+  expectNear(out[6], colMean, 1e-5);
+  EXPECT_EQ(out[7].shape(), (Shape{rows, 1}));
+  expectNear(out[7], rowSum, 1e-5);
+}
+
+TEST(Frontend, DataMovementAndIntegers) {
+  Client client = cpuClient();
+  Array x = randomArray({4, 6}, 7);
+  Array idx = Array::fromInts(DType::I32, {3}, {3, 0, 3});
+  auto out = run(client, [](const std::vector<Tensor> &in) {
+    const Tensor &x = in[0];
+    Tensor t = transpose(x, {1, 0});                       // 6x4
+    Tensor s = slice(t, {1, 0}, {6, 4}, {2, 1});           // rows 1,3,5
+    Tensor c = concatenate({s, s}, 0);                     // 6x4
+    Tensor r = reshape(c, {-1});                           // 24
+    Tensor rows = take(x, in[1]);                          // 3x6
+    Tensor big = where(greater(x, 0.0), x, full_like(x, -1.0));
+    Tensor ids = astype(iota({2, 3}, 1), DType::F32);
+    return std::vector<Tensor>{r, rows, big, ids, maximum(x, minimum(x, 0.5))};
+  }, {x, idx});
+  ASSERT_EQ(out.size(), 5u);
+  std::vector<double> r, rows, big, ids, clip;
+  for (int rep = 0; rep < 2; ++rep)
+    for (int i : {1, 3, 5})
+      for (int j = 0; j < 4; ++j)
+        r.push_back(x.getDouble(j * 6 + i));
+  for (int i : {3, 0, 3})
+    for (int j = 0; j < 6; ++j)
+      rows.push_back(x.getDouble(i * 6 + j));
+  for (int64_t i = 0; i < 24; ++i) {
+    double v = x.getDouble(i);
+    big.push_back(v > 0 ? v : -1);
+    clip.push_back(std::max(v, std::min(v, 0.5)));
+  }
+  ids = {0, 1, 2, 0, 1, 2};
+  expectNear(out[0], r, 0);
+  expectNear(out[1], rows, 0);
+  expectNear(out[2], big, 0);
+  expectNear(out[3], ids, 0);
+  expectNear(out[4], clip, 0);
+}
+
+// ---- Errors at trace time ----------------------------------------------------
+
+TEST(Frontend, ShapeErrorNamesTheCallSite) {
+  Client client = cpuClient();
+  int line = 0;
+  Jitted f = client.jit([&](const std::vector<Tensor> &in) {
+    line = __LINE__ + 1;
+    return std::vector<Tensor>{in[0] + in[1]};
+  });
+  StatusOr<std::vector<Array>> out = f.call({Array(DType::F32, {4, 8}), Array(DType::F32, {4, 9})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.message().find("FrontendTest.cpp:" + std::to_string(line) + ": error: add"),
+            std::string::npos)
+      << out.message();
+  EXPECT_NE(out.message().find("f32[4x8] and f32[4x9]"), std::string::npos) << out.message();
+}
+
+TEST(Frontend, TraceErrorsAreClear) {
+  auto expectError = [](const TracedFn &fn, std::vector<ArgSpec> args, const std::string &what) {
+    try {
+      traceToModule(fn, args);
+      ADD_FAILURE() << "no error, expected: " << what;
+    } catch (const TraceError &e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  ArgSpec m{"m", DType::F32, {4, 8}, {}}, v{"v", DType::F32, {5}, {}},
+      i{"i", DType::I32, {4, 8}, {}};
+  expectError([](auto &in) { return std::vector<Tensor>{matmul(in[0], in[1])}; }, {m, v},
+              "matmul: supports");
+  expectError([](auto &in) { return std::vector<Tensor>{in[0] + in[1]}; }, {m, i},
+              "operand dtypes differ: f32[4x8] and i32[4x8]");
+  expectError([](auto &in) { return std::vector<Tensor>{exp(in[0])}; }, {i},
+              "exp: needs a float operand");
+  expectError([](auto &in) { return std::vector<Tensor>{reshape(in[0], {3, -1})}; }, {m},
+              "cannot infer the -1 dimension");
+  expectError([](auto &in) { return std::vector<Tensor>{sum(in[0], {2})}; }, {m},
+              "dimension 2 out of range");
+  expectError([](auto &in) { return std::vector<Tensor>{psum(in[0], {"data"})}; }, {m},
+              "psum: is only available inside a shard_map body");
+  expectError([](auto &in) { return std::vector<Tensor>{softmax_cross_entropy(in[0], in[1])}; },
+              {m, v}, "labels must be i32 or i64");
+  // A Tensor kept from another trace.
+  Tensor stale;
+  traceToModule([&](auto &in) { stale = in[0]; return std::vector<Tensor>{in[0]}; }, {m});
+  expectError([&](auto &in) { return std::vector<Tensor>{in[0] + stale}; }, {m},
+              "belongs to another trace");
+  // Outside a trace.
+  EXPECT_THROW(full({2}, 1.0), TraceError);
+}
+
+TEST(Frontend, CompilerDiagnosticsNameTheUsersLine) {
+  // The trace records the call site as each op's location.
+  std::string text = traceToModule(
+      [](auto &in) { return std::vector<Tensor>{exp(in[0])}; }, {{"x", DType::F32, {2}, {}}});
+  EXPECT_NE(text.find("\"shardc.exp\"(%v0)"), std::string::npos) << text;
+  EXPECT_NE(text.find("FrontendTest.cpp\":" + std::to_string(__LINE__ - 2)), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("{shardc.name = \"x\"}"), std::string::npos) << text;
+}
+
+// ---- jit -----------------------------------------------------------------------
+
+TEST(Frontend, JitTracesOncePerSignature) {
+  Client client = cpuClient();
+  TracedFn fn = [](const std::vector<Tensor> &in) {
+    return std::vector<Tensor>{sum(in[0] * in[0], {1})};
+  };
+  Jitted f = client.jit(fn);
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(f.call({randomArray({4, 3}, i)}).ok());
+  EXPECT_EQ(f.traceCount(), 1);
+  EXPECT_EQ(client.cacheStats().misses, 1);
+  StatusOr<std::vector<Array>> other = f.call({randomArray({8, 3}, 9)}); // another batch
+  ASSERT_TRUE(other.ok()) << other.message();
+  EXPECT_EQ(other->at(0).shape(), (Shape{8}));
+  EXPECT_EQ(f.traceCount(), 2);
+  EXPECT_EQ(client.cacheStats().misses, 2);
+  // A second jit of the same function traces again, to the same program
+  // text (locations included), which the compile cache has.
+  Jitted g = client.jit(fn);
+  ASSERT_TRUE(g.call({randomArray({4, 3}, 0)}).ok());
+  EXPECT_EQ(client.cacheStats().misses, 2);
+  EXPECT_EQ(client.cacheStats().memoryHits, 1);
+}
+
+TEST(Frontend, ShardedArgumentsGiveTheSameNumbers) {
+  Client client = cpuClient();
+  Mesh mesh{{"data"}, {2}};
+  Array x = randomArray({8, 6}, 11), w = randomArray({6, 4}, 12);
+  TracedFn fn = [](const std::vector<Tensor> &in) {
+    Tensor h = tanh(matmul(in[0], in[1]));
+    return std::vector<Tensor>{h, mean(h)};
+  };
+  std::vector<Array> single = run(client, fn, {x, w});
+  Jitted f = client.jit(fn);
+  StatusOr<DeviceArray> xs = client.device_put(x, {mesh, {{"data"}, {}}});
+  StatusOr<DeviceArray> ws = client.device_put(w, {mesh, {{}, {}}});
+  ASSERT_TRUE(xs.ok() && ws.ok());
+  StatusOr<std::vector<DeviceArray>> out = f.call({*xs, *ws});
+  ASSERT_TRUE(out.ok()) << out.message();
+  EXPECT_EQ(out->at(0).shards().size(), 2u);
+  EXPECT_EQ(out->at(0).shards()[0].shape(), (Shape{4, 4})); // stays split over "data"
+  expectNear(out->at(0).fetch(), single[0].toDoubles(), 1e-6);
+  expectNear(out->at(1).fetch(), single[1].toDoubles(), 1e-6);
+}
+
+TEST(Frontend, ShardMapWithCollectives) {
+  Client client = cpuClient();
+  Mesh mesh{{"data"}, {2}};
+  Array x = randomArray({8, 3}, 13);
+  JitOptions options;
+  options.mesh = mesh;
+  auto out = run(client, [](const std::vector<Tensor> &in) {
+    return shard_map(
+        [](const std::vector<Tensor> &local) {
+          Tensor partial = sum(local[0], {0}); // this device's rows
+          return std::vector<Tensor>{psum(partial, {"data"}), pmean(partial, {"data"}),
+                                     all_gather(local[0], {"data"}, 0)};
+        },
+        {in[0]}, {{{"data"}, {}}}, {{{}}, {{}}, {{}, {}}});
+  }, {x}, options);
+  ASSERT_EQ(out.size(), 3u);
+  std::vector<double> total(3, 0);
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 3; ++j)
+      total[j] += x.getDouble(i * 3 + j);
+  expectNear(out[0], total, 1e-5);
+  for (double &t : total)
+    t /= 2;
+  expectNear(out[1], total, 1e-5);
+  expectNear(out[2], x.toDoubles(), 0);
+}
+
+// ---- value_and_grad and training -------------------------------------------------
+
+TEST(Frontend, ValueAndGradMatchesFiniteDifferences) {
+  Client client = cpuClient();
+  TracedFn loss = [](const std::vector<Tensor> &in) {
+    Tensor h = gelu(matmul(in[0], in[1]));
+    Tensor logits = matmul(layer_norm(h, in[2], in[3]), in[4]);
+    return std::vector<Tensor>{softmax_cross_entropy(logits, in[5])};
+  };
+  std::vector<Array> args{randomArray({4, 5}, 21), randomArray({5, 6}, 22, 0.5),
+                          randomArray({6}, 23),    randomArray({6}, 24),
+                          randomArray({6, 3}, 25), Array::fromInts(DType::I32, {4}, {0, 2, 1, 2})};
+  JitOptions options;
+  options.transform = JitOptions::Transform::ValueAndGrad;
+  options.wrt = {1, 2, 3, 4};
+  Jitted grad = client.jit(loss, options);
+  StatusOr<std::vector<Array>> out = grad.call(args);
+  ASSERT_TRUE(out.ok()) << out.message();
+  ASSERT_EQ(out->size(), 5u);
+  Jitted value = client.jit(loss);
+  double base = (*value.call(args))[0].getDouble(0);
+  EXPECT_NEAR(out->at(0).getDouble(0), base, 1e-6);
+  const double h = 1e-2;
+  for (unsigned k = 0; k < options.wrt.size(); ++k) {
+    unsigned a = options.wrt[k];
+    for (int64_t i = 0; i < args[a].numElements(); i += 3) {
+      std::vector<Array> plus = args, minus = args;
+      plus[a].setDouble(i, args[a].getDouble(i) + h);
+      minus[a].setDouble(i, args[a].getDouble(i) - h);
+      double fd = ((*value.call(plus))[0].getDouble(0) - (*value.call(minus))[0].getDouble(0)) /
+                  (2 * h);
+      EXPECT_NEAR(out->at(1 + k).getDouble(i), fd, 2e-3 + 2e-2 * std::fabs(fd))
+          << "argument " << a << " element " << i;
+    }
+  }
+}
+
+TEST(Frontend, JittedTrainStepLearns) {
+  Client client = cpuClient();
+  // Linear regression onto a fixed target: Adam drives the loss down.
+  TracedFn loss = [](const std::vector<Tensor> &in) {
+    Tensor err = matmul(in[0], in[2]) - in[1];
+    return std::vector<Tensor>{mean(err * err)};
+  };
+  JitOptions options;
+  options.transform = JitOptions::Transform::TrainStep;
+  options.wrt = {2};
+  options.train.optimizer = "adam";
+  Jitted step = client.jit(loss, options);
+  Array x = randomArray({16, 4}, 31), target = randomArray({4, 2}, 32);
+  Array y(DType::F32, {16, 2});
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 2; ++j) {
+      double acc = 0;
+      for (int k = 0; k < 4; ++k)
+        acc += x.getDouble(i * 4 + k) * target.getDouble(k * 2 + j);
+      y.setDouble(i * 2 + j, acc);
+    }
+  Array w(DType::F32, {4, 2}), m(DType::F32, {4, 2}), v(DType::F32, {4, 2}), t(DType::F32, {});
+  Array lr = Array::fromDoubles(DType::F32, {}, {0.05});
+  double first = 0, last = 0;
+  for (int s = 0; s < 200; ++s) {
+    StatusOr<std::vector<Array>> out = step.call({x, y, w, m, v, t, lr});
+    ASSERT_TRUE(out.ok()) << out.message();
+    (s == 0 ? first : last) = out->at(0).getDouble(0);
+    w = out->at(1), m = out->at(2), v = out->at(3), t = out->at(4);
+  }
+  EXPECT_EQ(step.traceCount(), 1);
+  EXPECT_LT(last, 0.01 * first) << first << " -> " << last;
+}
+
+TEST(Frontend, TrainStepNeedsItsParameters) {
+  Client client = cpuClient();
+  JitOptions options;
+  options.transform = JitOptions::Transform::TrainStep;
+  Jitted step = client.jit([](auto &in) { return std::vector<Tensor>{sum(in[0])}; }, options);
+  StatusOr<std::vector<Array>> out = step.call({Array(DType::F32, {2})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.message().find("needs JitOptions::wrt"), std::string::npos) << out.message();
+}
+
+} // namespace
