@@ -2,6 +2,7 @@
 // RUN: shardc-opt %s --shardc-autodiff="function=data_parallel_mlp_loss wrt=2,3,4,5" --shardc-propagate --shardc-partition | FileCheck %s --check-prefix=PART
 // RUN: shardc-opt %s --shardc-autodiff="function=data_parallel_mlp_loss wrt=2,3,4,5" --shardc-propagate --shardc-partition | FileCheck %s --check-prefix=COUNT
 // RUN: shardc-opt %s --shardc-autodiff="function=loss_through_inactive_strided_slice wrt=0" | FileCheck %s --check-prefix=ACTIVE
+// RUN: shardc-opt %s --shardc-autodiff="function=shard_map_loss wrt=1" | FileCheck %s --check-prefix=SMAP
 
 // Reverse-mode differentiation adds @<f>_grad: the forward program, the
 // seed 1.0, each op's gradient rule in reverse order, adjoints summed where
@@ -147,4 +148,39 @@ func.func @loss_through_inactive_strided_slice(%w: tensor<2xf64>, %x: tensor<4xf
   %p = shardc.mul %w, %s : tensor<2xf64>
   %l = shardc.reduce sum %p dims = [0] : (tensor<2xf64>) -> tensor<f64>
   return %l : tensor<f64>
+}
+
+// The adjoint of a shard_map is a shard_map. The forward one also returns
+// the values the backward body reads (tanh's result), stacked over the
+// devices, so nothing is computed twice; the backward one splits the
+// replicated loss's adjoint over its 2 copies, and sums the replicated
+// weight's adjoint over "data".
+shardc.mesh @mesh_data_2 = <["data"=2]>
+// SMAP-LABEL: func.func @shard_map_loss_grad
+// SMAP: [[F:%.+]]:2 = shardc.shard_map(%arg0, %arg1) {{.*}} out_shardings = [<@mesh_data_2, []>, <@mesh_data_2, [{"data"}, {}]>]
+// SMAP: [[T:%.+]] = shardc.tanh
+// SMAP: [[M:%.+]] = shardc.all_reduce mean
+// SMAP: shardc.return [[M]], [[T]] : tensor<f32>, tensor<4x3xf32>
+// SMAP: } : (tensor<8x4xf32>, tensor<4x3xf32>) -> (tensor<f32>, tensor<8x3xf32>)
+// SMAP: [[ONE:%.+]] = shardc.constant dense<1.000000e+00> : tensor<f32>
+// SMAP: [[G:%.+]] = shardc.shard_map(%arg0, %arg1, [[ONE]], [[F]]#1)
+// SMAP-NEXT: ^bb0({{.*}}, [[CT:%.+]]: tensor<f32>, [[RES:%.+]]: tensor<4x3xf32>):
+// SMAP-NOT: shardc.tanh
+// SMAP: [[HALF:%.+]] = shardc.constant dense<5.000000e-01>
+// SMAP: shardc.mul [[CT]], [[HALF]]
+// SMAP: shardc.mul [[RES]], [[RES]]
+// SMAP: [[GW:%.+]] = shardc.all_reduce sum {{.*}} on @mesh_data_2 ["data"] : tensor<4x3xf32>
+// SMAP: shardc.return [[GW]]
+// SMAP: return [[F]]#0, [[G]] : tensor<f32>, tensor<4x3xf32>
+func.func @shard_map_loss(%x: tensor<8x4xf32>, %w: tensor<4x3xf32>) -> tensor<f32> {
+  %l = shardc.shard_map (%x, %w) in_shardings = [<@mesh_data_2, [{"data"}, {}]>, <@mesh_data_2, [{}, {}]>]
+         out_shardings = [<@mesh_data_2, []>] {
+  ^bb0(%lx: tensor<4x4xf32>, %lw: tensor<4x3xf32>):
+    %h = shardc.dot_general %lx, %lw contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+    %t = shardc.tanh %h : tensor<4x3xf32>
+    %s = shardc.reduce sum %t dims = [0, 1] : (tensor<4x3xf32>) -> tensor<f32>
+    %m = shardc.all_reduce mean %s on @mesh_data_2 ["data"] : tensor<f32>
+    shardc.return %m : tensor<f32>
+  } : (tensor<8x4xf32>, tensor<4x3xf32>) -> tensor<f32>
+  return %l : tensor<f32>
 }

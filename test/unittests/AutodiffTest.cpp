@@ -1040,11 +1040,11 @@ TEST_F(Autodiff, RejectsOpWithoutRule) {
   expectRejected(R"mlir(
     shardc.mesh @mesh_2 = <["x"=2]>
     func.func @f(%a: tensor<4xf64>) -> tensor<f64> {
-      %m = shardc.shard_map (%a) in_shardings = [<@mesh_2, [{"x"}]>]
+      %m = shardc.shard_map (%a) in_shardings = [<@mesh_2, [{}]>]
              out_shardings = [<@mesh_2, [{"x"}]>] {
-      ^bb0(%la: tensor<2xf64>):
-        %e = shardc.exp %la : tensor<2xf64>
-        shardc.return %e : tensor<2xf64>
+      ^bb0(%la: tensor<4xf64>):
+        %s = shardc.all_slice %la on @mesh_2 ["x"] dim = 0 : tensor<4xf64> -> tensor<2xf64>
+        shardc.return %s : tensor<2xf64>
       } : (tensor<4xf64>) -> tensor<4xf64>
       %l = shardc.reduce sum %m dims = [0] : (tensor<4xf64>) -> tensor<f64>
       return %l : tensor<f64>
@@ -1053,23 +1053,123 @@ TEST_F(Autodiff, RejectsOpWithoutRule) {
                  {}, "has no gradient rule");
 }
 
-// A shard_map with two results, the first unused: its gradient must be an
-// error, not zeros.
-TEST_F(Autodiff, RejectsMultiResultOpWithoutRule) {
+TEST_F(Autodiff, RejectsAllReduceMax) {
   expectRejected(R"mlir(
     shardc.mesh @mesh_2 = <["x"=2]>
     func.func @f(%a: tensor<4xf64>) -> tensor<f64> {
-      %m:2 = shardc.shard_map (%a) in_shardings = [<@mesh_2, [{"x"}]>]
-               out_shardings = [<@mesh_2, [{"x"}]>, <@mesh_2, [{"x"}]>] {
+      %m = shardc.shard_map (%a) in_shardings = [<@mesh_2, [{"x"}]>]
+             out_shardings = [<@mesh_2, [{}]>] {
       ^bb0(%la: tensor<2xf64>):
-        %e = shardc.exp %la : tensor<2xf64>
-        shardc.return %e, %la : tensor<2xf64>, tensor<2xf64>
-      } : (tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>)
-      %l = shardc.reduce sum %m#1 dims = [0] : (tensor<4xf64>) -> tensor<f64>
+        %s = shardc.all_reduce max %la on @mesh_2 ["x"] : tensor<2xf64>
+        shardc.return %s : tensor<2xf64>
+      } : (tensor<4xf64>) -> tensor<2xf64>
+      %l = shardc.reduce sum %m dims = [0] : (tensor<2xf64>) -> tensor<f64>
       return %l : tensor<f64>
     }
   )mlir",
-                 {}, "has no gradient rule");
+                 {}, "all_reduce max/min has no gradient rule");
+}
+
+//===----------------------------------------------------------------------===//
+// shard_map and collectives
+//===----------------------------------------------------------------------===//
+
+// The gradient of a shard_map is a shard_map over its body's reverse sweep.
+TEST_F(Autodiff, ShardMapElementwise) {
+  Check check;
+  check.prelude = "shardc.mesh @mesh_2 = <[\"x\"=2]>";
+  checkOp("%a: tensor<4x3xf64>",
+          "  %y = shardc.shard_map (%a) in_shardings = [<@mesh_2, [{\"x\"}, {}]>]\n"
+          "         out_shardings = [<@mesh_2, [{\"x\"}, {}]>] {\n"
+          "  ^bb0(%la: tensor<2x3xf64>):\n"
+          "    %e = shardc.tanh %la : tensor<2x3xf64>\n"
+          "    %m = shardc.mul %e, %la : tensor<2x3xf64>\n"
+          "    shardc.return %m : tensor<2x3xf64>\n"
+          "  } : (tensor<4x3xf64>) -> tensor<4x3xf64>",
+          "tensor<4x3xf64>", {}, check);
+}
+
+// Two results, only the second reaching the loss; an input used twice.
+TEST_F(Autodiff, ShardMapTwoResults) {
+  Check check;
+  check.prelude = "shardc.mesh @mesh_2 = <[\"x\"=2]>";
+  checkOp("%a: tensor<4xf64>",
+          "  %m:2 = shardc.shard_map (%a) in_shardings = [<@mesh_2, [{\"x\"}]>]\n"
+          "           out_shardings = [<@mesh_2, [{\"x\"}]>, <@mesh_2, [{\"x\"}]>] {\n"
+          "  ^bb0(%la: tensor<2xf64>):\n"
+          "    %e = shardc.exp %la : tensor<2xf64>\n"
+          "    %s = shardc.mul %la, %la : tensor<2xf64>\n"
+          "    shardc.return %e, %s : tensor<2xf64>, tensor<2xf64>\n"
+          "  } : (tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>)\n"
+          "  %y = shardc.add %m#1, %a : tensor<4xf64>",
+          "tensor<4xf64>", {}, check);
+}
+
+// Explicit data parallelism: a replicated weight, a batch split over "x",
+// the loss averaged with all_reduce mean; the weight's gradient sums the
+// devices' contributions.
+TEST_F(Autodiff, ShardMapReplicatedWeightAndMean) {
+  Check check;
+  check.prelude = "shardc.mesh @mesh_2 = <[\"x\"=2]>";
+  checkOp("%xs: tensor<4x3xf64>, %w: tensor<3x2xf64>",
+          "  %y = shardc.shard_map (%xs, %w) in_shardings = [<@mesh_2, [{\"x\"}, {}]>, "
+          "<@mesh_2, [{}, {}]>]\n"
+          "         out_shardings = [<@mesh_2, [{}, {}]>] {\n"
+          "  ^bb0(%lx: tensor<2x3xf64>, %lw: tensor<3x2xf64>):\n"
+          "    %h = shardc.dot_general %lx, %lw contracting_dims = [1] x [0] : "
+          "(tensor<2x3xf64>, tensor<3x2xf64>) -> tensor<2x2xf64>\n"
+          "    %t = shardc.tanh %h : tensor<2x2xf64>\n"
+          "    %m = shardc.all_reduce mean %t on @mesh_2 [\"x\"] : tensor<2x2xf64>\n"
+          "    shardc.return %m : tensor<2x2xf64>\n"
+          "  } : (tensor<4x3xf64>, tensor<3x2xf64>) -> tensor<2x2xf64>",
+          "tensor<2x2xf64>", {}, check);
+}
+
+// psum over one axis of a 2-D mesh; the input replicated over the other.
+TEST_F(Autodiff, ShardMapPsumOnTwoAxes) {
+  Check check;
+  check.prelude = "shardc.mesh @m = <[\"x\"=2, \"y\"=2]>";
+  checkOp("%a: tensor<4x6xf64>",
+          "  %y = shardc.shard_map (%a) in_shardings = [<@m, [{\"x\"}, {}]>]\n"
+          "         out_shardings = [<@m, [{}, {}]>] {\n"
+          "  ^bb0(%la: tensor<2x6xf64>):\n"
+          "    %e = shardc.mul %la, %la : tensor<2x6xf64>\n"
+          "    %s = shardc.all_reduce sum %e on @m [\"x\"] : tensor<2x6xf64>\n"
+          "    shardc.return %s : tensor<2x6xf64>\n"
+          "  } : (tensor<4x6xf64>) -> tensor<2x6xf64>",
+          "tensor<2x6xf64>", {}, check);
+}
+
+TEST_F(Autodiff, AllGatherAndReduceScatter) {
+  Check check;
+  check.prelude = "shardc.mesh @mesh_2 = <[\"x\"=2]>";
+  checkOp("%a: tensor<4x4xf64>",
+          "  %y = shardc.shard_map (%a) in_shardings = [<@mesh_2, [{\"x\"}, {}]>]\n"
+          "         out_shardings = [<@mesh_2, [{}, {\"x\"}]>] {\n"
+          "  ^bb0(%la: tensor<2x4xf64>):\n"
+          "    %g = shardc.all_gather %la on @mesh_2 [\"x\"] dim = 0 : "
+          "tensor<2x4xf64> -> tensor<4x4xf64>\n"
+          "    %e = shardc.tanh %g : tensor<4x4xf64>\n"
+          "    %r = shardc.reduce_scatter sum %e on @mesh_2 [\"x\"] dim = 1 : "
+          "tensor<4x4xf64> -> tensor<4x2xf64>\n"
+          "    shardc.return %r : tensor<4x2xf64>\n"
+          "  } : (tensor<4x4xf64>) -> tensor<4x4xf64>",
+          "tensor<4x4xf64>", {}, check);
+}
+
+TEST_F(Autodiff, AllToAll) {
+  Check check;
+  check.prelude = "shardc.mesh @mesh_2 = <[\"x\"=2]>";
+  checkOp("%a: tensor<4x4xf64>",
+          "  %y = shardc.shard_map (%a) in_shardings = [<@mesh_2, [{\"x\"}, {}]>]\n"
+          "         out_shardings = [<@mesh_2, [{}, {\"x\"}]>] {\n"
+          "  ^bb0(%la: tensor<2x4xf64>):\n"
+          "    %t = shardc.all_to_all %la on @mesh_2 [\"x\"] split_dim = 1 concat_dim = 0 : "
+          "tensor<2x4xf64> -> tensor<4x2xf64>\n"
+          "    %e = shardc.exp %t : tensor<4x2xf64>\n"
+          "    shardc.return %e : tensor<4x2xf64>\n"
+          "  } : (tensor<4x4xf64>) -> tensor<4x4xf64>",
+          "tensor<4x4xf64>", {}, check);
 }
 
 TEST_F(Autodiff, RejectsExistingGradFunction) {

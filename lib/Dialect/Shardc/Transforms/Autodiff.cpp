@@ -3,7 +3,8 @@
 // Reverse-mode differentiation: the new function first computes the forward
 // program (a clone), then walks its ops backwards, asking each op's gradient
 // rule (GradientRules.cpp) for its operands' adjoints and summing the
-// adjoints of values used more than once.
+// adjoints of values used more than once. A shard_map's adjoint is a
+// shard_map over the reverse sweep of its body.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -27,6 +29,261 @@ namespace shardc {
 static bool isFloatTensor(Type t) {
   auto tensor = dyn_cast<RankedTensorType>(t);
   return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+static Value splatLike(OpBuilder &b, Location loc, Type type, double value) {
+  auto tensor = cast<RankedTensorType>(type);
+  return ConstantOp::create(
+      b, loc, DenseElementsAttr::get(tensor, b.getFloatAttr(tensor.getElementType(), value)));
+}
+
+static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
+                                  ArrayRef<Value> wrt, llvm::DenseMap<Value, Value> &adjoint);
+
+/// The backward shard_map `grad` recomputes `op`'s body (the ops
+/// `forward`, cloned through `map`). Instead, the forward values its reverse
+/// sweep reads (the residuals) become extra results of the forward
+/// shard_map and extra inputs of the backward one, and the recomputation
+/// goes. A residual is a per-device value: globally it is the devices'
+/// values stacked along dimension 0, split over every mesh axis.
+static void passResiduals(OpBuilder &b, ShardMapOp op, ShardMapOp grad,
+                          ArrayRef<Operation *> forward, const IRMapping &map) {
+  llvm::DenseSet<Operation *> cloned(forward.begin(), forward.end());
+  SmallVector<Value> residuals; // in the backward body
+  for (Operation *f : forward) {
+    if (isa<ConstantOp, IotaOp>(f)) // cheaper to recompute than to pass
+      continue;
+    for (Value r : f->getResults())
+      if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !cloned.contains(u); }))
+        residuals.push_back(r);
+  }
+  Block &oldBody = op.getBody().front();
+  Block &body = grad.getBody().front();
+  if (!residuals.empty()) {
+    llvm::DenseMap<Value, Value> original; // backward clone -> forward body
+    for (Operation &inner : oldBody.without_terminator())
+      for (Value r : inner.getResults())
+        original[map.lookup(r)] = r;
+    MLIRContext *ctx = b.getContext();
+    MeshOp mesh = lookupMesh(op, op.getMeshRef());
+    SmallVector<StringAttr> allAxes;
+    for (Attribute name : mesh.getAxisNames())
+      allAxes.push_back(cast<StringAttr>(name));
+    auto stackedType = [&](Value local) {
+      auto type = cast<RankedTensorType>(local.getType());
+      SmallVector<int64_t> shape(type.getShape());
+      if (shape.empty())
+        shape.push_back(1);
+      SmallVector<int64_t> global = shape;
+      global[0] *= mesh.getNumDevices();
+      return std::make_pair(RankedTensorType::get(shape, type.getElementType()),
+                            RankedTensorType::get(global, type.getElementType()));
+    };
+    auto stackedSharding = [&](int64_t rank) {
+      SmallVector<DimShardingAttr> dims{DimShardingAttr::get(ctx, allAxes, false)};
+      for (int64_t d = 1; d < rank; ++d)
+        dims.push_back(DimShardingAttr::get(ctx, {}, false));
+      return ShardingAttr::get(ctx, op.getMeshRef(), dims);
+    };
+
+    // The forward shard_map, returning the residuals too, replaces `op`.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(op);
+    SmallVector<Type> types(op.getResultTypes());
+    SmallVector<Attribute> outAttrs(op.getOutShardings().begin(), op.getOutShardings().end());
+    for (Value r : residuals) {
+      auto global = stackedType(r).second;
+      types.push_back(global);
+      outAttrs.push_back(stackedSharding(global.getRank()));
+    }
+    auto fwd = ShardMapOp::create(b, op.getLoc(), types, op.getInputs(),
+                                  op.getInShardingsAttr(), b.getArrayAttr(outAttrs));
+    SmallVector<Location> locs(oldBody.getNumArguments(), op.getLoc());
+    Block *fwdBody = b.createBlock(&fwd.getBody(), {}, oldBody.getArgumentTypes(), locs);
+    IRMapping fm;
+    for (auto [from, to] : llvm::zip(oldBody.getArguments(), fwdBody->getArguments()))
+      fm.map(from, to);
+    for (Operation &inner : oldBody.without_terminator())
+      b.clone(inner, fm);
+    SmallVector<Value> returned;
+    for (Value v : oldBody.getTerminator()->getOperands())
+      returned.push_back(fm.lookupOrDefault(v));
+    for (Value r : residuals) {
+      Value v = fm.lookup(original.lookup(r));
+      auto local = stackedType(r).first;
+      if (v.getType() != local)
+        v = ReshapeOp::create(b, op.getLoc(), local, v);
+      returned.push_back(v);
+    }
+    shardc::ReturnOp::create(b, op.getLoc(), returned);
+    for (unsigned i = 0; i < op.getNumResults(); ++i)
+      op.getResult(i).replaceAllUsesWith(fwd.getResult(i));
+
+    // The backward shard_map reads them as inputs.
+    SmallVector<Attribute> inAttrs(grad.getInShardings().begin(), grad.getInShardings().end());
+    b.setInsertionPointToStart(&body);
+    for (auto [k, r] : llvm::enumerate(residuals)) {
+      Value stacked = fwd.getResult(op.getNumResults() + k);
+      grad->insertOperands(grad->getNumOperands(), stacked);
+      inAttrs.push_back(outAttrs[op.getNumResults() + k]);
+      Value arg = body.addArgument(stackedType(r).first, op.getLoc());
+      if (arg.getType() != r.getType())
+        arg = ReshapeOp::create(b, op.getLoc(), r.getType(), arg);
+      r.replaceAllUsesWith(arg);
+    }
+    grad.setInShardingsAttr(b.getArrayAttr(inAttrs));
+  }
+  // Drop the recomputation nobody reads any more, and the adjoints of
+  // inputs that need none.
+  llvm::DenseSet<Operation *> recomputed(forward.begin(), forward.end());
+  SmallVector<Operation *> ops;
+  for (Operation &inner : body.without_terminator())
+    ops.push_back(&inner);
+  for (Operation *inner : llvm::reverse(ops))
+    if (inner->use_empty() && (isPure(inner) || recomputed.contains(inner)))
+      inner->erase();
+}
+
+/// The adjoint of a shard_map is a shard_map: its body recomputes the
+/// forward body, then runs the reverse sweep on it. Each device's copy of a
+/// value is its own variable: the adjoint of a result replicated over some
+/// axes is split evenly among the copies, and the adjoint of an input
+/// replicated over some axes is the sum over the copies (an all_reduce).
+static FailureOr<SmallVector<Value>> shardMapGrads(OpBuilder &b, ShardMapOp op,
+                                                   ArrayRef<Value> resultGrads,
+                                                   const llvm::DenseSet<Value> &active) {
+  Location loc = op.getLoc();
+  MeshOp mesh = lookupMesh(op, op.getMeshRef());
+  if (!mesh)
+    return op.emitError("autodiff: the mesh of this shard_map is missing");
+  auto shardings = [](ArrayAttr list) {
+    SmallVector<ShardingAttr> out;
+    for (Attribute a : list)
+      out.push_back(cast<ShardingAttr>(a));
+    return out;
+  };
+  SmallVector<ShardingAttr> inShardings = shardings(op.getInShardings()),
+                            outShardings = shardings(op.getOutShardings());
+  // Mesh axes a sharding leaves a value replicated over.
+  auto replicatedAxes = [&](ShardingAttr s) {
+    llvm::StringSet<> used;
+    for (int64_t d = 0; d < s.getRank(); ++d)
+      for (StringRef axis : s.getDimAxes(d))
+        used.insert(axis);
+    SmallVector<Attribute> axes;
+    int64_t copies = 1;
+    for (Attribute name : mesh.getAxisNames())
+      if (!used.contains(cast<StringAttr>(name).getValue())) {
+        axes.push_back(name);
+        copies *= mesh.getAxisSize(cast<StringAttr>(name).getValue());
+      }
+    return std::make_pair(axes, copies);
+  };
+
+  Block &oldBody = op.getBody().front();
+  SmallVector<unsigned> diffInputs, gradResults;
+  for (auto [i, input] : llvm::enumerate(op.getInputs()))
+    if (active.contains(input) && isFloatTensor(input.getType()))
+      diffInputs.push_back(i);
+  SmallVector<Value> operands(op.getInputs());
+  SmallVector<Attribute> inAttrs(op.getInShardings().begin(), op.getInShardings().end());
+  SmallVector<Type> argTypes(oldBody.getArgumentTypes());
+  for (auto [r, g] : llvm::enumerate(resultGrads))
+    if (g) {
+      gradResults.push_back(r);
+      operands.push_back(g);
+      inAttrs.push_back(outShardings[r]);
+      argTypes.push_back(oldBody.getTerminator()->getOperand(r).getType());
+    }
+  SmallVector<Attribute> outAttrs;
+  SmallVector<Type> resultTypes;
+  for (unsigned i : diffInputs) {
+    outAttrs.push_back(inShardings[i]);
+    resultTypes.push_back(op.getInputs()[i].getType());
+  }
+  auto grad = ShardMapOp::create(b, loc, resultTypes, operands, b.getArrayAttr(inAttrs),
+                                 b.getArrayAttr(outAttrs));
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Location> locs(argTypes.size(), loc);
+  Block *body = b.createBlock(&grad.getBody(), {}, argTypes, locs);
+
+  IRMapping map;
+  for (auto [from, to] : llvm::zip(oldBody.getArguments(), body->getArguments()))
+    map.map(from, to);
+  SmallVector<Operation *> forward;
+  for (Operation &inner : oldBody.without_terminator())
+    forward.push_back(b.clone(inner, map));
+  llvm::DenseMap<Value, Value> adjoint;
+  for (auto [k, r] : llvm::enumerate(gradResults)) {
+    Value ct = body->getArgument(oldBody.getNumArguments() + k);
+    int64_t copies = replicatedAxes(outShardings[r]).second;
+    if (copies > 1)
+      ct = MulOp::create(b, loc, ct, splatLike(b, loc, ct.getType(), 1.0 / copies));
+    Value &acc = adjoint[map.lookupOrDefault(oldBody.getTerminator()->getOperand(r))];
+    acc = acc ? AddOp::create(b, loc, acc, ct).getResult() : ct;
+  }
+  SmallVector<Value> wrt;
+  for (unsigned i : diffInputs)
+    wrt.push_back(body->getArgument(i));
+  if (failed(reverseSweep(b, forward, wrt, adjoint)))
+    return failure();
+  SmallVector<Value> returned;
+  for (unsigned i : diffInputs) {
+    Value arg = body->getArgument(i);
+    Value g = adjoint.lookup(arg);
+    if (!g)
+      g = splatLike(b, loc, arg.getType(), 0.0);
+    auto [axes, copies] = replicatedAxes(inShardings[i]);
+    if (copies > 1)
+      g = AllReduceOp::create(b, loc, g.getType(),
+                              ReduceKindAttr::get(b.getContext(), ReduceKind::Sum), g,
+                              op.getMeshRef(), b.getArrayAttr(axes));
+    returned.push_back(g);
+  }
+  shardc::ReturnOp::create(b, loc, returned);
+  passResiduals(b, op, grad, forward, map);
+
+  SmallVector<Value> grads(op.getNumOperands(), Value());
+  for (auto [k, i] : llvm::enumerate(diffInputs))
+    grads[i] = grad.getResult(k);
+  return grads;
+}
+
+/// Walks `forward` (ops in program order, already emitted) backwards from
+/// the adjoints in `adjoint`, adding each operand's adjoint; only values
+/// that depend on `wrt` get adjoints (ops reading none of them are skipped:
+/// their rules may not even exist).
+static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
+                                  ArrayRef<Value> wrt, llvm::DenseMap<Value, Value> &adjoint) {
+  llvm::DenseSet<Value> active(wrt.begin(), wrt.end());
+  for (Operation *op : forward)
+    if (llvm::any_of(op->getOperands(), [&](Value v) { return active.contains(v); }))
+      for (Value r : op->getResults())
+        active.insert(r);
+  for (Operation *op : llvm::reverse(forward)) {
+    if (llvm::none_of(op->getOperands(), [&](Value v) { return active.contains(v); }))
+      continue;
+    SmallVector<Value> resultGrads;
+    bool any = false;
+    for (Value r : op->getResults()) {
+      resultGrads.push_back(adjoint.lookup(r));
+      any |= (bool)resultGrads.back();
+    }
+    if (!any)
+      continue;
+    FailureOr<SmallVector<Value>> grads =
+        isa<ShardMapOp>(op) ? shardMapGrads(b, cast<ShardMapOp>(op), resultGrads, active)
+                            : buildGradients(b, op, resultGrads);
+    if (failed(grads))
+      return failure();
+    for (auto [operand, g] : llvm::zip(op->getOperands(), *grads)) {
+      if (!g)
+        continue;
+      Value &acc = adjoint[operand];
+      acc = acc ? AddOp::create(b, op->getLoc(), acc, g).getResult() : g;
+    }
+  }
+  return success();
 }
 
 FailureOr<func::FuncOp> differentiate(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
@@ -94,40 +351,18 @@ FailureOr<func::FuncOp> differentiate(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
   adjoint[loss] = ConstantOp::create(
       b, fn.getLoc(),
       DenseElementsAttr::get(lossType, b.getFloatAttr(lossType.getElementType(), 1.0)));
-  // Only values that depend on a wrt argument need adjoints: ops reading
-  // none of them are skipped (their rules may not even exist).
-  llvm::DenseSet<Value> active;
+  // The return holds the loss: the sweep may replace the op defining it.
+  auto ret = func::ReturnOp::create(b, fn.getLoc(), ValueRange{loss});
+  b.setInsertionPoint(ret);
+  SmallVector<Value> wrtArgs;
   for (unsigned i : wrt)
-    active.insert(body->getArgument(i));
-  for (Operation *op : forward)
-    if (llvm::any_of(op->getOperands(), [&](Value v) { return active.contains(v); }))
-      for (Value r : op->getResults())
-        active.insert(r);
-  for (Operation *op : llvm::reverse(forward)) {
-    if (llvm::none_of(op->getOperands(), [&](Value v) { return active.contains(v); }))
-      continue;
-    SmallVector<Value> resultGrads;
-    bool any = false;
-    for (Value r : op->getResults()) {
-      resultGrads.push_back(adjoint.lookup(r));
-      any |= (bool)resultGrads.back();
-    }
-    if (!any)
-      continue;
-    FailureOr<SmallVector<Value>> grads = buildGradients(b, op, resultGrads);
-    if (failed(grads)) {
-      grad.erase();
-      return failure();
-    }
-    for (auto [operand, g] : llvm::zip(op->getOperands(), *grads)) {
-      if (!g)
-        continue;
-      Value &acc = adjoint[operand];
-      acc = acc ? AddOp::create(b, op->getLoc(), acc, g).getResult() : g;
-    }
+    wrtArgs.push_back(body->getArgument(i));
+  if (failed(reverseSweep(b, forward, wrtArgs, adjoint))) {
+    grad.erase();
+    return failure();
   }
 
-  SmallVector<Value> returned{loss};
+  SmallVector<Value> returned{ret.getOperand(0)};
   for (unsigned i : wrt) {
     Value g = adjoint.lookup(body->getArgument(i));
     if (!g) { // the loss does not depend on it
@@ -138,15 +373,16 @@ FailureOr<func::FuncOp> differentiate(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
     }
     returned.push_back(g);
   }
-  func::ReturnOp::create(b, fn.getLoc(), returned);
+  ret->setOperands(returned);
 
   // Rules also build adjoints nobody asked for (of inputs that are not in
-  // wrt): drop every op whose results are unused, last first.
+  // wrt), and a shard_map whose forward results moved to a new one (see
+  // passResiduals) is unused: drop every such op, last first.
   SmallVector<Operation *> ops;
   for (Operation &op : body->without_terminator())
     ops.push_back(&op);
   for (Operation *op : llvm::reverse(ops))
-    if (op->use_empty() && isPure(op))
+    if (op->use_empty() && (isPure(op) || isa<ShardMapOp>(op)))
       op->erase();
   return grad;
 }

@@ -289,6 +289,35 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
         Value updates = TakeOp::create(b, e.loc, g, s.getIndices());
         return Grads{g, Value(), updates};
       })
+      // Collectives (in shard_map bodies). Each device's copy of a value is
+      // its own variable, so the adjoint of a collective is the collective
+      // that sends each device's adjoint back where its inputs came from.
+      .Case([&](AllReduceOp r) -> FailureOr<Grads> {
+        if (r.getKind() != ReduceKind::Sum && r.getKind() != ReduceKind::Mean)
+          return r.emitError("all_reduce max/min has no gradient rule");
+        return Grads{AllReduceOp::create(b, e.loc, g.getType(), r.getKindAttr(), g,
+                                         r.getMeshAttr(), r.getAxes())
+                         .getResult()};
+      })
+      .Case([&](AllGatherOp a) {
+        return Grads{ReduceScatterOp::create(b, e.loc, a.getOperand().getType(),
+                                             ReduceKind::Sum, g, a.getMesh(), a.getAxes(),
+                                             a.getDim())
+                         .getResult()};
+      })
+      .Case([&](ReduceScatterOp r) -> FailureOr<Grads> {
+        if (r.getKind() != ReduceKind::Sum)
+          return r.emitError("reduce_scatter ") << stringifyReduceKind(r.getKind())
+                                                << " has no gradient rule";
+        return Grads{AllGatherOp::create(b, e.loc, r.getOperand().getType(), g, r.getMesh(),
+                                         r.getAxes(), r.getDim())
+                         .getResult()};
+      })
+      .Case([&](AllToAllOp a) {
+        return Grads{AllToAllOp::create(b, e.loc, a.getOperand().getType(), g, a.getMesh(),
+                                        a.getAxes(), a.getConcatDim(), a.getSplitDim())
+                         .getResult()};
+      })
       .Default([&](Operation *other) -> FailureOr<Grads> {
         return other->emitError("has no gradient rule (differentiate the global program, "
                                 "before partitioning)");
