@@ -503,7 +503,18 @@ Tensor broadcast_to(const Tensor &x, const Shape &shape, CallSite site) {
     if (x.shape()[i] != 1 && x.shape()[i] != shape[i + offset])
       fail(site, "broadcast_to",
            "cannot broadcast " + x.typeString() + " to " + typeOf(x.dtype(), shape));
-  return broadcast_in_dim(x, shape, dims, site);
+  // Size-1 dimensions that grow are reshaped away first, so the broadcast
+  // names only the dimensions it keeps (the form the fuser loads directly).
+  Shape kept;
+  std::vector<int64_t> keptDims;
+  for (int64_t i = 0; i < x.rank(); ++i)
+    if (!(x.shape()[i] == 1 && shape[i + offset] != 1)) {
+      kept.push_back(x.shape()[i]);
+      keptDims.push_back(dims[i]);
+    }
+  if ((int64_t)kept.size() == x.rank())
+    return broadcast_in_dim(x, shape, dims, site);
+  return broadcast_in_dim(reshape(x, kept, site), shape, keptDims, site);
 }
 
 Tensor reshape(const Tensor &x, Shape shape, CallSite site) {

@@ -2,13 +2,17 @@
 //
 // Trains an MLP (default 784 -> 1024 -> 1024 -> 10, ReLU) on a synthetic
 // classification task whose labels come from a fixed random teacher network,
-// so a falling loss means learning. The batch is split over `--devices N`
-// simulated devices ("data" axis) and the parameters are replicated; the
-// whole step (forward, backward, gradient all_reduce, Adam update) is one
-// executable compiled by shardc.
+// so a falling loss means learning. The model is a C++ function traced by
+// shardc's frontend; the batch is split over `--devices N` simulated devices
+// ("data" axis) and the parameters are replicated; the whole step (forward,
+// backward, gradient all_reduce, Adam update) is one executable, compiled
+// by Client::jit on the first step. `--mode auto` writes the loss for the
+// global batch and lets the partitioner insert the communication;
+// `--mode shard_map` writes it per device with an explicit pmean.
 //
 //   shardc-mlp [--devices N] [--steps S] [--batch-per-device B] [--hidden H]
 //              [--layers L] [--lr LR] [--seed S] [--log-every K]
+//              [--mode auto|shard_map]
 //
 // Prints a progress line every K steps and, last, one JSON line: devices,
 // batch_per_device, ms_per_step_median, examples_per_s, loss_first,
@@ -24,10 +28,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -44,7 +46,7 @@ struct Options {
                "shardc-mlp: error: %s\n"
                "usage: shardc-mlp [--devices N] [--steps S] [--batch-per-device B] "
                "[--hidden H] [--layers L] [--lr LR] [--seed S] [--log-every K] "
-               "[--mode auto]\n",
+               "[--mode auto|shard_map]\n",
                why);
   std::exit(2);
 }
@@ -71,71 +73,48 @@ Options parse(int argc, char **argv) {
   }
   if (o.devices < 1 || o.steps < 1 || o.batchPerDevice < 1 || o.hidden < 1 || o.layers < 1)
     usage("sizes and counts must be positive");
-  if (o.mode != "auto")
-    usage("--mode shard_map is not available yet (only auto)");
+  if (o.mode != "auto" && o.mode != "shard_map")
+    usage("--mode must be auto or shard_map");
   return o;
 }
 
-/// The loss function in the shardc dialect: batch split over "data".
-std::string program(const Options &o) {
-  int64_t B = (int64_t)o.devices * o.batchPerDevice;
-  std::vector<int> dims{o.inputs};
-  for (int l = 0; l < o.layers; ++l)
-    dims.push_back(o.hidden);
-  dims.push_back(o.classes);
-  auto t2 = [](int64_t a, int64_t b) {
-    return "tensor<" + std::to_string(a) + "x" + std::to_string(b) + "xf32>";
-  };
-  auto t1 = [](int64_t a) { return "tensor<" + std::to_string(a) + "xf32>"; };
-  std::string s = "shardc.mesh @mesh = <[\"data\"=" + std::to_string(o.devices) + "]>\n";
-  s += "func.func @loss(%x: " + t2(B, o.inputs) +
-       " {shardc.name = \"x\", shardc.sharding = #shardc.sharding<@mesh, [{\"data\"}, {}]>},"
-       " %labels: tensor<" + std::to_string(B) +
-       "xi32> {shardc.name = \"labels\", shardc.sharding = #shardc.sharding<@mesh, "
-       "[{\"data\"}]>}";
-  for (size_t l = 0; l + 1 < dims.size(); ++l)
-    s += ", %w" + std::to_string(l) + ": " + t2(dims[l], dims[l + 1]) + " {shardc.name = \"w" +
-         std::to_string(l) + "\"}, %b" + std::to_string(l) + ": " + t1(dims[l + 1]) +
-         " {shardc.name = \"b" + std::to_string(l) + "\"}";
-  s += ") -> tensor<f32> {\n";
-  std::string h = "%x";
-  for (size_t l = 0; l + 1 < dims.size(); ++l) {
-    std::string n = std::to_string(l), t = t2(B, dims[l + 1]);
-    s += "  %m" + n + " = shardc.dot_general " + h + ", %w" + n +
-         " contracting_dims = [1] x [0] : (" + t2(B, dims[l]) + ", " +
-         t2(dims[l], dims[l + 1]) + ") -> " + t + "\n";
-    s += "  %bb" + n + " = shardc.broadcast_in_dim %b" + n + ", dims = [1] : (" +
-         t1(dims[l + 1]) + ") -> " + t + "\n";
-    s += "  %a" + n + " = shardc.add %m" + n + ", %bb" + n + " : " + t + "\n";
-    if (l + 2 < dims.size()) {
-      s += "  %z" + n + " = shardc.constant dense<0.0> : " + t + "\n";
-      s += "  %h" + n + " = shardc.max %a" + n + ", %z" + n + " : " + t + "\n";
-      h = "%h" + n;
-    }
+/// The MLP's logits: ReLU between layers. in = {x, w0, b0, w1, b1, ...}.
+shardc::Tensor logits(const std::vector<shardc::Tensor> &in, size_t firstParam) {
+  shardc::Tensor h = in[0];
+  size_t layers = (in.size() - firstParam) / 2;
+  for (size_t l = 0; l < layers; ++l) {
+    h = shardc::matmul(h, in[firstParam + 2 * l]) + in[firstParam + 2 * l + 1];
+    if (l + 1 < layers)
+      h = shardc::relu(h);
   }
-  std::string last = "%a" + std::to_string(dims.size() - 2), t = t2(B, o.classes),
-              tb = t1(B), ti = "tensor<" + std::to_string(B) + "x" +
-                               std::to_string(o.classes) + "xi32>";
-  s += "  %mx = shardc.reduce max " + last + " dims = [1] : (" + t + ") -> " + tb + "\n";
-  s += "  %mxb = shardc.broadcast_in_dim %mx, dims = [0] : (" + tb + ") -> " + t + "\n";
-  s += "  %sh = shardc.sub " + last + ", %mxb : " + t + "\n";
-  s += "  %e = shardc.exp %sh : " + t + "\n";
-  s += "  %se = shardc.reduce sum %e dims = [1] : (" + t + ") -> " + tb + "\n";
-  s += "  %ls = shardc.log %se : " + tb + "\n";
-  s += "  %lsb = shardc.broadcast_in_dim %ls, dims = [0] : (" + tb + ") -> " + t + "\n";
-  s += "  %lp = shardc.sub %sh, %lsb : " + t + "\n";
-  s += "  %cls = shardc.iota dim = 1 : " + ti + "\n";
-  s += "  %lab = shardc.broadcast_in_dim %labels, dims = [0] : (tensor<" +
-       std::to_string(B) + "xi32>) -> " + ti + "\n";
-  s += "  %hit = shardc.compare eq, %cls, %lab : " + ti + "\n";
-  s += "  %oh = shardc.convert %hit : tensor<" + std::to_string(B) + "x" +
-       std::to_string(o.classes) + "xi1> -> " + t + "\n";
-  s += "  %pk = shardc.mul %oh, %lp : " + t + "\n";
-  s += "  %tot = shardc.reduce sum %pk dims = [0, 1] : (" + t + ") -> tensor<f32>\n";
-  s += "  %n = shardc.constant dense<" + std::to_string(-(double)B) + "> : tensor<f32>\n";
-  s += "  %loss = shardc.div %tot, %n : tensor<f32>\n";
-  s += "  return %loss : tensor<f32>\n}\n";
-  return s;
+  return h;
+}
+
+/// The loss, traced: arguments x, labels, then the parameters.
+/// auto: written for the global batch; the compiler partitions it by the
+/// arguments' layouts and inserts the gradient all-reduce.
+/// shard_map: written per device, the loss averaged over "data" with pmean;
+/// autodiff turns the pmean into the gradients' all-reduce.
+shardc::TracedFn lossFunction(const std::string &mode) {
+  if (mode == "auto")
+    return [](const std::vector<shardc::Tensor> &in) {
+      std::vector<shardc::Tensor> net{in[0]};
+      net.insert(net.end(), in.begin() + 2, in.end());
+      return std::vector<shardc::Tensor>{shardc::softmax_cross_entropy(logits(net, 1), in[1])};
+    };
+  return [](const std::vector<shardc::Tensor> &in) {
+    std::vector<shardc::PartitionSpec> inSpecs{{{"data"}, {}}, {{"data"}}};
+    for (size_t i = 2; i < in.size(); ++i)
+      inSpecs.push_back(shardc::PartitionSpec(in[i].rank())); // replicated
+    return shardc::shard_map(
+        [](const std::vector<shardc::Tensor> &local) {
+          std::vector<shardc::Tensor> net{local[0]};
+          net.insert(net.end(), local.begin() + 2, local.end());
+          shardc::Tensor loss = shardc::softmax_cross_entropy(logits(net, 1), local[1]);
+          return std::vector<shardc::Tensor>{shardc::pmean(loss, {"data"})};
+        },
+        in, inSpecs, {shardc::PartitionSpec{}});
+  };
 }
 
 } // namespace
@@ -143,25 +122,28 @@ std::string program(const Options &o) {
 int main(int argc, char **argv) {
   Options o = parse(argc, argv);
   int64_t B = (int64_t)o.devices * o.batchPerDevice;
-  std::string path = "/tmp/shardc-mlp-" + std::to_string(getpid()) + ".mlir";
-  std::ofstream(path) << program(o);
 
   auto client = shardc::Client::create("cpu");
   if (!client.ok()) {
     std::fprintf(stderr, "shardc-mlp: error: %s\n", client.message().c_str());
     return 1;
   }
-  shardc::TrainStepOptions train;
-  train.optimizer = "adam";
-  for (unsigned i = 2; i < 2 + 2 * (unsigned)(o.layers + 1); ++i)
-    train.wrt.push_back(i); // the parameters, not the data
-  std::fprintf(stderr, "compiling the training step for %d device(s)...\n", o.devices);
-  auto exe = client->compileTrainStep(path, "loss", train);
-  std::remove(path.c_str());
-  if (!exe.ok()) {
-    std::fprintf(stderr, "shardc-mlp: error: %s\n", exe.message().c_str());
-    return 1;
+  // The batch is split over "data"; the parameters are replicated.
+  shardc::Mesh mesh{{"data"}, {o.devices}};
+  shardc::JitOptions jit;
+  jit.name = "loss";
+  jit.argNames = {"x", "labels"};
+  jit.inShardings = {{mesh, {{"data"}, {}}}, {mesh, {{"data"}}}};
+  jit.mesh = mesh;
+  jit.transform = shardc::JitOptions::Transform::TrainStep;
+  jit.train.optimizer = "adam";
+  for (unsigned i = 2; i < 2 + 2 * (unsigned)(o.layers + 1); ++i) {
+    jit.wrt.push_back(i); // the parameters, not the data
+    jit.argNames.push_back((i % 2 ? "b" : "w") + std::to_string((i - 2) / 2));
   }
+  shardc::Jitted step = client->jit(lossFunction(o.mode), jit);
+  std::fprintf(stderr, "training step (%s mode) for %d device(s); compiled on the first step\n",
+               o.mode.c_str(), o.devices);
 
   // Parameters (He init), Adam state (zeros), step count, learning rate.
   std::mt19937 rng(o.seed);
@@ -218,7 +200,7 @@ int main(int argc, char **argv) {
     args.insert(args.end(), state.begin(), state.end());
     args.push_back(lr);
     auto t0 = std::chrono::steady_clock::now();
-    auto out = (*exe)->call(args);
+    auto out = step.call(args);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                            t0)
                      .count());
