@@ -11,10 +11,23 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 namespace {
 class FusedJitEnvironment : public testing::Environment {
 public:
-  void SetUp() override { shardc::installFusedJit(); }
+  void SetUp() override { jit = shardc::installFusedJit(); }
+  void TearDown() override {
+    if (!jit)
+      return;
+    shardc::FusedJitStats s = jit->stats();
+    std::printf("fused kernels: %lld compiled (%.1f ms), %lld declined, %lld failed\n",
+                (long long)s.compiled, s.compileMs, (long long)s.declined,
+                (long long)s.failed);
+  }
+
+private:
+  std::shared_ptr<shardc::FusedJit> jit;
 };
 testing::Environment *const environment =
     testing::AddGlobalTestEnvironment(new FusedJitEnvironment);
