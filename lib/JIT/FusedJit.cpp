@@ -40,7 +40,13 @@ struct FusedJit::Impl {
   std::unique_ptr<TargetMachine> tm; // for the optimization pipeline
   jit::VectorTarget target;
   mutable std::mutex mutex;
-  std::unordered_map<std::string, FusedKernelFn> kernels; // by encoding
+  struct Entry {
+    FusedKernelFn kernel = nullptr;
+    bool decided = false;    // compiled, declined or failed: final
+    int64_t interpreted = 0; // elements run by the interpreter so far
+  };
+  std::unordered_map<std::string, Entry> programs; // by encoding
+  int64_t compileAfterElements = 0;
   FusedJitStats stats;
   int64_t nextId = 0;
 
@@ -116,6 +122,7 @@ std::shared_ptr<FusedJit> FusedJit::create(const FusedJitOptions &options, std::
   if (width > widest)
     return fail("this CPU has no " + std::to_string(width) + "-float vectors");
   impl->target = {width, width == 16 ? 'e' : width == 8 ? 'd' : 'b'};
+  impl->compileAfterElements = options.compileAfterElements;
 
   Expected<std::unique_ptr<TargetMachine>> tm = jtmb->createTargetMachine();
   if (!tm)
@@ -136,25 +143,33 @@ std::shared_ptr<FusedJit> FusedJit::create(const FusedJitOptions &options, std::
 }
 
 FusedKernelFn FusedJit::kernelFor(const FusedProgram &program,
-                                  const std::vector<int64_t> &encoded) {
+                                  const std::vector<int64_t> &encoded, int64_t elements) {
   std::string key((const char *)encoded.data(), encoded.size() * sizeof(int64_t));
   std::lock_guard<std::mutex> lock(impl->mutex);
-  auto it = impl->kernels.find(key);
-  if (it != impl->kernels.end())
-    return it->second;
-  FusedKernelFn kernel = nullptr;
-  if (!jit::unsupportedReason(program).empty()) {
+  auto [it, inserted] = impl->programs.try_emplace(std::move(key));
+  Impl::Entry &entry = it->second;
+  if (entry.decided)
+    return entry.kernel;
+  if (inserted && !jit::unsupportedReason(program).empty()) {
     ++impl->stats.declined;
-  } else {
-    auto start = std::chrono::steady_clock::now();
-    kernel = impl->compile(program);
-    impl->stats.compileMs += std::chrono::duration<double, std::milli>(
-                                 std::chrono::steady_clock::now() - start)
-                                 .count();
-    ++(kernel ? impl->stats.compiled : impl->stats.failed);
+    entry.decided = true;
+    return nullptr;
   }
-  impl->kernels.emplace(std::move(key), kernel); // failures are not retried
-  return kernel;
+  // Not worth compiling yet: the interpreter runs this call.
+  entry.interpreted += elements;
+  if (entry.interpreted < impl->compileAfterElements) {
+    impl->stats.waiting += inserted;
+    return nullptr;
+  }
+  impl->stats.waiting -= !inserted;
+  auto start = std::chrono::steady_clock::now();
+  entry.kernel = impl->compile(program);
+  entry.decided = true; // failures are not retried
+  impl->stats.compileMs +=
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+          .count();
+  ++(entry.kernel ? impl->stats.compiled : impl->stats.failed);
+  return entry.kernel;
 }
 
 FusedJitStats FusedJit::stats() const {
@@ -186,8 +201,11 @@ std::shared_ptr<FusedJit> installFusedJit() {
     const char *env = std::getenv("SHARDC_FUSED_JIT");
     if (env && std::strcmp(env, "0") == 0)
       return slot;
+    FusedJitOptions options;
+    if (env && std::strcmp(env, "eager") == 0)
+      options.compileAfterElements = 0;
     std::string error;
-    *slot = FusedJit::create(FusedJitOptions{}, error);
+    *slot = FusedJit::create(options, error);
     if (!*slot)
       std::fprintf(stderr,
                    "shardc: warning: fused kernels stay interpreted (no JIT: %s)\n",

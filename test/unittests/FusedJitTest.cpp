@@ -181,7 +181,7 @@ class FusedJitTest : public testing::TestWithParam<int> {
 protected:
   void SetUp() override {
     std::string error;
-    jit = FusedJit::create(FusedJitOptions{GetParam()}, error);
+    jit = FusedJit::create(FusedJitOptions{GetParam(), /*compileAfterElements=*/0}, error);
     if (!jit)
       GTEST_SKIP() << error;
   }
@@ -196,7 +196,7 @@ protected:
     // The run compiled the kernel (or found it compiled for another shape):
     // asking again compiles nothing.
     int64_t compiled = jit->stats().compiled;
-    EXPECT_NE(jit->kernelFor(c.program, c.program.encode()), nullptr);
+    EXPECT_NE(jit->kernelFor(c.program, c.program.encode(), 1), nullptr);
     EXPECT_EQ(jit->stats().compiled, compiled) << "the run did not use a kernel";
     expectSame(c, got, want);
   }
@@ -342,7 +342,7 @@ TEST_P(FusedJitTest, RangesStartingMidRowAndInPlace) {
   p.instructions = {I{OpCode::Mul, 0, 1, 0}, I{OpCode::Exp, 2, 0, 0}, I{OpCode::Add, 3, 0, 0}};
   p.outputs = {4};
   p.reductions = {{4, 0, cols}, {2, 1, cols}};
-  FusedKernelFn kernel = jit->kernelFor(p, p.encode());
+  FusedKernelFn kernel = jit->kernelFor(p, p.encode(), n);
   ASSERT_NE(kernel, nullptr);
   std::vector<float> x = values(n, rng, -2, 2, false), col = values(rows, rng, -1, 1, false);
   auto runRanges = [&](const std::vector<int64_t> &cuts, bool inPlace) {
@@ -379,10 +379,10 @@ TEST_P(FusedJitTest, KernelsAreCachedByProgram) {
   p.inputs = {{FusedProgram::Whole, 0}};
   p.instructions = {I{OpCode::Neg, 0, 0, 0}, I{OpCode::Exp, 1, 0, 0}};
   p.outputs = {2};
-  FusedKernelFn first = jit->kernelFor(p, p.encode());
+  FusedKernelFn first = jit->kernelFor(p, p.encode(), 1);
   int64_t compiled = jit->stats().compiled;
   EXPECT_NE(first, nullptr);
-  EXPECT_EQ(jit->kernelFor(p, p.encode()), first);
+  EXPECT_EQ(jit->kernelFor(p, p.encode(), 1), first);
   EXPECT_EQ(jit->stats().compiled, compiled);
   EXPECT_GT(jit->stats().compileMs, 0.0);
   EXPECT_NE(jit->optimizedIR(p).find("expf"), std::string::npos);
@@ -396,10 +396,32 @@ TEST_P(FusedJitTest, ProgramsOverDifferentRowsFallBackToTheInterpreter) {
   c.program.reductions = {{3, 0, 7}};
   c.rows = 3, c.cols = 21;
   c.inputs = {values(63, rng, -1, 1), values(21, rng, -1, 1)};
-  EXPECT_EQ(jit->kernelFor(c.program, c.program.encode()), nullptr);
+  EXPECT_EQ(jit->kernelFor(c.program, c.program.encode(), 63), nullptr);
   EXPECT_EQ(jit->stats().declined, 1);
   std::vector<Array> want = run(c, nullptr), got = run(c, jit);
   expectSame(c, got, want);
+}
+
+TEST(FusedJitPolicy, CompilesOnceTheInterpreterHasRunEnoughElements) {
+  std::string error;
+  std::shared_ptr<FusedJit> jit =
+      FusedJit::create(FusedJitOptions{0, /*compileAfterElements=*/1000}, error);
+  ASSERT_TRUE(jit) << error;
+  FusedProgram p;
+  p.inputs = {{FusedProgram::Whole, 0}};
+  p.instructions = {I{OpCode::Abs, 0, 0, 0}, I{OpCode::Sqrt, 1, 0, 0}};
+  p.outputs = {2};
+  EXPECT_EQ(jit->kernelFor(p, p.encode(), 600), nullptr);
+  EXPECT_EQ(jit->stats().waiting, 1);
+  EXPECT_EQ(jit->stats().compiled, 0);
+  FusedKernelFn kernel = jit->kernelFor(p, p.encode(), 600); // 1200 in all
+  EXPECT_NE(kernel, nullptr);
+  EXPECT_EQ(jit->stats().waiting, 0);
+  EXPECT_EQ(jit->stats().compiled, 1);
+  // A large step compiles on its first call.
+  p.instructions[0].op = OpCode::Neg;
+  EXPECT_NE(jit->kernelFor(p, p.encode(), 5000), nullptr);
+  EXPECT_EQ(jit->stats().compiled, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, FusedJitTest, testing::Values(16, 8, 4),

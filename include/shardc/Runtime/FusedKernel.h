@@ -39,11 +39,13 @@ using FusedKernelFn = void (*)(const float *const *inputs, float *const *outputs
 class FusedKernelCompiler {
 public:
   virtual ~FusedKernelCompiler();
-  /// The kernel of `program` (whose encoding is `encoded`), or nullptr when
-  /// the compiler declines or fails; the caller then runs the interpreter.
-  /// A kernel returned stays valid as long as the compiler lives.
+  /// The kernel of `program` (whose encoding is `encoded`) for a step of
+  /// `elements` elements, or nullptr when the compiler declines (not yet
+  /// worth compiling, unsupported) or fails; the caller then runs the
+  /// interpreter. A kernel returned stays valid as long as the compiler lives.
   virtual FusedKernelFn kernelFor(const FusedProgram &program,
-                                  const std::vector<int64_t> &encoded) = 0;
+                                  const std::vector<int64_t> &encoded,
+                                  int64_t elements) = 0;
 };
 
 /// Installs `compiler` for every CPU backend of the process (nullptr: the

@@ -163,7 +163,7 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
                   ? numElements(plan.values[step.outputs[0]].shape) * p.reductions[0].cols
                   : numElements(plan.values[step.outputs[0]].shape);
   if (FusedKernelCompiler *compiler = fusedKernelCompiler())
-    if (FusedKernelFn kernel = compiler->kernelFor(p, step.ints))
+    if (FusedKernelFn kernel = compiler->kernelFor(p, step.ints, n))
       return runCompiled(plan, step, buffers, p, kernel, n);
   // Row reductions accumulate in double, one accumulator per row.
   std::vector<std::vector<double>> acc;
