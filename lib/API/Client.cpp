@@ -12,6 +12,7 @@
 #include "shardc/Dialect/Shardc/Transforms/Optimizers.h"
 #include "shardc/Pipeline/Pipeline.h"
 #include "shardc/Runtime/Artifact.h"
+#include "shardc/JIT/FusedJit.h"
 #include "shardc/Runtime/File.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -111,6 +112,8 @@ StatusOr<Client> Client::create(const std::string &backend, const std::string &c
                          "' is not available in this build (available: cpu)");
   Client client;
   client.impl->backendName = backend;
+  // Fused steps run as JIT-compiled kernels unless SHARDC_FUSED_JIT=0.
+  installFusedJit();
   client.impl->backend = createCpuBackend();
   client.impl->cache = std::make_unique<CompileCache>(cacheDir);
   return client;

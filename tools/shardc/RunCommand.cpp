@@ -16,6 +16,7 @@
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
 #include "shardc/Runtime/Artifact.h"
+#include "shardc/JIT/FusedJit.h"
 #include "shardc/Runtime/Backend.h"
 #include "shardc/Runtime/CompileCache.h"
 #include "shardc/Runtime/File.h"
@@ -225,6 +226,8 @@ int writeOutputs(const std::string &entry, const std::vector<Array> &results,
 
 int runPlanOnCpu(const Plan &plan, const std::vector<Array> &inputs,
                  const RunOptions &opts) {
+  // Fused steps run as JIT-compiled kernels unless SHARDC_FUSED_JIT=0.
+  installFusedJit();
   std::unique_ptr<Backend> backend = createCpuBackend();
   StatusOr<std::vector<Array>> results = runPlan(*backend, plan, inputs);
   if (!results.ok()) {

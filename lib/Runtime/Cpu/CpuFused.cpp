@@ -10,7 +10,10 @@
 
 #include "CpuKernels.h"
 
+#include "shardc/Runtime/FusedKernel.h"
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -76,6 +79,60 @@ void elementwiseF32(OpCode op, const float *a, const float *b, float *y, int64_t
   elementwiseF32Impl(op, a, b, y, n);
 }
 
+namespace {
+
+/// Runs a native kernel over the step's n elements. Ranges split over the
+/// shared OpenMP pool like the tile program's, but at row boundaries when
+/// the program reduces rows, so each row's accumulator has one writer.
+Status runCompiled(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
+                   const FusedProgram &p, FusedKernelFn kernel, int64_t n) {
+  std::vector<const float *> in;
+  for (int32_t id : step.inputs)
+    in.push_back((const float *)buffers.ptr[id]);
+  std::vector<float *> out;
+  for (size_t o = 0; o < p.outputs.size(); ++o)
+    out.push_back((float *)buffers.ptr[step.outputs[o]]);
+  // Accumulate in double, like the interpreter.
+  std::vector<std::vector<double>> acc;
+  std::vector<double *> accPtr;
+  for (const auto &red : p.reductions) {
+    acc.emplace_back(n / red.cols, red.kind == 1   ? -INFINITY
+                                   : red.kind == 2 ? INFINITY
+                                                   : 0.0);
+    accPtr.push_back(acc.back().data());
+  }
+  int64_t align = 1;
+  for (const auto &red : p.reductions)
+    align = align == 1 ? red.cols : align == red.cols ? align : 0;
+  int threads = n >= (int64_t(1) << 16) && align > 0 ? sharedThreadPoolSize() : 1;
+  if (threads > 1 && n / align < threads)
+    threads = 1;
+  if (threads <= 1) {
+    kernel(in.data(), out.data(), accPtr.data(), 0, n);
+  } else {
+#ifdef _OPENMP
+    int64_t units = n / align; // rows, or elements
+#pragma omp parallel num_threads(threads)
+    {
+      int t = omp_get_thread_num(), nt = omp_get_num_threads();
+      kernel(in.data(), out.data(), accPtr.data(), units * t / nt * align,
+             units * (t + 1) / nt * align);
+    }
+#else
+    kernel(in.data(), out.data(), accPtr.data(), 0, n);
+#endif
+  }
+  for (size_t k = 0; k < p.reductions.size(); ++k) {
+    float *o = (float *)buffers.ptr[step.outputs[p.outputs.size() + k]];
+    for (size_t r = 0; r < acc[k].size(); ++r)
+      o[r] = (float)acc[k][r];
+  }
+  (void)plan;
+  return Status::success();
+}
+} // namespace
+
+
 Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
   FusedProgram p = FusedProgram::decode(step.ints);
   int64_t numRegs = (int64_t)(p.inputs.size() + p.instructions.size());
@@ -105,6 +162,9 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   int64_t n = p.outputs.empty()
                   ? numElements(plan.values[step.outputs[0]].shape) * p.reductions[0].cols
                   : numElements(plan.values[step.outputs[0]].shape);
+  if (FusedKernelCompiler *compiler = fusedKernelCompiler())
+    if (FusedKernelFn kernel = compiler->kernelFor(p, step.ints, n))
+      return runCompiled(plan, step, buffers, p, kernel, n);
   // Row reductions accumulate in double, one accumulator per row.
   std::vector<std::vector<double>> acc;
   for (const auto &red : p.reductions)
@@ -240,3 +300,24 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
 }
 
 } // namespace shardc::cpu
+
+namespace shardc {
+
+namespace {
+std::shared_ptr<FusedKernelCompiler> &installedCompiler() {
+  static std::shared_ptr<FusedKernelCompiler> compiler;
+  return compiler;
+}
+std::atomic<FusedKernelCompiler *> currentCompiler{nullptr};
+} // namespace
+
+FusedKernelCompiler::~FusedKernelCompiler() = default;
+
+void setFusedKernelCompiler(std::shared_ptr<FusedKernelCompiler> compiler) {
+  currentCompiler.store(compiler.get());
+  installedCompiler() = std::move(compiler);
+}
+
+FusedKernelCompiler *fusedKernelCompiler() { return currentCompiler.load(); }
+
+} // namespace shardc

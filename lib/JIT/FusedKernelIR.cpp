@@ -1,0 +1,376 @@
+//===- FusedKernelIR.cpp - LLVM IR for one fused program ------------------===//
+//
+// The kernel walks [begin, end) in segments that never cross a row (rows
+// matter to broadcasts and reductions; a program without them is one
+// segment). A segment runs the whole program on vectors of `width` floats,
+// then once more under a mask for its last partial vector, so every element
+// computes the same instructions and there is no scalar tail. Each register
+// is an SSA vector: intermediates never leave the vector registers.
+//
+// Results match the tile-program interpreter (CpuFused.cpp): the same IEEE
+// operations in the same order, no fast-math, no contraction into FMAs, max
+// and min with its NaN and signed-zero rules; exp, log, tanh, erf and pow
+// come from libmvec (within a few ulp of libm's). Sums accumulate in double
+// like the interpreter's, but lane by lane, so they may round differently in
+// the last place; max and min reductions are exact, down to which signed
+// zero wins (the first in the row, as the interpreter's std::max picks).
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/JIT/FusedKernelIR.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+#include <map>
+
+using namespace llvm;
+
+namespace shardc::jit {
+
+namespace {
+
+bool isUnary(OpCode op) { return op >= OpCode::Neg && op <= OpCode::Erf; }
+bool isBinary(OpCode op) { return op >= OpCode::Add && op <= OpCode::Pow; }
+
+/// The row length every broadcast and reduction of `p` uses; 0 when none
+/// does, -1 when they disagree.
+int64_t commonCols(const FusedProgram &p) {
+  int64_t cols = 0;
+  auto use = [&](int64_t c) { cols = cols == 0 ? c : cols == c ? cols : -1; };
+  for (const auto &in : p.inputs)
+    if (in.mode == FusedProgram::AlongRows || in.mode == FusedProgram::AlongColumns)
+      use(in.cols);
+  for (const auto &red : p.reductions)
+    use(red.cols);
+  return cols;
+}
+
+class KernelBuilder {
+public:
+  KernelBuilder(const FusedProgram &p, const VectorTarget &t, Module &m)
+      : p(p), t(t), m(m), ctx(m.getContext()), b(ctx) {
+    f32 = b.getFloatTy();
+    f64 = b.getDoubleTy();
+    i64 = b.getInt64Ty();
+    ptr = PointerType::getUnqual(ctx);
+    vf = FixedVectorType::get(f32, t.width);
+    vd = FixedVectorType::get(f64, t.width);
+    cols = commonCols(p);
+  }
+
+  void build(const std::string &name) {
+    auto *fnTy = FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr, i64, i64}, false);
+    fn = Function::Create(fnTy, Function::ExternalLinkage, name, m);
+    fn->addFnAttr(Attribute::NoUnwind);
+    // 512-bit vectors must stay whole: libmvec's AVX-512 variants take zmm
+    // registers.
+    std::string bits = std::to_string(32 * t.width);
+    fn->addFnAttr("min-legal-vector-width", bits);
+    fn->addFnAttr("prefer-vector-width", bits);
+    Argument *inputs = fn->getArg(0), *outputs = fn->getArg(1), *accs = fn->getArg(2);
+    Value *begin = fn->getArg(3), *end = fn->getArg(4);
+    for (unsigned a = 0; a < 3; ++a)
+      fn->addParamAttr(a, Attribute::ReadOnly);
+
+    BasicBlock *entry = BasicBlock::Create(ctx, "entry", fn);
+    b.SetInsertPoint(entry);
+    // Buffers, scalar inputs and splat constants: loaded once.
+    for (size_t k = 0; k < p.inputs.size(); ++k) {
+      Value *base = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, inputs, k), "in");
+      inBase.push_back(base);
+      inScalar.push_back(p.inputs[k].mode == FusedProgram::Scalar
+                             ? b.CreateVectorSplat(t.width, b.CreateLoad(f32, base), "scalar")
+                             : nullptr);
+    }
+    for (size_t o = 0; o < p.outputs.size(); ++o)
+      outBase.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, outputs, o), "out"));
+    for (size_t k = 0; k < p.reductions.size(); ++k)
+      accBase.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, accs, k), "acc"));
+
+    BasicBlock *segHead = BasicBlock::Create(ctx, "segment", fn);
+    BasicBlock *segBody = BasicBlock::Create(ctx, "segment.body", fn);
+    BasicBlock *vecHead = BasicBlock::Create(ctx, "vector", fn);
+    BasicBlock *vecBody = BasicBlock::Create(ctx, "vector.body", fn);
+    BasicBlock *tailCheck = BasicBlock::Create(ctx, "tail.check", fn);
+    BasicBlock *tailBody = BasicBlock::Create(ctx, "tail", fn);
+    BasicBlock *segDone = BasicBlock::Create(ctx, "segment.done", fn);
+    BasicBlock *exit = BasicBlock::Create(ctx, "exit", fn);
+    b.CreateBr(segHead);
+
+    // segment: i = begin, then the previous segment's end.
+    b.SetInsertPoint(segHead);
+    PHINode *i = b.CreatePHI(i64, 2, "i");
+    i->addIncoming(begin, entry);
+    b.CreateCondBr(b.CreateICmpSLT(i, end), segBody, exit);
+
+    // segment.body: the row of i and where the segment ends.
+    b.SetInsertPoint(segBody);
+    Value *row = b.getInt64(0), *col = i, *segEnd = end;
+    if (cols > 0) {
+      row = b.CreateUDiv(i, b.getInt64(cols), "row");
+      col = b.CreateSub(i, b.CreateMul(row, b.getInt64(cols)), "col");
+      Value *rowEnd = b.CreateMul(b.CreateAdd(row, b.getInt64(1)), b.getInt64(cols));
+      segEnd = b.CreateSelect(b.CreateICmpSLT(rowEnd, end), rowEnd, end, "segment.end");
+    }
+    Value *len = b.CreateSub(segEnd, i, "len");
+    // Per input: where the segment's elements start, or its one value.
+    seg.assign(p.inputs.size(), nullptr);
+    segSplat.assign(p.inputs.size(), nullptr);
+    for (size_t k = 0; k < p.inputs.size(); ++k) {
+      switch (p.inputs[k].mode) {
+      case FusedProgram::Whole: seg[k] = b.CreateGEP(f32, inBase[k], i); break;
+      case FusedProgram::AlongRows: seg[k] = b.CreateGEP(f32, inBase[k], col); break;
+      case FusedProgram::AlongColumns:
+        segSplat[k] = b.CreateVectorSplat(
+            t.width, b.CreateLoad(f32, b.CreateGEP(f32, inBase[k], row)), "column");
+        break;
+      case FusedProgram::Scalar: segSplat[k] = inScalar[k]; break;
+      }
+    }
+    outSeg.clear();
+    for (Value *o : outBase)
+      outSeg.push_back(b.CreateGEP(f32, o, i));
+    b.CreateBr(vecHead);
+
+    // vector: j steps by width while a whole vector fits.
+    b.SetInsertPoint(vecHead);
+    PHINode *j = b.CreatePHI(i64, 2, "j");
+    j->addIncoming(b.getInt64(0), segBody);
+    std::vector<PHINode *> accPhi, zeroPhi;
+    for (const auto &red : p.reductions) {
+      accPhi.push_back(b.CreatePHI(red.kind == 0 ? (Type *)vd : vf, 2, "lanes"));
+      accPhi.back()->addIncoming(identityVector(red.kind), segBody);
+      zeroPhi.push_back(b.CreatePHI(b.getInt32Ty(), 2, "first.zero"));
+      zeroPhi.back()->addIncoming(b.getInt32(0), segBody);
+    }
+    Value *next = b.CreateAdd(j, b.getInt64(t.width), "j.next");
+    b.CreateCondBr(b.CreateICmpSLE(next, len), vecBody, tailCheck);
+
+    b.SetInsertPoint(vecBody);
+    std::vector<Value *> accIn(accPhi.begin(), accPhi.end()),
+        zeroIn(zeroPhi.begin(), zeroPhi.end());
+    State full = body(j, nullptr, accIn, zeroIn);
+    j->addIncoming(next, b.GetInsertBlock());
+    for (size_t k = 0; k < accPhi.size(); ++k) {
+      accPhi[k]->addIncoming(full.lanes[k], b.GetInsertBlock());
+      zeroPhi[k]->addIncoming(full.firstZero[k], b.GetInsertBlock());
+    }
+    b.CreateBr(vecHead);
+
+    // tail: the last partial vector, masked.
+    b.SetInsertPoint(tailCheck);
+    Value *rem = b.CreateSub(len, j, "rem");
+    b.CreateCondBr(b.CreateICmpSGT(rem, b.getInt64(0)), tailBody, segDone);
+    b.SetInsertPoint(tailBody);
+    std::vector<Constant *> lanes;
+    for (int l = 0; l < t.width; ++l)
+      lanes.push_back(b.getInt64(l));
+    Value *mask = b.CreateICmpSLT(ConstantVector::get(lanes),
+                                  b.CreateVectorSplat(t.width, rem), "mask");
+    State tail = body(j, mask, accIn, zeroIn);
+    BasicBlock *tailEnd = b.GetInsertBlock();
+    b.CreateBr(segDone);
+
+    // segment.done: fold the lanes and combine them into the row's
+    // accumulator, in element order.
+    b.SetInsertPoint(segDone);
+    std::vector<PHINode *> lanesDone, zeroDone;
+    for (size_t k = 0; k < p.reductions.size(); ++k) {
+      lanesDone.push_back(b.CreatePHI(accPhi[k]->getType(), 2));
+      lanesDone.back()->addIncoming(accPhi[k], tailCheck);
+      lanesDone.back()->addIncoming(tail.lanes[k], tailEnd);
+      zeroDone.push_back(b.CreatePHI(b.getInt32Ty(), 2));
+      zeroDone.back()->addIncoming(zeroPhi[k], tailCheck);
+      zeroDone.back()->addIncoming(tail.firstZero[k], tailEnd);
+    }
+    for (size_t k = 0; k < p.reductions.size(); ++k) {
+      const auto &red = p.reductions[k];
+      Value *l = lanesDone[k], *z = zeroDone[k];
+      Value *slot = b.CreateGEP(f64, accBase[k], row);
+      Value *old = b.CreateLoad(f64, slot);
+      Value *updated;
+      if (red.kind == 0) {
+        Value *sum = b.CreateFAddReduce(ConstantFP::getNegativeZero(f64), l);
+        updated = b.CreateFAdd(old, sum);
+      } else {
+        Value *v = b.CreateExtractElement(l, (uint64_t)0);
+        for (int lane = 1; lane < t.width; ++lane)
+          v = combine(red.kind, v, b.CreateExtractElement(l, (uint64_t)lane));
+        // A zero result is the row's first zero: +0 (1) or -0 (2).
+        Value *isZero = b.CreateFCmpOEQ(v, ConstantFP::get(f32, 0.0));
+        Value *zero = b.CreateSelect(b.CreateICmpEQ(z, b.getInt32(2)),
+                                     ConstantFP::getNegativeZero(f32),
+                                     ConstantFP::get(f32, 0.0));
+        v = b.CreateSelect(isZero, zero, v);
+        updated = combine(red.kind, old, b.CreateFPExt(v, f64));
+      }
+      b.CreateStore(updated, slot);
+    }
+    i->addIncoming(segEnd, segDone);
+    b.CreateBr(segHead);
+
+    b.SetInsertPoint(exit);
+    b.CreateRetVoid();
+  }
+
+private:
+  struct State {
+    std::vector<Value *> lanes, firstZero;
+  };
+
+  const FusedProgram &p;
+  VectorTarget t;
+  Module &m;
+  LLVMContext &ctx;
+  IRBuilder<> b;
+  Type *f32, *f64, *i64, *ptr;
+  FixedVectorType *vf, *vd;
+  int64_t cols;
+  Function *fn = nullptr;
+  std::vector<Value *> inBase, inScalar, outBase, accBase, seg, segSplat, outSeg;
+
+  Constant *splat(Type *elem, double v) {
+    return ConstantVector::getSplat(ElementCount::getFixed(t.width), ConstantFP::get(elem, v));
+  }
+
+  Constant *identityVector(int64_t kind) {
+    if (kind == 0)
+      return splat(f64, 0.0);
+    return ConstantVector::getSplat(ElementCount::getFixed(t.width),
+                                    ConstantFP::getInfinity(f32, /*Negative=*/kind == 1));
+  }
+
+  /// The interpreter's max / min: NaN if either is NaN, else the new value
+  /// only when strictly greater (smaller), so ties keep the first.
+  Value *combine(int64_t kind, Value *acc, Value *x) {
+    Value *nan = ConstantFP::getNaN(acc->getType());
+    Value *better = kind == 1 ? b.CreateFCmpOGT(x, acc) : b.CreateFCmpOLT(x, acc);
+    return b.CreateSelect(b.CreateFCmpUNO(acc, x), nan, b.CreateSelect(better, x, acc));
+  }
+
+  Value *maxMin(OpCode op, Value *x, Value *z) {
+    Value *nan = ConstantFP::getNaN(x->getType());
+    Value *pick = op == OpCode::Max ? b.CreateFCmpOGT(x, z) : b.CreateFCmpOLT(x, z);
+    return b.CreateSelect(b.CreateFCmpUNO(x, z), nan, b.CreateSelect(pick, x, z));
+  }
+
+  /// libmvec's variant of `fn` for this width, e.g. _ZGVeN16v_expf.
+  Value *vectorCall(const char *fnName, std::vector<Value *> args) {
+    std::string name = std::string("_ZGV") + t.isa + "N" + std::to_string(t.width) +
+                       std::string(args.size(), 'v') + "_" + fnName;
+    std::vector<Type *> params(args.size(), vf);
+    FunctionCallee callee = m.getOrInsertFunction(name, FunctionType::get(vf, params, false));
+    if (auto *f = dyn_cast<Function>(callee.getCallee())) {
+      f->addFnAttr(Attribute::NoUnwind);
+      f->setDoesNotAccessMemory();
+      f->addFnAttr("min-legal-vector-width", std::to_string(32 * t.width));
+    }
+    CallInst *call = b.CreateCall(callee, args);
+    call->setDoesNotAccessMemory();
+    return call;
+  }
+
+  Value *load(size_t k, Value *j, Value *mask) {
+    if (segSplat[k])
+      return segSplat[k];
+    Value *at = b.CreateGEP(f32, seg[k], j);
+    if (!mask)
+      return b.CreateAlignedLoad(vf, at, Align(4));
+    // Lanes past the segment read 1.0: harmless for every op.
+    return b.CreateMaskedLoad(vf, at, Align(4), mask, splat(f32, 1.0));
+  }
+
+  /// One vector of the program at segment offset j (masked when `mask`).
+  State body(Value *j, Value *mask, const std::vector<Value *> &accIn,
+             const std::vector<Value *> &zeroIn) {
+    std::vector<Value *> reg;
+    for (size_t k = 0; k < p.inputs.size(); ++k)
+      reg.push_back(load(k, j, mask));
+    for (const auto &in : p.instructions) {
+      Value *x = in.op == OpCode::Constant ? nullptr : reg[in.a];
+      Value *z = isBinary(in.op) ? reg[in.b] : nullptr;
+      Value *r = nullptr;
+      switch (in.op) {
+      case OpCode::Constant: r = splat(f32, in.value); break;
+      case OpCode::Neg: r = b.CreateFNeg(x); break;
+      case OpCode::Abs: r = b.CreateUnaryIntrinsic(Intrinsic::fabs, x); break;
+      case OpCode::Sqrt: r = b.CreateUnaryIntrinsic(Intrinsic::sqrt, x); break;
+      case OpCode::Rsqrt:
+        r = b.CreateFDiv(splat(f32, 1.0), b.CreateUnaryIntrinsic(Intrinsic::sqrt, x));
+        break;
+      case OpCode::Exp: r = vectorCall("expf", {x}); break;
+      case OpCode::Log: r = vectorCall("logf", {x}); break;
+      case OpCode::Tanh: r = vectorCall("tanhf", {x}); break;
+      case OpCode::Erf: r = vectorCall("erff", {x}); break;
+      case OpCode::Add: r = b.CreateFAdd(x, z); break;
+      case OpCode::Sub: r = b.CreateFSub(x, z); break;
+      case OpCode::Mul: r = b.CreateFMul(x, z); break;
+      case OpCode::Div: r = b.CreateFDiv(x, z); break;
+      case OpCode::Max:
+      case OpCode::Min: r = maxMin(in.op, x, z); break;
+      case OpCode::Pow: r = vectorCall("powf", {x, z}); break;
+      default: r = splat(f32, 0.0); break; // excluded by unsupportedReason
+      }
+      reg.push_back(r);
+    }
+    for (size_t o = 0; o < p.outputs.size(); ++o) {
+      Value *at = b.CreateGEP(f32, outSeg[o], j);
+      if (mask)
+        b.CreateMaskedStore(reg[p.outputs[o]], at, Align(4), mask);
+      else
+        b.CreateAlignedStore(reg[p.outputs[o]], at, Align(4));
+    }
+    State s;
+    for (size_t k = 0; k < p.reductions.size(); ++k) {
+      const auto &red = p.reductions[k];
+      Value *v = reg[red.reg];
+      if (mask)
+        v = b.CreateSelect(mask, v, red.kind == 0 ? splat(f32, 0.0) : identityVector(red.kind));
+      if (red.kind == 0) {
+        s.lanes.push_back(b.CreateFAdd(accIn[k], b.CreateFPExt(v, vd)));
+        s.firstZero.push_back(zeroIn[k]);
+        continue;
+      }
+      s.lanes.push_back(combine(red.kind, accIn[k], v));
+      // The first zero of the segment, should the row's max (min) be zero.
+      Value *zeros = b.CreateFCmpOEQ(v, splat(f32, 0.0));
+      Value *bits = b.CreateBitCast(zeros, b.getIntNTy(t.width));
+      Value *lane = b.CreateIntrinsic(Intrinsic::cttz, {bits->getType()}, {bits, b.getTrue()});
+      Value *first = b.CreateExtractElement(v, lane);
+      Value *sign = b.CreateICmpSLT(b.CreateBitCast(first, b.getInt32Ty()), b.getInt32(0));
+      Value *code = b.CreateSelect(sign, b.getInt32(2), b.getInt32(1));
+      Value *none = b.CreateICmpEQ(zeroIn[k], b.getInt32(0));
+      Value *found = b.CreateICmpNE(bits, ConstantInt::get(bits->getType(), 0));
+      s.firstZero.push_back(
+          b.CreateSelect(b.CreateAnd(none, found), code, zeroIn[k]));
+    }
+    return s;
+  }
+};
+
+} // namespace
+
+std::string unsupportedReason(const FusedProgram &program) {
+  if (commonCols(program) < 0)
+    return "broadcasts or reductions over rows of different lengths";
+  for (const auto &in : program.instructions)
+    if (in.op != OpCode::Constant && !isUnary(in.op) && !isBinary(in.op))
+      return std::string("opcode ") + opCodeName(in.op);
+  return "";
+}
+
+std::unique_ptr<Module> buildFusedKernelIR(const FusedProgram &program,
+                                           const VectorTarget &target, LLVMContext &context,
+                                           const std::string &name) {
+  auto module = std::make_unique<Module>("shardc.fused", context);
+  KernelBuilder(program, target, *module).build(name);
+  return module;
+}
+
+} // namespace shardc::jit

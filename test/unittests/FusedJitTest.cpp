@@ -1,0 +1,450 @@
+//===- FusedJitTest.cpp - JIT-compiled fused kernels vs the interpreter ---===//
+//
+// Every fused program here runs twice on the CPU backend: through the
+// tile-program interpreter (no FusedKernelCompiler installed) and through
+// the kernel the FusedJit compiles, at each vector width the host has (16,
+// 8, 4 floats). Results must match:
+//   - exactly (bit for bit; NaN for NaN) for add, sub, mul, div, max, min,
+//     neg, abs, sqrt, rsqrt, loads, and max / min reductions, including which
+//     signed zero wins;
+//   - within 4 ulp for exp, log, tanh, erf, pow (libmvec against libm);
+//   - within 1e-6 relative to the sum of magnitudes for sum reductions
+//     (both accumulate in double, in different orders).
+// Shapes are odd (never a multiple of a vector width), and kernels are also
+// called directly on ranges that start and end mid-row, and in place.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/JIT/FusedJit.h"
+#include "shardc/Runtime/Backend.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+
+using namespace shardc;
+
+namespace {
+
+using I = FusedProgram::Instruction;
+enum class Match { Exact, Ulp4, SumRelative };
+
+const float kInf = std::numeric_limits<float>::infinity();
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+std::vector<float> specials() {
+  return {0.0f,  -0.0f, 1.0f,  -1.0f, 0.5f, -2.5f, 3.0f,
+          100.0f, -100.0f, kInf, -kInf, kNaN, -kNaN,
+          std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(),
+          std::numeric_limits<float>::min(), std::numeric_limits<float>::max(),
+          -std::numeric_limits<float>::max()};
+}
+
+/// n values: the special values first, then uniform in [lo, hi].
+std::vector<float> values(int64_t n, std::mt19937 &rng, float lo, float hi,
+                          bool withSpecials = true) {
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v;
+  std::vector<float> s = specials();
+  for (int64_t i = 0; i < n; ++i)
+    v.push_back(withSpecials && i < (int64_t)s.size() ? s[i] : u(rng));
+  std::shuffle(v.begin(), v.end(), rng);
+  return v;
+}
+
+bool same(float g, float w, Match m, double scale = 1) {
+  if (std::isnan(g) || std::isnan(w))
+    return std::isnan(g) && std::isnan(w);
+  if (m == Match::Exact)
+    return std::memcmp(&g, &w, 4) == 0;
+  if (std::isinf(g) || std::isinf(w))
+    return g == w;
+  if (m == Match::SumRelative)
+    return std::fabs((double)g - w) <= 1e-6 * std::max(1.0, scale);
+  float ulp = std::nextafter(std::fabs(w), kInf) - std::fabs(w);
+  return std::fabs((double)g - w) <= 4.0 * ulp;
+}
+
+/// A program with its input data and the shape it runs over.
+struct Case {
+  std::string what;
+  FusedProgram program;
+  int64_t rows, cols;
+  std::vector<std::vector<float>> inputs; // one per program input
+  Match match = Match::Exact;
+};
+
+Shape inputShape(const Case &c, const FusedProgram::Input &in) {
+  switch (in.mode) {
+  case FusedProgram::Whole: return {c.rows, c.cols};
+  case FusedProgram::AlongRows: return {c.cols};
+  case FusedProgram::AlongColumns: return {c.rows};
+  case FusedProgram::Scalar: return {1};
+  }
+  return {};
+}
+
+/// A one-step plan running the case's program.
+Plan planOf(const Case &c) {
+  Plan p;
+  p.entry = "main";
+  const FusedProgram &prog = c.program;
+  PlanStep step;
+  step.op = OpCode::Fused;
+  step.location = c.what;
+  auto addValue = [&](Shape shape, int64_t offset) {
+    p.values.push_back(PlanValue{DType::F32, shape, offset});
+    return (int32_t)p.values.size() - 1;
+  };
+  for (size_t k = 0; k < prog.inputs.size(); ++k) {
+    Shape s = inputShape(c, prog.inputs[k]);
+    int32_t id = addValue(s, kArgument);
+    p.args.push_back(id);
+    p.argNames.push_back("arg" + std::to_string(k));
+    p.argShardings.push_back(NamedSharding{Mesh{}, PartitionSpec(s.size())});
+    p.argGlobalShapes.push_back(s);
+    step.inputs.push_back(id);
+  }
+  int64_t offset = 0;
+  auto addResult = [&](Shape s) {
+    int32_t id = addValue(s, offset);
+    offset += numElements(s) * 4;
+    p.results.push_back(id);
+    p.resultShardings.push_back(NamedSharding{Mesh{}, PartitionSpec(s.size())});
+    p.resultGlobalShapes.push_back(s);
+    step.outputs.push_back(id);
+  };
+  for (size_t o = 0; o < prog.outputs.size(); ++o)
+    addResult({c.rows, c.cols});
+  for (const auto &red : prog.reductions)
+    addResult({c.rows * c.cols / red.cols});
+  step.ints = prog.encode();
+  p.steps = {step};
+  p.arenaBytes = offset;
+  return p;
+}
+
+std::vector<Array> run(const Case &c, std::shared_ptr<FusedKernelCompiler> compiler) {
+  setFusedKernelCompiler(std::move(compiler));
+  Plan plan = planOf(c);
+  std::vector<Array> args;
+  for (size_t k = 0; k < c.inputs.size(); ++k) {
+    Array a = Array::uninitialized(DType::F32, plan.argGlobalShapes[k]);
+    std::copy(c.inputs[k].begin(), c.inputs[k].end(), a.data<float>());
+    args.push_back(std::move(a));
+  }
+  std::unique_ptr<Backend> cpu = createCpuBackend();
+  StatusOr<std::vector<Array>> out = runPlan(*cpu, plan, args);
+  setFusedKernelCompiler(nullptr);
+  EXPECT_TRUE(out.ok()) << out.message();
+  return out.ok() ? std::move(*out) : std::vector<Array>();
+}
+
+/// Sum of magnitudes of each row of the reduced register, for the sum
+/// tolerance: recomputed by the interpreter on |register|.
+double rowScale(const std::vector<float> &row) {
+  double s = 0;
+  for (float v : row)
+    s += std::isfinite(v) ? std::fabs(v) : 0;
+  return s;
+}
+
+void expectSame(const Case &c, const std::vector<Array> &got, const std::vector<Array> &want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t r = 0; r < got.size(); ++r) {
+    bool isReduction = r >= c.program.outputs.size();
+    Match m = c.match;
+    if (isReduction && c.program.reductions[r - c.program.outputs.size()].kind == 0)
+      m = Match::SumRelative;
+    // A reduction's rows: its scale is the magnitude of what it summed, which
+    // the values reached (bounded by the sum of the inputs' magnitudes).
+    double scale = 0;
+    if (m == Match::SumRelative)
+      for (const auto &in : c.inputs)
+        scale = std::max(scale, rowScale(in));
+    const float *g = got[r].data<float>(), *w = want[r].data<float>();
+    int bad = 0;
+    for (int64_t i = 0; i < got[r].numElements() && bad < 5; ++i)
+      if (!same(g[i], w[i], m, scale)) {
+        ++bad;
+        ADD_FAILURE() << c.what << ": result " << r << " element " << i << ": got " << g[i]
+                      << ", interpreter " << w[i];
+      }
+  }
+}
+
+class FusedJitTest : public testing::TestWithParam<int> {
+protected:
+  void SetUp() override {
+    std::string error;
+    jit = FusedJit::create(FusedJitOptions{GetParam(), /*compileAfterElements=*/0}, error);
+    if (!jit)
+      GTEST_SKIP() << error;
+  }
+  void TearDown() override { setFusedKernelCompiler(nullptr); }
+
+  /// Runs `c` with and without the JIT and compares; also checks the JIT
+  /// compiled it.
+  void check(const Case &c) {
+    SCOPED_TRACE(c.what);
+    std::vector<Array> want = run(c, nullptr);
+    std::vector<Array> got = run(c, jit);
+    // The run compiled the kernel (or found it compiled for another shape):
+    // asking again compiles nothing.
+    int64_t compiled = jit->stats().compiled;
+    EXPECT_NE(jit->kernelFor(c.program, c.program.encode(), 1), nullptr);
+    EXPECT_EQ(jit->stats().compiled, compiled) << "the run did not use a kernel";
+    expectSame(c, got, want);
+  }
+
+  std::shared_ptr<FusedJit> jit;
+  std::mt19937 rng{42};
+};
+
+const OpCode kUnary[] = {OpCode::Neg,  OpCode::Abs,  OpCode::Exp,   OpCode::Log,
+                         OpCode::Tanh, OpCode::Sqrt, OpCode::Rsqrt, OpCode::Erf};
+const OpCode kBinary[] = {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Div,
+                          OpCode::Max, OpCode::Min, OpCode::Pow};
+
+bool isTranscendental(OpCode op) {
+  return op == OpCode::Exp || op == OpCode::Log || op == OpCode::Tanh ||
+         op == OpCode::Erf || op == OpCode::Pow;
+}
+
+TEST_P(FusedJitTest, EveryUnaryOp) {
+  for (OpCode op : kUnary)
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{37, 53}, {1, 3}, {5, 17}}) {
+      Case c{std::string(opCodeName(op)) + " " + std::to_string(rows) + "x" +
+             std::to_string(cols)};
+      c.program.inputs = {{FusedProgram::Whole, 0}};
+      c.program.instructions = {I{op, 0, 0, 0}};
+      c.program.outputs = {1};
+      c.rows = rows, c.cols = cols;
+      float range = op == OpCode::Exp ? 100 : op == OpCode::Erf ? 5 : 20;
+      c.inputs = {values(rows * cols, rng, op == OpCode::Log ? 0 : -range, range)};
+      c.match = isTranscendental(op) ? Match::Ulp4 : Match::Exact;
+      check(c);
+    }
+}
+
+TEST_P(FusedJitTest, EveryBinaryOpOnEveryPairOfSpecialValues) {
+  std::vector<float> s = specials();
+  int64_t n = (int64_t)s.size();
+  for (OpCode op : kBinary) {
+    Case c{std::string(opCodeName(op)) + " of special pairs"};
+    c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::Whole, 0}};
+    c.program.instructions = {I{op, 0, 1, 0}};
+    c.program.outputs = {2};
+    c.rows = n, c.cols = n;
+    std::vector<float> a, b;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        a.push_back(s[i]), b.push_back(s[j]);
+    c.inputs = {a, b};
+    c.match = isTranscendental(op) ? Match::Ulp4 : Match::Exact;
+    check(c);
+  }
+}
+
+TEST_P(FusedJitTest, EveryBinaryOpOnRandomValues) {
+  for (OpCode op : kBinary) {
+    Case c{std::string(opCodeName(op)) + " random 29x41"};
+    c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::Whole, 0}};
+    // Then an exact op (a second pow would amplify the first one's error).
+    OpCode then = isTranscendental(op) ? OpCode::Mul : op;
+    c.program.instructions = {I{op, 0, 1, 0}, I{then, 2, 1, 0}};
+    c.program.outputs = {2, 3};
+    c.rows = 29, c.cols = 41;
+    bool pow = op == OpCode::Pow;
+    c.inputs = {values(29 * 41, rng, pow ? 0 : -10, 10, false),
+                values(29 * 41, rng, pow ? -4 : -10, pow ? 4 : 10, false)};
+    c.match = isTranscendental(op) ? Match::Ulp4 : Match::Exact;
+    check(c);
+  }
+}
+
+TEST_P(FusedJitTest, EveryLoadMode) {
+  using M = FusedProgram::LoadMode;
+  struct Loads {
+    std::string what;
+    M a, b;
+  };
+  for (const Loads &l : {Loads{"whole + along rows", M::Whole, M::AlongRows},
+                         Loads{"whole + along columns", M::Whole, M::AlongColumns},
+                         Loads{"whole + scalar", M::Whole, M::Scalar},
+                         Loads{"along rows + along columns", M::AlongRows, M::AlongColumns},
+                         Loads{"along columns + scalar", M::AlongColumns, M::Scalar}})
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{31, 67}, {3, 1}, {2, 33}, {1, 5}}) {
+      Case c{l.what + " " + std::to_string(rows) + "x" + std::to_string(cols)};
+      c.program.inputs = {{l.a, cols}, {l.b, cols}};
+      // r2 = a * b; r3 = 0.25; r4 = r2 + r3; r5 = max(r4, a)
+      c.program.instructions = {I{OpCode::Mul, 0, 1, 0}, I{OpCode::Constant, 0, 0, 0.25f},
+                                I{OpCode::Add, 2, 3, 0}, I{OpCode::Max, 4, 0, 0}};
+      c.program.outputs = {5, 2};
+      c.rows = rows, c.cols = cols;
+      for (const auto &in : c.program.inputs)
+        c.inputs.push_back(values(numElements(inputShape(c, in)), rng, -3, 3));
+      check(c);
+    }
+}
+
+TEST_P(FusedJitTest, RowReductions) {
+  for (int64_t kind : {0, 1, 2})
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{23, 71}, {4, 1}, {7, 16}, {2, 3}})
+      for (bool withOutput : {false, true}) {
+        Case c{std::string("reduce ") + (kind == 0 ? "sum" : kind == 1 ? "max" : "min") +
+               " of exp(x) * bias " + std::to_string(rows) + "x" + std::to_string(cols)};
+        c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::AlongRows, cols}};
+        c.program.instructions = {I{OpCode::Exp, 0, 0, 0}, I{OpCode::Mul, 2, 1, 0}};
+        if (withOutput)
+          c.program.outputs = {3};
+        c.program.reductions = {{3, kind, cols}};
+        c.rows = rows, c.cols = cols;
+        c.inputs = {values(rows * cols, rng, -2, 2), values(cols, rng, -1, 1, false)};
+        // exp is not exact: the reduced register may differ by an ulp or two.
+        c.match = Match::Ulp4;
+        check(c);
+      }
+}
+
+TEST_P(FusedJitTest, MaxAndMinReductionsPickTheFirstSignedZero) {
+  for (int64_t kind : {1, 2}) {
+    Case c{kind == 1 ? "max of zeros and negatives" : "min of zeros and positives"};
+    int64_t rows = 9, cols = 37;
+    c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::Whole, 0}};
+    c.program.instructions = {I{OpCode::Mul, 0, 1, 0}, I{OpCode::Abs, 2, 0, 0}};
+    c.program.reductions = {{2, kind, cols}};
+    c.rows = rows, c.cols = cols;
+    std::vector<float> a, b;
+    std::uniform_int_distribution<int> pick(0, 3);
+    for (int64_t i = 0; i < rows * cols; ++i) {
+      int r = pick(rng);
+      float sign = kind == 1 ? -1.0f : 1.0f;
+      // Rows mix +0, -0 and values on the reduction's losing side.
+      a.push_back(r == 0 ? 0.0f : r == 1 ? -0.0f : sign * (1 + (float)(i % 5)));
+      b.push_back(1.0f);
+    }
+    c.inputs = {a, b};
+    check(c);
+  }
+}
+
+/// Calls the kernel directly on ranges that split rows, and in place.
+TEST_P(FusedJitTest, RangesStartingMidRowAndInPlace) {
+  int64_t rows = 13, cols = 45, n = rows * cols;
+  FusedProgram p;
+  p.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::AlongColumns, cols}};
+  // r2 = x * col; r3 = exp(r2); r4 = r3 + x
+  p.instructions = {I{OpCode::Mul, 0, 1, 0}, I{OpCode::Exp, 2, 0, 0}, I{OpCode::Add, 3, 0, 0}};
+  p.outputs = {4};
+  p.reductions = {{4, 0, cols}, {2, 1, cols}};
+  FusedKernelFn kernel = jit->kernelFor(p, p.encode(), n);
+  ASSERT_NE(kernel, nullptr);
+  std::vector<float> x = values(n, rng, -2, 2, false), col = values(rows, rng, -1, 1, false);
+  auto runRanges = [&](const std::vector<int64_t> &cuts, bool inPlace) {
+    std::vector<float> y(n), xs = x;
+    std::vector<double> sum(rows, 0.0), mx(rows, -INFINITY);
+    const float *in[] = {xs.data(), col.data()};
+    float *out[] = {inPlace ? xs.data() : y.data()};
+    double *acc[] = {sum.data(), mx.data()};
+    for (size_t k = 0; k + 1 < cuts.size(); ++k)
+      kernel(in, out, acc, cuts[k], cuts[k + 1]);
+    return std::make_tuple(inPlace ? xs : y, sum, mx);
+  };
+  auto [y0, sum0, max0] = runRanges({0, n}, false);
+  std::vector<int64_t> cuts = {0, 1, 7, 44, 46, 100, 101, 233, 234, 400, n};
+  for (bool inPlace : {false, true}) {
+    SCOPED_TRACE(inPlace ? "in place" : "separate output");
+    auto [y, sum, mx] = runRanges(inPlace ? std::vector<int64_t>{0, n} : cuts, inPlace);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_TRUE(same(y[i], y0[i], Match::Exact)) << "element " << i;
+    for (int64_t r = 0; r < rows; ++r) {
+      EXPECT_NEAR(sum[r], sum0[r], 1e-9 * std::max(1.0, std::fabs(sum0[r]))) << "row " << r;
+      EXPECT_EQ(mx[r], max0[r]) << "row " << r;
+    }
+  }
+  // The whole range, against a scalar recomputation of the outputs.
+  for (int64_t i = 0; i < n; ++i) {
+    float e = std::exp(x[i] * col[i / cols]), want = e + x[i];
+    ASSERT_NEAR(y0[i], want, 1e-6 * (std::fabs(e) + std::fabs(x[i]))) << "element " << i;
+  }
+}
+
+TEST_P(FusedJitTest, KernelsAreCachedByProgram) {
+  FusedProgram p;
+  p.inputs = {{FusedProgram::Whole, 0}};
+  p.instructions = {I{OpCode::Neg, 0, 0, 0}, I{OpCode::Exp, 1, 0, 0}};
+  p.outputs = {2};
+  FusedKernelFn first = jit->kernelFor(p, p.encode(), 1);
+  int64_t compiled = jit->stats().compiled;
+  EXPECT_NE(first, nullptr);
+  EXPECT_EQ(jit->kernelFor(p, p.encode(), 1), first);
+  EXPECT_EQ(jit->stats().compiled, compiled);
+  EXPECT_GT(jit->stats().compileMs, 0.0);
+  EXPECT_NE(jit->optimizedIR(p).find("expf"), std::string::npos);
+}
+
+TEST_P(FusedJitTest, ProgramsOverDifferentRowsFallBackToTheInterpreter) {
+  Case c{"bias along 7 columns, reduction over 21"};
+  c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::AlongRows, 21}};
+  c.program.instructions = {I{OpCode::Add, 0, 1, 0}, I{OpCode::Exp, 2, 0, 0}};
+  c.program.outputs = {3};
+  c.program.reductions = {{3, 0, 7}};
+  c.rows = 3, c.cols = 21;
+  c.inputs = {values(63, rng, -1, 1), values(21, rng, -1, 1)};
+  EXPECT_EQ(jit->kernelFor(c.program, c.program.encode(), 63), nullptr);
+  EXPECT_EQ(jit->stats().declined, 1);
+  std::vector<Array> want = run(c, nullptr), got = run(c, jit);
+  expectSame(c, got, want);
+}
+
+TEST(FusedJitPolicy, CompilesOnceTheInterpreterHasRunEnoughElements) {
+  std::string error;
+  std::shared_ptr<FusedJit> jit =
+      FusedJit::create(FusedJitOptions{0, /*compileAfterElements=*/1000}, error);
+  ASSERT_TRUE(jit) << error;
+  FusedProgram p;
+  p.inputs = {{FusedProgram::Whole, 0}};
+  p.instructions = {I{OpCode::Abs, 0, 0, 0}, I{OpCode::Sqrt, 1, 0, 0}};
+  p.outputs = {2};
+  EXPECT_EQ(jit->kernelFor(p, p.encode(), 600), nullptr);
+  EXPECT_EQ(jit->stats().waiting, 1);
+  EXPECT_EQ(jit->stats().compiled, 0);
+  FusedKernelFn kernel = jit->kernelFor(p, p.encode(), 600); // 1200 in all
+  EXPECT_NE(kernel, nullptr);
+  EXPECT_EQ(jit->stats().waiting, 0);
+  EXPECT_EQ(jit->stats().compiled, 1);
+  // A large step compiles on its first call.
+  p.instructions[0].op = OpCode::Neg;
+  EXPECT_NE(jit->kernelFor(p, p.encode(), 5000), nullptr);
+  EXPECT_EQ(jit->stats().compiled, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Widths, FusedJitTest, testing::Values(16, 8, 4),
+                         [](const testing::TestParamInfo<int> &info) {
+                           return "width" + std::to_string(info.param);
+                         });
+
+TEST(FusedJitInstall, InstallsTheJitUnlessDisabled) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // In child processes, so the environment is read afresh.
+  EXPECT_EXIT(
+      {
+        setenv("SHARDC_FUSED_JIT", "1", 1);
+        std::shared_ptr<FusedJit> jit = installFusedJit();
+        std::exit(jit && fusedKernelCompiler() == jit.get() ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(
+      {
+        setenv("SHARDC_FUSED_JIT", "0", 1);
+        std::exit(!installFusedJit() && !fusedKernelCompiler() ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+} // namespace
