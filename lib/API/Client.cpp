@@ -12,6 +12,7 @@
 #include "shardc/Runtime/Artifact.h"
 #include "shardc/Runtime/Backend.h"
 #include "shardc/Runtime/CompileCache.h"
+#include "shardc/Runtime/CudaBackend.h"
 #include "shardc/Runtime/File.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -113,12 +114,21 @@ Client::~Client() = default;
 std::string Client::defaultCacheDir() { return CompileCache::defaultDir(); }
 
 StatusOr<Client> Client::create(const std::string &backend, const std::string &cacheDir) {
-  if (backend != "cpu")
-    return Status::error("backend '" + backend +
-                         "' is not available in this build (available: cpu)");
+  std::unique_ptr<Backend> created;
+  if (backend == "cpu") {
+    created = createCpuBackend();
+  } else if (backend == "cuda") {
+    StatusOr<std::unique_ptr<Backend>> cuda = createCudaBackend();
+    if (!cuda.ok())
+      return Status::error("backend 'cuda': " + cuda.message());
+    created = std::move(*cuda);
+  } else {
+    return Status::error("backend '" + backend + "' is not available (available: cpu" +
+                         (cudaBackendBuilt() ? ", cuda)" : ")"));
+  }
   Client client;
   client.impl->backendName = backend;
-  client.impl->backend = createCpuBackend();
+  client.impl->backend = std::move(created);
   client.impl->cache = std::make_unique<CompileCache>(cacheDir);
   return client;
 }

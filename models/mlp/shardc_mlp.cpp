@@ -9,6 +9,7 @@
 //
 //   shardc-mlp [--devices N] [--steps S] [--batch-per-device B] [--hidden H]
 //              [--layers L] [--lr LR] [--seed S] [--log-every K]
+//              [--emit-mlir PATH]
 //
 // Prints a progress line every K steps and, last, one JSON line: devices,
 // batch_per_device, ms_per_step_median, examples_per_s, loss_first,
@@ -37,6 +38,7 @@ struct Options {
   int inputs = 784, classes = 10, seed = 0, logEvery = 20;
   double lr = 1e-3;
   std::string mode = "auto";
+  std::string emitMlir; // --emit-mlir: write the loss function there and stop
 };
 
 [[noreturn]] void usage(const char *why) {
@@ -44,7 +46,7 @@ struct Options {
                "shardc-mlp: error: %s\n"
                "usage: shardc-mlp [--devices N] [--steps S] [--batch-per-device B] "
                "[--hidden H] [--layers L] [--lr LR] [--seed S] [--log-every K] "
-               "[--mode auto]\n",
+               "[--mode auto] [--emit-mlir PATH]\n",
                why);
   std::exit(2);
 }
@@ -67,6 +69,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--seed") o.seed = std::atoi(v.c_str());
     else if (a == "--log-every") o.logEvery = std::atoi(v.c_str());
     else if (a == "--mode") o.mode = v;
+    else if (a == "--emit-mlir") o.emitMlir = v;
     else usage(("unknown option " + a).c_str());
   }
   if (o.devices < 1 || o.steps < 1 || o.batchPerDevice < 1 || o.hidden < 1 || o.layers < 1)
@@ -143,6 +146,12 @@ std::string program(const Options &o) {
 int main(int argc, char **argv) {
   Options o = parse(argc, argv);
   int64_t B = (int64_t)o.devices * o.batchPerDevice;
+  if (!o.emitMlir.empty()) {
+    // The loss function only, e.g. to compile its training step ahead of
+    // time (test/gpu/make_artifacts.sh).
+    std::ofstream(o.emitMlir) << program(o);
+    return 0;
+  }
   std::string path = "/tmp/shardc-mlp-" + std::to_string(getpid()) + ".mlir";
   std::ofstream(path) << program(o);
 
