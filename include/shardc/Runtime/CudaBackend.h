@@ -38,6 +38,14 @@ bool cudaBackendBuilt();
 /// this build, no driver, no device), as one line.
 StatusOr<std::unique_ptr<Backend>> createCudaBackend(const CudaOptions &options = {});
 
+/// Device time of the last execute() on the first GPU (CUDA events): the
+/// steps alone, and the whole call with the copies in and out. Zeros for a
+/// backend that is not the CUDA backend. For benchmarks.
+struct CudaCallTiming {
+  double stepsMs = 0, totalMs = 0;
+};
+CudaCallTiming cudaLastCallTiming(Backend &backend);
+
 } // namespace shardc
 
 #endif // SHARDC_RUNTIME_CUDABACKEND_H

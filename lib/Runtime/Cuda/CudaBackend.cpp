@@ -216,6 +216,9 @@ public:
       if (d.stream)
         cudaStreamDestroy(d.stream);
     }
+    for (cudaEvent_t e : events)
+      if (e)
+        cudaEventDestroy(e);
     for (cudaLibrary_t lib : libraries)
       cudaLibraryUnload(lib);
   }
@@ -225,6 +228,11 @@ public:
   using Backend::execute;
   StatusOr<std::vector<DeviceArrays>>
   execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args) override;
+
+  /// Events on the first local device: call start, steps start, steps end,
+  /// call end.
+  cudaEvent_t events[4] = {};
+  int64_t timedDevice = -1;
 
 private:
   Status initDevices(int64_t n);
@@ -627,6 +635,19 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
     argBytes += alignUp(plan.values[id].bytes());
   }
   std::vector<std::vector<uint8_t *>> ptrs(n);
+  timedDevice = local.empty() ? -1 : local[0];
+  if (timedDevice >= 0 && !events[0]) {
+    SHARDC_CUDA_TRY(cudaSetDevice(devices[timedDevice].gpu));
+    for (cudaEvent_t &e : events)
+      SHARDC_CUDA_TRY(cudaEventCreate(&e));
+  }
+  auto mark = [&](int which) {
+    if (timedDevice >= 0) {
+      cudaSetDevice(devices[timedDevice].gpu);
+      cudaEventRecord(events[which], devices[timedDevice].stream);
+    }
+  };
+  mark(0);
   for (int64_t d : local) {
     Device &dev = devices[d];
     SHARDC_CUDA_TRY(cudaSetDevice(dev.gpu));
@@ -654,6 +675,7 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
   }
 
   // The steps, in order, each on every device of this process.
+  mark(1);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep &step = plan.steps[i];
     if (isCollective(step.op)) {
@@ -676,6 +698,7 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
   }
 
   // Results out, then one synchronization per device.
+  mark(2);
   std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
   std::vector<int32_t> failing(n, INT32_MAX);
   for (int64_t d : local) {
@@ -691,6 +714,7 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
     SHARDC_CUDA_TRY(cudaMemcpyAsync(&failing[d], dev.errorFlag.ptr, sizeof(int32_t),
                                     cudaMemcpyDeviceToHost, dev.stream));
   }
+  mark(3);
   for (int64_t d : local) {
     SHARDC_CUDA_TRY(cudaSetDevice(devices[d].gpu));
     SHARDC_CUDA_TRY(cudaStreamSynchronize(devices[d].stream));
@@ -728,6 +752,18 @@ StatusOr<int> usableGpus() {
 }
 
 } // namespace
+
+CudaCallTiming cudaLastCallTiming(Backend &backend) {
+  auto *cuda = dynamic_cast<CudaBackend *>(&backend);
+  CudaCallTiming t;
+  if (!cuda || cuda->timedDevice < 0 || !cuda->events[0])
+    return t;
+  float steps = 0, total = 0;
+  if (cudaEventElapsedTime(&steps, cuda->events[1], cuda->events[2]) == cudaSuccess &&
+      cudaEventElapsedTime(&total, cuda->events[0], cuda->events[3]) == cudaSuccess)
+    t = {steps, total};
+  return t;
+}
 
 StatusOr<std::unique_ptr<Backend>> createCudaBackend(const CudaOptions &given) {
   CudaOptions options = given;
