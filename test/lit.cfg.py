@@ -8,7 +8,8 @@ from lit.llvm import llvm_config
 config.name = "shardc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+# test/gpu holds programs and artifacts for the GPU suite, not lit tests.
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "gpu"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.shardc_obj_root, "test")
 
@@ -25,3 +26,12 @@ config.substitutions.append(("%shardc_src_root", os.path.dirname(config.test_sou
 
 # The driver's compile cache lives in the build tree, not the user's home.
 config.environment["SHARDC_CACHE_DIR"] = os.path.join(config.test_exec_root, "shardc-cache")
+
+# Machines without the NVIDIA driver (CI, most developer machines): the CUDA
+# backend's error path is what runs there.
+try:
+    import ctypes
+
+    ctypes.CDLL("libcuda.so.1")
+except OSError:
+    config.available_features.add("no-cuda-driver")

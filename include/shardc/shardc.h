@@ -119,7 +119,8 @@ class Jitted;
 /// A backend and its devices, plus the compile cache.
 class Client {
 public:
-  /// `backend`: "cpu" (simulated devices, one thread each). `cacheDir`:
+  /// `backend`: "cpu" (simulated devices, one thread each) or "cuda" (one
+  /// GPU per mesh position; an error where no GPU is usable). `cacheDir`:
   /// where compiled plans persist ("" = memory only; default: the user's
   /// cache directory, see CompileCache::defaultDir).
   static StatusOr<Client> create(const std::string &backend = "cpu",

@@ -13,6 +13,7 @@
 #include "shardc/Pipeline/Pipeline.h"
 #include "shardc/Runtime/Artifact.h"
 #include "shardc/JIT/FusedJit.h"
+#include "shardc/Runtime/CudaBackend.h"
 #include "shardc/Runtime/File.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -107,14 +108,23 @@ Client::~Client() = default;
 std::string Client::defaultCacheDir() { return CompileCache::defaultDir(); }
 
 StatusOr<Client> Client::create(const std::string &backend, const std::string &cacheDir) {
-  if (backend != "cpu")
-    return Status::error("backend '" + backend +
-                         "' is not available in this build (available: cpu)");
+  std::unique_ptr<Backend> created;
+  if (backend == "cpu") {
+    // Fused steps run as JIT-compiled kernels unless SHARDC_FUSED_JIT=0.
+    installFusedJit();
+    created = createCpuBackend();
+  } else if (backend == "cuda") {
+    StatusOr<std::unique_ptr<Backend>> cuda = createCudaBackend();
+    if (!cuda.ok())
+      return Status::error("backend 'cuda': " + cuda.message());
+    created = std::move(*cuda);
+  } else {
+    return Status::error("backend '" + backend + "' is not available (available: cpu" +
+                         (cudaBackendBuilt() ? ", cuda)" : ")"));
+  }
   Client client;
   client.impl->backendName = backend;
-  // Fused steps run as JIT-compiled kernels unless SHARDC_FUSED_JIT=0.
-  installFusedJit();
-  client.impl->backend = createCpuBackend();
+  client.impl->backend = std::move(created);
   client.impl->cache = std::make_unique<CompileCache>(cacheDir);
   return client;
 }

@@ -12,7 +12,7 @@
 //
 //   shardc-mlp [--devices N] [--steps S] [--batch-per-device B] [--hidden H]
 //              [--layers L] [--lr LR] [--seed S] [--log-every K]
-//              [--mode auto|shard_map]
+//              [--mode auto|shard_map] [--emit-mlir PATH]
 //
 // Prints a progress line every K steps and, last, one JSON line: devices,
 // batch_per_device, ms_per_step_median, examples_per_s, loss_first,
@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -39,6 +40,7 @@ struct Options {
   int inputs = 784, classes = 10, seed = 0, logEvery = 20;
   double lr = 1e-3;
   std::string mode = "auto";
+  std::string emitMlir; // --emit-mlir: write the loss function there and stop
 };
 
 [[noreturn]] void usage(const char *why) {
@@ -46,7 +48,7 @@ struct Options {
                "shardc-mlp: error: %s\n"
                "usage: shardc-mlp [--devices N] [--steps S] [--batch-per-device B] "
                "[--hidden H] [--layers L] [--lr LR] [--seed S] [--log-every K] "
-               "[--mode auto|shard_map]\n",
+               "[--mode auto|shard_map] [--emit-mlir PATH]\n",
                why);
   std::exit(2);
 }
@@ -69,6 +71,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--seed") o.seed = std::atoi(v.c_str());
     else if (a == "--log-every") o.logEvery = std::atoi(v.c_str());
     else if (a == "--mode") o.mode = v;
+    else if (a == "--emit-mlir") o.emitMlir = v;
     else usage(("unknown option " + a).c_str());
   }
   if (o.devices < 1 || o.steps < 1 || o.batchPerDevice < 1 || o.hidden < 1 || o.layers < 1)
@@ -142,6 +145,25 @@ int main(int argc, char **argv) {
     jit.argNames.push_back((i % 2 ? "b" : "w") + std::to_string((i - 2) / 2));
   }
   shardc::Jitted step = client->jit(lossFunction(o.mode), jit);
+  if (!o.emitMlir.empty()) {
+    // The traced loss function only, e.g. to compile its training step
+    // ahead of time (test/gpu/make_artifacts.sh).
+    std::vector<shardc::ArgSpec> specs{
+        {"x", shardc::DType::F32, {B, o.inputs}, jit.inShardings[0]},
+        {"labels", shardc::DType::I32, {B}, jit.inShardings[1]}};
+    for (int l = 0; l <= o.layers; ++l) {
+      int64_t in = l == 0 ? o.inputs : o.hidden, out = l == o.layers ? o.classes : o.hidden;
+      specs.push_back({"w" + std::to_string(l), shardc::DType::F32, {in, out}, {}});
+      specs.push_back({"b" + std::to_string(l), shardc::DType::F32, {out}, {}});
+    }
+    shardc::StatusOr<std::string> text = step.trace(specs);
+    if (!text.ok()) {
+      std::fprintf(stderr, "shardc-mlp: error: %s\n", text.message().c_str());
+      return 1;
+    }
+    std::ofstream(o.emitMlir) << *text;
+    return 0;
+  }
   std::fprintf(stderr, "training step (%s mode) for %d device(s); compiled on the first step\n",
                o.mode.c_str(), o.devices);
 

@@ -20,11 +20,11 @@ namespace shardc::driver {
 namespace {
 const char kCompileHelp[] =
     "usage: shardc compile FILE.mlir -o FILE.shardc [--entry NAME]\n"
-    "                      [--backend cpu] [--dump-stages DIR]\n"
+    "                      [--backend cpu|cuda] [--dump-stages DIR]\n"
     "\n"
     "  -o FILE             the artifact to write\n"
     "  --entry NAME        function to compile (default: main, or the only public one)\n"
-    "  --backend NAME      cpu (the plan format every backend runs)\n"
+    "  --backend NAME      cpu or cuda (the plan format every backend runs)\n"
     "  --dump-stages DIR   write 01-propagated.mlir, 02-partitioned.mlir, 03-plan.txt\n";
 } // namespace
 
@@ -40,8 +40,9 @@ int compileCommand(const std::vector<std::string> &args) {
     reportError("'shardc compile' needs FILE.mlir and -o FILE.shardc (try --help)");
     return kUsage;
   }
-  if (backend != "cpu") {
-    reportError("backend '" + backend + "' is not available in this build (available: cpu)");
+  // One plan format runs on every backend; the name is checked, not used.
+  if (backend != "cpu" && backend != "cuda") {
+    reportError("backend '" + backend + "' is not available (available: cpu, cuda)");
     return kFailed;
   }
   std::string error;

@@ -19,6 +19,7 @@
 #include "shardc/JIT/FusedJit.h"
 #include "shardc/Runtime/Backend.h"
 #include "shardc/Runtime/CompileCache.h"
+#include "shardc/Runtime/CudaBackend.h"
 #include "shardc/Runtime/File.h"
 #include "shardc/Runtime/Npy.h"
 
@@ -39,19 +40,21 @@ namespace shardc::driver {
 namespace {
 const char kRunHelp[] =
     "usage: shardc run FILE.mlir|FILE.shardc [--entry NAME] [--input NAME=FILE.npy]...\n"
-    "                  [--output-dir DIR] [--backend cpu|reference]\n"
+    "                  [--output-dir DIR] [--backend cpu|cuda|reference]\n"
     "\n"
     "  --entry NAME        function to run (default: main, or the only public one)\n"
     "  --input NAME=FILE   .npy file for the argument NAME (its shardc.name, or\n"
     "                      argN for argument N); every argument needs one\n"
     "  --output-dir DIR    where to write <entry>.result<i>.npy (default: .)\n"
-    "  --backend NAME      cpu (default: the compiled plan on simulated devices)\n"
-    "                      or reference (the interpreter; .mlir files only)\n"
+    "  --backend NAME      cpu (default: the compiled plan on simulated devices),\n"
+    "                      cuda (the plan on GPUs, one per mesh position; set\n"
+    "                      SHARDC_CUDA_TF32=1 for TF32 matmuls) or reference\n"
+    "                      (the interpreter; .mlir files only)\n"
     "  --cache-dir DIR     compile cache (default: $SHARDC_CACHE_DIR, else\n"
     "                      $XDG_CACHE_HOME/shardc, else ~/.cache/shardc)\n"
     "  --no-cache          compile without reading or writing the disk cache\n"
     "  --cache-stats       print the cache's hits and misses\n"
-    "  --benchmark N       run N more times (cpu backend) and print one JSON line\n"
+    "  --benchmark N       run N more times (cpu or cuda) and print one JSON line\n"
     "                      with the median and best time per call\n";
 
 struct RunOptions {
@@ -109,9 +112,9 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
     reportError("'shardc run' needs a FILE.mlir or FILE.shardc (try --help)");
     return kUsage;
   }
-  if (opts.backend != "cpu" && opts.backend != "reference") {
-    reportError("backend '" + opts.backend +
-                "' is not available in this build (available: cpu, reference)");
+  if (opts.backend != "cpu" && opts.backend != "cuda" && opts.backend != "reference") {
+    reportError("backend '" + opts.backend + "' is not available (available: cpu, " +
+                (cudaBackendBuilt() ? "cuda, " : "") + "reference)");
     return kFailed;
   }
   return std::nullopt;
@@ -224,19 +227,32 @@ int writeOutputs(const std::string &entry, const std::vector<Array> &results,
   return kOk;
 }
 
-int runPlanOnCpu(const Plan &plan, const std::vector<Array> &inputs,
-                 const RunOptions &opts) {
-  // Fused steps run as JIT-compiled kernels unless SHARDC_FUSED_JIT=0.
-  installFusedJit();
-  std::unique_ptr<Backend> backend = createCpuBackend();
+/// The backend `opts.backend` names (cpu or cuda), or null after one error
+/// line.
+std::unique_ptr<Backend> createBackend(const RunOptions &opts) {
+  if (opts.backend != "cuda") {
+    // Fused steps run as JIT-compiled kernels unless SHARDC_FUSED_JIT=0.
+    installFusedJit();
+    return createCpuBackend();
+  }
+  StatusOr<std::unique_ptr<Backend>> cuda = createCudaBackend();
+  if (!cuda.ok()) {
+    reportError("--backend cuda: " + cuda.message());
+    return nullptr;
+  }
+  return std::move(*cuda);
+}
+
+int runPlanOn(Backend *backend, const Plan &plan, const std::vector<Array> &inputs,
+              const RunOptions &opts) {
   StatusOr<std::vector<Array>> results = runPlan(*backend, plan, inputs);
   if (!results.ok()) {
     reportError(results.message());
     return kFailed;
   }
   if (plan.numDevices() > 1 || !plan.mesh.axisNames.empty())
-    std::printf("ran @%s on %lld simulated devices\n", plan.entry.c_str(),
-                (long long)plan.numDevices());
+    std::printf("ran @%s on %lld %s\n", plan.entry.c_str(), (long long)plan.numDevices(),
+                opts.backend == "cuda" ? "GPUs" : "simulated devices");
   if (opts.benchmark > 0) {
     // Whole calls (split inputs, run, assemble results), after the warm-up
     // run above.
@@ -265,6 +281,10 @@ int runCommand(const std::vector<std::string> &args) {
   RunOptions opts;
   if (std::optional<int> code = parseRunOptions(args, opts))
     return *code;
+  // The backend first: without a usable GPU, that is the one error to see.
+  std::unique_ptr<Backend> backend;
+  if (opts.backend != "reference" && !(backend = createBackend(opts)))
+    return kFailed;
 
   // A compiled artifact runs as it is.
   StatusOr<std::string> head = readFile(opts.file);
@@ -290,7 +310,7 @@ int runCommand(const std::vector<std::string> &args) {
     std::optional<std::vector<Array>> inputs = bindInputs(signatureOf(*plan), opts);
     if (!inputs)
       return kFailed;
-    return runPlanOnCpu(*plan, *inputs, opts);
+    return runPlanOn(backend.get(), *plan, *inputs, opts);
   }
 
   std::string error;
@@ -309,7 +329,7 @@ int runCommand(const std::vector<std::string> &args) {
   if (!inputs)
     return kFailed;
 
-  if (opts.backend == "cpu") {
+  if (backend) {
     // Compiled plans are cached by everything they depend on: the program
     // text (locations included), the entry and the backend.
     CompileCache cache(opts.noCache ? std::string() : opts.cacheDir);
@@ -323,7 +343,7 @@ int runCommand(const std::vector<std::string> &args) {
         });
     if (!plan.ok())
       return kFailed; // diagnostics were printed
-    int code = runPlanOnCpu(**plan, *inputs, opts);
+    int code = runPlanOn(backend.get(), **plan, *inputs, opts);
     if (opts.cacheStats)
       std::printf("%s\n", cache.statsLine().c_str());
     return code;

@@ -25,19 +25,6 @@
 
 namespace shardc {
 
-Backend::~Backend() = default;
-
-StatusOr<std::vector<DeviceArrays>>
-Backend::execute(const Plan &plan, const std::vector<DeviceArrays> &args) {
-  std::vector<std::vector<const Array *>> borrowed;
-  for (const DeviceArrays &shards : args) {
-    borrowed.emplace_back();
-    for (const Array &a : shards)
-      borrowed.back().push_back(&a);
-  }
-  return execute(plan, borrowed);
-}
-
 namespace {
 
 /// The cores this process may run on (its affinity mask: taskset, cgroups),
@@ -188,45 +175,5 @@ private:
 } // namespace
 
 std::unique_ptr<Backend> createCpuBackend() { return std::make_unique<CpuBackend>(); }
-
-StatusOr<std::vector<Array>> runPlan(Backend &backend, const Plan &plan,
-                                     const std::vector<Array> &globalArgs) {
-  if (globalArgs.size() != plan.args.size())
-    return Status::error("@" + plan.entry + " takes " + std::to_string(plan.args.size()) +
-                         " arguments, got " + std::to_string(globalArgs.size()));
-  // One device: the global arrays are the shards, borrowed as they are.
-  bool single = plan.numDevices() == 1;
-  std::vector<DeviceArrays> shards;
-  std::vector<std::vector<const Array *>> borrowed;
-  for (size_t i = 0; i < globalArgs.size(); ++i) {
-    const Array &g = globalArgs[i];
-    const PlanValue &v = plan.values[plan.args[i]];
-    if (g.dtype() != v.dtype || g.shape() != plan.argGlobalShapes[i])
-      return Status::error("argument '" + plan.argNames[i] + "' must be " +
-                           Array(v.dtype, plan.argGlobalShapes[i]).typeString() +
-                           ", got " + g.typeString());
-    DeviceArrays d;
-    if (!single)
-      for (int64_t dev = 0; dev < plan.numDevices(); ++dev)
-        d.push_back(plan.argShardings[i].shard(g, dev));
-    shards.push_back(std::move(d));
-  }
-  for (size_t i = 0; i < globalArgs.size(); ++i) {
-    borrowed.emplace_back();
-    if (single)
-      borrowed.back().push_back(&globalArgs[i]);
-    else
-      for (const Array &a : shards[i])
-        borrowed.back().push_back(&a);
-  }
-  StatusOr<std::vector<DeviceArrays>> results = backend.execute(plan, borrowed);
-  if (!results.ok())
-    return results.status();
-  std::vector<Array> out;
-  for (size_t r = 0; r < results->size(); ++r)
-    out.push_back(single ? std::move((*results)[r][0])
-                         : plan.resultShardings[r].assemble((*results)[r]));
-  return out;
-}
 
 } // namespace shardc

@@ -1,0 +1,51 @@
+//===- CudaBackend.h - plans on NVIDIA GPUs ---------------------*- C++ -*-===//
+//
+// The CUDA backend runs a Plan with one GPU per mesh position: cuBLAS for
+// dot_general, kernels generated at run time (NVRTC) for fused regions,
+// kernels built with nvcc for the other ops, NCCL for collectives. It builds
+// wherever CUDA 13 is installed; where it is not (or the build turned it
+// off), createCudaBackend() says so. Creating it where no GPU is usable is an
+// error, not a crash: the driver library is loaded at run time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RUNTIME_CUDABACKEND_H
+#define SHARDC_RUNTIME_CUDABACKEND_H
+
+#include "shardc/Runtime/Backend.h"
+
+#include <memory>
+#include <string>
+
+namespace shardc {
+
+struct CudaOptions {
+  /// f32 matmuls on tensor cores with TF32 inputs (about 10 bits of
+  /// mantissa). Off by default; SHARDC_CUDA_TF32=1 turns it on too.
+  bool tf32 = false;
+  /// Multi-process runs (one process per GPU): this process's rank and the
+  /// number of processes, with the NCCL unique id exchanged through the file
+  /// SHARDC_NCCL_ID_FILE (written by rank 0). -1: one process drives every
+  /// GPU. Also read from SHARDC_NCCL_RANK / SHARDC_NCCL_NRANKS.
+  int processRank = -1;
+  int processCount = 0;
+};
+
+/// True when this build contains the CUDA backend.
+bool cudaBackendBuilt();
+
+/// A backend on the GPUs of this machine, or why there is none (no CUDA in
+/// this build, no driver, no device), as one line.
+StatusOr<std::unique_ptr<Backend>> createCudaBackend(const CudaOptions &options = {});
+
+/// Device time of the last execute() on the first GPU (CUDA events): the
+/// steps alone, and the whole call with the copies in and out. Zeros for a
+/// backend that is not the CUDA backend. For benchmarks.
+struct CudaCallTiming {
+  double stepsMs = 0, totalMs = 0;
+};
+CudaCallTiming cudaLastCallTiming(Backend &backend);
+
+} // namespace shardc
+
+#endif // SHARDC_RUNTIME_CUDABACKEND_H

@@ -1,0 +1,499 @@
+//===- CudaKernels.cu - the CUDA backend's build-time kernels -------------===//
+//
+// One kernel per op family, the element type a runtime argument. Elements
+// are read as double (floats) or int64 (integers) and written back with the
+// rounding and saturation of Array::setDouble / setInt, so results match the
+// reference kernels: bit for bit for data movement and integers, within the
+// conformance tolerances for floats.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaKernels.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstring>
+
+namespace shardc::cuda {
+
+namespace {
+
+constexpr int kBlock = 256;
+
+int gridFor(int64_t n) {
+  int64_t blocks = (n + kBlock - 1) / kBlock;
+  return (int)(blocks < 1 ? 1 : blocks > (1 << 20) ? (1 << 20) : blocks);
+}
+
+#define SHARDC_GRID_STRIDE(i, n)                                                       \
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);           \
+       i += (int64_t)gridDim.x * blockDim.x)
+
+enum : int { kF32, kF64, kF16, kBF16, kI1, kI32, kI64 }; // as DType
+
+__device__ bool isFloatType(int dt) { return dt <= kBF16; }
+
+__device__ double loadD(const void *p, int dt, int64_t i) {
+  switch (dt) {
+  case kF32: return ((const float *)p)[i];
+  case kF64: return ((const double *)p)[i];
+  case kF16: return __half2float(((const __half *)p)[i]);
+  case kBF16: return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+  case kI1: return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
+  case kI32: return ((const int32_t *)p)[i];
+  default: return (double)((const int64_t *)p)[i];
+  }
+}
+
+template <typename T> __device__ T saturate(double v) {
+  if (v != v)
+    return 0;
+  double lo = (double)(T)((T)1 << (sizeof(T) * 8 - 1)); // the minimum
+  if (v <= lo)
+    return (T)((T)1 << (sizeof(T) * 8 - 1));
+  if (v >= -lo) // 2^(bits-1) and above: the maximum
+    return (T)~((T)1 << (sizeof(T) * 8 - 1));
+  return (T)v; // truncates toward zero
+}
+
+/// double -> float rounding to odd, so a second rounding (to f16/bf16) is
+/// correct, as Array::setDouble does.
+__device__ float roundToOdd(double v) {
+  if (v != v)
+    return __double2float_rn(v);
+  float f = __double2float_rz(v);
+  if ((double)f != v && !isinf(f))
+    f = __uint_as_float(__float_as_uint(f) | 1u);
+  return f;
+}
+
+__device__ void storeD(void *p, int dt, int64_t i, double v) {
+  switch (dt) {
+  case kF32: ((float *)p)[i] = (float)v; return;
+  case kF64: ((double *)p)[i] = v; return;
+  case kF16: ((__half *)p)[i] = __float2half_rn(roundToOdd(v)); return;
+  case kBF16: ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(roundToOdd(v)); return;
+  case kI1: ((uint8_t *)p)[i] = v != 0; return;
+  case kI32: ((int32_t *)p)[i] = saturate<int32_t>(v); return;
+  default: ((int64_t *)p)[i] = saturate<int64_t>(v); return;
+  }
+}
+
+__device__ int64_t loadI(const void *p, int dt, int64_t i) {
+  switch (dt) {
+  case kI1: return ((const uint8_t *)p)[i] ? 1 : 0;
+  case kI32: return ((const int32_t *)p)[i];
+  case kI64: return ((const int64_t *)p)[i];
+  default: return saturate<int64_t>(loadD(p, dt, i));
+  }
+}
+
+__device__ void storeI(void *p, int dt, int64_t i, int64_t v) {
+  switch (dt) {
+  case kI1: ((uint8_t *)p)[i] = v != 0; return;
+  case kI32: ((int32_t *)p)[i] = (int32_t)v; return;
+  case kI64: ((int64_t *)p)[i] = v; return;
+  default: storeD(p, dt, i, (double)v); return;
+  }
+}
+
+__device__ void reportError(int32_t *firstFailingStep, int32_t step) {
+  atomicMin(firstFailingStep, step);
+}
+
+// Elementwise ----------------------------------------------------------------
+
+__global__ void unaryKernel(int op, int dt, const void *x, void *y, int64_t n) {
+  SHARDC_GRID_STRIDE(i, n) {
+    if (!isFloatType(dt)) { // neg and abs are the integer unary ops
+      int64_t v = loadI(x, dt, i);
+      int64_t neg = (int64_t)(0ull - (uint64_t)v);
+      storeI(y, dt, i, op == (int)OpCode::Neg || v < 0 ? neg : v);
+      continue;
+    }
+    double v = loadD(x, dt, i), r = 0;
+    switch ((OpCode)op) {
+    case OpCode::Neg: r = -v; break;
+    case OpCode::Abs: r = fabs(v); break;
+    case OpCode::Exp: r = exp(v); break;
+    case OpCode::Log: r = log(v); break;
+    case OpCode::Tanh: r = tanh(v); break;
+    case OpCode::Sqrt: r = sqrt(v); break;
+    case OpCode::Rsqrt: r = 1.0 / sqrt(v); break;
+    default: r = erf(v); break;
+    }
+    storeD(y, dt, i, r);
+  }
+}
+
+__device__ int64_t intPow(int64_t base, int64_t exp) {
+  if (exp < 0)
+    return base == 1 ? 1 : base == -1 ? (exp % 2 ? -1 : 1) : 0;
+  uint64_t r = 1, b = (uint64_t)base;
+  while (exp > 0) {
+    if (exp & 1)
+      r *= b;
+    b *= b;
+    exp >>= 1;
+  }
+  return (int64_t)r;
+}
+
+__global__ void binaryKernel(int op, int dt, const void *a, const void *b, void *y,
+                             int64_t n, int32_t *errors, int32_t step) {
+  SHARDC_GRID_STRIDE(i, n) {
+    if (!isFloatType(dt)) {
+      int64_t x = loadI(a, dt, i), z = loadI(b, dt, i), r = 0;
+      switch ((OpCode)op) {
+      case OpCode::Add: r = (int64_t)((uint64_t)x + (uint64_t)z); break;
+      case OpCode::Sub: r = (int64_t)((uint64_t)x - (uint64_t)z); break;
+      case OpCode::Mul: r = (int64_t)((uint64_t)x * (uint64_t)z); break;
+      case OpCode::Div:
+        if (z == 0) {
+          reportError(errors, step);
+          r = 0;
+        } else {
+          r = (x == INT64_MIN && z == -1) ? x : x / z;
+        }
+        break;
+      case OpCode::Max: r = x > z ? x : z; break;
+      case OpCode::Min: r = x < z ? x : z; break;
+      default: r = intPow(x, z); break;
+      }
+      storeI(y, dt, i, r);
+      continue;
+    }
+    double x = loadD(a, dt, i), z = loadD(b, dt, i), r = 0;
+    bool nan = x != x || z != z;
+    switch ((OpCode)op) {
+    case OpCode::Add: r = x + z; break;
+    case OpCode::Sub: r = x - z; break;
+    case OpCode::Mul: r = x * z; break;
+    case OpCode::Div: r = x / z; break;
+    case OpCode::Max: r = nan ? __longlong_as_double(0x7ff8000000000000ll) : (x > z ? x : z); break;
+    case OpCode::Min: r = nan ? __longlong_as_double(0x7ff8000000000000ll) : (x < z ? x : z); break;
+    default: r = pow(x, z); break;
+    }
+    storeD(y, dt, i, r);
+  }
+}
+
+__global__ void compareKernel(int dir, int dt, const void *a, const void *b, uint8_t *y,
+                              int64_t n) {
+  SHARDC_GRID_STRIDE(i, n) {
+    bool r;
+    if (isFloatType(dt)) {
+      double x = loadD(a, dt, i), z = loadD(b, dt, i);
+      r = dir == 0 ? x == z : dir == 1 ? x != z : dir == 2 ? x < z
+        : dir == 3 ? x <= z : dir == 4 ? x > z : x >= z;
+    } else {
+      int64_t x = loadI(a, dt, i), z = loadI(b, dt, i);
+      r = dir == 0 ? x == z : dir == 1 ? x != z : dir == 2 ? x < z
+        : dir == 3 ? x <= z : dir == 4 ? x > z : x >= z;
+    }
+    y[i] = r;
+  }
+}
+
+template <typename T>
+__global__ void selectKernel(const uint8_t *p, const T *a, const T *b, T *y, int64_t n) {
+  SHARDC_GRID_STRIDE(i, n) { y[i] = p[i] ? a[i] : b[i]; }
+}
+
+__global__ void convertKernel(int from, int to, const void *x, void *y, int64_t n) {
+  SHARDC_GRID_STRIDE(i, n) {
+    if (!isFloatType(from) && !isFloatType(to))
+      storeI(y, to, i, loadI(x, from, i));
+    else
+      storeD(y, to, i, loadD(x, from, i));
+  }
+}
+
+__global__ void iotaKernel(int dt, void *y, int64_t n, int64_t inner, int64_t size) {
+  SHARDC_GRID_STRIDE(i, n) { storeI(y, dt, i, (i / inner) % size); }
+}
+
+template <typename T> __global__ void fillKernel(T value, T *y, int64_t n) {
+  SHARDC_GRID_STRIDE(i, n) { y[i] = value; }
+}
+
+__global__ void divideKernel(int dt, void *y, int64_t n, int64_t count) {
+  SHARDC_GRID_STRIDE(i, n) {
+    if (isFloatType(dt))
+      storeD(y, dt, i, loadD(y, dt, i) / (double)count);
+    else
+      storeI(y, dt, i, loadI(y, dt, i) / count);
+  }
+}
+
+// Data movement -----------------------------------------------------------------
+
+template <typename T>
+__global__ void stridedCopyKernel(const T *x, T *y, StridedView v, int64_t n) {
+  SHARDC_GRID_STRIDE(i, n) {
+    int64_t rest = i, from = v.inOffset, to = v.outOffset;
+    for (int d = v.rank - 1; d >= 0; --d) {
+      int64_t idx = rest % v.shape[d];
+      rest /= v.shape[d];
+      from += idx * v.inStrides[d];
+      to += idx * v.outStrides[d];
+    }
+    y[to] = x[from];
+  }
+}
+
+__device__ int64_t viewOffset(const StridedView &v, int64_t linear) {
+  int64_t off = v.inOffset;
+  for (int d = v.rank - 1; d >= 0; --d) {
+    off += (linear % v.shape[d]) * v.inStrides[d];
+    linear /= v.shape[d];
+  }
+  return off;
+}
+
+int64_t viewCount(const StridedView &v) {
+  int64_t n = 1;
+  for (int d = 0; d < v.rank; ++d)
+    n *= v.shape[d];
+  return n;
+}
+
+__device__ int64_t combineInt(int kind, int64_t a, int64_t b) {
+  return kind == 0 ? (int64_t)((uint64_t)a + (uint64_t)b) : kind == 1 ? (a > b ? a : b)
+                                                                      : (a < b ? a : b);
+}
+
+/// One warp per output element; lanes stride over the reduced elements and
+/// combine in a fixed shuffle tree.
+__global__ void reduceKernel(int kind, int dt, const void *x, void *y, StridedView kept,
+                             StridedView reduced, int64_t outputs, int64_t count) {
+  int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  int lane = threadIdx.x & 31;
+  if (warp >= outputs)
+    return;
+  int64_t base = viewOffset(kept, warp);
+  if (isFloatType(dt)) {
+    double nan = __longlong_as_double(0x7ff8000000000000ll);
+    double inf = __longlong_as_double(0x7ff0000000000000ll);
+    double acc = kind == 0 ? 0.0 : kind == 1 ? -inf : inf;
+    for (int64_t j = lane; j < count; j += 32) {
+      double v = loadD(x, dt, base + viewOffset(reduced, j));
+      if (kind == 0)
+        acc += v;
+      else if (v != v || acc != acc)
+        acc = nan;
+      else
+        acc = kind == 1 ? fmax(acc, v) : fmin(acc, v);
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+      double v = __shfl_down_sync(0xffffffffu, acc, o);
+      if (kind == 0)
+        acc += v;
+      else if (v != v || acc != acc)
+        acc = nan;
+      else
+        acc = kind == 1 ? fmax(acc, v) : fmin(acc, v);
+    }
+    if (lane == 0)
+      storeD(y, dt, warp, acc);
+    return;
+  }
+  int64_t acc = kind == 0 ? 0 : kind == 1 ? INT64_MIN : INT64_MAX;
+  for (int64_t j = lane; j < count; j += 32) {
+    int64_t v = loadI(x, dt, base + viewOffset(reduced, j));
+    acc = combineInt(kind, acc, v);
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    int64_t v = __shfl_down_sync(0xffffffffu, acc, o);
+    acc = combineInt(kind, acc, v);
+  }
+  if (lane == 0)
+    storeI(y, dt, warp, acc);
+}
+
+template <typename T>
+__global__ void takeKernel(const T *table, int64_t rows, int64_t rowElems, int indexType,
+                           const void *indices, T *out, int64_t n, int32_t *errors,
+                           int32_t step) {
+  SHARDC_GRID_STRIDE(i, n) {
+    int64_t p = i / rowElems, j = i % rowElems;
+    int64_t r = loadI(indices, indexType, p);
+    if (r < 0 || r >= rows) {
+      reportError(errors, step);
+      out[i] = T();
+      continue;
+    }
+    out[i] = table[r * rowElems + j];
+  }
+}
+
+__global__ void scatterAddKernel(int dt, void *out, int64_t rows, int64_t rowElems,
+                                 int indexType, const void *indices, const void *updates,
+                                 int64_t n, int32_t *errors, int32_t step) {
+  SHARDC_GRID_STRIDE(i, n) {
+    int64_t p = i / rowElems, j = i % rowElems;
+    int64_t r = loadI(indices, indexType, p);
+    if (r < 0 || r >= rows) {
+      reportError(errors, step);
+      continue;
+    }
+    int64_t o = r * rowElems + j;
+    switch (dt) {
+    case kF32: atomicAdd((float *)out + o, ((const float *)updates)[i]); break;
+    case kF64: atomicAdd((double *)out + o, ((const double *)updates)[i]); break;
+    case kF16: atomicAdd((__half *)out + o, ((const __half *)updates)[i]); break;
+    case kBF16:
+      atomicAdd((__nv_bfloat16 *)out + o, ((const __nv_bfloat16 *)updates)[i]);
+      break;
+    case kI32: atomicAdd((int *)out + o, ((const int *)updates)[i]); break; // wraps
+    case kI64:
+      atomicAdd((unsigned long long *)out + o,
+                (unsigned long long)((const int64_t *)updates)[i]);
+      break;
+    default: // i1: adding makes true
+      if (((const uint8_t *)updates)[i])
+        ((uint8_t *)out)[o] = 1;
+      break;
+    }
+  }
+}
+
+__global__ void naiveMatmulKernel(int dt, const void *a, const void *b, void *c,
+                                  int64_t batch, int64_t m, int64_t n, int64_t k) {
+  SHARDC_GRID_STRIDE(i, batch * m * n) {
+    int64_t bi = i / (m * n), row = (i / n) % m, col = i % n;
+    uint64_t acc = 0;
+    for (int64_t kk = 0; kk < k; ++kk)
+      acc += (uint64_t)loadI(a, dt, (bi * m + row) * k + kk) *
+             (uint64_t)loadI(b, dt, (bi * k + kk) * n + col);
+    storeI(c, dt, i, (int64_t)acc);
+  }
+}
+
+} // namespace
+
+void launchUnary(OpCode op, DType dtype, const void *x, void *y, int64_t n,
+                 cudaStream_t stream) {
+  if (n > 0)
+    unaryKernel<<<gridFor(n), kBlock, 0, stream>>>((int)op, (int)dtype, x, y, n);
+}
+
+void launchBinary(OpCode op, DType dtype, const void *a, const void *b, void *y, int64_t n,
+                  DeviceErrors errors, int32_t step, cudaStream_t stream) {
+  if (n > 0)
+    binaryKernel<<<gridFor(n), kBlock, 0, stream>>>((int)op, (int)dtype, a, b, y, n,
+                                                    errors.firstFailingStep, step);
+}
+
+void launchCompare(int64_t dir, DType dtype, const void *a, const void *b, uint8_t *y,
+                   int64_t n, cudaStream_t stream) {
+  if (n > 0)
+    compareKernel<<<gridFor(n), kBlock, 0, stream>>>((int)dir, (int)dtype, a, b, y, n);
+}
+
+void launchSelect(size_t elemBytes, const uint8_t *pred, const void *a, const void *b,
+                  void *y, int64_t n, cudaStream_t stream) {
+  if (n <= 0)
+    return;
+  switch (elemBytes) {
+  case 1: selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)y, n); break;
+  case 2: selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint16_t *)a, (const uint16_t *)b, (uint16_t *)y, n); break;
+  case 4: selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint32_t *)a, (const uint32_t *)b, (uint32_t *)y, n); break;
+  default: selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint64_t *)a, (const uint64_t *)b, (uint64_t *)y, n); break;
+  }
+}
+
+void launchConvert(DType from, DType to, const void *x, void *y, int64_t n,
+                   cudaStream_t stream) {
+  if (n > 0)
+    convertKernel<<<gridFor(n), kBlock, 0, stream>>>((int)from, (int)to, x, y, n);
+}
+
+void launchIota(DType dtype, void *y, int64_t n, int64_t inner, int64_t size,
+                cudaStream_t stream) {
+  if (n > 0)
+    iotaKernel<<<gridFor(n), kBlock, 0, stream>>>((int)dtype, y, n, inner, size);
+}
+
+void launchFill(size_t elemBytes, const void *value, void *y, int64_t n,
+                cudaStream_t stream) {
+  if (n <= 0)
+    return;
+  uint64_t v = 0;
+  std::memcpy(&v, value, elemBytes);
+  switch (elemBytes) {
+  case 1: fillKernel<<<gridFor(n), kBlock, 0, stream>>>((uint8_t)v, (uint8_t *)y, n); break;
+  case 2: fillKernel<<<gridFor(n), kBlock, 0, stream>>>((uint16_t)v, (uint16_t *)y, n); break;
+  case 4: fillKernel<<<gridFor(n), kBlock, 0, stream>>>((uint32_t)v, (uint32_t *)y, n); break;
+  default: fillKernel<<<gridFor(n), kBlock, 0, stream>>>(v, (uint64_t *)y, n); break;
+  }
+}
+
+void launchDivideByCount(DType dtype, void *y, int64_t n, int64_t count,
+                         cudaStream_t stream) {
+  if (n > 0)
+    divideKernel<<<gridFor(n), kBlock, 0, stream>>>((int)dtype, y, n, count);
+}
+
+void launchStridedCopy(size_t elemBytes, const void *x, void *y, const StridedView &view,
+                       cudaStream_t stream) {
+  int64_t n = viewCount(view);
+  if (n <= 0)
+    return;
+  switch (elemBytes) {
+  case 1: stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint8_t *)x, (uint8_t *)y, view, n); break;
+  case 2: stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)x, (uint16_t *)y, view, n); break;
+  case 4: stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)x, (uint32_t *)y, view, n); break;
+  default: stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)x, (uint64_t *)y, view, n); break;
+  }
+}
+
+void launchReduce(int64_t kind, DType dtype, const void *x, void *y,
+                  const StridedView &kept, const StridedView &reduced,
+                  cudaStream_t stream) {
+  int64_t outputs = viewCount(kept), count = viewCount(reduced);
+  if (outputs <= 0)
+    return;
+  int64_t threads = outputs * 32;
+  int grid = (int)((threads + kBlock - 1) / kBlock);
+  reduceKernel<<<grid, kBlock, 0, stream>>>((int)kind, (int)dtype, x, y, kept, reduced,
+                                           outputs, count);
+}
+
+void launchTake(size_t elemBytes, const void *table, int64_t rows, int64_t rowElems,
+                DType indexType, const void *indices, int64_t numIndices, void *out,
+                DeviceErrors errors, int32_t step, cudaStream_t stream) {
+  int64_t n = numIndices * rowElems;
+  if (n <= 0)
+    return;
+  int it = (int)indexType;
+  int32_t *e = errors.firstFailingStep;
+  switch (elemBytes) {
+  case 1: takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint8_t *)table, rows, rowElems, it, indices, (uint8_t *)out, n, e, step); break;
+  case 2: takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)table, rows, rowElems, it, indices, (uint16_t *)out, n, e, step); break;
+  case 4: takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)table, rows, rowElems, it, indices, (uint32_t *)out, n, e, step); break;
+  default: takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)table, rows, rowElems, it, indices, (uint64_t *)out, n, e, step); break;
+  }
+}
+
+void launchScatterAdd(DType dtype, void *out, int64_t rows, int64_t rowElems,
+                      DType indexType, const void *indices, int64_t numIndices,
+                      const void *updates, DeviceErrors errors, int32_t step,
+                      cudaStream_t stream) {
+  int64_t n = numIndices * rowElems;
+  if (n > 0)
+    scatterAddKernel<<<gridFor(n), kBlock, 0, stream>>>(
+        (int)dtype, out, rows, rowElems, (int)indexType, indices, updates, n,
+        errors.firstFailingStep, step);
+}
+
+void launchNaiveMatmul(DType dtype, const void *a, const void *b, void *c, int64_t batch,
+                       int64_t m, int64_t n, int64_t k, cudaStream_t stream) {
+  int64_t total = batch * m * n;
+  if (total > 0)
+    naiveMatmulKernel<<<gridFor(total), kBlock, 0, stream>>>((int)dtype, a, b, c, batch, m,
+                                                             n, k);
+}
+
+} // namespace shardc::cuda
