@@ -214,13 +214,36 @@ int main(int argc, char **argv) {
     ys.push_back(y);
   }
 
+  // Everything lives on the devices between steps, as in JAX: the batches
+  // are placed once, and each step's parameters and state are the previous
+  // step's results, passed on without a copy.
+  auto put = [&](const shardc::Array &a, shardc::PartitionSpec spec) {
+    shardc::StatusOr<shardc::DeviceArray> d = client->device_put(a, {mesh, std::move(spec)});
+    if (!d.ok()) {
+      std::fprintf(stderr, "shardc-mlp: error: %s\n", d.message().c_str());
+      std::exit(1);
+    }
+    return std::move(*d);
+  };
+  auto replicated = [](const shardc::Array &a) { return shardc::PartitionSpec(a.rank()); };
+  std::vector<shardc::DeviceArray> dxs, dys, dparams, dstate;
+  for (int k = 0; k < pool; ++k) {
+    dxs.push_back(put(xs[k], {{"data"}, {}}));
+    dys.push_back(put(ys[k], {{"data"}}));
+  }
+  for (const shardc::Array &p : params)
+    dparams.push_back(put(p, replicated(p)));
+  for (const shardc::Array &p : state)
+    dstate.push_back(put(p, replicated(p)));
+  shardc::DeviceArray dlr = put(lr, {});
+
   std::vector<double> ms;
   double lossFirst = 0, lossLast = 0;
   for (int s = 0; s < o.steps; ++s) {
-    std::vector<shardc::Array> args{xs[s % pool], ys[s % pool]};
-    args.insert(args.end(), params.begin(), params.end());
-    args.insert(args.end(), state.begin(), state.end());
-    args.push_back(lr);
+    std::vector<shardc::DeviceArray> args{dxs[s % pool], dys[s % pool]};
+    args.insert(args.end(), dparams.begin(), dparams.end());
+    args.insert(args.end(), dstate.begin(), dstate.end());
+    args.push_back(dlr);
     auto t0 = std::chrono::steady_clock::now();
     auto out = step.call(args);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
@@ -230,14 +253,14 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "shardc-mlp: error: %s\n", out.message().c_str());
       return 1;
     }
-    double loss = (*out)[0].getDouble(0);
+    double loss = (*out)[0].shards()[0].getDouble(0); // replicated: any shard
     if (s == 0)
       lossFirst = loss;
     lossLast = loss;
-    for (size_t i = 0; i < params.size(); ++i)
-      params[i] = std::move((*out)[1 + i]);
-    for (size_t i = 0; i < state.size(); ++i)
-      state[i] = std::move((*out)[1 + params.size() + i]);
+    for (size_t i = 0; i < dparams.size(); ++i)
+      dparams[i] = std::move((*out)[1 + i]);
+    for (size_t i = 0; i < dstate.size(); ++i)
+      dstate[i] = std::move((*out)[1 + dparams.size() + i]);
     if ((s + 1) % o.logEvery == 0 || s == 0 || s + 1 == o.steps)
       std::fprintf(stderr, "step %5d  loss %.4f  %.1f ms/step\n", s + 1, loss, ms.back());
   }
