@@ -1,26 +1,61 @@
 #!/usr/bin/env bash
 # Weak scaling of data-parallel MLP training (784-1024-1024-10, Adam, 1024
 # examples per device): 1 device on 1 core against 2 devices on 2 cores, as
-# the reference tutorial's 1 -> 2 GPUs. Builds first; prints a table and
+# the reference tutorial's 1 -> 2 GPUs, for shardc (shardc-mlp, auto and
+# shard_map modes) and for PyTorch (../shared/bench/peer_mlp_train.py: eager
+# on 1 thread, and DDP with 2 processes x 1 thread). The sides alternate,
+# `rounds` times; the table has medians. Builds first; prints the table and
 # writes it to bench/results/weak-scaling.md.
-#   bench/weak_scaling.sh [steps]
+#   bench/weak_scaling.sh [steps] [rounds]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 steps=${1:-30}
+rounds=${2:-3}
 "$here/../tools/bootstrap.sh" build >/dev/null
 mlp="${BUILD_DIR:-$here/../build}/bin/shardc-mlp"
+peers="${SHARDC_PEERS:-$here/../../shared/bench}"
+py=/usr/bin/python3
 run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@" 2>/dev/null | tail -1; }
-one=$(run taskset -c 0 "$mlp" --devices 1 --steps "$steps")
-two=$(run "$mlp" --devices 2 --steps "$steps")
-field() { /usr/bin/python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
-e1=$(field "$one" examples_per_s); e2=$(field "$two" examples_per_s)
-ratio=$(/usr/bin/python3 -c "print(f'{$e2 / $e1:.2f}')")
+field() { $py -c "import json,sys; print(json.loads(sys.argv[1])$2)" "$1"; }
+
+declare -A samples
+add() { samples[$1]="${samples[$1]:-} $2"; }
+have_torch=0
+if [ -f "$peers/peer_mlp_train.py" ] && $py -c "import torch" 2>/dev/null; then
+  have_torch=1
+fi
+for r in $(seq "$rounds"); do
+  echo "round $r/$rounds" >&2
+  for mode in auto shard_map; do
+    add "shardc-$mode-1" "$(field "$(run taskset -c 0 "$mlp" --devices 1 --steps "$steps" --mode $mode)" "['examples_per_s']")"
+    add "shardc-$mode-2" "$(field "$(run "$mlp" --devices 2 --steps "$steps" --mode $mode)" "['examples_per_s']")"
+  done
+  if [ $have_torch = 1 ]; then
+    one=$(run $py "$peers/peer_mlp_train.py" --threads 1 --variants eager --batch 1024 \
+          --steps "$steps" --quiet-wait 10)
+    two=$(run $py "$peers/peer_mlp_train.py" --threads 2 --variants ddp --batch 2048 \
+          --steps "$steps" --quiet-wait 10)
+    add torch-1 "$(field "$one" "['runs'][0]['examples_per_s']")"
+    add torch-2 "$(field "$two" "['runs'][0]['examples_per_s']")"
+  fi
+done
+
+median() { $py -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.0f}')" $1; }
+row() { # name key
+  local e1 e2
+  e1=$(median "${samples[$2-1]}"); e2=$(median "${samples[$2-2]}")
+  echo "| $1 | $e1 | $e2 | $($py -c "print(f'{$e2 / $e1:.2f}')")x |"
+}
 mkdir -p "$here/results"
 {
-  echo "| devices (1 core each) | ms/step | examples/s |"
-  echo "| --- | --- | --- |"
-  echo "| 1 | $(field "$one" ms_per_step_median) | $e1 |"
-  echo "| 2 | $(field "$two" ms_per_step_median) | $e2 |"
+  echo "| examples/s (medians of $rounds rounds, $steps steps each) | 1 device, 1 core | 2 devices, 2 cores | weak scaling |"
+  echo "| --- | --- | --- | --- |"
+  row "shardc, auto (partitioner's all-reduce)" shardc-auto
+  row "shardc, shard_map + pmean" shardc-shard_map
+  if [ $have_torch = 1 ]; then
+    row "PyTorch eager 1 thread / DDP 2 x 1 thread" torch
+  fi
   echo
-  echo "Weak scaling 1 -> 2 devices: ${ratio}x ($steps steps, median; $(date +%F))."
+  echo "Per-device batch 1024, 784-1024-1024-10 MLP, Adam; $(date +%F)."
+  echo "Raw samples: $(for k in "${!samples[@]}"; do echo -n "$k:${samples[$k]}; "; done)"
 } | tee "$here/results/weak-scaling.md"
