@@ -298,11 +298,11 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
     // An elementwise step may write its result over an input it reads for
     // the last time, element i over element i: no new buffer, and the data
     // stays in cache. (Inputs a fused step broadcasts are read at other
-    // indices and never qualify.)
+    // indices and never qualify.) An all_reduce reduces in place too.
     std::vector<int32_t> reusable;
     bool elementwise = (step.op >= OpCode::Neg && step.op <= OpCode::Erf) ||
                        (step.op >= OpCode::Add && step.op <= OpCode::Pow);
-    if (elementwise || step.op == OpCode::Fused) {
+    if (elementwise || step.op == OpCode::Fused || step.op == OpCode::AllReduce) {
       std::vector<FusedProgram::Input> modes;
       if (step.op == OpCode::Fused)
         modes = FusedProgram::decode(step.ints).inputs;

@@ -68,7 +68,7 @@ public:
 
     std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
     std::vector<Status> status(n, Status::success());
-    cpu::DeviceGroup group(n);
+    cpu::DeviceGroup group(n, /*spin=*/n <= cores);
     bool profile = std::getenv("SHARDC_PROFILE") != nullptr;
     // Arenas are kept between calls (and not cleared: every value is
     // written before it is read).

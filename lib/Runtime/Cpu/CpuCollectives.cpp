@@ -82,7 +82,8 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
 
   if (step.op == OpCode::AllReduce) {
     int64_t kind = step.ints[0], count = numElements(in.shape);
-    std::memcpy(dst, src, in.bytes());
+    if (dst != src) // in place when the plan says so
+      std::memcpy(dst, src, in.bytes());
     group.work[d] = dst;
     switch (in.dtype) {
     case DType::F32: return ringAllReduce(kind, members, rank, count, group, (float *)dst);

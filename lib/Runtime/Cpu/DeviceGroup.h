@@ -9,6 +9,7 @@
 #ifndef SHARDC_LIB_RUNTIME_CPU_DEVICEGROUP_H
 #define SHARDC_LIB_RUNTIME_CPU_DEVICEGROUP_H
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -18,20 +19,35 @@ namespace shardc::cpu {
 
 class AbortableBarrier {
 public:
-  explicit AbortableBarrier(int64_t count) : count(count) {}
+  /// `spin`: wait by spinning briefly before sleeping (worth it when every
+  /// thread has a core of its own; a waste when threads share cores).
+  AbortableBarrier(int64_t count, bool spin) : count(count), spin(spin) {}
   /// Waits for all `count` threads; false if the barrier was aborted.
   bool wait() {
-    std::unique_lock<std::mutex> lock(mutex);
-    if (aborted)
-      return false;
-    uint64_t gen = generation;
-    if (++arrived == count) {
-      arrived = 0;
-      ++generation;
-      cv.notify_all();
-      return true;
+    uint64_t gen;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      if (aborted)
+        return false;
+      gen = generation.load(std::memory_order_relaxed);
+      if (++arrived == count) {
+        arrived = 0;
+        generation.store(gen + 1, std::memory_order_release);
+        cv.notify_all();
+        return true;
+      }
     }
-    cv.wait(lock, [&] { return generation != gen || aborted; });
+    // The others usually arrive within microseconds: a sleep and a wake-up
+    // cost more than that.
+    for (int i = 0; spin && i < kSpins; ++i) {
+      if (generation.load(std::memory_order_acquire) != gen)
+        return !isAborted();
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+    }
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait(lock, [&] { return generation.load(std::memory_order_relaxed) != gen || aborted; });
     return !aborted;
   }
   void abort() {
@@ -45,17 +61,19 @@ public:
   }
 
 private:
+  static constexpr int kSpins = 4000; // a few tens of microseconds
   std::mutex mutex;
   std::condition_variable cv;
   int64_t count, arrived = 0;
-  uint64_t generation = 0;
+  bool spin;
+  std::atomic<uint64_t> generation{0};
   bool aborted = false;
 };
 
 /// What the devices share while running one plan: the barrier, and for the
 /// collective in progress, each device's operand and working buffer.
 struct DeviceGroup {
-  explicit DeviceGroup(int64_t n) : barrier(n), operands(n), work(n) {}
+  DeviceGroup(int64_t n, bool spin) : barrier(n, spin), operands(n), work(n) {}
   AbortableBarrier barrier;
   std::vector<const void *> operands;
   std::vector<void *> work;
