@@ -5,7 +5,9 @@
 // phase of n-1 steps passing the finished chunks around. Every step ends at a
 // barrier, so a device never reads a chunk its neighbour is still writing.
 // Each chunk is combined in a fixed order, so results are the same run after
-// run. The other collectives read the group's operands directly.
+// run. all_gather and reduce_scatter read the group's operands where they
+// are; all_slice needs no communication. The rest go through the reference
+// kernels on copies of the operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +63,73 @@ bool ringAllReduce(int64_t kind, const std::vector<int64_t> &members, int64_t ra
   return true;
 }
 
+/// A dimension of a row-major array seen as [outer, dim, inner].
+struct Split3 {
+  int64_t outer = 1, dim, inner = 1;
+};
+Split3 splitAt(const Shape &shape, int64_t d) {
+  Split3 s;
+  s.dim = shape[d];
+  for (int64_t i = 0; i < d; ++i)
+    s.outer *= shape[i];
+  for (size_t i = d + 1; i < shape.size(); ++i)
+    s.inner *= shape[i];
+  return s;
+}
+
+/// all_slice: this device's block of its own operand; no communication.
+void localSlice(const PlanValue &in, int64_t dim, int64_t rank, int64_t n,
+                const uint8_t *src, uint8_t *dst) {
+  Split3 s = splitAt(in.shape, dim);
+  size_t es = dtypeSize(in.dtype);
+  int64_t block = s.dim / n;
+  size_t rowBytes = block * s.inner * es;
+  for (int64_t o = 0; o < s.outer; ++o)
+    std::memcpy(dst + o * rowBytes, src + ((o * s.dim + rank * block) * s.inner) * es, rowBytes);
+}
+
+/// all_gather and reduce_scatter (sum, mean) on f32 over shared memory: each
+/// device reads the group's operands where they are (no copies), combining
+/// them in member order, so results do not depend on timing.
+bool gatherOrScatter(const Plan &plan, const PlanStep &step,
+                     const std::vector<int64_t> &members, int64_t rank, const uint8_t *src,
+                     uint8_t *dst, int64_t d, DeviceGroup &group) {
+  const PlanValue &in = plan.values[step.inputs[0]];
+  int64_t n = (int64_t)members.size();
+  group.operands[d] = src;
+  if (!group.barrier.wait())
+    return false;
+  if (step.op == OpCode::AllGather) {
+    Split3 s = splitAt(in.shape, step.ints[0]);
+    size_t es = dtypeSize(in.dtype), rowBytes = s.dim * s.inner * es;
+    for (int64_t m = 0; m < n; ++m) {
+      const uint8_t *from = static_cast<const uint8_t *>(group.operands[members[m]]);
+      for (int64_t o = 0; o < s.outer; ++o)
+        std::memcpy(dst + (o * n + m) * rowBytes, from + o * rowBytes, rowBytes);
+    }
+  } else { // ReduceScatter, f32 sum or mean
+    Split3 s = splitAt(in.shape, step.ints[1]);
+    int64_t block = s.dim / n, len = block * s.inner;
+    float *out = reinterpret_cast<float *>(dst);
+    for (int64_t o = 0; o < s.outer; ++o) {
+      int64_t at = (o * s.dim + rank * block) * s.inner;
+      const float *first = static_cast<const float *>(group.operands[members[0]]) + at;
+      std::memcpy(out + o * len, first, len * sizeof(float));
+      for (int64_t m = 1; m < n; ++m) {
+        const float *x = static_cast<const float *>(group.operands[members[m]]) + at;
+        float *y = out + o * len;
+        for (int64_t i = 0; i < len; ++i)
+          y[i] += x[i];
+      }
+    }
+    if (step.ints[0] == 3)
+      for (int64_t i = 0; i < s.outer * len; ++i)
+        out[i] /= (float)n;
+  }
+  // Nobody may overwrite an operand before every device has read it.
+  return group.barrier.wait();
+}
+
 Array copyOf(const PlanValue &v, const void *p) {
   Array a(v.dtype, v.shape);
   if (a.sizeInBytes())
@@ -93,6 +162,15 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
     default: break; // f16/bf16: through the reference below
     }
   }
+
+  if (step.op == OpCode::AllSlice) {
+    localSlice(in, step.ints[0], rank, (int64_t)members.size(), src, dst);
+    return true;
+  }
+  if (step.op == OpCode::AllGather ||
+      (step.op == OpCode::ReduceScatter && in.dtype == DType::F32 &&
+       (step.ints[0] == 0 || step.ints[0] == 3)))
+    return gatherOrScatter(plan, step, members, rank, src, dst, d, group);
 
   // Direct algorithms: publish the operand, read the group's, write ours.
   group.operands[d] = src;
