@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Weak scaling of data-parallel MLP training (784-1024-1024-10, Adam, 1024
 # examples per device): 1 device on 1 core against 2 devices on 2 cores, as
-# the reference tutorial's 1 -> 2 GPUs, for shardc (shardc-mlp, auto and
-# shard_map modes) and for PyTorch (../shared/bench/peer_mlp_train.py: eager
+# the reference tutorial's 1 -> 2 GPUs, for shardc (shardc-mlp: auto and
+# shard_map modes, and auto with the optimizer state split over the devices)
+# and for PyTorch (../shared/bench/peer_mlp_train.py: eager
 # on 1 thread, and DDP with 2 processes x 1 thread). The sides alternate,
 # `rounds` times; the table has medians. Builds first; prints the table and
 # writes it to bench/results/weak-scaling.md.
@@ -30,6 +31,9 @@ for r in $(seq "$rounds"); do
     add "shardc-$mode-1" "$(field "$(run taskset -c 0 "$mlp" --devices 1 --steps "$steps" --mode $mode)" "['examples_per_s']")"
     add "shardc-$mode-2" "$(field "$(run "$mlp" --devices 2 --steps "$steps" --mode $mode)" "['examples_per_s']")"
   done
+  zero="--shard-optimizer-state on"
+  add "shardc-zero-1" "$(field "$(run taskset -c 0 "$mlp" --devices 1 --steps "$steps" $zero)" "['examples_per_s']")"
+  add "shardc-zero-2" "$(field "$(run "$mlp" --devices 2 --steps "$steps" $zero)" "['examples_per_s']")"
   if [ $have_torch = 1 ]; then
     one=$(run $py "$peers/peer_mlp_train.py" --threads 1 --variants eager --batch 1024 \
           --steps "$steps" --quiet-wait 10)
@@ -41,17 +45,21 @@ for r in $(seq "$rounds"); do
 done
 
 median() { $py -c "import statistics,sys; print(f'{statistics.median(map(float, sys.argv[1:])):.0f}')" $1; }
-row() { # name key
-  local e1 e2
+row() { # name key: medians, and the median of each round's own ratio (the
+         # two runs of a round are minutes apart at most: the noise of this
+         # shared machine cancels better there)
+  local e1 e2 ratios
   e1=$(median "${samples[$2-1]}"); e2=$(median "${samples[$2-2]}")
-  echo "| $1 | $e1 | $e2 | $($py -c "print(f'{$e2 / $e1:.2f}')")x |"
+  ratios=$($py -c "import statistics,sys; a=list(map(float,sys.argv[1].split())); b=list(map(float,sys.argv[2].split())); print(f'{statistics.median(y / x for x, y in zip(a, b)):.2f}')" "${samples[$2-1]}" "${samples[$2-2]}")
+  echo "| $1 | $e1 | $e2 | $($py -c "print(f'{$e2 / $e1:.2f}')")x | ${ratios}x |"
 }
 mkdir -p "$here/results"
 {
-  echo "| examples/s (medians of $rounds rounds, $steps steps each) | 1 device, 1 core | 2 devices, 2 cores | weak scaling |"
-  echo "| --- | --- | --- | --- |"
+  echo "| examples/s (medians of $rounds rounds, $steps steps each) | 1 device, 1 core | 2 devices, 2 cores | weak scaling | median of per-round ratios |"
+  echo "| --- | --- | --- | --- | --- |"
   row "shardc, auto (partitioner's all-reduce)" shardc-auto
   row "shardc, shard_map + pmean" shardc-shard_map
+  row "shardc, auto, Adam state split over devices (ZeRO-1)" shardc-zero
   if [ $have_torch = 1 ]; then
     row "PyTorch eager 1 thread / DDP 2 x 1 thread" torch
   fi

@@ -158,13 +158,14 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
     std::snprintf(hyper, sizeof(hyper), "%s m=%.17g b1=%.17g b2=%.17g eps=%.17g wd=%.17g",
                   train.optimizer.c_str(), train.momentum, train.beta1, train.beta2,
                   train.epsilon, train.weightDecay);
-    keyParts.insert(keyParts.end(), {"train-step", wrtList, hyper});
+    keyParts.insert(keyParts.end(), {"train-step", wrtList, hyper, train.shardStateOver});
     config.kind = train.optimizer;
     config.momentum = train.momentum;
     config.beta1 = train.beta1;
     config.beta2 = train.beta2;
     config.epsilon = train.epsilon;
     config.weightDecay = train.weightDecay;
+    config.shardStateOver = train.shardStateOver;
   }
   StatusOr<std::shared_ptr<const Plan>> plan =
       cache->getOrCompile(CompileCache::keyFor(keyParts), [&]() -> StatusOr<Plan> {

@@ -12,7 +12,8 @@
 //
 //   shardc-mlp [--devices N] [--steps S] [--batch-per-device B] [--hidden H]
 //              [--layers L] [--lr LR] [--seed S] [--log-every K]
-//              [--mode auto|shard_map] [--emit-mlir PATH]
+//              [--mode auto|shard_map] [--shard-optimizer-state on|off]
+//              [--emit-mlir PATH]
 //
 // Prints a progress line every K steps and, last, one JSON line: devices,
 // batch_per_device, ms_per_step_median, examples_per_s, loss_first,
@@ -41,6 +42,7 @@ struct Options {
   double lr = 1e-3;
   std::string mode = "auto";
   std::string emitMlir; // --emit-mlir: write the loss function there and stop
+  bool shardState = false; // --shard-optimizer-state: Adam state split over "data"
 };
 
 [[noreturn]] void usage(const char *why) {
@@ -48,7 +50,7 @@ struct Options {
                "shardc-mlp: error: %s\n"
                "usage: shardc-mlp [--devices N] [--steps S] [--batch-per-device B] "
                "[--hidden H] [--layers L] [--lr LR] [--seed S] [--log-every K] "
-               "[--mode auto|shard_map] [--emit-mlir PATH]\n",
+               "[--mode auto|shard_map] [--shard-optimizer-state on|off] [--emit-mlir PATH]\n",
                why);
   std::exit(2);
 }
@@ -72,6 +74,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--log-every") o.logEvery = std::atoi(v.c_str());
     else if (a == "--mode") o.mode = v;
     else if (a == "--emit-mlir") o.emitMlir = v;
+    else if (a == "--shard-optimizer-state") o.shardState = v == "1" || v == "on";
     else usage(("unknown option " + a).c_str());
   }
   if (o.devices < 1 || o.steps < 1 || o.batchPerDevice < 1 || o.hidden < 1 || o.layers < 1)
@@ -140,6 +143,8 @@ int main(int argc, char **argv) {
   jit.mesh = mesh;
   jit.transform = shardc::JitOptions::Transform::TrainStep;
   jit.train.optimizer = "adam";
+  if (o.shardState)
+    jit.train.shardStateOver = "data";
   for (unsigned i = 2; i < 2 + 2 * (unsigned)(o.layers + 1); ++i) {
     jit.wrt.push_back(i); // the parameters, not the data
     jit.argNames.push_back((i % 2 ? "b" : "w") + std::to_string((i - 2) / 2));

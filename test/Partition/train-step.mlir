@@ -1,4 +1,7 @@
 // RUN: shardc-opt %s --shardc-train-step="function=data_parallel_mlp_loss wrt=2,3,4,5 optimizer=adamw weight-decay=0.01" --shardc-propagate --shardc-partition | FileCheck %s
+// RUN: shardc-opt %s --shardc-train-step="function=data_parallel_mlp_loss wrt=2,3,4,5 optimizer=adamw weight-decay=0.01 shard-state-over=data" | FileCheck %s --check-prefix=ZERO-SIG
+// RUN: shardc-opt %s --shardc-train-step="function=data_parallel_mlp_loss wrt=2,3,4,5 optimizer=adamw weight-decay=0.01 shard-state-over=data" --shardc-propagate --shardc-partition | FileCheck %s --check-prefix=ZERO
+// RUN: not shardc-opt %s --shardc-train-step="function=data_parallel_mlp_loss shard-state-over=model" 2>&1 | FileCheck %s --check-prefix=NOAXIS
 
 // A whole data-parallel training step (forward, backward, AdamW) on 4
 // devices: the optimizer state follows its replicated parameter, so the
@@ -6,6 +9,29 @@
 // and the four gradients' all_reduces.
 
 shardc.mesh @mesh_data_4 = <["data"=4]>
+
+// With shard-state-over=data, each parameter's state is split over "data"
+// along dimension 0 and so is its update (weight-update sharding, ZeRO-1):
+// each gradient is reduce-scattered, each device updates its block of the
+// parameter (its all_slice needs no communication), and the new parameter
+// is all-gathered. The loss keeps its all_reduce.
+// ZERO-SIG-LABEL: func.func @data_parallel_mlp_loss_train_step(
+// ZERO-SIG-SAME: %arg2: tensor<16x32xf32> {shardc.sharding = #shardc.sharding<@mesh_data_4, [{}, {}]>}
+// ZERO-SIG-SAME: {shardc.name = "arg2.m", shardc.sharding = #shardc.sharding<@mesh_data_4, [{"data"}, {}]>}
+// ZERO-SIG-SAME: {shardc.name = "arg5.v", shardc.sharding = #shardc.sharding<@mesh_data_4, [{"data"}]>}
+// ZERO-SIG-SAME: -> (tensor<f32>, tensor<16x32xf32> {shardc.sharding = #shardc.sharding<@mesh_data_4, [{}, {}]>}
+// ZERO-SIG: shardc.sharding_constraint
+// ZERO-LABEL: func.func @data_parallel_mlp_loss_train_step(
+// ZERO-COUNT-1: shardc.all_reduce sum {{.*}} : tensor<f32>
+// ZERO-NOT: shardc.all_reduce
+// ZERO-COUNT-4: shardc.reduce_scatter sum
+// ZERO-NOT: shardc.all_reduce
+// ZERO-COUNT-4: shardc.all_slice
+// ZERO: shardc.sqrt
+// ZERO-COUNT-4: shardc.all_gather {{.*}} on @mesh_data_4 ["data"] dim = 0
+// ZERO-NOT: shardc.all_
+// ZERO: return
+// NOAXIS: error: shard-state-over: the function's mesh has no axis 'model'
 
 // CHECK-LABEL: func.func @data_parallel_mlp_loss_train_step(
 // CHECK-SAME: {shardc.name = "arg2.m", shardc.sharding = #shardc.sharding<@mesh_data_4, [{}, {}]>}

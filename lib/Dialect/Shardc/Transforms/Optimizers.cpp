@@ -7,6 +7,7 @@
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Autodiff.h"
 #include "shardc/Dialect/Shardc/Transforms/Passes.h"
+#include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -17,6 +18,50 @@ namespace shardc {
 #define GEN_PASS_DEF_SHARDCTRAINSTEP
 #include "shardc/Dialect/Shardc/Transforms/Passes.h.inc"
 
+
+/// For each parameter in `wrt`: the sharding its state and update get when
+/// config.shardStateOver splits them further along dimension 0, or null.
+static FailureOr<SmallVector<ShardingAttr>>
+stateShardings(func::FuncOp fn, ArrayRef<unsigned> wrt, const OptimizerConfig &config) {
+  SmallVector<ShardingAttr> out(wrt.size());
+  if (config.shardStateOver.empty())
+    return out;
+  FailureOr<MeshOp> mesh = findFunctionMesh(fn);
+  if (failed(mesh))
+    return failure();
+  StringRef axis = config.shardStateOver;
+  if (!*mesh || (*mesh).getAxisIndex(axis) < 0)
+    return fn.emitError() << "shard-state-over: the function's mesh has no axis '" << axis
+                          << "'";
+  MLIRContext *ctx = fn.getContext();
+  int64_t axisSize = (*mesh).getAxisSize(axis);
+  for (auto [k, i] : llvm::enumerate(wrt)) {
+    auto type = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+    auto own = fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
+    ShardingAttr base = own ? own
+                            : ShardingAttr::getReplicated(
+                                  ctx, FlatSymbolRefAttr::get((*mesh).getSymNameAttr()),
+                                  type.getRank());
+    if (type.getRank() == 0 || !base.isClosed())
+      continue;
+    bool used = false;
+    int64_t dim0 = 1;
+    for (int64_t d = 0; d < base.getRank(); ++d)
+      for (StringRef a : base.getDimAxes(d)) {
+        used |= a == axis;
+        if (d == 0)
+          dim0 *= (*mesh).getAxisSize(a);
+      }
+    if (used || type.getDimSize(0) % (dim0 * axisSize) != 0)
+      continue;
+    SmallVector<DimShardingAttr> dims(base.getDims());
+    SmallVector<StringAttr> axes(dims[0].getAxes());
+    axes.push_back(StringAttr::get(ctx, axis));
+    dims[0] = DimShardingAttr::get(ctx, axes, false);
+    out[k] = ShardingAttr::get(ctx, base.getMesh(), dims);
+  }
+  return out;
+}
 
 FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
                                        const OptimizerConfig &config) {
@@ -94,9 +139,23 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
   for (unsigned r = 0; r < wrt.size(); ++r)
     if ((sharding = fn.getArgAttr(wrt[r], ShardcDialect::kShardingAttrName)))
       step.setResultAttr(1 + r, ShardcDialect::kShardingAttrName, sharding);
-  for (unsigned s = 0; s < stateOf.size(); ++s)
-    if ((sharding = fn.getArgAttr(stateOf[s], ShardcDialect::kShardingAttrName)))
-      step.setResultAttr(1 + wrt.size() + s, ShardcDialect::kShardingAttrName, sharding);
+  // Where state and updates are split further, state arguments and results
+  // carry that sharding instead.
+  FailureOr<SmallVector<ShardingAttr>> split = stateShardings(fn, wrt, config);
+  if (failed(split)) {
+    step.erase();
+    grad->erase();
+    return failure();
+  }
+  for (unsigned s = 0; s < stateOf.size(); ++s) {
+    unsigned k = llvm::find(wrt, stateOf[s]) - wrt.begin();
+    Attribute own = (*split)[k] ? Attribute((*split)[k])
+                                : fn.getArgAttr(stateOf[s], ShardcDialect::kShardingAttrName);
+    if (own) {
+      step.setArgAttr(fn.getNumArguments() + s, ShardcDialect::kShardingAttrName, own);
+      step.setResultAttr(1 + wrt.size() + s, ShardcDialect::kShardingAttrName, own);
+    }
+  }
 
   Block *body = step.addEntryBlock();
   b.setInsertionPointToStart(body);
@@ -127,11 +186,18 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
   for (auto [k, i] : llvm::enumerate(wrt)) {
     Value p = body->getArgument(i);
     Value g = map.lookup(gradRet->getOperand(1 + k));
+    // A split update reads its block of the parameter and the gradient.
+    auto constrain = [&](Value v) -> Value {
+      return (*split)[k] ? ShardingConstraintOp::create(b, m.loc, v, (*split)[k]).getResult()
+                         : v;
+    };
+    p = constrain(p);
+    g = constrain(g);
     Value lrP = m.spread(lr, p);
     if (!adam) {
       Value v = body->getArgument(stateArg + k);
       Value v2 = m.add(m.scale(v, config.momentum), g);
-      newParams.push_back(m.sub(p, m.mul(lrP, v2)));
+      newParams.push_back(constrain(m.sub(p, m.mul(lrP, v2))));
       newState.push_back(v2);
       continue;
     }
@@ -144,7 +210,7 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
     Value p2 = m.sub(p, m.mul(lrP, update));
     if (config.kind == "adamw" && config.weightDecay != 0.0)
       p2 = m.sub(p2, m.mul(lrP, m.scale(p, config.weightDecay)));
-    newParams.push_back(p2);
+    newParams.push_back(constrain(p2));
     newState.push_back(m2);
     newState.push_back(v2);
   }
@@ -174,6 +240,7 @@ struct ShardcTrainStepPass : impl::ShardcTrainStepBase<ShardcTrainStepPass> {
     config.beta2 = beta2;
     config.epsilon = epsilon;
     config.weightDecay = weightDecay;
+    config.shardStateOver = shardStateOver;
     SmallVector<unsigned> args(wrt.begin(), wrt.end());
     if (failed(buildTrainStep(fn, args, config)))
       return signalPassFailure();

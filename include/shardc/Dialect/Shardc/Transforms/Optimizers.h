@@ -28,6 +28,13 @@ struct OptimizerConfig {
   double beta2 = 0.999;     // adam(w): second-moment decay
   double epsilon = 1e-8;    // adam(w)
   double weightDecay = 0.0; // adamw: p -= lr * weightDecay * p (decoupled)
+  /// A mesh axis (e.g. "data") to split each parameter's optimizer state
+  /// and update over, along dimension 0, where the parameter is not split
+  /// over it already and the dimension divides: each device updates its
+  /// block, and the new parameter is gathered (the gradient's all_reduce
+  /// becomes a reduce_scatter, and state memory and update work shrink by
+  /// the axis size). Empty: state follows its parameter's sharding.
+  std::string shardStateOver;
 };
 
 /// Adds `@<fn>_train_step` beside the loss function `fn`. Its arguments are
@@ -36,7 +43,8 @@ struct OptimizerConfig {
 /// per parameter, then the step count as tensor<f32>), then the learning
 /// rate as tensor<f32>. It returns the loss, the updated parameters, then
 /// the updated state, in the same order. Adam's moments are bias-corrected
-/// with the incremented step count.
+/// with the incremented step count. State carries its parameter's sharding,
+/// or that sharding split over config.shardStateOver.
 mlir::FailureOr<mlir::func::FuncOp> buildTrainStep(mlir::func::FuncOp fn,
                                                    llvm::ArrayRef<unsigned> wrt,
                                                    const OptimizerConfig &config);

@@ -146,7 +146,12 @@ def ShardcTrainStep : Pass<"shardc-train-step", "::mlir::ModuleOp"> {
     `adam`/`adamw`: `<name>.m`, `<name>.v`, then `step`), then `lr`
     (tensor<f32>). Results: the loss, the updated parameters, the updated
     state. State carries its parameter's sharding, so a data-parallel step
-    adds no collective to the gradients' all_reduces.
+    adds no collective to the gradients' all_reduces. With
+    `shard-state-over=data`, each parameter's state is split over "data"
+    along dimension 0 (where that divides) and so is its update: the
+    gradient is reduce-scattered instead of all-reduced, each device
+    updates its block, and the new parameter is all-gathered (weight-update
+    sharding, like ZeRO stage 1).
 
     ```
     sgd:    v = momentum v + g;  p = p - lr v
@@ -168,6 +173,8 @@ def ShardcTrainStep : Pass<"shardc-train-step", "::mlir::ModuleOp"> {
     Option<"epsilon", "epsilon", "double", /*default=*/"1e-8", "adam epsilon">,
     Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
            "adamw decoupled weight decay">,
+    Option<"shardStateOver", "shard-state-over", "std::string", /*default=*/"\"\"",
+           "a mesh axis to split optimizer state and updates over (dimension 0)">,
   ];
   let dependentDialects = ["::shardc::ShardcDialect"];
 }
