@@ -294,7 +294,9 @@ private:
       reg.push_back(load(k, j, mask));
     for (const auto &in : p.instructions) {
       Value *x = in.op == OpCode::Constant ? nullptr : reg[in.a];
-      Value *z = isBinary(in.op) ? reg[in.b] : nullptr;
+      Value *z = isBinary(in.op) || in.op == OpCode::Compare || in.op == OpCode::Select
+                     ? reg[in.b]
+                     : nullptr;
       Value *r = nullptr;
       switch (in.op) {
       case OpCode::Constant: r = splat(f32, in.value); break;
@@ -315,6 +317,17 @@ private:
       case OpCode::Max:
       case OpCode::Min: r = maxMin(in.op, x, z); break;
       case OpCode::Pow: r = vectorCall("powf", {x, z}); break;
+      case OpCode::Compare: {
+        // Ordered compares, except != (true when either is NaN), as in C.
+        static const CmpInst::Predicate preds[] = {
+            CmpInst::FCMP_OEQ, CmpInst::FCMP_UNE, CmpInst::FCMP_OLT,
+            CmpInst::FCMP_OLE, CmpInst::FCMP_OGT, CmpInst::FCMP_OGE};
+        r = b.CreateSelect(b.CreateFCmp(preds[in.c], x, z), splat(f32, 1.0), splat(f32, 0.0));
+        break;
+      }
+      case OpCode::Select:
+        r = b.CreateSelect(b.CreateFCmpUNE(x, splat(f32, 0.0)), z, reg[in.c]);
+        break;
       default: r = splat(f32, 0.0); break; // excluded by unsupportedReason
       }
       reg.push_back(r);
@@ -360,7 +373,8 @@ std::string unsupportedReason(const FusedProgram &program) {
   if (commonCols(program) < 0)
     return "broadcasts or reductions over rows of different lengths";
   for (const auto &in : program.instructions)
-    if (in.op != OpCode::Constant && !isUnary(in.op) && !isBinary(in.op))
+    if (in.op != OpCode::Constant && !isUnary(in.op) && !isBinary(in.op) &&
+        in.op != OpCode::Compare && in.op != OpCode::Select)
       return std::string("opcode ") + opCodeName(in.op);
   return "";
 }

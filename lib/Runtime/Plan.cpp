@@ -29,7 +29,7 @@ std::vector<int64_t> FusedProgram::encode() const {
   for (const Instruction &i : instructions) {
     uint32_t bits;
     std::memcpy(&bits, &i.value, 4);
-    ints.insert(ints.end(), {(int64_t)i.op, i.a, i.b, (int64_t)bits});
+    ints.insert(ints.end(), {(int64_t)i.op, i.a, i.b, (int64_t)bits, i.c});
   }
   ints.push_back((int64_t)outputs.size());
   ints.insert(ints.end(), outputs.begin(), outputs.end());
@@ -37,6 +37,34 @@ std::vector<int64_t> FusedProgram::encode() const {
   for (const Reduction &r : reductions)
     ints.insert(ints.end(), {r.reg, r.kind, r.cols});
   return ints;
+}
+
+Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
+  int64_t numRegs = (int64_t)(inputs.size() + instructions.size());
+  bool valid = inputs.size() == numInputs && outputs.size() + reductions.size() == numOutputs &&
+               numOutputs > 0;
+  for (size_t i = 0; valid && i < instructions.size(); ++i) {
+    int64_t defined = (int64_t)(inputs.size() + i);
+    const Instruction &in = instructions[i];
+    auto ok = [&](int64_t r) { return r >= 0 && r < defined; };
+    bool unary = in.op >= OpCode::Neg && in.op <= OpCode::Erf;
+    bool binary = in.op >= OpCode::Add && in.op <= OpCode::Pow;
+    valid = in.op == OpCode::Constant || (unary && ok(in.a)) ||
+            (binary && ok(in.a) && ok(in.b)) ||
+            (in.op == OpCode::Compare && ok(in.a) && ok(in.b) && in.c >= 0 && in.c <= 5) ||
+            (in.op == OpCode::Select && ok(in.a) && ok(in.b) && ok(in.c));
+  }
+  for (int64_t r : outputs)
+    valid = valid && r >= 0 && r < numRegs;
+  for (const Reduction &red : reductions)
+    valid = valid && red.reg >= 0 && red.reg < numRegs && red.kind >= 0 && red.kind <= 2 &&
+            red.cols > 0;
+  for (const Input &in : inputs)
+    valid = valid && in.mode >= Whole && in.mode <= Scalar &&
+            (in.mode == Whole || in.mode == Scalar || in.cols > 0);
+  if (!valid)
+    return Status::error("malformed fused program");
+  return Status::success();
 }
 
 FusedProgram FusedProgram::decode(const std::vector<int64_t> &ints) {
@@ -54,6 +82,7 @@ FusedProgram FusedProgram::decode(const std::vector<int64_t> &ints) {
     in.b = next();
     uint32_t bits = (uint32_t)next();
     std::memcpy(&in.value, &bits, 4);
+    in.c = next();
     p.instructions.push_back(in);
   }
   for (int64_t n = next(), i = 0; i < n; ++i)

@@ -889,6 +889,22 @@ Generator specialCompareOp(std::string direction) {
   };
 }
 
+/// A select of a compare, the pattern of max's gradient, on special values:
+/// the CPU backend fuses the pair (the predicate stays in a register).
+Generator specialSelectOfCompare(std::string direction) {
+  return [=](std::mt19937 &, int draw, std::vector<Program> &out) {
+    if (draw != 0)
+      return;
+    auto [x, y] = specialPairs();
+    std::string t = x.typeString(), p = tensorType(DType::I1, x.shape());
+    out.push_back(program("select of compare " + direction + " of special values", {x, y},
+                          "%p = shardc.compare " + direction + ", %a0, %a1 : " + t +
+                              "\n  %s = shardc.select %p, %a0, %a1 : " + p + ", " + t +
+                              "\n  %r = shardc.neg %s : " + t,
+                          t, exact()));
+  };
+}
+
 /// Reductions of rank-2 values holding NaN, infinities and signed zeros,
 /// over each dimension and both (the fast f32 reduction paths).
 Generator specialReduceOp(std::string kind) {
@@ -1134,6 +1150,8 @@ std::vector<ConformanceCase> allCases() {
     add("special_values_" + op + "_f32", specialBinaryOp(op));
   for (std::string dir : {"eq", "ne", "lt", "le", "gt", "ge"})
     add("special_values_compare_" + dir + "_f32", specialCompareOp(dir));
+  for (std::string dir : {"eq", "ne", "lt", "le", "gt", "ge"})
+    add("special_values_select_of_compare_" + dir + "_f32", specialSelectOfCompare(dir));
   for (std::string kind : {"sum", "max", "min"})
     add("special_values_reduce_" + kind + "_f32", specialReduceOp(kind));
   for (DType d : {I32, I64, I1, F16, BF16})

@@ -76,6 +76,19 @@ TEST(CudaCodegen, EveryBinaryOpAndConstants) {
   }
 }
 
+TEST(CudaCodegen, CompareAndSelect) {
+  for (int64_t direction = 0; direction <= 5; ++direction) {
+    SCOPED_TRACE(direction);
+    FusedProgram p;
+    p.inputs = {whole(), whole()};
+    p.instructions = {Instr{OpCode::Compare, 0, 1, 0.0f, direction},
+                      Instr{OpCode::Select, 2, 0, 0.0f, 1}};
+    p.outputs = {3};
+    std::string src = compiles(p, 1);
+    EXPECT_NE(src.find("? 1.0f : 0.0f"), std::string::npos) << src;
+  }
+}
+
 TEST(CudaCodegen, BroadcastLoadModes) {
   // relu(x + bias) * scale + column: every load mode in one program.
   FusedProgram p;

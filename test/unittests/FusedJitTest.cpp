@@ -267,6 +267,27 @@ TEST_P(FusedJitTest, EveryBinaryOpOnRandomValues) {
   }
 }
 
+// Compare (every direction) feeding a select, the fused form of max's
+// gradient: bit-exact against the interpreter on every pair of specials.
+TEST_P(FusedJitTest, CompareAndSelectOnEveryPairOfSpecialValues) {
+  std::vector<float> s = specials();
+  int64_t n = (int64_t)s.size();
+  for (int64_t direction = 0; direction <= 5; ++direction) {
+    Case c{"compare " + std::to_string(direction) + " and select of special pairs"};
+    c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::Whole, 0}};
+    c.program.instructions = {I{OpCode::Compare, 0, 1, 0, direction},
+                              I{OpCode::Select, 2, 0, 0, 1}};
+    c.program.outputs = {2, 3};
+    c.rows = n, c.cols = n;
+    std::vector<float> a, b;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        a.push_back(s[i]), b.push_back(s[j]);
+    c.inputs = {a, b};
+    check(c);
+  }
+}
+
 TEST_P(FusedJitTest, EveryLoadMode) {
   using M = FusedProgram::LoadMode;
   struct Loads {

@@ -14,6 +14,7 @@
 
 #include "shardc/Runtime/Array.h"
 #include "shardc/Runtime/Sharding.h"
+#include "shardc/Runtime/Status.h"
 
 #include <cstdint>
 #include <string>
@@ -44,9 +45,9 @@ enum class OpCode : uint16_t {
   ReduceScatter,  // ints = {kind, dim}; axes
   AllToAll,       // ints = {split_dim, concat_dim}; axes
   AllSlice,       // ints = {dim}; axes
-  Fused,          // a chain of f32 elementwise ops run tile by tile without
-                  // intermediate buffers; ints encode the program, see
-                  // FusedProgram.
+  Fused,          // a chain of f32 elementwise ops (and compares feeding
+                  // selects) run tile by tile without intermediate
+                  // buffers; ints encode the program, see FusedProgram.
 };
 
 /// The program of a Fused step. Registers 0..inputs-1 hold the inputs (each
@@ -64,9 +65,13 @@ struct FusedProgram {
     int64_t cols;  // columns of the rank-2 result (broadcast inputs)
   };
   struct Instruction {
-    OpCode op;     // a unary or binary elementwise op, or Constant (a splat)
+    OpCode op;     // a unary or binary elementwise op, Constant (a splat),
+                   // Compare or Select
     int64_t a, b;  // operand registers (b unused for unary ops)
     float value;   // Constant: the splat value
+    int64_t c = 0; // Compare: the direction (eq ne lt le gt ge = 0..5), the
+                   // result 1.0 or 0.0; Select: the register read where
+                   // register a is 0 (b where it is not)
   };
   std::vector<Input> inputs;
   std::vector<Instruction> instructions;
@@ -80,6 +85,10 @@ struct FusedProgram {
 
   std::vector<int64_t> encode() const;
   static FusedProgram decode(const std::vector<int64_t> &ints);
+  /// Checks that the program is well formed for a step with these numbers
+  /// of inputs and outputs: every register read is defined before, every
+  /// opcode and mode is known.
+  Status validate(size_t numInputs, size_t numOutputs) const;
 };
 const char *opCodeName(OpCode op);
 bool isCollective(OpCode op);

@@ -6,7 +6,9 @@
 // is stepped over, and the fused step takes the place of the group's last
 // member, where all its inputs exist. A closed group of at least two
 // computing steps becomes one Fused step; its outputs are the members'
-// values that anything outside the group reads.
+// values that anything outside the group reads. A compare joins when only
+// selects read it, and a select joins the group of its compare: the
+// predicate lives in a register as 1.0 or 0.0.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,7 +66,10 @@ public:
         group.clear();
         continue;
       }
-      if (fusible(step) && !loadsGroupValue &&
+      std::set<size_t> members(group.begin(), group.end());
+      // A select joins the group that computes its predicate.
+      bool selectOfGroup = step.op == OpCode::Select && producedBy(step.inputs[0], members);
+      if (fusible(step) && !loadsGroupValue && (step.op != OpCode::Select || selectOfGroup) &&
           (group.empty() || elements(step) == count)) {
         if (group.empty())
           count = elements(step);
@@ -79,7 +84,7 @@ public:
       if (readsGroup || fusible(step)) {
         close(group);
         group.clear();
-        if (fusible(step)) {
+        if (fusible(step) && step.op != OpCode::Select) {
           count = elements(step);
           group.push_back(s);
         }
@@ -120,6 +125,23 @@ private:
   }
 
   bool fusible(const PlanStep &s) {
+    if (s.op == OpCode::Compare) {
+      // Its i1 result lives in a register (as 1.0 or 0.0) only if nothing
+      // but selects' predicates read it.
+      int32_t out = s.outputs[0];
+      for (int32_t id : s.inputs)
+        if (plan.values[id].dtype != DType::F32)
+          return false;
+      for (size_t r : readers[out])
+        if (r == SIZE_MAX || plan.steps[r].op != OpCode::Select ||
+            plan.steps[r].inputs[1] == out || plan.steps[r].inputs[2] == out)
+          return false;
+      return true;
+    }
+    if (s.op == OpCode::Select) // its predicate comes from a fused compare
+      return plan.values[s.outputs[0]].dtype == DType::F32 &&
+             plan.values[s.inputs[1]].dtype == DType::F32 &&
+             plan.values[s.inputs[2]].dtype == DType::F32;
     if (s.outputs.size() != 1 || plan.values[s.outputs[0]].dtype != DType::F32)
       return false;
     for (int32_t id : s.inputs)
@@ -142,10 +164,18 @@ private:
   void close(const std::vector<size_t> &group) {
     int computing = 0;
     for (size_t g : group)
-      computing += isElementwise(plan.steps[g].op);
+      computing += isElementwise(plan.steps[g].op) || plan.steps[g].op == OpCode::Compare ||
+                   plan.steps[g].op == OpCode::Select;
     if (computing < 2)
       return;
     std::set<size_t> members(group.begin(), group.end());
+    // A compare whose select ended up outside the group would have to store
+    // an i1 value: leave the group unfused then.
+    for (size_t g : group)
+      if (plan.steps[g].op == OpCode::Compare)
+        for (size_t r : readers[plan.steps[g].outputs[0]])
+          if (!members.count(r))
+            return;
     FusedProgram program;
     PlanStep fused;
     fused.op = OpCode::Fused;
@@ -188,7 +218,7 @@ private:
         reg[out] = inputReg(s.inputs[0], broadcastLoad(s));
         continue;
       }
-      FusedProgram::Instruction in{s.op, 0, 0, 0.0f};
+      FusedProgram::Instruction in{s.op, 0, 0, 0.0f, 0};
       if (s.op == OpCode::Constant) {
         in.value = s.constant.data<float>()[0];
       } else {
@@ -198,6 +228,10 @@ private:
         };
         in.a = regOf(s.inputs[0]);
         in.b = s.inputs.size() > 1 ? regOf(s.inputs[1]) : 0;
+        if (s.op == OpCode::Compare)
+          in.c = s.ints[0]; // the direction
+        else if (s.op == OpCode::Select)
+          in.c = regOf(s.inputs[2]);
       }
       program.instructions.push_back(in);
       reg[out] = next++;

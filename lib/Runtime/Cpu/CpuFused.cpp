@@ -79,6 +79,23 @@ void elementwiseF32(OpCode op, const float *a, const float *b, float *y, int64_t
   elementwiseF32Impl(op, a, b, y, n);
 }
 
+/// A comparison as 1.0 or 0.0 (NaN compares unequal to everything).
+static void compareF32(int64_t direction, const float *a, const float *b, float *y, int64_t n) {
+  switch (direction) {
+  case 0: binary(a, b, y, n, [](float x, float z) { return x == z ? 1.0f : 0.0f; }); break;
+  case 1: binary(a, b, y, n, [](float x, float z) { return x != z ? 1.0f : 0.0f; }); break;
+  case 2: binary(a, b, y, n, [](float x, float z) { return x < z ? 1.0f : 0.0f; }); break;
+  case 3: binary(a, b, y, n, [](float x, float z) { return x <= z ? 1.0f : 0.0f; }); break;
+  case 4: binary(a, b, y, n, [](float x, float z) { return x > z ? 1.0f : 0.0f; }); break;
+  default: binary(a, b, y, n, [](float x, float z) { return x >= z ? 1.0f : 0.0f; }); break;
+  }
+}
+
+static void selectF32(const float *p, const float *a, const float *b, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = p[i] != 0.0f ? a[i] : b[i];
+}
+
 namespace {
 
 /// Runs a native kernel over the step's n elements. Ranges split over the
@@ -136,28 +153,9 @@ Status runCompiled(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
 Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
   FusedProgram p = FusedProgram::decode(step.ints);
   int64_t numRegs = (int64_t)(p.inputs.size() + p.instructions.size());
-  bool valid = p.inputs.size() == step.inputs.size() &&
-               p.outputs.size() + p.reductions.size() == step.outputs.size() &&
-               !step.outputs.empty();
-  for (size_t i = 0; valid && i < p.instructions.size(); ++i) {
-    int64_t defined = (int64_t)(p.inputs.size() + i);
-    const auto &in = p.instructions[i];
-    bool isUnary = in.op >= OpCode::Neg && in.op <= OpCode::Erf;
-    bool isBinary = in.op >= OpCode::Add && in.op <= OpCode::Pow;
-    valid = in.op == OpCode::Constant ||
-            (isUnary && in.a >= 0 && in.a < defined) ||
-            (isBinary && in.a >= 0 && in.a < defined && in.b >= 0 && in.b < defined);
-  }
-  for (int64_t r : p.outputs)
-    valid = valid && r >= 0 && r < numRegs;
-  for (const auto &red : p.reductions)
-    valid = valid && red.reg >= 0 && red.reg < numRegs && red.kind >= 0 && red.kind <= 2 &&
-            red.cols > 0;
-  for (const auto &in : p.inputs)
-    valid = valid && in.mode >= FusedProgram::Whole && in.mode <= FusedProgram::Scalar &&
-            (in.mode == FusedProgram::Whole || in.cols > 0);
-  if (!valid)
-    return Status::error("malformed fused program");
+  Status valid = p.validate(step.inputs.size(), step.outputs.size());
+  if (!valid.ok())
+    return valid;
 
   int64_t n = p.outputs.empty()
                   ? numElements(plan.values[step.outputs[0]].shape) * p.reductions[0].cols
@@ -245,7 +243,12 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
         // An output register is computed straight into the output buffer.
         float *dst = direct[r] >= 0 ? (float *)buffers.ptr[step.outputs[direct[r]]] + t0
                                     : &scratch[r * kTile];
-        elementwiseF32(in.op, src[in.a], src[in.b], dst, len);
+        if (in.op == OpCode::Compare)
+          compareF32(in.c, src[in.a], src[in.b], dst, len);
+        else if (in.op == OpCode::Select)
+          selectF32(src[in.a], src[in.b], src[in.c], dst, len);
+        else
+          elementwiseF32(in.op, src[in.a], src[in.b], dst, len);
         src[r] = dst;
       }
       for (size_t o = 0; o < p.outputs.size(); ++o)

@@ -93,6 +93,11 @@ std::string expression(const FusedProgram::Instruction &in) {
   case OpCode::Max: return "shardc_max(" + a + ", " + b + ")";
   case OpCode::Min: return "shardc_min(" + a + ", " + b + ")";
   case OpCode::Pow: return "powf(" + a + ", " + b + ")";
+  case OpCode::Compare: {
+    static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
+    return "(" + a + " " + ops[in.c] + " " + b + ") ? 1.0f : 0.0f";
+  }
+  case OpCode::Select: return a + " != 0.0f ? " + b + " : " + reg(in.c);
   default: return "SHARDC_NAN";
   }
 }
@@ -121,28 +126,14 @@ std::string body(const FusedProgram &p, const std::string &indent) {
 } // namespace
 
 Status validateFusedProgram(const FusedProgram &p, size_t numInputs, size_t numOutputs) {
-  int64_t numRegs = (int64_t)(p.inputs.size() + p.instructions.size());
-  bool valid = p.inputs.size() == numInputs &&
-               p.outputs.size() + p.reductions.size() == numOutputs && numOutputs > 0;
-  for (size_t i = 0; valid && i < p.instructions.size(); ++i) {
-    int64_t defined = (int64_t)(p.inputs.size() + i);
-    const auto &in = p.instructions[i];
-    valid = in.op == OpCode::Constant ||
-            (isUnary(in.op) && in.a >= 0 && in.a < defined) ||
-            (isBinary(in.op) && in.a >= 0 && in.a < defined && in.b >= 0 &&
-             in.b < defined);
-  }
-  for (int64_t r : p.outputs)
-    valid = valid && r >= 0 && r < numRegs;
+  Status valid = p.validate(numInputs, numOutputs);
+  if (!valid.ok())
+    return valid;
+  // One kernel shape per program: a block per row when it reduces rows.
   for (const auto &red : p.reductions)
-    valid = valid && red.reg >= 0 && red.reg < numRegs && red.kind >= 0 &&
-            red.kind <= 2 && red.cols > 0 && red.cols == p.reductions[0].cols;
-  for (const auto &in : p.inputs)
-    valid = valid && in.mode >= FusedProgram::Whole && in.mode <= FusedProgram::Scalar &&
-            (in.mode == FusedProgram::Whole || in.mode == FusedProgram::Scalar ||
-             in.cols > 0);
-  if (!valid)
-    return Status::error("malformed fused program");
+    if (red.cols != p.reductions[0].cols)
+      return Status::error("malformed fused program: reductions over rows of different "
+                           "lengths");
   return Status::success();
 }
 
