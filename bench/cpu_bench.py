@@ -8,6 +8,9 @@ placing inputs, the plan on the CPU backend, gathering results):
   gemm N        f32 N x N x N dot_general  vs  numpy.matmul (OpenBLAS), same threads
   mlp_fwd B     MLP 784-1024-1024-10 (ReLU) forward + softmax cross-entropy on a
                 batch of B  vs  PyTorch eager (torch.set_num_threads(threads))
+  mlp_train     the whole training step (forward, backward, Adam) of that MLP
+                at batch 1024 on one device (shardc-mlp)  vs  ../shared/bench/
+                peer_mlp_train.py, PyTorch eager, same threads
   overhead K    K dependent reshape steps on 4 floats: per-step cost of the
                 executor (no peer)
 Rounds interleave shardc and the peer; medians of the rounds are reported.
@@ -144,6 +147,26 @@ def mlp_forward(batch, tmp):
     return mlir, inputs, torch_forward, batch
 
 
+def mlp_train_ours(build, steps, threads):
+    """shardc-mlp on one device: the whole Adam step, examples/s."""
+    settle()
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+    out = subprocess.run([os.path.join(build, "bin", "shardc-mlp"), "--devices", "1",
+                          "--steps", str(steps)], capture_output=True, text=True, env=env,
+                         check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["examples_per_s"]
+
+
+def mlp_train_peer(steps, threads):
+    """../shared/bench/peer_mlp_train.py, PyTorch eager: the same step."""
+    settle()
+    script = os.path.join(HERE, "..", "..", "shared", "bench", "peer_mlp_train.py")
+    out = subprocess.run([sys.executable, script, "--threads", str(threads), "--variants",
+                          "eager", "--steps", str(steps), "--quiet-wait", "5"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["runs"][0]["examples_per_s"]
+
+
 def overhead(k, tmp):
     lines = ["func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {"]
     prev, shape = "%x", "4"
@@ -196,6 +219,13 @@ def main():
             o, t = np.median(ours), np.median(theirs)
             rows.append((f"mlp fwd+loss b{batch}", f"{examples / o * 1e3:,.0f} ex/s",
                          "PyTorch eager", f"{examples / t * 1e3:,.0f} ex/s", f"{t / o:.2f}"))
+        ours, theirs = [], []
+        for _ in range(args.rounds):
+            ours.append(mlp_train_ours(args.build, 30, args.threads))
+            theirs.append(mlp_train_peer(30, args.threads))
+        o, t = np.median(ours), np.median(theirs)
+        rows.append(("mlp train step b1024 (fwd+bwd+Adam)", f"{o:,.0f} ex/s", "PyTorch eager",
+                     f"{t:,.0f} ex/s", f"{o / t:.2f}"))
         k = 1000
         mlir, inputs = overhead(k, tmp)
         base_mlir, base_inputs = overhead(0, tmp)

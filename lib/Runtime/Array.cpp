@@ -4,10 +4,66 @@
 
 #include <cassert>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <mutex>
 
 namespace shardc {
+
+namespace {
+/// Freed large buffers by size. Created once and never destroyed: arrays
+/// in static objects may be freed after it would have been.
+struct BufferCache {
+  std::mutex mutex;
+  std::multimap<size_t, void *> free;
+  size_t bytes = 0, limit = 0;
+  BufferCache() {
+    const char *mb = std::getenv("SHARDC_ARRAY_CACHE_MB");
+    limit = (mb ? std::strtoull(mb, nullptr, 10) : 1024) << 20;
+  }
+};
+BufferCache &bufferCache() {
+  static BufferCache *cache = new BufferCache();
+  return *cache;
+}
+constexpr size_t kCachedFrom = size_t(1) << 20;
+} // namespace
+
+void *Array::allocateBytes(size_t bytes) {
+  if (bytes >= kCachedFrom) {
+    BufferCache &c = bufferCache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto it = c.free.find(bytes);
+    if (it != c.free.end()) {
+      void *p = it->second;
+      c.free.erase(it);
+      c.bytes -= bytes;
+      return p;
+    }
+  }
+  return ::operator new(bytes);
+}
+
+void Array::freeBytes(void *p, size_t bytes) {
+  if (bytes >= kCachedFrom) {
+    BufferCache &c = bufferCache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    if (c.bytes + bytes <= c.limit) {
+      c.free.emplace(bytes, p);
+      c.bytes += bytes;
+      return;
+    }
+  }
+  ::operator delete(p);
+}
+
+size_t Array::cachedBytes() {
+  BufferCache &c = bufferCache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  return c.bytes;
+}
 
 size_t dtypeSize(DType dtype) {
   switch (dtype) {

@@ -80,7 +80,18 @@ public:
     return dtype_ == other.dtype_ && shape_ == other.shape_ && data_ == other.data_;
   }
 
+  /// Bytes of freed large buffers kept for reuse (see allocateBytes).
+  static size_t cachedBytes();
+
 private:
+  /// Storage for elements. Large buffers (1 MiB and up) are recycled: a
+  /// freed one is kept, up to a cap (SHARDC_ARRAY_CACHE_MB, default 1024),
+  /// for the next request of the same size, so a loop that allocates the
+  /// same arrays every step (a training step's results) touches no fresh
+  /// pages. The contents of a buffer handed out are undefined.
+  static void *allocateBytes(size_t bytes);
+  static void freeBytes(void *p, size_t bytes);
+
   /// Leaves new elements uninitialized; constructors clear them explicitly.
   template <typename T> struct NoInitAllocator : std::allocator<T> {
     template <typename U> struct rebind {
@@ -88,6 +99,8 @@ private:
     };
     NoInitAllocator() = default;
     template <typename U> NoInitAllocator(const NoInitAllocator<U> &) {}
+    T *allocate(size_t n) { return static_cast<T *>(Array::allocateBytes(n * sizeof(T))); }
+    void deallocate(T *p, size_t n) { Array::freeBytes(p, n * sizeof(T)); }
     template <typename U> void construct(U *) {}
     template <typename U, typename... Args> void construct(U *p, Args &&...args) {
       ::new ((void *)p) U(std::forward<Args>(args)...);
