@@ -318,6 +318,7 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
       plan.resultGlobalShapes.size() != plan.results.size() ||
       plan.argNames.size() != plan.args.size())
     return fail("malformed artifact: signature lists disagree");
+  plan.id = Plan::newId();
   return plan;
 }
 

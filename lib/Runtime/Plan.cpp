@@ -2,6 +2,8 @@
 
 #include "shardc/Runtime/Plan.h"
 
+#include <atomic>
+
 #include <cstring>
 #include <string>
 
@@ -18,6 +20,11 @@ const char *opCodeName(OpCode op) {
 }
 
 bool isCollective(OpCode op) { return op >= OpCode::AllReduce && op <= OpCode::AllSlice; }
+
+uint64_t Plan::newId() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
 
 std::vector<int64_t> FusedProgram::encode() const {
   std::vector<int64_t> ints = {(int64_t)inputs.size()};

@@ -137,6 +137,14 @@ struct Plan {
   int64_t arenaBytes = 0;            // per device, after buffer reuse
   int64_t unsharedBytes = 0;         // per device, without reuse (for reports)
 
+  /// Names this plan's contents for backends that prepare a plan once and
+  /// keep it (the CUDA backend's uploaded constants and compiled kernels):
+  /// a new number each time a plan is built or loaded, kept by copies; 0
+  /// for plans assembled by hand, which such backends then compare by
+  /// content. Not serialized.
+  uint64_t id = 0;
+  static uint64_t newId();
+
   int64_t numDevices() const { return mesh.numDevices(); }
 };
 

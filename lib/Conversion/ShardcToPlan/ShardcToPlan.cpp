@@ -338,6 +338,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
         }
   }
   plan.arenaBytes = arena.size();
+  plan.id = Plan::newId();
   return plan;
 }
 

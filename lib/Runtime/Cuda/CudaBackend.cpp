@@ -101,16 +101,31 @@ struct Prepared {
   }
 };
 
-/// A cheap fingerprint of a plan's structure (not its constants' values).
+/// What identifies a prepared plan: its id (Plan::id) when it has one,
+/// else its whole contents, constants included.
 std::string fingerprint(const Plan &plan) {
   std::string s = plan.entry + "|" + std::to_string(plan.values.size()) + "|" +
-                  std::to_string(plan.arenaBytes) + "|" +
-                  std::to_string((uintptr_t)&plan);
-  for (const PlanStep &st : plan.steps) {
-    s += std::to_string((int)st.op) + ":" + std::to_string(st.ints.size()) + ":" +
-         std::to_string(st.constant.sizeInBytes()) + ";";
+                  std::to_string(plan.arenaBytes) + "|" + std::to_string(plan.steps.size());
+  if (plan.id)
+    return s + "|id " + std::to_string(plan.id);
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  auto mix = [&](const void *p, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      h = (h ^ static_cast<const uint8_t *>(p)[i]) * 1099511628211ull;
+  };
+  for (const PlanValue &v : plan.values) {
+    mix(&v.dtype, sizeof(v.dtype));
+    mix(v.shape.data(), v.shape.size() * sizeof(int64_t));
+    mix(&v.offset, sizeof(v.offset));
   }
-  return s;
+  for (const PlanStep &st : plan.steps) {
+    mix(&st.op, sizeof(st.op));
+    mix(st.inputs.data(), st.inputs.size() * sizeof(int32_t));
+    mix(st.outputs.data(), st.outputs.size() * sizeof(int32_t));
+    mix(st.ints.data(), st.ints.size() * sizeof(int64_t));
+    mix(st.constant.bytes(), st.constant.sizeInBytes());
+  }
+  return s + "|content " + std::to_string(h);
 }
 
 bool isUnaryOp(OpCode op) { return op >= OpCode::Neg && op <= OpCode::Erf; }
