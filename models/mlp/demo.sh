@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The MLP demo: a data-parallel forward pass and loss on 4 simulated devices,
-# run by the reference interpreter and checked against NumPy.
+# The MLP demo: a data-parallel forward pass and loss on 4 simulated devices
+# on the CPU backend, checked against NumPy; then the MLP traced from C++
+# (shardc-mlp) trained briefly on 2 simulated devices, once with the
+# partitioner placing the communication and once written with shard_map and
+# pmean: the same losses.
 #   models/mlp/demo.sh [BUILD_DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,3 +22,10 @@ echo "== compare with NumPy"
 $python "$here/reference.py" check "$work"
 echo "== what the compiler decided (shardc explain)"
 "$build/bin/shardc" explain "$here/mlp_dp_forward.mlir" --show x | sed -n '/^Collectives/,$p'
+echo
+echo "== train the MLP (traced from C++) on 2 simulated devices, auto mode"
+"$build/bin/shardc-mlp" --devices 2 --batch-per-device 256 --hidden 256 --steps 100 \
+  --log-every 25 --mode auto
+echo "== the same step written per device with shard_map + pmean"
+"$build/bin/shardc-mlp" --devices 2 --batch-per-device 256 --hidden 256 --steps 100 \
+  --log-every 25 --mode shard_map
