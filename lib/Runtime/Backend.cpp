@@ -22,6 +22,28 @@ Backend::execute(const Plan &plan, const std::vector<DeviceArrays> &args) {
   return execute(plan, borrowed);
 }
 
+Status checkShardArguments(const Plan &plan,
+                           const std::vector<std::vector<const Array *>> &args,
+                           const std::vector<int64_t> &devices) {
+  int64_t n = plan.numDevices();
+  if (args.size() != plan.args.size())
+    return Status::error("expected " + std::to_string(plan.args.size()) + " arguments, got " +
+                         std::to_string(args.size()));
+  for (size_t i = 0; i < args.size(); ++i) {
+    const PlanValue &v = plan.values[plan.args[i]];
+    if ((int64_t)args[i].size() != n)
+      return Status::error("argument '" + plan.argNames[i] + "' has shards for " +
+                           std::to_string(args[i].size()) + " devices, expected " +
+                           std::to_string(n));
+    for (int64_t d : devices)
+      if (args[i][d]->dtype() != v.dtype || args[i][d]->shape() != v.shape)
+        return Status::error("argument '" + plan.argNames[i] + "' shard must be " +
+                             Array(v.dtype, v.shape).typeString() + ", got " +
+                             args[i][d]->typeString());
+  }
+  return Status::success();
+}
+
 StatusOr<std::vector<Array>> runPlan(Backend &backend, const Plan &plan,
                                      const std::vector<Array> &globalArgs) {
   if (globalArgs.size() != plan.args.size())

@@ -2,6 +2,7 @@
 
 #include "shardc/Runtime/Plan.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include <cstring>
@@ -20,6 +21,35 @@ const char *opCodeName(OpCode op) {
 }
 
 bool isCollective(OpCode op) { return op >= OpCode::AllReduce && op <= OpCode::AllSlice; }
+
+DotGeneralDims DotGeneralDims::decode(const std::vector<int64_t> &ints, const Shape &lhs,
+                                      const Shape &rhs) {
+  DotGeneralDims d;
+  size_t nb = ints[0], nc = ints[1];
+  auto range = [&](size_t from, size_t n) {
+    return std::vector<int64_t>(ints.begin() + from, ints.begin() + from + n);
+  };
+  d.lhsBatching = range(2, nb);
+  d.rhsBatching = range(2 + nb, nb);
+  d.lhsContracting = range(2 + 2 * nb, nc);
+  d.rhsContracting = range(2 + 2 * nb + nc, nc);
+  auto freeDims = [](int64_t rank, const std::vector<int64_t> &a,
+                     const std::vector<int64_t> &c) {
+    std::vector<int64_t> f;
+    for (int64_t i = 0; i < rank; ++i)
+      if (std::find(a.begin(), a.end(), i) == a.end() &&
+          std::find(c.begin(), c.end(), i) == c.end())
+        f.push_back(i);
+    return f;
+  };
+  d.lhsFree = freeDims((int64_t)lhs.size(), d.lhsBatching, d.lhsContracting);
+  d.rhsFree = freeDims((int64_t)rhs.size(), d.rhsBatching, d.rhsContracting);
+  for (int64_t i : d.lhsBatching) d.B *= lhs[i];
+  for (int64_t i : d.lhsFree) d.M *= lhs[i];
+  for (int64_t i : d.rhsFree) d.N *= rhs[i];
+  for (int64_t i : d.lhsContracting) d.K *= lhs[i];
+  return d;
+}
 
 uint64_t Plan::newId() {
   static std::atomic<uint64_t> next{1};

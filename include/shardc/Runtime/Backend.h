@@ -35,6 +35,14 @@ public:
   execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args) = 0;
 };
 
+/// Checks that `args` has one list of shards per argument of `plan`, each
+/// with one shard per device, and that the shards of `devices` (those this
+/// process holds) have the argument's dtype and local shape. Errors name
+/// the argument.
+Status checkShardArguments(const Plan &plan,
+                           const std::vector<std::vector<const Array *>> &args,
+                           const std::vector<int64_t> &devices);
+
 /// N simulated devices in this process, one thread each.
 std::unique_ptr<Backend> createCpuBackend();
 

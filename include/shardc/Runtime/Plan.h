@@ -90,6 +90,16 @@ struct FusedProgram {
   /// opcode and mode is known.
   Status validate(size_t numInputs, size_t numOutputs) const;
 };
+/// The dimensions of a DotGeneral step, decoded from its ints, with the
+/// free (neither batching nor contracting) dimensions of each side and the
+/// sizes of the product seen as B batched [M, K] x [K, N] matrices.
+struct DotGeneralDims {
+  std::vector<int64_t> lhsBatching, rhsBatching, lhsContracting, rhsContracting;
+  std::vector<int64_t> lhsFree, rhsFree;
+  int64_t B = 1, M = 1, N = 1, K = 1;
+  static DotGeneralDims decode(const std::vector<int64_t> &ints, const Shape &lhs,
+                               const Shape &rhs);
+};
 const char *opCodeName(OpCode op);
 bool isCollective(OpCode op);
 

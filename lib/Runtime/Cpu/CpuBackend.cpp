@@ -70,21 +70,12 @@ public:
   StatusOr<std::vector<DeviceArrays>>
   execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args) override {
     int64_t n = plan.numDevices();
-    if (args.size() != plan.args.size())
-      return Status::error("expected " + std::to_string(plan.args.size()) +
-                           " arguments, got " + std::to_string(args.size()));
-    for (size_t i = 0; i < args.size(); ++i) {
-      const PlanValue &v = plan.values[plan.args[i]];
-      if ((int64_t)args[i].size() != n)
-        return Status::error("argument '" + plan.argNames[i] + "' has shards for " +
-                             std::to_string(args[i].size()) + " devices, expected " +
-                             std::to_string(n));
-      for (const Array *a : args[i])
-        if (a->dtype() != v.dtype || a->shape() != v.shape)
-          return Status::error("argument '" + plan.argNames[i] + "' shard must be " +
-                               Array(v.dtype, v.shape).typeString() + ", got " +
-                               a->typeString());
-    }
+    std::vector<int64_t> all(n);
+    for (int64_t d = 0; d < n; ++d)
+      all[d] = d;
+    Status valid = checkShardArguments(plan, args, all);
+    if (!valid.ok())
+      return valid;
 
     // The cores are shared among the device threads.
     int64_t cores = usableCores();

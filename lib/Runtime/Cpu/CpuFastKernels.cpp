@@ -88,27 +88,12 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &lv = plan.values[s.inputs[0]], &rv = plan.values[s.inputs[1]];
   if (lv.dtype != DType::F32)
     return false;
-  size_t nb = s.ints[0], nc = s.ints[1];
-  std::vector<int64_t> lb(s.ints.begin() + 2, s.ints.begin() + 2 + nb),
-      rb(s.ints.begin() + 2 + nb, s.ints.begin() + 2 + 2 * nb),
-      lc(s.ints.begin() + 2 + 2 * nb, s.ints.begin() + 2 + 2 * nb + nc),
-      rc(s.ints.begin() + 2 + 2 * nb + nc, s.ints.begin() + 2 + 2 * nb + 2 * nc);
-  auto freeDims = [](int64_t rank, const std::vector<int64_t> &a,
-                     const std::vector<int64_t> &c) {
-    std::vector<int64_t> f;
-    for (int64_t d = 0; d < rank; ++d)
-      if (std::find(a.begin(), a.end(), d) == a.end() &&
-          std::find(c.begin(), c.end(), d) == c.end())
-        f.push_back(d);
-    return f;
-  };
-  std::vector<int64_t> lf = freeDims(lv.shape.size(), lb, lc),
-                       rf = freeDims(rv.shape.size(), rb, rc);
-  int64_t B = 1, M = 1, N = 1, K = 1;
-  for (int64_t d : lb) B *= lv.shape[d];
-  for (int64_t d : lf) M *= lv.shape[d];
-  for (int64_t d : rf) N *= rv.shape[d];
-  for (int64_t d : lc) K *= lv.shape[d];
+  DotGeneralDims dims = DotGeneralDims::decode(s.ints, lv.shape, rv.shape);
+  const std::vector<int64_t> &lb = dims.lhsBatching, &rb = dims.rhsBatching,
+                             &lc = dims.lhsContracting, &rc = dims.rhsContracting,
+                             &lf = dims.lhsFree, &rf = dims.rhsFree;
+  int64_t B = dims.B, M = dims.M, N = dims.N, K = dims.K;
+  size_t nb = lb.size();
 
   auto cat = [](std::vector<int64_t> a, const std::vector<int64_t> &x,
                 const std::vector<int64_t> &y) {

@@ -163,27 +163,10 @@ std::vector<int64_t> cat3(std::vector<int64_t> a, const std::vector<int64_t> &b,
 DotPlan planDot(const Plan &plan, const PlanStep &s) {
   const PlanValue &lv = plan.values[s.inputs[0]], &rv = plan.values[s.inputs[1]];
   DotPlan p;
-  size_t nb = s.ints[0], nc = s.ints[1];
-  auto range = [&](size_t from, size_t n) {
-    return std::vector<int64_t>(s.ints.begin() + from, s.ints.begin() + from + n);
-  };
-  p.lb = range(2, nb), p.rb = range(2 + nb, nb), p.lc = range(2 + 2 * nb, nc),
-  p.rc = range(2 + 2 * nb + nc, nc);
-  auto freeDims = [](int64_t rank, const std::vector<int64_t> &a,
-                     const std::vector<int64_t> &c) {
-    std::vector<int64_t> f;
-    for (int64_t d = 0; d < rank; ++d)
-      if (std::find(a.begin(), a.end(), d) == a.end() &&
-          std::find(c.begin(), c.end(), d) == c.end())
-        f.push_back(d);
-    return f;
-  };
-  p.lf = freeDims(lv.shape.size(), p.lb, p.lc);
-  p.rf = freeDims(rv.shape.size(), p.rb, p.rc);
-  for (int64_t d : p.lb) p.B *= lv.shape[d];
-  for (int64_t d : p.lf) p.M *= lv.shape[d];
-  for (int64_t d : p.rf) p.N *= rv.shape[d];
-  for (int64_t d : p.lc) p.K *= lv.shape[d];
+  DotGeneralDims dims = DotGeneralDims::decode(s.ints, lv.shape, rv.shape);
+  p.lb = dims.lhsBatching, p.rb = dims.rhsBatching, p.lc = dims.lhsContracting,
+  p.rc = dims.rhsContracting, p.lf = dims.lhsFree, p.rf = dims.rhsFree;
+  p.B = dims.B, p.M = dims.M, p.N = dims.N, p.K = dims.K;
   bool blas = lv.dtype != DType::I32 && lv.dtype != DType::I64 && lv.dtype != DType::I1;
   // cuBLAS takes (batch, M, K) or (batch, K, M) operands as they are; the
   // integer loop only the first; other layouts are packed in scratch.
@@ -623,18 +606,9 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
     return Status::error("expected " + std::to_string(plan.args.size()) + " arguments, got " +
                          std::to_string(args.size()));
   std::vector<int64_t> local = localDevices(n);
-  for (size_t i = 0; i < args.size(); ++i) {
-    const PlanValue &v = plan.values[plan.args[i]];
-    if ((int64_t)args[i].size() != n)
-      return Status::error("argument '" + plan.argNames[i] + "' has shards for " +
-                           std::to_string(args[i].size()) + " devices, expected " +
-                           std::to_string(n));
-    for (int64_t d : local)
-      if (args[i][d]->dtype() != v.dtype || args[i][d]->shape() != v.shape)
-        return Status::error("argument '" + plan.argNames[i] + "' shard must be " +
-                             Array(v.dtype, v.shape).typeString() + ", got " +
-                             args[i][d]->typeString());
-  }
+  Status valid = checkShardArguments(plan, args, local);
+  if (!valid.ok())
+    return valid;
   Status s = initDevices(n);
   if (!s.ok())
     return s;
