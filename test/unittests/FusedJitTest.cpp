@@ -231,20 +231,28 @@ TEST_P(FusedJitTest, EveryUnaryOp) {
     }
 }
 
-TEST_P(FusedJitTest, EveryBinaryOpOnEveryPairOfSpecialValues) {
+/// A case over every pair of special values: two whole inputs of n x n.
+Case specialPairsCase(std::string what, std::vector<I> instructions,
+                      std::vector<int64_t> outputs) {
   std::vector<float> s = specials();
   int64_t n = (int64_t)s.size();
+  Case c{std::move(what)};
+  c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::Whole, 0}};
+  c.program.instructions = std::move(instructions);
+  c.program.outputs = std::move(outputs);
+  c.rows = n, c.cols = n;
+  std::vector<float> a, b;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      a.push_back(s[i]), b.push_back(s[j]);
+  c.inputs = {a, b};
+  return c;
+}
+
+TEST_P(FusedJitTest, EveryBinaryOpOnEveryPairOfSpecialValues) {
   for (OpCode op : kBinary) {
-    Case c{std::string(opCodeName(op)) + " of special pairs"};
-    c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::Whole, 0}};
-    c.program.instructions = {I{op, 0, 1, 0}};
-    c.program.outputs = {2};
-    c.rows = n, c.cols = n;
-    std::vector<float> a, b;
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        a.push_back(s[i]), b.push_back(s[j]);
-    c.inputs = {a, b};
+    Case c = specialPairsCase(std::string(opCodeName(op)) + " of special pairs",
+                              {I{op, 0, 1, 0}}, {2});
     c.match = isTranscendental(op) ? Match::Ulp4 : Match::Exact;
     check(c);
   }
@@ -270,22 +278,10 @@ TEST_P(FusedJitTest, EveryBinaryOpOnRandomValues) {
 // Compare (every direction) feeding a select, the fused form of max's
 // gradient: bit-exact against the interpreter on every pair of specials.
 TEST_P(FusedJitTest, CompareAndSelectOnEveryPairOfSpecialValues) {
-  std::vector<float> s = specials();
-  int64_t n = (int64_t)s.size();
-  for (int64_t direction = 0; direction <= 5; ++direction) {
-    Case c{"compare " + std::to_string(direction) + " and select of special pairs"};
-    c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::Whole, 0}};
-    c.program.instructions = {I{OpCode::Compare, 0, 1, 0, direction},
-                              I{OpCode::Select, 2, 0, 0, 1}};
-    c.program.outputs = {2, 3};
-    c.rows = n, c.cols = n;
-    std::vector<float> a, b;
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        a.push_back(s[i]), b.push_back(s[j]);
-    c.inputs = {a, b};
-    check(c);
-  }
+  for (int64_t direction = 0; direction <= 5; ++direction)
+    check(specialPairsCase("compare " + std::to_string(direction) + " and select of special pairs",
+                           {I{OpCode::Compare, 0, 1, 0, direction}, I{OpCode::Select, 2, 0, 0, 1}},
+                           {2, 3}));
 }
 
 TEST_P(FusedJitTest, EveryLoadMode) {

@@ -259,6 +259,15 @@ int64_t viewCount(const StridedView &v) {
   return n;
 }
 
+/// sum, max or min (kind 0..2) of two floats; NaN wins max and min.
+__device__ double combineFloat(int kind, double acc, double v) {
+  if (kind == 0)
+    return acc + v;
+  if (v != v || acc != acc)
+    return __longlong_as_double(0x7ff8000000000000ll);
+  return kind == 1 ? fmax(acc, v) : fmin(acc, v);
+}
+
 __device__ int64_t combineInt(int kind, int64_t a, int64_t b) {
   return kind == 0 ? (int64_t)((uint64_t)a + (uint64_t)b) : kind == 1 ? (a > b ? a : b)
                                                                       : (a < b ? a : b);
@@ -274,27 +283,12 @@ __global__ void reduceKernel(int kind, int dt, const void *x, void *y, StridedVi
     return;
   int64_t base = viewOffset(kept, warp);
   if (isFloatType(dt)) {
-    double nan = __longlong_as_double(0x7ff8000000000000ll);
     double inf = __longlong_as_double(0x7ff0000000000000ll);
     double acc = kind == 0 ? 0.0 : kind == 1 ? -inf : inf;
-    for (int64_t j = lane; j < count; j += 32) {
-      double v = loadD(x, dt, base + viewOffset(reduced, j));
-      if (kind == 0)
-        acc += v;
-      else if (v != v || acc != acc)
-        acc = nan;
-      else
-        acc = kind == 1 ? fmax(acc, v) : fmin(acc, v);
-    }
-    for (int o = 16; o > 0; o >>= 1) {
-      double v = __shfl_down_sync(0xffffffffu, acc, o);
-      if (kind == 0)
-        acc += v;
-      else if (v != v || acc != acc)
-        acc = nan;
-      else
-        acc = kind == 1 ? fmax(acc, v) : fmin(acc, v);
-    }
+    for (int64_t j = lane; j < count; j += 32)
+      acc = combineFloat(kind, acc, loadD(x, dt, base + viewOffset(reduced, j)));
+    for (int o = 16; o > 0; o >>= 1)
+      acc = combineFloat(kind, acc, __shfl_down_sync(0xffffffffu, acc, o));
     if (lane == 0)
       storeD(y, dt, warp, acc);
     return;
