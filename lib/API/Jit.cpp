@@ -12,6 +12,7 @@
 #include "shardc/Runtime/Plan.h"
 
 #include <map>
+#include <set>
 
 namespace shardc {
 
@@ -40,27 +41,38 @@ StatusOr<size_t> tracedArgCount(const JitOptions &o, size_t callArgs) {
     return callArgs;
   if (o.wrt.empty())
     return Status::error("jit: a TrainStep transform needs JitOptions::wrt (the parameters)");
-  size_t state = o.train.optimizer == "sgd" ? o.wrt.size() : 2 * o.wrt.size() + 1;
+  std::set<unsigned> params(o.wrt.begin(), o.wrt.end()); // each counts once
+  size_t state = o.train.optimizer == "sgd" ? params.size() : 2 * params.size() + 1;
   if (callArgs < state + 1)
     return Status::error("jit: the training step takes the loss's arguments, " +
                          std::to_string(state) + " optimizer state arrays and the learning "
                          "rate; got " + std::to_string(callArgs) + " arguments");
-  return callArgs - state - 1;
+  size_t traced = callArgs - state - 1;
+  if (*params.rbegin() >= traced)
+    return Status::error("jit: parameter " + std::to_string(*params.rbegin()) +
+                         " is not one of the function's " + std::to_string(traced) +
+                         " arguments");
+  return traced;
 }
 
 std::string signature(const std::vector<ArgSpec> &args) {
+  // Every part length-prefixed, so no two signatures print alike.
   std::string key;
+  auto part = [&](const std::string &p) { key += std::to_string(p.size()) + ":" + p; };
   for (const ArgSpec &a : args) {
-    key += std::string(dtypeName(a.dtype)) + "[" + shapeString(a.shape) + "]";
-    for (size_t i = 0; i < a.sharding.mesh.axisNames.size(); ++i)
-      key += a.sharding.mesh.axisNames[i] + "=" + std::to_string(a.sharding.mesh.axisSizes[i]);
-    key += "(";
+    part(dtypeName(a.dtype));
+    part(shapeString(a.shape));
+    for (size_t i = 0; i < a.sharding.mesh.axisNames.size(); ++i) {
+      part(a.sharding.mesh.axisNames[i]);
+      part(std::to_string(a.sharding.mesh.axisSizes[i]));
+    }
+    part("|");
     for (const auto &dim : a.sharding.spec) {
       for (const std::string &axis : dim)
-        key += axis + ",";
-      key += ";";
+        part(axis);
+      part(";");
     }
-    key += ")|";
+    part("||");
   }
   return key;
 }
@@ -76,6 +88,8 @@ StatusOr<std::string> Jitted::trace(const std::vector<ArgSpec> &args) const {
     return traceToModule(state_->fn, args, state_->options.name, state_->options.mesh);
   } catch (const TraceError &e) {
     return Status::error(e.what());
+  } catch (const std::exception &e) { // thrown by the user's function itself
+    return Status::error("tracing @" + state_->options.name + ": " + e.what());
   }
 }
 

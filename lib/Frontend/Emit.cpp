@@ -13,16 +13,6 @@ namespace shardc::trace {
 
 namespace {
 
-std::string quoted(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 struct Printer {
   const Graph &graph;
   std::string out;
@@ -88,7 +78,7 @@ std::string emitModule(const Graph &graph, const std::vector<ArgSpec> &args,
     p.out += "]>\n";
   }
   const Block &body = graph.blocks[0];
-  p.out += "func.func @" + name + "(";
+  p.out += "func.func @" + quoted(name) + "(";
   for (size_t i = 0; i < body.args.size(); ++i) {
     p.out += (i ? ", " : "") + p.name(body.args[i]) + ": " + p.type(body.args[i]) +
              " {shardc.name = " + quoted(args[i].name);

@@ -13,6 +13,7 @@
 
 #include "shardc/tensor.h"
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,7 +42,9 @@ struct Block {
 };
 
 struct Graph {
-  std::vector<Value> values;
+  // A deque: references to values (Tensor::shape()) stay valid as ops are
+  // recorded.
+  std::deque<Value> values;
   std::vector<Block> blocks{1}; // blocks[0]: the function body
   std::vector<int> open{0};     // innermost last
   Mesh mesh;                    // the function's mesh (no axes: one device)
@@ -62,6 +65,12 @@ std::shared_ptr<Graph> activeGraphHandle();
 
 /// "file.cpp:12: error: <op>: <message>" as a TraceError.
 [[noreturn]] void fail(const CallSite &site, const std::string &op, const std::string &message);
+
+/// `s` as an MLIR string literal.
+std::string quoted(const std::string &s);
+/// Fails unless `axes` are distinct axes of the trace's mesh.
+void checkAxes(const Graph &graph, const CallSite &site, const std::string &op,
+               const std::vector<std::string> &axes);
 
 /// "f32[4x8]".
 std::string typeOf(DType dtype, const Shape &shape);

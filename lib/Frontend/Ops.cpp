@@ -128,7 +128,25 @@ std::string splatLiteral(DType dtype, double v) {
   return buf;
 }
 
+void checkShape(const Shape &shape, DType dtype, const CallSite &site, const char *op) {
+  for (int64_t d : shape)
+    if (d < 0)
+      fail(site, op, "negative dimension in " + typeOf(dtype, shape));
+}
+
 Tensor splat(Graph &g, DType dtype, const Shape &shape, double v, const CallSite &site) {
+  if (!isFloat(dtype)) {
+    // A number given for an integer tensor must be one of its values.
+    double lo = dtype == DType::I1 ? 0 : dtype == DType::I32 ? -2147483648.0 : -9223372036854775808.0;
+    double hi = dtype == DType::I1 ? 1 : dtype == DType::I32 ? 2147483647.0 : 9223372036854775807.0;
+    if (!std::isfinite(v) || v != std::trunc(v) || v < lo || v > hi)
+    {
+      char number[32];
+      std::snprintf(number, sizeof(number), "%.17g", v);
+      fail(site, "constant",
+           std::string("the number ") + number + " is not a value of " + dtypeName(dtype));
+    }
+  }
   return record(g, "shardc.constant", {}, dtype, shape,
                 "value = dense<" + splatLiteral(dtype, v) + "> : " +
                     trace::mlirType(dtype, shape),
@@ -201,6 +219,8 @@ Tensor unary(const char *name, const char *op, const Tensor &x, const CallSite &
 Tensor compare(const char *direction, const Operand &a, const Operand &b,
                const CallSite &site) {
   auto [x, y] = coerce(a, b, site, "compare");
+  if (x.dtype() == DType::I1)
+    fail(site, "compare", "is not defined on i1 (use where or astype)");
   return record(*x.graph(), "shardc.compare", {x.id(), y.id()}, DType::I1, x.shape(),
                 std::string("direction = #shardc<compare_direction ") + direction + ">", site);
 }
@@ -219,6 +239,9 @@ Tensor reduce(const char *kind, const char *name, const Tensor &x, std::vector<i
     d = normalizeDim(d, x.rank(), site, name);
     if (reduced[d])
       fail(site, name, "dimension " + std::to_string(d) + " listed twice");
+    if (x.shape()[d] == 0)
+      fail(site, name, "reduces dimension " + std::to_string(d) + " of " + x.typeString() +
+                           ", which is empty");
     reduced[d] = true;
   }
   Shape out, kept;
@@ -317,9 +340,7 @@ Tensor astype(const Tensor &x, DType dtype, CallSite site) {
 
 Tensor full(const Shape &shape, double value, DType dtype, CallSite site) {
   Graph &g = activeOrFail(site, "full");
-  for (int64_t d : shape)
-    if (d < 0)
-      fail(site, "full", "negative dimension in " + typeOf(dtype, shape));
+  checkShape(shape, dtype, site, "full");
   return splat(g, dtype, shape, value, site);
 }
 
@@ -334,6 +355,7 @@ Tensor iota(const Shape &shape, int64_t dim, DType dtype, CallSite site) {
   Graph &g = activeOrFail(site, "iota");
   if (dtype == DType::I1)
     fail(site, "iota", "is not defined on i1");
+  checkShape(shape, dtype, site, "iota");
   dim = normalizeDim(dim, (int64_t)shape.size(), site, "iota");
   return record(g, "shardc.iota", {}, dtype, shape, "dim = " + std::to_string(dim) + " : i64",
                 site);
@@ -471,6 +493,7 @@ Tensor mean(const Tensor &x, std::vector<int64_t> dims, bool keepdims, CallSite 
 Tensor broadcast_in_dim(const Tensor &x, const Shape &shape, std::vector<int64_t> dims,
                         CallSite site) {
   Graph &g = graphOf(x, site, "broadcast_in_dim");
+  checkShape(shape, x.dtype(), site, "broadcast_in_dim");
   if ((int64_t)dims.size() != x.rank())
     fail(site, "broadcast_in_dim", "needs one result dimension per operand dimension (" +
                                        std::to_string(x.rank()) + "), got " +
@@ -631,6 +654,8 @@ Tensor scatter_add(const Tensor &table, const Tensor &indices, const Tensor &upd
   graphOf(updates, site, "scatter_add");
   if (indices.dtype() != DType::I32 && indices.dtype() != DType::I64)
     fail(site, "scatter_add", "indices must be i32 or i64, got " + indices.typeString());
+  if (table.dtype() == DType::I1)
+    fail(site, "scatter_add", "is not defined on i1");
   Shape want = indices.shape();
   if (table.rank() >= 1)
     want.insert(want.end(), table.shape().begin() + 1, table.shape().end());
@@ -646,6 +671,9 @@ Tensor with_sharding_constraint(const Tensor &x, const PartitionSpec &spec, Call
   Graph &g = graphOf(x, site, "with_sharding_constraint");
   if (g.insideShardMap())
     fail(site, "with_sharding_constraint", "is not available inside shard_map");
+  if (g.mesh.axisNames.empty())
+    fail(site, "with_sharding_constraint",
+         "needs a mesh: shard the arguments or give jit a mesh");
   Status valid = NamedSharding{g.mesh, spec}.validate(x.shape());
   if (!valid.ok())
     fail(site, "with_sharding_constraint", valid.message());

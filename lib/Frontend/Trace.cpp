@@ -34,6 +34,27 @@ void fail(const CallSite &site, const std::string &op, const std::string &messag
                    ": error: " + op + ": " + message);
 }
 
+std::string quoted(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void checkAxes(const Graph &graph, const CallSite &site, const std::string &op,
+               const std::vector<std::string> &axes) {
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (graph.mesh.axisIndex(axes[i]) < 0)
+      fail(site, op, "the mesh has no axis '" + axes[i] + "'");
+    for (size_t j = 0; j < i; ++j)
+      if (axes[j] == axes[i])
+        fail(site, op, "axis '" + axes[i] + "' is listed twice");
+  }
+}
+
 std::string typeOf(DType dtype, const Shape &shape) {
   return std::string(dtypeName(dtype)) + "[" + shapeString(shape) + "]";
 }
@@ -50,7 +71,7 @@ std::string shardingAttr(const PartitionSpec &spec) {
   for (size_t d = 0; d < spec.size(); ++d) {
     s += d ? ", {" : "{";
     for (size_t a = 0; a < spec[d].size(); ++a)
-      s += (a ? ", \"" : "\"") + spec[d][a] + "\"";
+      s += (a ? ", " : "") + quoted(spec[d][a]);
     s += "}";
   }
   return s + "]>";
@@ -168,12 +189,10 @@ Tensor collective(const char *name, const char *op, const Tensor &x,
     fail(site, name, "operand is not a value of this shard_map body");
   if (axes.empty())
     fail(site, name, "needs at least one mesh axis");
+  trace::checkAxes(*g, site, name, axes);
   std::string list = "[";
-  for (size_t i = 0; i < axes.size(); ++i) {
-    if (g->mesh.axisIndex(axes[i]) < 0)
-      fail(site, name, "the mesh has no axis '" + axes[i] + "'");
-    list += (i ? ", \"" : "\"") + axes[i] + "\"";
-  }
+  for (size_t i = 0; i < axes.size(); ++i)
+    list += (i ? ", " : "") + trace::quoted(axes[i]);
   list += "]";
   int v = g->newValue(x.dtype(), std::move(shape));
   g->blocks[g->current()].nodes.push_back(
@@ -189,9 +208,15 @@ int64_t checkedDim(const Tensor &x, int64_t dim, const CallSite &site, const cha
   return dim < 0 ? dim + x.rank() : dim;
 }
 
-int64_t groupSize(const std::vector<std::string> &axes) {
+/// The size of the group over `axes`, after checking them (the shapes of
+/// the collectives below depend on it).
+int64_t groupSize(const std::vector<std::string> &axes, const CallSite &site,
+                  const char *name) {
   Graph *g = trace::activeGraph();
-  return g ? g->mesh.groupSize(axes) : 1;
+  if (!g || !g->insideShardMap())
+    fail(site, name, "is only available inside a shard_map body");
+  trace::checkAxes(*g, site, name, axes);
+  return g->mesh.groupSize(axes);
 }
 
 } // namespace
@@ -216,7 +241,7 @@ Tensor all_gather(const Tensor &x, const std::vector<std::string> &axes, int64_t
                   CallSite site) {
   dim = checkedDim(x, dim, site, "all_gather");
   Shape shape = x.shape();
-  shape[dim] *= groupSize(axes);
+  shape[dim] *= groupSize(axes, site, "all_gather");
   return collective("all_gather", "shardc.all_gather", x, axes,
                     "dim = " + std::to_string(dim) + " : i64", shape, site);
 }
@@ -225,7 +250,7 @@ Tensor psum_scatter(const Tensor &x, const std::vector<std::string> &axes, int64
                     CallSite site) {
   dim = checkedDim(x, dim, site, "psum_scatter");
   Shape shape = x.shape();
-  int64_t n = groupSize(axes);
+  int64_t n = groupSize(axes, site, "psum_scatter");
   if (shape[dim] % n)
     fail(site, "psum_scatter", "dimension " + std::to_string(dim) + " of " + x.typeString() +
                                    " does not split " + std::to_string(n) + " ways");
@@ -240,7 +265,7 @@ Tensor all_to_all(const Tensor &x, const std::vector<std::string> &axes, int64_t
   splitDim = checkedDim(x, splitDim, site, "all_to_all");
   concatDim = checkedDim(x, concatDim, site, "all_to_all");
   Shape shape = x.shape();
-  int64_t n = groupSize(axes);
+  int64_t n = groupSize(axes, site, "all_to_all");
   if (shape[splitDim] % n)
     fail(site, "all_to_all", "dimension " + std::to_string(splitDim) + " of " +
                                  x.typeString() + " does not split " + std::to_string(n) +

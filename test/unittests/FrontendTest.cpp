@@ -199,6 +199,45 @@ TEST(Frontend, TraceErrorsAreClear) {
               "psum: is only available inside a shard_map body");
   expectError([](auto &in) { return std::vector<Tensor>{softmax_cross_entropy(in[0], in[1])}; },
               {m, v}, "labels must be i32 or i64");
+  expectError([](auto &in) { return std::vector<Tensor>{in[0] * 0.5}; }, {i},
+              "the number 0.5 is not a value of i32");
+  expectError([](auto &in) { return std::vector<Tensor>{in[0] + 3e9}; }, {i},
+              "the number 3000000000 is not a value of i32");
+  expectError([](auto &in) { return std::vector<Tensor>{equal(less(in[0], 0.0), less(in[0], 1.0))}; },
+              {m}, "compare: is not defined on i1");
+  expectError([](auto &in) { return std::vector<Tensor>{with_sharding_constraint(in[0], {{}, {}})}; },
+              {m}, "with_sharding_constraint: needs a mesh");
+  expectError([](auto &in) { return std::vector<Tensor>{iota({-1, 2}, 0)}; }, {m},
+              "iota: negative dimension");
+  expectError([](auto &in) { return std::vector<Tensor>{sum(in[0], {0})}; },
+              {{"e", DType::F32, {0, 3}, {}}}, "reduces dimension 0 of f32[0x3], which is empty");
+  // A collective naming an axis the mesh does not have: caught before its
+  // shape is computed.
+  Mesh mesh{{"data"}, {2}};
+  try {
+    traceToModule(
+        [](auto &in) {
+          return shard_map(
+              [](auto &l) { return std::vector<Tensor>{psum_scatter(l[0], {"model"}, 0)}; },
+              {in[0]}, {{{"data"}, {}}}, {{{"data"}, {}}});
+        },
+        {{"x", DType::F32, {8, 4}, {mesh, {{"data"}, {}}}}});
+    ADD_FAILURE() << "no error for an unknown axis";
+  } catch (const TraceError &e) {
+    EXPECT_NE(std::string(e.what()).find("psum_scatter: the mesh has no axis 'model'"),
+              std::string::npos)
+        << e.what();
+  }
+  // Another op's shape passed in, while ops are being recorded.
+  std::string ok = traceToModule(
+      [](auto &in) {
+        Tensor b;
+        for (int k = 0; k < 64; ++k)
+          b = broadcast_to(reshape(in[1], {1, 8}), in[0].shape());
+        return std::vector<Tensor>{b};
+      },
+      {m, {"b", DType::F32, {8}, {}}});
+  EXPECT_NE(ok.find("tensor<4x8xf32>"), std::string::npos);
   // A Tensor kept from another trace.
   Tensor stale;
   traceToModule([&](auto &in) { stale = in[0]; return std::vector<Tensor>{in[0]}; }, {m});
@@ -360,6 +399,47 @@ TEST(Frontend, JittedTrainStepLearns) {
   }
   EXPECT_EQ(step.traceCount(), 1);
   EXPECT_LT(last, 0.01 * first) << first << " -> " << last;
+}
+
+// The parameters' order in wrt does not matter, nor does listing one twice.
+TEST(Frontend, TrainStepParametersInAnyOrder) {
+  Client client = cpuClient();
+  TracedFn loss = [](const std::vector<Tensor> &in) {
+    return std::vector<Tensor>{sum((in[1] * 2.0 + in[2]) * in[0])};
+  };
+  Array x = randomArray({4}, 41), a = randomArray({4}, 42), b = randomArray({4}, 43);
+  Array lr = Array::fromDoubles(DType::F32, {}, {1.0});
+  auto stepWith = [&](std::vector<unsigned> wrt) {
+    JitOptions o;
+    o.transform = JitOptions::Transform::TrainStep;
+    o.train.optimizer = "sgd";
+    o.wrt = wrt;
+    Jitted step = client.jit(loss, o);
+    StatusOr<std::vector<Array>> out =
+        step.call({x, a, b, Array(DType::F32, {4}), Array(DType::F32, {4}), lr});
+    EXPECT_TRUE(out.ok()) << out.message();
+    return out.ok() ? *out : std::vector<Array>{};
+  };
+  std::vector<Array> inOrder = stepWith({1, 2}), reversed = stepWith({2, 1}),
+                     twice = stepWith({2, 1, 2});
+  ASSERT_EQ(inOrder.size(), 5u);
+  // sgd, lr 1: a - 2x, b - x.
+  for (int64_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(inOrder[1].getDouble(i), a.getDouble(i) - 2 * x.getDouble(i), 1e-6);
+    EXPECT_NEAR(inOrder[2].getDouble(i), b.getDouble(i) - x.getDouble(i), 1e-6);
+  }
+  EXPECT_EQ(reversed, inOrder);
+  EXPECT_EQ(twice, inOrder);
+}
+
+TEST(Frontend, ExceptionsOfTheTracedFunctionAreErrors) {
+  Client client = cpuClient();
+  Jitted f = client.jit([](const std::vector<Tensor> &in) {
+    return std::vector<Tensor>{in.at(3)}; // throws std::out_of_range
+  });
+  StatusOr<std::vector<Array>> out = f.call({Array(DType::F32, {2})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.message().find("tracing @main"), std::string::npos) << out.message();
 }
 
 TEST(Frontend, TrainStepNeedsItsParameters) {

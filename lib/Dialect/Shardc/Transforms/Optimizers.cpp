@@ -72,16 +72,21 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
   auto module = fn->getParentOfType<ModuleOp>();
   if (module && module.lookupSymbol(name))
     return fn.emitError() << "@" << name << " already exists";
+  // Parameters, and so their gradients and state, in argument order, each
+  // once, whatever order `wrtIn` lists them in.
+  SmallVector<unsigned> sorted(wrtIn.begin(), wrtIn.end());
+  llvm::sort(sorted);
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   // The gradients, as a helper function inlined below and then erased.
   FailureOr<func::FuncOp> grad =
-      differentiate(fn, wrtIn, (fn.getSymName() + "_train_step_grads").str());
+      differentiate(fn, sorted, (fn.getSymName() + "_train_step_grads").str());
   if (failed(grad))
     return failure();
   SmallVector<unsigned> wrt;
   for (unsigned i = 0, k = 0; i < fn.getNumArguments() && k + 1 < grad->getNumResults(); ++i)
-    if (wrtIn.empty() ? isa<FloatType>(cast<RankedTensorType>(fn.getArgumentTypes()[i])
-                                           .getElementType())
-                      : llvm::is_contained(wrtIn, i)) {
+    if (sorted.empty() ? isa<FloatType>(cast<RankedTensorType>(fn.getArgumentTypes()[i])
+                                            .getElementType())
+                       : llvm::is_contained(sorted, i)) {
       wrt.push_back(i);
       ++k;
     }
