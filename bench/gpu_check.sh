@@ -39,7 +39,14 @@ if [ -x "$BUILD/bin/CudaBackendTests" ]; then
 fi
 say "== GPU conformance: test/gpu/artifacts on the CUDA backend vs the reference"
 "$BUILD/bin/shardc-gpu-bench" --conformance "$ROOT/test/gpu/artifacts" 2>&1 | tee "$RESULTS/conformance.txt" | tee -a "$LOG"
-[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+if [ "${PIPESTATUS[0]}" -ne 0 ]; then
+  status=1
+  # A kernel fault is sticky and surfaces at the end of a call: run again
+  # synchronizing after every step, so the first failure names its step.
+  say "== conformance again, synchronizing after every step (SHARDC_CUDA_SYNC=1)"
+  SHARDC_CUDA_SYNC=1 CUDA_LAUNCH_BLOCKING=1 "$BUILD/bin/shardc-gpu-bench" --conformance \
+    "$ROOT/test/gpu/artifacts" 2>&1 | tee "$RESULTS/conformance-sync.txt" | tee -a "$LOG"
+fi
 
 say "== cuBLAS f32 peak"
 PEAK=$("$BUILD/bin/shardc-gpu-bench" --peak 2>>"$LOG")

@@ -204,6 +204,8 @@ public:
   CudaBackend(CudaOptions options, int gpuCount) : options(options), gpuCount(gpuCount) {}
   ~CudaBackend() override {
     prepared.clear();
+    if (world)
+      ncclCommDestroy(world);
     for (Device &d : devices) {
       cudaSetDevice(d.gpu);
       for (DeviceBuffer *b : {&d.arena, &d.args, &d.scratch, &d.blasWorkspace, &d.errorFlag})
@@ -253,6 +255,7 @@ private:
   std::vector<Device> devices; // by mesh position (unused entries: other processes)
   std::map<std::string, std::unique_ptr<Prepared>> prepared;
   std::map<std::vector<int64_t>, cudaKernel_t> fusedCache;
+  ncclComm_t world = nullptr; // multi-process runs: every process, once
   std::vector<cudaLibrary_t> libraries;
 };
 
@@ -274,12 +277,16 @@ Status CudaBackend::initDevices(int64_t n) {
     cublasStatus_t st = cublasCreate(&dev.blas);
     if (st != CUBLAS_STATUS_SUCCESS)
       return Status::error(std::string("cublasCreate: ") + cublasName(st));
-    cublasSetStream(dev.blas, dev.stream);
+    st = cublasSetStream(dev.blas, dev.stream);
+    if (st != CUBLAS_STATUS_SUCCESS)
+      return Status::error(std::string("cublasSetStream: ") + cublasName(st));
     // An explicit workspace: cuBLAS allocates nothing while steps run.
     Status s = dev.blasWorkspace.reserve(kBlasWorkspace);
     if (!s.ok())
       return s;
-    cublasSetWorkspace(dev.blas, dev.blasWorkspace.ptr, kBlasWorkspace);
+    st = cublasSetWorkspace(dev.blas, dev.blasWorkspace.ptr, kBlasWorkspace);
+    if (st != CUBLAS_STATUS_SUCCESS)
+      return Status::error(std::string("cublasSetWorkspace: ") + cublasName(st));
     s = dev.errorFlag.reserve(sizeof(int32_t));
     if (!s.ok())
       return s;
@@ -296,10 +303,12 @@ StatusOr<cudaKernel_t> CudaBackend::fusedKernel(const std::vector<int64_t> &ints
   SHARDC_CUDA_TRY(cudaGetDeviceProperties(&prop, devices[options.processRank < 0 ? 0 : options.processRank].gpu));
   std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
   StatusOr<std::string> code = compileWithNvrtc(k.source, arch);
-  if (!code.ok()) // an architecture newer than NVRTC knows: PTX the driver compiles
-    code = compileWithNvrtc(k.source, "compute_90");
-  if (!code.ok())
-    return code.status();
+  if (!code.ok()) { // an architecture newer than NVRTC knows: PTX the driver compiles
+    StatusOr<std::string> ptx = compileWithNvrtc(k.source, "compute_90");
+    if (!ptx.ok()) // both logs: the first is usually the telling one
+      return Status::error(arch + ": " + code.message() + "\ncompute_90: " + ptx.message());
+    code = std::move(ptx);
+  }
   cudaLibrary_t lib;
   SHARDC_CUDA_TRY(
       cudaLibraryLoadData(&lib, code->data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
@@ -377,12 +386,15 @@ StatusOr<Prepared *> CudaBackend::prepare(const Plan &plan) {
                                    st.constant.bytes(), st.constant.sizeInBytes(),
                                    cudaMemcpyHostToDevice));
     }
+    // A copy from pageable memory may return before it lands, and the steps
+    // read constants on a non-blocking stream: wait for the uploads here.
+    SHARDC_CUDA_TRY(cudaDeviceSynchronize());
   }
   std::vector<int> gpus(n, -1);
   for (int64_t d : localDevices(n))
     gpus[d] = devices[d].gpu;
   p->comms = std::make_unique<Communicators>();
-  Status s = p->comms->init(plan, gpus, options);
+  Status s = p->comms->init(plan, gpus, options, world);
   if (!s.ok())
     return s;
   Prepared *raw = p.get();
@@ -462,8 +474,11 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
                          " (the CUDA backend handles rank <= " + std::to_string(kMaxRank) +
                          ")");
   };
-  if (std::max(out.shape.size(), in0.shape.size()) > (size_t)kMaxRank)
-    return tooDeep(std::max(out.shape.size(), in0.shape.size()));
+  size_t rank = out.shape.size();
+  for (int32_t id : s.inputs) // every operand: a dot_general may pack its rhs
+    rank = std::max(rank, plan.values[id].shape.size());
+  if (rank > (size_t)kMaxRank)
+    return tooDeep(rank);
 
   switch (s.op) {
   case OpCode::Constant:
@@ -606,6 +621,9 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
     return Status::error("expected " + std::to_string(plan.args.size()) + " arguments, got " +
                          std::to_string(args.size()));
   std::vector<int64_t> local = localDevices(n);
+  if (local.empty())
+    return Status::error("process rank " + std::to_string(options.processRank) +
+                         " has no position in a mesh of " + std::to_string(n) + " devices");
   Status valid = checkShardArguments(plan, args, local);
   if (!valid.ok())
     return valid;
@@ -663,7 +681,27 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
     }
   }
 
-  // The steps, in order, each on every device of this process.
+  // The steps, in order, each on every device of this process. With
+  // SHARDC_CUDA_SYNC=1 every step is waited for and checked, so a fault
+  // names its step (slow; for diagnosis).
+  static const bool syncEachStep = [] {
+    const char *v = std::getenv("SHARDC_CUDA_SYNC");
+    return v && std::string(v) == "1";
+  }();
+  auto checkStep = [&](const PlanStep &step) -> Status {
+    if (!syncEachStep)
+      return Status::success();
+    for (int64_t d : local) {
+      SHARDC_CUDA_TRY(cudaSetDevice(devices[d].gpu));
+      cudaError_t e = cudaStreamSynchronize(devices[d].stream);
+      if (e == cudaSuccess)
+        e = cudaGetLastError();
+      if (e != cudaSuccess)
+        return Status::error(step.location + ": " + opCodeName(step.op) + " failed: " +
+                             cudaGetErrorString(e));
+    }
+    return Status::success();
+  };
   mark(1);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep &step = plan.steps[i];
@@ -675,6 +713,9 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
       s = runCollective(plan, step, *(*prep)->comms, group);
       if (!s.ok())
         return Status::error(step.location + ": " + s.message());
+      s = checkStep(step);
+      if (!s.ok())
+        return s;
       continue;
     }
     for (int64_t d : local) {
@@ -684,6 +725,9 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
         return Status::error(step.location + ": " + s.message() +
                              (n > 1 ? " (on device " + std::to_string(d) + ")" : ""));
     }
+    s = checkStep(step);
+    if (!s.ok())
+      return s;
   }
 
   // Results out, then one synchronization per device.

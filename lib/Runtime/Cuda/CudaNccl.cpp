@@ -88,8 +88,6 @@ Communicators::~Communicators() {
     for (ncclComm_t c : list)
       if (c)
         ncclCommDestroy(c);
-  if (world)
-    ncclCommDestroy(world);
 }
 
 ncclComm_t Communicators::get(const std::vector<std::string> &axes, int64_t d) const {
@@ -126,7 +124,7 @@ StatusOr<ncclUniqueId> exchangeUniqueId(const std::string &path, int rank) {
 }
 
 Status Communicators::init(const Plan &plan, const std::vector<int> &gpus,
-                           const CudaOptions &options) {
+                           const CudaOptions &options, ncclComm_t &world) {
   std::set<std::vector<std::string>> axesSets;
   for (const PlanStep &step : plan.steps)
     if (isCollective(step.op) && step.op != OpCode::AllSlice &&
@@ -145,13 +143,16 @@ Status Communicators::init(const Plan &plan, const std::vector<int> &gpus,
     if (options.processCount != n)
       return Status::error("the mesh has " + std::to_string(n) + " devices but " +
                            std::to_string(options.processCount) + " processes run");
-    StatusOr<ncclUniqueId> id = exchangeUniqueId(idFile, options.processRank);
-    if (!id.ok())
-      return id.status();
-    Status s = ncclStatus(ncclCommInitRank(&world, (int)n, *id, options.processRank),
-                          "ncclCommInitRank");
-    if (!s.ok())
-      return s;
+    Status s = Status::success();
+    if (!world) {
+      StatusOr<ncclUniqueId> id = exchangeUniqueId(idFile, options.processRank);
+      if (!id.ok())
+        return id.status();
+      s = ncclStatus(ncclCommInitRank(&world, (int)n, *id, options.processRank),
+                     "ncclCommInitRank");
+      if (!s.ok())
+        return s;
+    }
     int64_t d = options.processRank;
     for (const auto &axes : axesSets) {
       std::vector<ncclComm_t> list(n, nullptr);

@@ -5,7 +5,9 @@
 // only along A; see Mesh::group). In one process, ncclCommInitAll builds each
 // group's communicators; across processes (one GPU each), rank 0 writes the
 // NCCL unique id to SHARDC_NCCL_ID_FILE, every process joins one world
-// communicator, and each group's is split from it.
+// communicator (once per backend), and each plan's groups are split from
+// it. The id file must be fresh for each run: a stale one from an earlier
+// run would be read by the other ranks before rank 0 replaces it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +18,11 @@
 #include "shardc/Runtime/Plan.h"
 
 #include <cuda_runtime_api.h>
+#ifdef SHARDC_HAVE_NCCL
 #include <nccl.h>
+#else
+#include "NcclUnavailable.h"
+#endif
 
 #include <map>
 #include <string>
@@ -34,8 +40,11 @@ public:
 
   /// Builds the communicators for every axes set of `plan`'s collectives.
   /// `gpus[d]` is the GPU of mesh position d, -1 where it belongs to
-  /// another process.
-  Status init(const Plan &plan, const std::vector<int> &gpus, const CudaOptions &options);
+  /// another process. In a multi-process run, groups are split from
+  /// `world`, which is created on first use (one unique id per run) and
+  /// owned by the caller.
+  Status init(const Plan &plan, const std::vector<int> &gpus, const CudaOptions &options,
+              ncclComm_t &world);
 
   /// The communicator of device `d` for a collective over `axes`; null for
   /// groups of one device.
@@ -43,7 +52,6 @@ public:
 
 private:
   std::map<std::vector<std::string>, std::vector<ncclComm_t>> comms; // [axes][device]
-  ncclComm_t world = nullptr;
 };
 
 /// What one device of this process needs to run a collective step.
