@@ -92,6 +92,9 @@ struct TrainStepOptions {
   double momentum = 0.0;          // sgd
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8; // adam(w)
   double weightDecay = 0.0;       // adamw
+  /// Clips the gradients to this global L2 norm before the update (e.g.
+  /// 1.0), like torch.nn.utils.clip_grad_norm_; 0: no clipping.
+  double clipNorm = 0.0;
   /// A mesh axis to split optimizer state and updates over (dimension 0),
   /// like ZeRO stage 1: see --shardc-train-step's shard-state-over.
   std::string shardStateOver;

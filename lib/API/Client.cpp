@@ -155,9 +155,10 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
     keyParts.insert(keyParts.end(), {"value-and-grad", wrtList});
   } else if (transform == JitOptions::Transform::TrainStep) {
     char hyper[256];
-    std::snprintf(hyper, sizeof(hyper), "%s m=%.17g b1=%.17g b2=%.17g eps=%.17g wd=%.17g",
+    std::snprintf(hyper, sizeof(hyper),
+                  "%s m=%.17g b1=%.17g b2=%.17g eps=%.17g wd=%.17g clip=%.17g",
                   train.optimizer.c_str(), train.momentum, train.beta1, train.beta2,
-                  train.epsilon, train.weightDecay);
+                  train.epsilon, train.weightDecay, train.clipNorm);
     keyParts.insert(keyParts.end(), {"train-step", wrtList, hyper, train.shardStateOver});
     config.kind = train.optimizer;
     config.momentum = train.momentum;
@@ -165,6 +166,7 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
     config.beta2 = train.beta2;
     config.epsilon = train.epsilon;
     config.weightDecay = train.weightDecay;
+    config.clipNorm = train.clipNorm;
     config.shardStateOver = train.shardStateOver;
   }
   StatusOr<std::shared_ptr<const Plan>> plan =

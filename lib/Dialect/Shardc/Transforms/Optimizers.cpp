@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace shardc {
@@ -63,11 +65,37 @@ stateShardings(func::FuncOp fn, ArrayRef<unsigned> wrt, const OptimizerConfig &c
   return out;
 }
 
+/// Scales `grads` in place like torch.nn.utils.clip_grad_norm_: with
+/// total = sqrt(sum_k sum(g_k^2)), in f32, every g_k becomes
+/// g_k * min(1, maxNorm / (total + 1e-6)). A gradient split over mesh axes
+/// gives partial sums of squares, which the partitioner all-reduces as one
+/// scalar each; the gradients themselves stay as they are laid out.
+static void clipByGlobalNorm(Emitter &m, MutableArrayRef<Value> grads, double maxNorm) {
+  auto f32 = Float32Type::get(m.b.getContext());
+  Value total; // tensor<f32>
+  for (Value g : grads) {
+    Value g32 = m.typeOf(g).getElementType() == f32 ? g : m.convert(g, f32);
+    SmallVector<int64_t> dims = llvm::to_vector(llvm::seq<int64_t>(0, m.typeOf(g).getRank()));
+    Value squares = m.reduceSum(m.mul(g32, g32), dims);
+    total = total ? m.add(total, squares) : squares;
+  }
+  if (!total)
+    return;
+  Value norm = SqrtOp::create(m.b, m.loc, total);
+  Value ratio = m.div(m.scalarLike(norm, maxNorm), m.add(norm, m.scalarLike(norm, 1e-6)));
+  Value scale = MinOp::create(m.b, m.loc, m.scalarLike(norm, 1.0), ratio);
+  for (Value &g : grads)
+    g = m.mul(g, m.spread(scale, g));
+}
+
 FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
                                        const OptimizerConfig &config) {
   if (config.kind != "sgd" && config.kind != "adam" && config.kind != "adamw")
     return fn.emitError() << "unknown optimizer '" << config.kind
                           << "' (expected sgd, adam or adamw)";
+  if (!(config.clipNorm >= 0.0) || std::isinf(config.clipNorm))
+    return fn.emitError() << "clip-norm must be a finite number >= 0 (0: no clipping), got "
+                          << config.clipNorm;
   std::string name = (fn.getSymName() + "_train_step").str();
   auto module = fn->getParentOfType<ModuleOp>();
   if (module && module.lookupSymbol(name))
@@ -188,21 +216,23 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
     bc1 = pw(config.beta1);
     bc2 = pw(config.beta2);
   }
+  // A split update reads its block of the parameter and the gradient.
+  auto constrain = [&](size_t k, Value v) -> Value {
+    return (*split)[k] ? ShardingConstraintOp::create(b, m.loc, v, (*split)[k]).getResult() : v;
+  };
+  SmallVector<Value> grads;
+  for (size_t k = 0; k < wrt.size(); ++k)
+    grads.push_back(constrain(k, map.lookup(gradRet->getOperand(1 + k))));
+  if (config.clipNorm > 0.0)
+    clipByGlobalNorm(m, grads, config.clipNorm);
   for (auto [k, i] : llvm::enumerate(wrt)) {
-    Value p = body->getArgument(i);
-    Value g = map.lookup(gradRet->getOperand(1 + k));
-    // A split update reads its block of the parameter and the gradient.
-    auto constrain = [&](Value v) -> Value {
-      return (*split)[k] ? ShardingConstraintOp::create(b, m.loc, v, (*split)[k]).getResult()
-                         : v;
-    };
-    p = constrain(p);
-    g = constrain(g);
+    Value p = constrain(k, body->getArgument(i));
+    Value g = grads[k];
     Value lrP = m.spread(lr, p);
     if (!adam) {
       Value v = body->getArgument(stateArg + k);
       Value v2 = m.add(m.scale(v, config.momentum), g);
-      newParams.push_back(constrain(m.sub(p, m.mul(lrP, v2))));
+      newParams.push_back(constrain(k, m.sub(p, m.mul(lrP, v2))));
       newState.push_back(v2);
       continue;
     }
@@ -215,7 +245,7 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
     Value p2 = m.sub(p, m.mul(lrP, update));
     if (config.kind == "adamw" && config.weightDecay != 0.0)
       p2 = m.sub(p2, m.mul(lrP, m.scale(p, config.weightDecay)));
-    newParams.push_back(constrain(p2));
+    newParams.push_back(constrain(k, p2));
     newState.push_back(m2);
     newState.push_back(v2);
   }
@@ -245,6 +275,7 @@ struct ShardcTrainStepPass : impl::ShardcTrainStepBase<ShardcTrainStepPass> {
     config.beta2 = beta2;
     config.epsilon = epsilon;
     config.weightDecay = weightDecay;
+    config.clipNorm = clipNorm;
     config.shardStateOver = shardStateOver;
     SmallVector<unsigned> args(wrt.begin(), wrt.end());
     if (failed(buildTrainStep(fn, args, config)))

@@ -28,6 +28,11 @@ struct OptimizerConfig {
   double beta2 = 0.999;     // adam(w): second-moment decay
   double epsilon = 1e-8;    // adam(w)
   double weightDecay = 0.0; // adamw: p -= lr * weightDecay * p (decoupled)
+  /// Global gradient-norm clipping, like torch.nn.utils.clip_grad_norm_
+  /// (e.g. 1.0): every gradient is scaled by min(1, clipNorm / (total +
+  /// 1e-6)), total = the f32 L2 norm over all gradients together, before
+  /// the update uses it. 0: no clipping.
+  double clipNorm = 0.0;
   /// A mesh axis (e.g. "data") to split each parameter's optimizer state
   /// and update over, along dimension 0, where the parameter is not split
   /// over it already and the dimension divides: each device updates its
@@ -43,7 +48,8 @@ struct OptimizerConfig {
 /// per parameter, then the step count as tensor<f32>), then the learning
 /// rate as tensor<f32>. It returns the loss, the updated parameters, then
 /// the updated state, in the same order. Adam's moments are bias-corrected
-/// with the incremented step count. State carries its parameter's sharding,
+/// with the incremented step count. With config.clipNorm > 0, the
+/// gradients are first clipped to that global norm. State carries its parameter's sharding,
 /// or that sharding split over config.shardStateOver.
 mlir::FailureOr<mlir::func::FuncOp> buildTrainStep(mlir::func::FuncOp fn,
                                                    llvm::ArrayRef<unsigned> wrt,

@@ -153,7 +153,18 @@ def ShardcTrainStep : Pass<"shardc-train-step", "::mlir::ModuleOp"> {
     updates its block, and the new parameter is all-gathered (weight-update
     sharding, like ZeRO stage 1).
 
+    With `clip-norm=c` (c > 0), the gradients are first clipped to the
+    global L2 norm c, like torch.nn.utils.clip_grad_norm_: one f32 norm
+    over all gradients together, and every gradient scaled by the same
+    factor before the optimizer reads it. Each gradient's sum of squares is
+    taken where the gradient lies (a gradient split over "model", or over
+    the shard-state-over axis, gives partial sums, all-reduced as one
+    scalar), so clipping adds one scalar all_reduce per split gradient and
+    leaves the gradients' own communication as it was. The signature does
+    not change.
+
     ```
+    clip:   n = sqrt(sum_k sum(g_k^2));  g_k = g_k min(1, c / (n + 1e-6))
     sgd:    v = momentum v + g;  p = p - lr v
     adam:   t = t + 1;  m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
             p = p - lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
@@ -173,6 +184,8 @@ def ShardcTrainStep : Pass<"shardc-train-step", "::mlir::ModuleOp"> {
     Option<"epsilon", "epsilon", "double", /*default=*/"1e-8", "adam epsilon">,
     Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
            "adamw decoupled weight decay">,
+    Option<"clipNorm", "clip-norm", "double", /*default=*/"0.0",
+           "clip the gradients to this global L2 norm first (0: off)">,
     Option<"shardStateOver", "shard-state-over", "std::string", /*default=*/"\"\"",
            "a mesh axis to split optimizer state and updates over (dimension 0)">,
   ];
