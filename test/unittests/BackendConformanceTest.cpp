@@ -598,6 +598,9 @@ std::vector<std::vector<int64_t>> reductionDims(int64_t rank) {
     all.push_back({0, 2});
     all.push_back({1, 2});
   }
+  if (rank == 4) { // attention's shapes: [B,H,T,S] rows, [B,T,H,hd] heads
+    all = {{3}, {0, 1}, {1, 3}, {0, 2}, {0, 1, 2}};
+  }
   if (rank > 1) {
     std::vector<int64_t> every;
     for (int64_t d = 0; d < rank; ++d)
@@ -609,7 +612,7 @@ std::vector<std::vector<int64_t>> reductionDims(int64_t rank) {
 
 Generator reduceOp(std::string kind, DType dtype) {
   return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
-    for (int64_t rank = 1; rank <= 3; ++rank) {
+    for (int64_t rank = 1; rank <= 4; ++rank) {
       Array x = randomArray(dtype, randomShape(rng, rank), Values::Signed, rng);
       for (const std::vector<int64_t> &dims : reductionDims(rank)) {
         std::string resultType;
@@ -651,6 +654,10 @@ Generator broadcastInDimOp(DType dtype) {
     out.push_back(
         broadcastProgram("rank 2 to 3, new last", arr({m, n}), {m, n, p}, {0, 1}));
     out.push_back(broadcastProgram("rank 1 to 3", arr({n}), {m, n, p}, {1}));
+    out.push_back(
+        broadcastProgram("rank 2 to 4, leading", arr({m, n}), {2, 3, m, n}, {2, 3}));
+    out.push_back(
+        broadcastProgram("rank 3 to 4, new last", arr({m, n, p}), {m, n, p, 2}, {0, 1, 2}));
   };
 }
 
@@ -691,6 +698,10 @@ Generator transposeOp(DType dtype) {
     do
       add(x3, perm);
     while (std::next_permutation(perm.begin(), perm.end()));
+    // Attention's head transposes, and one that moves every dimension.
+    Array x4 = randomArray(dtype, randomShape(rng, 4), Values::Signed, rng);
+    for (std::vector<int64_t> p4 : {std::vector<int64_t>{0, 2, 1, 3}, {0, 2, 3, 1}, {3, 1, 0, 2}})
+      add(x4, p4);
   };
 }
 

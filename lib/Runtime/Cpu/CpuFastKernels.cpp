@@ -32,28 +32,6 @@ bool isIdentity(const std::vector<int64_t> &perm) {
   return true;
 }
 
-/// Row-major copy of `x` (shape `shape`) with dimensions permuted by `perm`.
-void permute(const float *x, const Shape &shape, const std::vector<int64_t> &perm,
-             float *out) {
-  std::vector<int64_t> strides = stridesOf(shape);
-  Shape outShape(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i)
-    outShape[i] = shape[perm[i]];
-  int64_t n = numElements(outShape);
-  std::vector<int64_t> idx(perm.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t from = 0;
-    for (size_t d = 0; d < perm.size(); ++d)
-      from += idx[d] * strides[perm[d]];
-    out[i] = x[from];
-    for (int64_t d = (int64_t)perm.size() - 1; d >= 0; --d) {
-      if (++idx[d] < outShape[d])
-        break;
-      idx[d] = 0;
-    }
-  }
-}
-
 /// C[b] = A[b] x B[b] for b < batch, A: M x K, B: K x N, row-major.
 int blasThreads = 1;
 
@@ -111,7 +89,7 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
     transA = true;
   } else {
     aCopy.resize(numElements(lv.shape));
-    permute(A, lv.shape, cat(lb, lf, lc), aCopy.data());
+    permuteF32(A, lv.shape, cat(lb, lf, lc), aCopy.data());
     A = aCopy.data();
   }
   // rhs as (batch, K, N), or (batch, N, K) transposed; else a copy.
@@ -120,7 +98,7 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
     transB = true;
   } else {
     bCopy.resize(numElements(rv.shape));
-    permute(Bm, rv.shape, cat(rb, rc, rf), bCopy.data());
+    permuteF32(Bm, rv.shape, cat(rb, rc, rf), bCopy.data());
     Bm = bCopy.data();
   }
   gemm(B, M, N, K, A, transA, Bm, transB, (float *)b.ptr[s.outputs[0]]);
@@ -311,8 +289,13 @@ bool constant(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
   switch (step.op) {
   case OpCode::DotGeneral: return dotGeneral(plan, step, buffers);
-  case OpCode::Reduce: return reduce(plan, step, buffers);
-  case OpCode::BroadcastInDim: return broadcast(plan, step, buffers);
+  case OpCode::Reduce:
+    return reduce(plan, step, buffers) || runLayoutKernel(plan, step, buffers);
+  case OpCode::BroadcastInDim:
+    return broadcast(plan, step, buffers) || runLayoutKernel(plan, step, buffers);
+  case OpCode::Transpose:
+  case OpCode::Slice:
+  case OpCode::Concatenate: return runLayoutKernel(plan, step, buffers);
   case OpCode::Iota: return iota(plan, step, buffers);
   case OpCode::Compare: return compare(plan, step, buffers);
   case OpCode::Convert: return convert(plan, step, buffers);

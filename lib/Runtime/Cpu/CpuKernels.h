@@ -25,6 +25,14 @@ struct DeviceBuffers {
 /// Runs a step with a fast path if there is one for it; false otherwise.
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
+/// transpose, broadcast_in_dim, slice and concatenate of any rank and f32
+/// reductions over any dimensions, as strided walks; false otherwise.
+bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
+
+/// Row-major copy of `x` (shape `shape`) with dimensions permuted by `perm`.
+void permuteF32(const float *x, const Shape &shape, const std::vector<int64_t> &perm,
+                float *out);
+
 /// y = op(a[, b]) over n f32 elements, for the unary and binary elementwise
 /// opcodes (vectorized, with an AVX2 clone where the CPU has it).
 void elementwiseF32(OpCode op, const float *a, const float *b, float *y, int64_t n);

@@ -1,0 +1,239 @@
+//===- CpuLayoutKernels.cpp - data movement and reductions at memory speed -===//
+//
+// transpose, broadcast_in_dim, slice and concatenate of any rank are one
+// strided copy: each result dimension reads the operand with a stride (0
+// for broadcast dimensions), and adjacent dimensions that walk memory
+// evenly are merged, so the inner loop is a memcpy, a fill or one strided
+// run. f32 reductions over any set of dimensions walk the operand once in
+// memory order with the innermost run either summed or added into a row of
+// accumulators. These are the shapes attention and LayerNorm produce
+// ([B,T,H,hd] transposes, [B,T,d] row sums, [B,T,F] bias gradients).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace shardc::cpu {
+
+namespace {
+
+/// Dimensions of a walk: sizes with one stride per operand.
+struct Walk {
+  std::vector<int64_t> size, in, out; // element strides
+};
+
+/// Merges dimension pairs whose strides are contiguous in both operands and
+/// drops size-1 dimensions.
+Walk collapse(const Shape &shape, const std::vector<int64_t> &in,
+              const std::vector<int64_t> &out) {
+  Walk w;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1)
+      continue;
+    if (!w.size.empty() && w.in.back() == in[d] * shape[d] &&
+        w.out.back() == out[d] * shape[d]) {
+      w.size.back() *= shape[d];
+      w.in.back() = in[d];
+      w.out.back() = out[d];
+      continue;
+    }
+    w.size.push_back(shape[d]);
+    w.in.push_back(in[d]);
+    w.out.push_back(out[d]);
+  }
+  if (w.size.empty()) {
+    w.size = {1};
+    w.in = {1};
+    w.out = {1};
+  }
+  return w;
+}
+
+/// y[out offsets] = x[in offsets] over the walk, elements of type T.
+template <typename T> void copyWalk(const T *x, T *y, const Walk &w) {
+  size_t r = w.size.size();
+  int64_t n = w.size[r - 1], si = w.in[r - 1], so = w.out[r - 1];
+  int64_t outer = 1;
+  for (size_t d = 0; d + 1 < r; ++d)
+    outer *= w.size[d];
+  std::vector<int64_t> idx(r, 0);
+  int64_t xo = 0, yo = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    const T *xs = x + xo;
+    T *ys = y + yo;
+    if (si == 1 && so == 1)
+      std::memcpy(ys, xs, n * sizeof(T));
+    else if (si == 0 && so == 1)
+      std::fill(ys, ys + n, *xs);
+    else
+      for (int64_t i = 0; i < n; ++i)
+        ys[i * so] = xs[i * si];
+    for (int64_t d = (int64_t)r - 2; d >= 0; --d) {
+      xo += w.in[d];
+      yo += w.out[d];
+      if (++idx[d] < w.size[d])
+        break;
+      xo -= w.in[d] * w.size[d];
+      yo -= w.out[d] * w.size[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+bool copyBySize(size_t es, const uint8_t *x, uint8_t *y, const Walk &w) {
+  switch (es) {
+  case 1: copyWalk((const uint8_t *)x, y, w); return true;
+  case 2: copyWalk((const uint16_t *)x, (uint16_t *)y, w); return true;
+  case 4: copyWalk((const uint32_t *)x, (uint32_t *)y, w); return true;
+  case 8: copyWalk((const uint64_t *)x, (uint64_t *)y, w); return true;
+  default: return false;
+  }
+}
+
+bool transpose(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
+  std::vector<int64_t> is = stridesOf(in.shape), os = stridesOf(out.shape), from(s.ints.size());
+  for (size_t i = 0; i < s.ints.size(); ++i)
+    from[i] = is[s.ints[i]];
+  return copyBySize(dtypeSize(out.dtype), b.ptr[s.inputs[0]], b.ptr[s.outputs[0]],
+                    collapse(out.shape, from, os));
+}
+
+bool broadcast(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
+  std::vector<int64_t> is = stridesOf(in.shape), os = stridesOf(out.shape);
+  std::vector<int64_t> from(out.shape.size(), 0);
+  for (size_t i = 0; i < s.ints.size(); ++i)
+    if (in.shape[i] != 1)
+      from[s.ints[i]] = is[i];
+  return copyBySize(dtypeSize(out.dtype), b.ptr[s.inputs[0]], b.ptr[s.outputs[0]],
+                    collapse(out.shape, from, os));
+}
+
+bool slice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
+  size_t r = in.shape.size(), es = dtypeSize(out.dtype);
+  std::vector<int64_t> is = stridesOf(in.shape), os = stridesOf(out.shape), from(r);
+  int64_t base = 0;
+  for (size_t d = 0; d < r; ++d) {
+    base += s.ints[d] * is[d];
+    from[d] = is[d] * s.ints[2 * r + d];
+  }
+  return copyBySize(es, b.ptr[s.inputs[0]] + base * es, b.ptr[s.outputs[0]],
+                    collapse(out.shape, from, os));
+}
+
+bool concatenate(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &out = plan.values[s.outputs[0]];
+  int64_t dim = s.ints[0];
+  size_t es = dtypeSize(out.dtype);
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= out.shape[d];
+  for (size_t d = dim + 1; d < out.shape.size(); ++d)
+    inner *= out.shape[d];
+  int64_t rowBytes = out.shape[dim] * inner * (int64_t)es, at = 0;
+  uint8_t *y = b.ptr[s.outputs[0]];
+  for (size_t i = 0; i < s.inputs.size(); ++i) {
+    int64_t chunk = plan.values[s.inputs[i]].shape[dim] * inner * (int64_t)es;
+    const uint8_t *x = b.ptr[s.inputs[i]];
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(y + o * rowBytes + at, x + o * chunk, chunk);
+    at += chunk;
+  }
+  return true;
+}
+
+/// f32 reduce over any dimensions (kind 0 sum, 1 max, 2 min). Sums
+/// accumulate in double, as the reference does.
+bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &in = plan.values[s.inputs[0]];
+  int64_t kind = s.ints[0];
+  if (in.dtype != DType::F32 || kind > 2)
+    return false;
+  size_t r = in.shape.size();
+  std::vector<bool> reduced(r, false);
+  for (size_t i = 1; i < s.ints.size(); ++i)
+    reduced[s.ints[i]] = true;
+  // Result strides for the kept dimensions, 0 for the reduced ones.
+  std::vector<int64_t> is = stridesOf(in.shape), os(r, 0);
+  int64_t stride = 1;
+  for (int64_t d = (int64_t)r - 1; d >= 0; --d)
+    if (!reduced[d]) {
+      os[d] = stride;
+      stride *= in.shape[d];
+    }
+  int64_t outN = stride;
+  Walk w = collapse(in.shape, is, os);
+  std::vector<double> acc(outN, kind == 0 ? 0.0 : kind == 1 ? -INFINITY : INFINITY);
+  const float *x = (const float *)b.ptr[s.inputs[0]];
+  size_t nd = w.size.size();
+  int64_t n = w.size[nd - 1], so = w.out[nd - 1];
+  int64_t outer = 1;
+  for (size_t d = 0; d + 1 < nd; ++d)
+    outer *= w.size[d];
+  auto combine = [kind](double a, float v) -> double {
+    if (kind == 0)
+      return a + v;
+    if (v != v || a != a)
+      return NAN;
+    return kind == 1 ? std::max<double>(a, v) : std::min<double>(a, v);
+  };
+  std::vector<int64_t> idx(nd, 0);
+  int64_t xo = 0, yo = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    const float *xs = x + xo; // the innermost run is contiguous in memory order
+    if (so == 0) {
+      double a = acc[yo];
+      for (int64_t i = 0; i < n; ++i)
+        a = combine(a, xs[i]);
+      acc[yo] = a;
+    } else {
+      double *as = acc.data() + yo;
+      for (int64_t i = 0; i < n; ++i)
+        as[i * so] = combine(as[i * so], xs[i]);
+    }
+    for (int64_t d = (int64_t)nd - 2; d >= 0; --d) {
+      xo += w.in[d];
+      yo += w.out[d];
+      if (++idx[d] < w.size[d])
+        break;
+      xo -= w.in[d] * w.size[d];
+      yo -= w.out[d] * w.size[d];
+      idx[d] = 0;
+    }
+  }
+  float *y = (float *)b.ptr[s.outputs[0]];
+  for (int64_t i = 0; i < outN; ++i)
+    y[i] = (float)acc[i];
+  return true;
+}
+
+} // namespace
+
+void permuteF32(const float *x, const Shape &shape, const std::vector<int64_t> &perm,
+                float *out) {
+  std::vector<int64_t> is = stridesOf(shape), from(perm.size());
+  Shape outShape(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    outShape[i] = shape[perm[i]];
+    from[i] = is[perm[i]];
+  }
+  copyWalk((const uint32_t *)x, (uint32_t *)out, collapse(outShape, from, stridesOf(outShape)));
+}
+
+bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
+  switch (step.op) {
+  case OpCode::Transpose: return transpose(plan, step, buffers);
+  case OpCode::BroadcastInDim: return broadcast(plan, step, buffers);
+  case OpCode::Slice: return slice(plan, step, buffers);
+  case OpCode::Concatenate: return concatenate(plan, step, buffers);
+  case OpCode::Reduce: return reduce(plan, step, buffers);
+  default: return false;
+  }
+}
+
+} // namespace shardc::cpu
