@@ -146,8 +146,9 @@ struct DotDims {
 /// Result dims: batch, then lhs free, then rhs free (like stablehlo).
 Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dims,
                    CallSite site = {});
-/// [m,k] x [k,n] -> [m,n]; [b,m,k] x [b,k,n] -> [b,m,n]; [..., k] x [k, n]
-/// -> [..., n].
+/// [m,k] x [k,n] -> [m,n]; [..., k] x [k, n] -> [..., n]; and with leading
+/// batch dimensions on both, broadcast as in NumPy:
+/// [b,h,t,d] x [b,h,d,s] -> [b,h,t,s], [b,h,t,d] x [h,d,s] -> [b,h,t,s].
 Tensor matmul(const Tensor &a, const Tensor &b, CallSite site = {});
 /// Reductions over `dims` (empty: every dimension); keepdims keeps them as 1.
 Tensor sum(const Tensor &x, std::vector<int64_t> dims = {}, bool keepdims = false,
@@ -168,6 +169,8 @@ Tensor broadcast_to(const Tensor &x, const Shape &shape, CallSite site = {});
 /// One dimension may be -1 (inferred).
 Tensor reshape(const Tensor &x, Shape shape, CallSite site = {});
 Tensor transpose(const Tensor &x, std::vector<int64_t> permutation, CallSite site = {});
+/// Elements start[i] <= j < limit[i] (every strides[i]-th) of each dimension;
+/// negative bounds count from the end, as in NumPy.
 Tensor slice(const Tensor &x, std::vector<int64_t> start, std::vector<int64_t> limit,
              std::vector<int64_t> strides = {}, CallSite site = {});
 Tensor concatenate(const std::vector<Tensor> &xs, int64_t dim, CallSite site = {});

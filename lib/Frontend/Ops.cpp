@@ -454,15 +454,32 @@ Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dimsIn,
 Tensor matmul(const Tensor &a, const Tensor &b, CallSite site) {
   graphOf(a, site, "matmul");
   graphOf(b, site, "matmul");
-  if (a.rank() < 2 || (b.rank() != 2 && b.rank() != a.rank()) || b.rank() > 3)
-    fail(site, "matmul", "supports [m,k]x[k,n], [b,m,k]x[b,k,n] and [...,k]x[k,n], got " +
-                             a.typeString() + " x " + b.typeString());
+  if (a.rank() < 2 || b.rank() < 2)
+    fail(site, "matmul", "needs operands of rank >= 2, got " + a.typeString() + " x " +
+                             b.typeString());
   if (a.dim(-1) != b.dim(-2))
     fail(site, "matmul", "inner dimensions differ: " + a.typeString() + " x " +
                              b.typeString());
-  if (b.rank() == 3)
-    return dot_general(a, b, {{0}, {0}, {2}, {1}}, site);
-  return dot_general(a, b, {{}, {}, {a.rank() - 1}, {0}}, site);
+  // [..., k] x [k, n]: one product over every leading row.
+  if (b.rank() == 2)
+    return dot_general(a, b, {{}, {}, {a.rank() - 1}, {0}}, site);
+  // Leading dimensions are batch dimensions, broadcast as in NumPy.
+  Shape aBatch(a.shape().begin(), a.shape().end() - 2);
+  Shape bBatch(b.shape().begin(), b.shape().end() - 2);
+  Shape batch = broadcastShapes(aBatch, bBatch, site, "matmul", a.typeString(),
+                                b.typeString());
+  auto lift = [&](const Tensor &x) {
+    Shape want = batch;
+    want.push_back(x.dim(-2));
+    want.push_back(x.dim(-1));
+    return x.shape() == want ? x : broadcast_to(x, want, site);
+  };
+  Tensor x = lift(a), y = lift(b);
+  int64_t nb = (int64_t)batch.size();
+  std::vector<int64_t> batchDims(nb);
+  for (int64_t i = 0; i < nb; ++i)
+    batchDims[i] = i;
+  return dot_general(x, y, {batchDims, batchDims, {nb + 1}, {nb}}, site);
 }
 
 Tensor sum(const Tensor &x, std::vector<int64_t> dims, bool keepdims, CallSite site) {
@@ -598,6 +615,11 @@ Tensor slice(const Tensor &x, std::vector<int64_t> start, std::vector<int64_t> l
                             " for " + x.typeString());
   Shape out;
   for (int64_t i = 0; i < x.rank(); ++i) {
+    // Negative bounds count from the end, as in NumPy.
+    if (start[i] < 0)
+      start[i] += x.shape()[i];
+    if (limit[i] < 0)
+      limit[i] += x.shape()[i];
     if (start[i] < 0 || start[i] > limit[i] || limit[i] > x.shape()[i] || strides[i] < 1)
       fail(site, "slice", "bounds " + listString(start) + ".." + listString(limit) +
                               " step " + listString(strides) + " do not fit " +

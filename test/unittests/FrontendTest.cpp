@@ -157,6 +157,42 @@ TEST(Frontend, DataMovementAndIntegers) {
   expectNear(out[4], clip, 0);
 }
 
+TEST(Frontend, BatchedMatmulAndNegativeSlices) {
+  Client client = cpuClient();
+  Array a = randomArray({2, 3, 4, 5}, 11), b = randomArray({2, 3, 5, 6}, 12),
+        c = randomArray({3, 5, 6}, 13);
+  auto out = run(client, [](const std::vector<Tensor> &in) {
+    Tensor ab = matmul(in[0], in[1]);                      // [2,3,4,6]
+    Tensor ac = matmul(in[0], in[2]);                      // [2,3,4,6], c broadcast
+    Tensor tail = slice(in[0], {0, 0, -2, 1}, {2, 3, 4, -1}); // rows 2..3, cols 1..3
+    return std::vector<Tensor>{ab, ac, tail};
+  }, {a, b, c});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].shape(), (Shape{2, 3, 4, 6}));
+  EXPECT_EQ(out[2].shape(), (Shape{2, 3, 2, 3}));
+  std::vector<double> ab, ac, tail;
+  for (int i = 0; i < 2; ++i)
+    for (int h = 0; h < 3; ++h) {
+      for (int m = 0; m < 4; ++m)
+        for (int n = 0; n < 6; ++n) {
+          double s = 0, t = 0;
+          for (int k = 0; k < 5; ++k) {
+            double av = a.getDouble(((i * 3 + h) * 4 + m) * 5 + k);
+            s += av * b.getDouble(((i * 3 + h) * 5 + k) * 6 + n);
+            t += av * c.getDouble((h * 5 + k) * 6 + n);
+          }
+          ab.push_back(s);
+          ac.push_back(t);
+        }
+      for (int m = 2; m < 4; ++m)
+        for (int k = 1; k < 4; ++k)
+          tail.push_back(a.getDouble(((i * 3 + h) * 4 + m) * 5 + k));
+    }
+  expectNear(out[0], ab, 1e-5);
+  expectNear(out[1], ac, 1e-5);
+  expectNear(out[2], tail, 0);
+}
+
 // ---- Errors at trace time ----------------------------------------------------
 
 TEST(Frontend, ShapeErrorNamesTheCallSite) {
@@ -186,7 +222,7 @@ TEST(Frontend, TraceErrorsAreClear) {
   ArgSpec m{"m", DType::F32, {4, 8}, {}}, v{"v", DType::F32, {5}, {}},
       i{"i", DType::I32, {4, 8}, {}};
   expectError([](auto &in) { return std::vector<Tensor>{matmul(in[0], in[1])}; }, {m, v},
-              "matmul: supports");
+              "matmul: needs operands of rank >= 2");
   expectError([](auto &in) { return std::vector<Tensor>{in[0] + in[1]}; }, {m, i},
               "operand dtypes differ: f32[4x8] and i32[4x8]");
   expectError([](auto &in) { return std::vector<Tensor>{exp(in[0])}; }, {i},
