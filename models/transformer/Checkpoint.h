@@ -1,0 +1,47 @@
+//===- Checkpoint.h - Tiny Transformer checkpoints as safetensors ---------===//
+//
+// A checkpoint is one safetensors file: the parameters under their PyTorch
+// state_dict names and shapes (`tok_emb.weight`, `blocks.0.qkv.weight`,
+// ...), AdamW's moments as `optimizer.<name>.exp_avg` / `.exp_avg_sq` (the
+// names of torch.optim.AdamW's state), its step count as `optimizer.step`,
+// and metadata: the training step, the model config and the mesh it was
+// saved from. Arrays are global (gathered), so a checkpoint restores onto
+// any mesh.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_MODELS_TRANSFORMER_CHECKPOINT_H
+#define SHARDC_MODELS_TRANSFORMER_CHECKPOINT_H
+
+#include "Model.h"
+
+#include <shardc/Runtime/Array.h>
+#include <shardc/Runtime/Status.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpt {
+
+struct TrainState {
+  std::vector<shardc::Array> params; // program shapes, parameters() order
+  std::vector<shardc::Array> m, v;   // AdamW moments, one per parameter
+  shardc::Array adamStep;            // f32[]: updates applied so far
+  int64_t step = 0;                  // training steps done
+  std::map<std::string, std::string> metadata; // extra keys, saved and restored
+};
+
+/// Writes `state` to `path` atomically. `mesh` is recorded ("data=2,model=1").
+shardc::Status saveCheckpoint(const std::string &path, const Config &config,
+                              const TrainState &state, const std::string &mesh);
+
+/// Reads a checkpoint and checks it against `config`: every tensor present
+/// with its shape and dtype, the config in the metadata equal to this one.
+/// With `withOptimizer` false, only the parameters are needed.
+shardc::StatusOr<TrainState> loadCheckpoint(const std::string &path, const Config &config,
+                                            bool withOptimizer = true);
+
+} // namespace gpt
+
+#endif // SHARDC_MODELS_TRANSFORMER_CHECKPOINT_H

@@ -1,0 +1,150 @@
+//===- Model.cpp - the Tiny Transformer's parameters and forward pass -----===//
+
+#include "Model.h"
+
+#include <cmath>
+#include <random>
+
+namespace gpt {
+
+using shardc::Array;
+using shardc::DType;
+using shardc::Shape;
+using shardc::Tensor;
+
+std::string Config::toString() const {
+  return "vocab=" + std::to_string(vocab) + ",d_model=" + std::to_string(dModel) +
+         ",heads=" + std::to_string(heads) + ",d_ff=" + std::to_string(dFF) +
+         ",layers=" + std::to_string(layers) + ",context=" + std::to_string(context) +
+         (dtype == DType::F32 ? "" : ",dtype=" + std::string(shardc::dtypeName(dtype)));
+}
+
+std::vector<ParamInfo> parameters(const Config &c) {
+  using Init = ParamInfo::Init;
+  int64_t d = c.dModel, h = c.heads, hd = c.headDim(), f = c.dFF;
+  std::vector<ParamInfo> ps;
+  auto add = [&](std::string name, Shape shape, Shape torch, int modelDim, Init init) {
+    ps.push_back({std::move(name), std::move(shape), std::move(torch), modelDim, init});
+  };
+  add("tok_emb.weight", {c.vocab, d}, {c.vocab, d}, -1, Init::Normal);
+  add("pos_emb.weight", {c.context, d}, {c.context, d}, -1, Init::Normal);
+  for (int64_t l = 0; l < c.layers; ++l) {
+    std::string b = "blocks." + std::to_string(l) + ".";
+    add(b + "ln1.weight", {d}, {d}, -1, Init::Ones);
+    add(b + "ln1.bias", {d}, {d}, -1, Init::Zeros);
+    // Rows of qkv.weight are [q | k | v], each [head][head_dim]: the head
+    // gets its own dimension, so "model" splits heads (Megatron columns).
+    add(b + "qkv.weight", {3, h, hd, d}, {3 * d, d}, 1, Init::Normal);
+    add(b + "qkv.bias", {3, h, hd}, {3 * d}, 1, Init::Zeros);
+    // proj.weight's inputs are [head][head_dim]: split by rows in Megatron's
+    // terms (its contraction), so its product is a partial sum per device.
+    add(b + "proj.weight", {d, h, hd}, {d, d}, 1, Init::Normal);
+    add(b + "proj.bias", {d}, {d}, -1, Init::Zeros);
+    add(b + "ln2.weight", {d}, {d}, -1, Init::Ones);
+    add(b + "ln2.bias", {d}, {d}, -1, Init::Zeros);
+    add(b + "ff1.weight", {f, d}, {f, d}, 0, Init::Normal); // columns (outputs) split
+    add(b + "ff1.bias", {f}, {f}, 0, Init::Zeros);
+    add(b + "ff2.weight", {d, f}, {d, f}, 1, Init::Normal); // rows (inputs) split
+    add(b + "ff2.bias", {d}, {d}, -1, Init::Zeros);
+  }
+  add("ln_f.weight", {d}, {d}, -1, Init::Ones);
+  add("ln_f.bias", {d}, {d}, -1, Init::Zeros);
+  add("head.weight", {c.vocab, d}, {c.vocab, d}, -1, Init::Normal);
+  add("head.bias", {c.vocab}, {c.vocab}, -1, Init::Zeros);
+  return ps;
+}
+
+std::vector<Array> initParameters(const Config &config, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  std::vector<Array> out;
+  for (const ParamInfo &p : parameters(config)) {
+    Array a(config.dtype, p.shape); // zeros
+    for (int64_t i = 0; i < a.numElements(); ++i)
+      a.setDouble(i, p.init == ParamInfo::Init::Normal ? normal(rng)
+                     : p.init == ParamInfo::Init::Ones ? 1.0
+                                                       : 0.0);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+shardc::PartitionSpec paramSpec(const ParamInfo &p, const shardc::Mesh &mesh) {
+  shardc::PartitionSpec spec((int64_t)p.shape.size()); // replicated
+  int m = mesh.axisIndex("model");
+  if (p.modelDim >= 0 && m >= 0 && mesh.axisSizes[m] > 1)
+    spec[p.modelDim] = {"model"};
+  return spec;
+}
+
+namespace {
+
+/// x [..., in] times a PyTorch-layout weight w [out, in]: [..., out].
+Tensor linear(const Tensor &x, const Tensor &w, const Tensor &b) {
+  return shardc::dot_general(x, w, {{}, {}, {x.rank() - 1}, {1}}) + b;
+}
+
+/// Adds 0 where a position may attend (key <= query) and -1e9 elsewhere:
+/// [T,T], baked into the program.
+Tensor causalMask(int64_t t, DType dtype) {
+  Array mask(dtype, {t, t});
+  for (int64_t i = 0; i < t; ++i)
+    for (int64_t j = i + 1; j < t; ++j)
+      mask.setDouble(i * t + j, -1e9);
+  return shardc::constant(mask);
+}
+
+/// The logits for tokens [B,T]; `p` are the parameters in parameters()
+/// order.
+Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p) {
+  int64_t B = tokens.dim(0), T = tokens.dim(1);
+  int64_t H = c.heads, hd = c.headDim();
+  if (T > c.context)
+    throw shardc::TraceError("the window has " + std::to_string(T) +
+                             " tokens, more than the context (" + std::to_string(c.context) +
+                             ")");
+  Tensor pos = T == c.context ? p[1] : shardc::slice(p[1], {0, 0}, {T, c.dModel}); // [T,d]
+  Tensor x = shardc::take(p[0], tokens) + pos;                                      // [B,T,d]
+  Tensor mask = causalMask(T, c.dtype);                                                     // [T,T]
+  const double scale = 1.0 / std::sqrt((double)hd);
+  const Tensor *w = p + 2;
+  for (int64_t l = 0; l < c.layers; ++l, w += 12) {
+    // ---- attention: x + proj(softmax(q k^T / sqrt(hd) + mask) v)
+    Tensor h = shardc::layer_norm(x, w[0], w[1]);                            // [B,T,d]
+    Tensor qkv = shardc::dot_general(h, w[2], {{}, {}, {2}, {3}}) + w[3];    // [B,T,3,H,hd]
+    auto part = [&](int64_t i) {                                             // [B,T,H,hd]
+      return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, T, i + 1, H, hd}),
+                             {B, T, H, hd});
+    };
+    Tensor q = part(0), k = part(1), v = part(2);
+    Tensor scores = shardc::dot_general(q, k, {{0, 2}, {0, 2}, {3}, {3}}); // [B,H,T,T]
+    Tensor probs = shardc::softmax(scores * scale + mask, -1);             // [B,H,T,T]
+    Tensor y = shardc::dot_general(probs, v, {{0, 1}, {0, 2}, {3}, {1}});   // [B,H,T,hd]
+    Tensor attn = shardc::dot_general(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,T,d]
+    x = x + attn;
+    // ---- feed-forward: x + ff2(gelu(ff1(ln2(x))))
+    Tensor h2 = shardc::layer_norm(x, w[6], w[7]);                          // [B,T,d]
+    Tensor f = shardc::gelu(linear(h2, w[8], w[9]), /*approximate=*/true);  // [B,T,F]
+    x = x + linear(f, w[10], w[11]);                                        // [B,T,d]
+  }
+  Tensor xf = shardc::layer_norm(x, w[0], w[1]); // [B,T,d]
+  (void)B;
+  return linear(xf, w[2], w[3]);                 // [B,T,V]
+}
+
+} // namespace
+
+shardc::TracedFn lossFunction(const Config &config) {
+  return [config](const std::vector<Tensor> &in) {
+    Tensor logits = forward(config, in[0], in.data() + 2); // [B,T,V]
+    return std::vector<Tensor>{shardc::softmax_cross_entropy(logits, in[1])};
+  };
+}
+
+shardc::TracedFn logitsFunction(const Config &config) {
+  return [config](const std::vector<Tensor> &in) {
+    return std::vector<Tensor>{forward(config, in[0], in.data() + 1)};
+  };
+}
+
+} // namespace gpt

@@ -1,0 +1,79 @@
+//===- Model.h - the Tiny Transformer, traced with shardc's frontend ------===//
+//
+// A byte-level, decoder-only transformer (GPT-style, pre-LayerNorm) written
+// as a C++ function over shardc::Tensor. Parameter names, shapes and init
+// follow the PyTorch reference module (../shared/bench/tiny_transformer.py),
+// so a checkpoint maps one-to-one onto its state_dict.
+//
+// Inside the program some parameters have more dimensions than in PyTorch
+// (the attention weights keep the head as its own dimension), so that a
+// tensor-parallel layout can split them by head. Each such shape has the
+// same row-major bytes as the PyTorch one: a checkpoint stores the PyTorch
+// shape and the same data.
+//
+// The layout is annotations only: `paramSpec` says how each parameter is
+// split over the mesh axes "data" and "model"; the model code is the same
+// for every layout.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_MODELS_TRANSFORMER_MODEL_H
+#define SHARDC_MODELS_TRANSFORMER_MODEL_H
+
+#include <shardc/shardc.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpt {
+
+struct Config {
+  int64_t vocab = 256;   // byte vocabulary
+  int64_t dModel = 256;  // residual width
+  int64_t heads = 4;     // attention heads (dModel / heads = 64 per head)
+  int64_t dFF = 1024;    // feed-forward width
+  int64_t layers = 4;    // transformer blocks
+  int64_t context = 128; // tokens per window (learned positions)
+  shardc::DType dtype = shardc::DType::F32; // parameters and activations (F64 for
+                                            // finite-difference tests)
+  int64_t headDim() const { return dModel / heads; }
+  /// "vocab=256,d_model=256,...": for checkpoint metadata and checks.
+  std::string toString() const;
+};
+
+/// One parameter: its state_dict name, its shape in the program and in
+/// PyTorch (same number of elements, same row-major order), how it is split
+/// over the "model" axis in the tensor-parallel layout (dimension of the
+/// program shape, or -1: replicated), and its init.
+struct ParamInfo {
+  std::string name;
+  shardc::Shape shape;
+  shardc::Shape torchShape;
+  int modelDim = -1;
+  enum class Init { Normal, Zeros, Ones } init = Init::Normal;
+};
+
+/// The parameters in state_dict order.
+std::vector<ParamInfo> parameters(const Config &config);
+
+/// Parameters drawn as in the reference: weights ~ N(0, 0.02), biases 0,
+/// LayerNorm scales 1. Deterministic in `seed`.
+std::vector<shardc::Array> initParameters(const Config &config, uint64_t seed);
+
+/// The layout of parameter `p` on `mesh` (axes "data" and "model"): split
+/// over "model" along p.modelDim when the mesh's "model" axis is larger than
+/// one, replicated otherwise.
+shardc::PartitionSpec paramSpec(const ParamInfo &p, const shardc::Mesh &mesh);
+
+/// The mean next-byte cross-entropy. Arguments: tokens i32[B,T], targets
+/// i32[B,T], then the parameters in `parameters()` order.
+shardc::TracedFn lossFunction(const Config &config);
+
+/// The logits f32[B,T,V] for tokens i32[B,T] (arguments as lossFunction's,
+/// without the targets).
+shardc::TracedFn logitsFunction(const Config &config);
+
+} // namespace gpt
+
+#endif // SHARDC_MODELS_TRANSFORMER_MODEL_H

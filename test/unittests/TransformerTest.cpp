@@ -1,0 +1,435 @@
+//===- TransformerTest.cpp - the Tiny Transformer, end to end -------------===//
+//
+// The model (models/transformer) at small sizes: its gradients against
+// finite differences in f64; data-parallel, tensor-parallel and 2-D layouts
+// against the 1-device run over 10 steps; checkpoints round-tripped bit for
+// bit, resumed (also onto another mesh) on the same loss curve, rejected
+// with a clear message when corrupt, and kept intact by an interrupted save;
+// the data loader's errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Checkpoint.h"
+#include "Data.h"
+#include "Model.h"
+#include "Trainer.h"
+
+#include <shardc/Runtime/Safetensors.h>
+#include <shardc/shardc.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+using namespace shardc;
+namespace fs = std::filesystem;
+
+namespace {
+
+Client cpuClient() {
+  StatusOr<Client> c = Client::create("cpu", "");
+  EXPECT_TRUE(c.ok()) << c.message();
+  return std::move(*c);
+}
+
+gpt::Config smallConfig() {
+  gpt::Config c;
+  c.dModel = 32;
+  c.heads = 4;
+  c.dFF = 64;
+  c.layers = 2;
+  c.context = 16;
+  return c;
+}
+
+/// Text-like bytes: words from a small vocabulary, deterministic.
+gpt::Dataset syntheticData() {
+  const char *words[] = {"the ", "king ", "and ", "queen ", "of ", "rome ", "speak, ", "thou\n"};
+  std::mt19937 rng(7);
+  std::string text;
+  while (text.size() < 20000)
+    text += words[rng() % 8];
+  gpt::Dataset d;
+  size_t n = text.size() * 9 / 10;
+  d.train.assign(text.begin(), text.begin() + n);
+  d.val.assign(text.begin() + n, text.end());
+  return d;
+}
+
+gpt::TrainOptions smallOptions(int64_t data, int64_t model) {
+  gpt::TrainOptions o;
+  o.config = smallConfig();
+  o.data = data;
+  o.model = model;
+  o.steps = 10;
+  o.batch = 8;
+  o.warmup = 2;
+  o.lr = 3e-3;
+  o.evalBatches = 2;
+  return o;
+}
+
+std::vector<double> train(gpt::Trainer &t, const gpt::Dataset &d, int64_t steps) {
+  std::vector<double> losses;
+  for (int64_t s = 0; s < steps; ++s) {
+    StatusOr<double> l = t.trainStep(d);
+    EXPECT_TRUE(l.ok()) << l.message();
+    if (!l.ok())
+      break;
+    losses.push_back(*l);
+  }
+  return losses;
+}
+
+std::string tempDir(const std::string &name) {
+  fs::path p = fs::temp_directory_path() / ("shardc-gpt-test-" + name + "-" +
+                                            std::to_string(::getpid()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p.string();
+}
+
+bool sameBits(const Array &a, const Array &b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         std::memcmp(a.bytes(), b.bytes(), a.sizeInBytes()) == 0;
+}
+
+} // namespace
+
+// ---- The model's numbers -------------------------------------------------------
+
+TEST(Transformer, GradientsMatchFiniteDifferencesInF64) {
+  Client client = cpuClient();
+  gpt::Config c;
+  c.vocab = 11;
+  c.dModel = 8;
+  c.heads = 2;
+  c.dFF = 12;
+  c.layers = 2;
+  c.context = 5;
+  c.dtype = DType::F64;
+  std::vector<Array> params = gpt::initParameters(c, 3);
+  // Larger weights than the init's 0.02 and non-trivial LayerNorm and bias
+  // values, so that every path carries gradient well above rounding.
+  std::mt19937 rng(5);
+  std::normal_distribution<double> normal(0.0, 0.4);
+  for (Array &p : params)
+    for (int64_t i = 0; i < p.numElements(); ++i)
+      p.setDouble(i, p.getDouble(i) + normal(rng));
+  const int64_t B = 2;
+  Array tokens = Array::fromInts(DType::I32, {B, c.context}, {1, 4, 2, 9, 0, 3, 3, 10, 7, 5});
+  Array targets = Array::fromInts(DType::I32, {B, c.context}, {4, 2, 9, 0, 6, 3, 10, 7, 5, 1});
+  std::vector<Array> args{tokens, targets};
+  args.insert(args.end(), params.begin(), params.end());
+
+  JitOptions options;
+  options.transform = JitOptions::Transform::ValueAndGrad;
+  for (unsigned i = 2; i < args.size(); ++i)
+    options.wrt.push_back(i);
+  Jitted grad = client.jit(gpt::lossFunction(c), options);
+  StatusOr<std::vector<Array>> out = grad.call(args);
+  ASSERT_TRUE(out.ok()) << out.message();
+  ASSERT_EQ(out->size(), args.size() - 1);
+  Jitted value = client.jit(gpt::lossFunction(c));
+  auto loss = [&](const std::vector<Array> &a) { return (*value.call(a))[0].getDouble(0); };
+  EXPECT_NEAR((*out)[0].getDouble(0), loss(args), 1e-12);
+
+  std::vector<gpt::ParamInfo> infos = gpt::parameters(c);
+  const double h = 1e-5;
+  int checked = 0;
+  for (size_t k = 0; k < infos.size(); ++k) {
+    const Array &p = args[2 + k];
+    // Every element of small parameters, a spread of the larger ones.
+    int64_t stride = std::max<int64_t>(1, p.numElements() / 12);
+    for (int64_t i = 0; i < p.numElements(); i += stride) {
+      std::vector<Array> plus = args, minus = args;
+      plus[2 + k].setDouble(i, p.getDouble(i) + h);
+      minus[2 + k].setDouble(i, p.getDouble(i) - h);
+      double fd = (loss(plus) - loss(minus)) / (2 * h);
+      double g = (*out)[1 + k].getDouble(i);
+      ASSERT_NEAR(g, fd, 1e-7 + 1e-5 * std::fabs(fd)) << infos[k].name << " element " << i;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 200);
+}
+
+TEST(Transformer, LayoutsReproduceOneDevice) {
+  Client client = cpuClient();
+  gpt::Dataset data = syntheticData();
+  gpt::Trainer one(client, smallOptions(1, 1));
+  ASSERT_TRUE(one.initialize().ok());
+  std::vector<double> want = train(one, data, 10);
+  ASSERT_EQ(want.size(), 10u);
+  EXPECT_LT(want.back(), want.front()); // it learns
+  gpt::TrainState ref = one.state();
+  for (auto [d, m] : {std::pair<int64_t, int64_t>{2, 1}, {1, 2}, {2, 2}}) {
+    SCOPED_TRACE("data=" + std::to_string(d) + " model=" + std::to_string(m));
+    gpt::Trainer t(client, smallOptions(d, m));
+    ASSERT_TRUE(t.initialize().ok());
+    std::vector<double> got = train(t, data, 10);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t s = 0; s < want.size(); ++s)
+      EXPECT_NEAR(got[s], want[s], 2e-5 * std::fabs(want[s])) << "step " << s + 1;
+    gpt::TrainState st = t.state();
+    for (size_t k = 0; k < ref.params.size(); ++k)
+      for (int64_t i = 0; i < ref.params[k].numElements(); i += 7)
+        ASSERT_NEAR(st.params[k].getDouble(i), ref.params[k].getDouble(i), 2e-5)
+            << gpt::parameters(smallConfig())[k].name << " element " << i;
+  }
+}
+
+TEST(Transformer, EvaluationIsDeterministicAndLayoutIndependent) {
+  Client client = cpuClient();
+  gpt::Dataset data = syntheticData();
+  gpt::Trainer a(client, smallOptions(1, 1)), b(client, smallOptions(2, 2));
+  ASSERT_TRUE(a.initialize().ok());
+  ASSERT_TRUE(b.initialize().ok());
+  StatusOr<double> va = a.evaluate(data.val), va2 = a.evaluate(data.val), vb = b.evaluate(data.val);
+  ASSERT_TRUE(va.ok() && va2.ok() && vb.ok());
+  EXPECT_EQ(*va, *va2);
+  EXPECT_NEAR(*va, *vb, 1e-5 * *va);
+  // Freshly initialized, the model predicts bytes about uniformly.
+  EXPECT_NEAR(*va, std::log(256.0), 0.1);
+}
+
+// ---- Checkpoints -------------------------------------------------------------------
+
+TEST(Transformer, CheckpointRoundTripIsBitIdentical) {
+  Client client = cpuClient();
+  gpt::Dataset data = syntheticData();
+  std::string dir = tempDir("roundtrip");
+  gpt::Trainer t(client, smallOptions(2, 1));
+  ASSERT_TRUE(t.initialize().ok());
+  train(t, data, 3);
+  std::string path = dir + "/a.safetensors";
+  ASSERT_TRUE(t.save(path).ok());
+  gpt::TrainState saved = t.state();
+  StatusOr<gpt::TrainState> back = gpt::loadCheckpoint(path, smallConfig());
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->step, 3);
+  EXPECT_EQ(back->metadata.at("mesh"), "data=2,model=1");
+  EXPECT_EQ(back->metadata.at("config"), smallConfig().toString());
+  ASSERT_EQ(back->params.size(), saved.params.size());
+  for (size_t k = 0; k < saved.params.size(); ++k) {
+    EXPECT_TRUE(sameBits(back->params[k], saved.params[k])) << k;
+    EXPECT_TRUE(sameBits(back->m[k], saved.m[k])) << k;
+    EXPECT_TRUE(sameBits(back->v[k], saved.v[k])) << k;
+  }
+  EXPECT_TRUE(sameBits(back->adamStep, saved.adamStep));
+  // The file holds the PyTorch state_dict's names and shapes.
+  StatusOr<SafetensorsFile> raw = readSafetensors(path);
+  ASSERT_TRUE(raw.ok());
+  const Array *qkv = raw->find("blocks.1.qkv.weight");
+  ASSERT_NE(qkv, nullptr);
+  EXPECT_EQ(qkv->shape(), (Shape{96, 32}));
+  ASSERT_NE(raw->find("blocks.0.proj.weight"), nullptr);
+  EXPECT_EQ(raw->find("blocks.0.proj.weight")->shape(), (Shape{32, 32}));
+  ASSERT_NE(raw->find("optimizer.head.weight.exp_avg_sq"), nullptr);
+  fs::remove_all(dir);
+}
+
+TEST(Transformer, ResumeContinuesTheSameCurveOnAnyMesh) {
+  Client client = cpuClient();
+  gpt::Dataset data = syntheticData();
+  std::string dir = tempDir("resume");
+  gpt::Trainer whole(client, smallOptions(2, 1));
+  ASSERT_TRUE(whole.initialize().ok());
+  std::vector<double> want = train(whole, data, 8);
+
+  gpt::Trainer first(client, smallOptions(2, 1));
+  ASSERT_TRUE(first.initialize().ok());
+  std::vector<double> head = train(first, data, 4);
+  std::string path = dir + "/step4.safetensors";
+  ASSERT_TRUE(first.save(path).ok());
+  for (size_t s = 0; s < head.size(); ++s)
+    EXPECT_EQ(head[s], want[s]);
+
+  // Same mesh: bit for bit. Other meshes: to float tolerance.
+  for (auto [d, m] : {std::pair<int64_t, int64_t>{2, 1}, {1, 1}, {1, 2}}) {
+    SCOPED_TRACE("resumed on data=" + std::to_string(d) + " model=" + std::to_string(m));
+    gpt::Trainer t(client, smallOptions(d, m));
+    Status r = t.restore(path);
+    ASSERT_TRUE(r.ok()) << r.message();
+    EXPECT_EQ(t.step(), 4);
+    std::vector<double> tail = train(t, data, 4);
+    ASSERT_EQ(tail.size(), 4u);
+    for (size_t s = 0; s < tail.size(); ++s) {
+      if (d == 2 && m == 1)
+        EXPECT_EQ(tail[s], want[4 + s]) << "step " << 5 + s;
+      else
+        EXPECT_NEAR(tail[s], want[4 + s], 2e-5 * want[4 + s]) << "step " << 5 + s;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+namespace {
+
+/// Writes `path` as a copy of the checkpoint `from` changed by `edit`.
+void rewrite(const std::string &from, const std::string &path,
+             const std::function<void(SafetensorsFile &)> &edit) {
+  StatusOr<SafetensorsFile> f = readSafetensors(from);
+  ASSERT_TRUE(f.ok()) << f.message();
+  edit(*f);
+  Status s = writeSafetensors(path, f->tensors, f->metadata);
+  ASSERT_TRUE(s.ok()) << s.message();
+}
+
+void expectLoadError(const std::string &path, const std::string &what) {
+  StatusOr<gpt::TrainState> st = gpt::loadCheckpoint(path, smallConfig());
+  ASSERT_FALSE(st.ok()) << "loaded " << path << ", expected: " << what;
+  EXPECT_NE(st.message().find(what), std::string::npos) << st.message();
+}
+
+} // namespace
+
+TEST(Transformer, CorruptCheckpointsAreClearErrors) {
+  Client client = cpuClient();
+  std::string dir = tempDir("corrupt");
+  gpt::Trainer t(client, smallOptions(1, 1));
+  ASSERT_TRUE(t.initialize().ok());
+  std::string good = dir + "/good.safetensors";
+  ASSERT_TRUE(t.save(good).ok());
+  ASSERT_TRUE(gpt::loadCheckpoint(good, smallConfig()).ok());
+
+  rewrite(good, dir + "/missing.safetensors", [](SafetensorsFile &f) {
+    auto &ts = f.tensors;
+    ts.erase(std::find_if(ts.begin(), ts.end(),
+                          [](auto &p) { return p.first == "blocks.1.ff2.weight"; }));
+  });
+  expectLoadError(dir + "/missing.safetensors", "tensor 'blocks.1.ff2.weight' is missing");
+
+  rewrite(good, dir + "/shape.safetensors", [](SafetensorsFile &f) {
+    for (auto &[name, a] : f.tensors)
+      if (name == "blocks.0.ff1.bias")
+        a = Array(DType::F32, {63});
+  });
+  expectLoadError(dir + "/shape.safetensors",
+                  "tensor 'blocks.0.ff1.bias' has shape [63], expected [64]");
+
+  rewrite(good, dir + "/dtype.safetensors", [](SafetensorsFile &f) {
+    for (auto &[name, a] : f.tensors)
+      if (name == "ln_f.weight")
+        a = Array(DType::F64, {32});
+  });
+  expectLoadError(dir + "/dtype.safetensors", "tensor 'ln_f.weight' has dtype f64, expected f32");
+
+  rewrite(good, dir + "/config.safetensors",
+          [](SafetensorsFile &f) { f.metadata["config"] = "vocab=256,d_model=64"; });
+  expectLoadError(dir + "/config.safetensors", "saved for model vocab=256,d_model=64");
+
+  rewrite(good, dir + "/optimizer.safetensors", [](SafetensorsFile &f) {
+    auto &ts = f.tensors;
+    ts.erase(std::find_if(ts.begin(), ts.end(),
+                          [](auto &p) { return p.first == "optimizer.step"; }));
+  });
+  expectLoadError(dir + "/optimizer.safetensors", "tensor 'optimizer.step' is missing");
+  // Parameters alone still load (for generation).
+  EXPECT_TRUE(gpt::loadCheckpoint(dir + "/optimizer.safetensors", smallConfig(), false).ok());
+
+  // Truncated: the file ends inside the tensor data.
+  std::string bytes;
+  {
+    std::ifstream in(good, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream(dir + "/short.safetensors", std::ios::binary)
+      .write(bytes.data(), (std::streamsize)(bytes.size() - 100));
+  StatusOr<gpt::TrainState> shortFile = gpt::loadCheckpoint(dir + "/short.safetensors", smallConfig());
+  ASSERT_FALSE(shortFile.ok());
+  EXPECT_NE(shortFile.message().find("short.safetensors"), std::string::npos)
+      << shortFile.message();
+  // Garbage in the header.
+  std::string bad = bytes;
+  bad[10] = '\x01';
+  std::ofstream(dir + "/garbage.safetensors", std::ios::binary).write(bad.data(), (std::streamsize)bad.size());
+  EXPECT_FALSE(gpt::loadCheckpoint(dir + "/garbage.safetensors", smallConfig()).ok());
+  expectLoadError(dir + "/absent.safetensors", "absent.safetensors");
+  fs::remove_all(dir);
+}
+
+TEST(Transformer, InterruptedSaveKeepsTheLastGoodCheckpoint) {
+  Client client = cpuClient();
+  gpt::Dataset data = syntheticData();
+  std::string dir = tempDir("kill");
+  gpt::Trainer t(client, smallOptions(1, 1));
+  ASSERT_TRUE(t.initialize().ok());
+  train(t, data, 1);
+  std::string path = dir + "/latest.safetensors";
+  ASSERT_TRUE(t.save(path).ok());
+  gpt::TrainState good = t.state();
+  train(t, data, 1);
+  int64_t size = (int64_t)fs::file_size(path);
+  for (int64_t at : {int64_t(0), int64_t(7), int64_t(500), size / 2, size - 1}) {
+    SCOPED_TRACE("failing after " + std::to_string(at) + " bytes");
+    setSafetensorsWriteFailureForTesting(at);
+    EXPECT_FALSE(t.save(path).ok());
+    setSafetensorsWriteFailureForTesting(-1);
+    StatusOr<gpt::TrainState> back = gpt::loadCheckpoint(path, smallConfig());
+    ASSERT_TRUE(back.ok()) << back.message();
+    EXPECT_EQ(back->step, 1);
+    for (size_t k = 0; k < good.params.size(); ++k)
+      EXPECT_TRUE(sameBits(back->params[k], good.params[k]));
+    // Nothing but the checkpoint is left in the directory.
+    int files = 0;
+    for (auto &e : fs::directory_iterator(dir))
+      files += (void(e), 1);
+    EXPECT_EQ(files, 1);
+  }
+  ASSERT_TRUE(t.save(path).ok());
+  EXPECT_EQ(gpt::loadCheckpoint(path, smallConfig())->step, 2);
+  fs::remove_all(dir);
+}
+
+// ---- Data -------------------------------------------------------------------------------
+
+TEST(Transformer, DataErrorsAreClear) {
+  std::string dir = tempDir("data");
+  auto expectError = [](const std::string &path, const std::string &what) {
+    StatusOr<gpt::Dataset> d = gpt::loadDataset(path, 16);
+    ASSERT_FALSE(d.ok()) << path;
+    EXPECT_NE(d.message().find(what), std::string::npos) << d.message();
+  };
+  expectError(dir + "/none.txt", "none.txt: No such file or directory");
+  std::ofstream(dir + "/empty.txt").close();
+  expectError(dir + "/empty.txt", "empty.txt is empty");
+  std::ofstream(dir + "/short.txt") << std::string(100, 'a');
+  expectError(dir + "/short.txt", "short.txt is too short");
+  expectError(dir, "not a regular file");
+  std::ofstream(dir + "/ok.txt") << std::string(1000, 'b');
+  StatusOr<gpt::Dataset> ok = gpt::loadDataset(dir + "/ok.txt", 16);
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ(ok->train.size(), 900u);
+  EXPECT_EQ(ok->val.size(), 100u);
+  fs::remove_all(dir);
+}
+
+TEST(Transformer, BatchesAreSeededWindowsWithShiftedTargets) {
+  gpt::Dataset d = syntheticData();
+  gpt::Batch a = gpt::sampleBatch(d.train, 4, 16, 1, 5), b = gpt::sampleBatch(d.train, 4, 16, 1, 5);
+  gpt::Batch c = gpt::sampleBatch(d.train, 4, 16, 1, 6);
+  EXPECT_TRUE(a.tokens == b.tokens);
+  EXPECT_FALSE(a.tokens == c.tokens);
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t t = 0; t + 1 < 16; ++t)
+      EXPECT_EQ(a.targets.getInt(r * 16 + t), a.tokens.getInt(r * 16 + t + 1));
+}
+
+TEST(Transformer, LearningRateWarmsUpThenDecays) {
+  gpt::TrainOptions o;
+  o.lr = 1e-3;
+  o.warmup = 10;
+  o.steps = 110;
+  o.finalLrFraction = 0.1;
+  EXPECT_NEAR(gpt::learningRate(o, 0), 1e-4, 1e-12);
+  EXPECT_NEAR(gpt::learningRate(o, 9), 1e-3, 1e-12);
+  EXPECT_NEAR(gpt::learningRate(o, 10), 1e-3, 1e-12);
+  EXPECT_NEAR(gpt::learningRate(o, 60), 0.55e-3, 1e-12);
+  EXPECT_NEAR(gpt::learningRate(o, 110), 1e-4, 1e-12);
+}
