@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace shardc {
@@ -108,21 +109,69 @@ private:
     return numElements(plan.values[s.outputs[0]].shape);
   }
 
-  /// How a fused broadcast member loads its source.
-  FusedProgram::Input broadcastLoad(const PlanStep &s) {
+  /// How a fused broadcast member loads its source, if it can: a scalar,
+  /// or an operand that fills a trailing block of the result's dimensions
+  /// (x[i % cols], e.g. a bias [d] over [B,T,d]) or a leading block
+  /// (x[i / cols], e.g. row statistics [B,T,1] over [B,T,d]), whatever the
+  /// ranks. Unit dimensions on either side are skipped.
+  std::optional<FusedProgram::Input> broadcastLoad(const PlanStep &s) {
     const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
     if (numElements(in.shape) == 1)
-      return {FusedProgram::Scalar, 1};
-    return {s.ints[0] == 1 ? FusedProgram::AlongRows : FusedProgram::AlongColumns,
-            out.shape[1]};
+      return FusedProgram::Input{FusedProgram::Scalar, 1};
+    int64_t rank = (int64_t)out.shape.size(), lo = rank, hi = -1, last = -1;
+    for (size_t i = 0; i < in.shape.size(); ++i) {
+      if (in.shape[i] == 1)
+        continue;
+      int64_t d = s.ints[i];
+      if (d <= last || in.shape[i] != out.shape[d])
+        return std::nullopt; // a transposing broadcast
+      last = d;
+      lo = std::min(lo, d);
+      hi = std::max(hi, d);
+    }
+    if (hi < 0 || numElements(out.shape) == 0)
+      return std::nullopt;
+    // Every result dimension in [lo, hi] comes from the operand.
+    int64_t covered = 1;
+    for (int64_t d = lo; d <= hi; ++d)
+      covered *= out.shape[d];
+    if (covered != numElements(in.shape))
+      return std::nullopt;
+    auto units = [&](int64_t from, int64_t to) {
+      for (int64_t d = from; d < to; ++d)
+        if (out.shape[d] != 1)
+          return false;
+      return true;
+    };
+    if (units(hi + 1, rank))
+      return FusedProgram::Input{FusedProgram::AlongRows, numElements(in.shape)};
+    if (units(0, lo))
+      return FusedProgram::Input{FusedProgram::AlongColumns,
+                                 numElements(out.shape) / numElements(in.shape)};
+    return std::nullopt;
   }
 
-  bool isRowReduction(const PlanStep &s) {
-    if (s.op != OpCode::Reduce || s.ints.size() != 2 || s.ints[0] > 2 || s.ints[1] != 1)
-      return false;
+  /// The row length of an f32 reduction over a trailing block of its
+  /// operand's dimensions (rows are the leading ones), or 0.
+  int64_t rowReductionCols(const PlanStep &s) {
+    if (s.op != OpCode::Reduce || s.ints.size() < 2 || s.ints[0] > 2)
+      return 0;
     const PlanValue &in = plan.values[s.inputs[0]];
-    return in.dtype == DType::F32 && in.shape.size() == 2 && in.shape[1] > 0;
+    int64_t rank = (int64_t)in.shape.size();
+    std::vector<int64_t> dims(s.ints.begin() + 1, s.ints.end());
+    std::sort(dims.begin(), dims.end());
+    int64_t cols = 1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] != rank - (int64_t)dims.size() + (int64_t)i)
+        return 0;
+      cols *= in.shape[dims[i]];
+    }
+    // Totals (one row) stay with the plain reduce kernel: the fused one
+    // splits its work over threads by rows.
+    return in.dtype == DType::F32 && (int64_t)dims.size() < rank && cols > 0 ? cols : 0;
   }
+
+  bool isRowReduction(const PlanStep &s) { return rowReductionCols(s) > 0; }
 
   bool fusible(const PlanStep &s) {
     if (s.op == OpCode::Compare) {
@@ -151,13 +200,8 @@ private:
       return true;
     if (s.op == OpCode::Constant)
       return isSplat(s.constant);
-    if (s.op == OpCode::BroadcastInDim) {
-      const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
-      if (numElements(in.shape) == 1)
-        return true; // a scalar, loaded as one value
-      return in.shape.size() == 1 && out.shape.size() == 2 &&
-             in.shape[0] == out.shape[s.ints[0]] && in.shape[0] > 1;
-    }
+    if (s.op == OpCode::BroadcastInDim)
+      return broadcastLoad(s).has_value();
     return false;
   }
 
@@ -195,7 +239,7 @@ private:
       if (s.op == OpCode::Reduce)
         continue; // reads a member's value
       if (s.op == OpCode::BroadcastInDim) {
-        inputReg(s.inputs[0], broadcastLoad(s));
+        inputReg(s.inputs[0], *broadcastLoad(s));
         continue;
       }
       for (int32_t id : s.inputs)
@@ -210,12 +254,11 @@ private:
       const PlanStep &s = plan.steps[g];
       int32_t out = s.outputs[0];
       if (s.op == OpCode::Reduce) {
-        const PlanValue &in = plan.values[s.inputs[0]];
-        reductions.push_back({out, {reg[s.inputs[0]], s.ints[0], in.shape[1]}});
+        reductions.push_back({out, {reg[s.inputs[0]], s.ints[0], rowReductionCols(s)}});
         continue;
       }
       if (s.op == OpCode::BroadcastInDim) {
-        reg[out] = inputReg(s.inputs[0], broadcastLoad(s));
+        reg[out] = inputReg(s.inputs[0], *broadcastLoad(s));
         continue;
       }
       FusedProgram::Instruction in{s.op, 0, 0, 0.0f, 0};
