@@ -18,6 +18,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <optional>
+#include <set>
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -35,6 +38,106 @@ static Value splatLike(OpBuilder &b, Location loc, Type type, double value) {
   auto tensor = cast<RankedTensorType>(type);
   return ConstantOp::create(
       b, loc, DenseElementsAttr::get(tensor, b.getFloatAttr(tensor.getElementType(), value)));
+}
+
+/// Whether `v` is a constant splat of zero.
+static bool isZeroSplat(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  if (!c)
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+  if (!dense || !dense.isSplat())
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(dense.getSplatValue<Attribute>()))
+    return f.getValue().isZero();
+  return false;
+}
+
+/// The parts of `v` along `dim` if it is a concatenation there (with their
+/// offsets), else `v` itself as one part.
+static SmallVector<std::pair<int64_t, Value>> partsAlong(Value v, int64_t dim) {
+  SmallVector<std::pair<int64_t, Value>> parts;
+  auto concat = v.getDefiningOp<ConcatenateOp>();
+  if (concat && concat.getDimAttr().getInt() == dim) {
+    int64_t at = 0;
+    for (Value p : concat->getOperands()) {
+      parts.push_back({at, p});
+      at += cast<RankedTensorType>(p.getType()).getDimSize(dim);
+    }
+  } else {
+    parts.push_back({0, v});
+  }
+  return parts;
+}
+
+/// acc + g, where the gradients of slices (their operand padded with zeros
+/// by concatenation) meet: the sum of disjoint padded pieces is the
+/// concatenation of the pieces, with no zeros filled and nothing added. So
+/// q, k and v sliced from one projection give it one concatenated
+/// gradient. Other sums are an add.
+static Value accumulate(OpBuilder &b, Location loc, Value acc, Value g) {
+  if (isZeroSplat(acc))
+    return g;
+  if (isZeroSplat(g))
+    return acc;
+  auto ca = acc.getDefiningOp<ConcatenateOp>(), cg = g.getDefiningOp<ConcatenateOp>();
+  auto type = cast<RankedTensorType>(acc.getType());
+  if (!ca && !cg)
+    return AddOp::create(b, loc, acc, g);
+  int64_t dim = (ca ? ca : cg).getDimAttr().getInt();
+  auto pa = partsAlong(acc, dim), pg = partsAlong(g, dim);
+  // Every piece boundary of either side; zero pieces may be split at
+  // any of them, others must not be.
+  std::set<int64_t> cuts{type.getDimSize(dim)};
+  for (auto *ps : {&pa, &pg})
+    for (auto &[at, v] : *ps)
+      cuts.insert(at);
+  auto pieceAt = [&](const SmallVector<std::pair<int64_t, Value>> &ps, int64_t begin,
+                     int64_t end) -> std::optional<Value> {
+    for (auto &[at, v] : ps) {
+      int64_t size = cast<RankedTensorType>(v.getType()).getDimSize(dim);
+      if (at <= begin && end <= at + size) {
+        if (at == begin && end == at + size)
+          return v;
+        if (isZeroSplat(v))
+          return Value(); // a zero piece, split
+        return std::nullopt; // a computed piece would have to be sliced
+      }
+    }
+    return std::nullopt;
+  };
+  SmallVector<Value> merged;
+  bool anyComputed = false;
+  for (auto it = cuts.begin(); std::next(it) != cuts.end(); ++it) {
+    int64_t begin = *it, end = *std::next(it);
+    std::optional<Value> x = pieceAt(pa, begin, end), y = pieceAt(pg, begin, end);
+    if (!x || !y)
+      return AddOp::create(b, loc, acc, g);
+    Value xv = *x && !isZeroSplat(*x) ? *x : Value(), yv = *y && !isZeroSplat(*y) ? *y : Value();
+    Value piece = xv && yv ? AddOp::create(b, loc, xv, yv).getResult() : xv ? xv : yv;
+    if (!piece) {
+      SmallVector<int64_t> shape(type.getShape());
+      shape[dim] = end - begin;
+      piece = splatLike(b, loc, RankedTensorType::get(shape, type.getElementType()), 0.0);
+    } else {
+      anyComputed = true;
+    }
+    merged.push_back(piece);
+  }
+  Value sum = !anyComputed ? splatLike(b, loc, type, 0.0)
+              : merged.size() == 1
+                  ? merged[0]
+                  : ConcatenateOp::create(b, loc, merged, b.getI64IntegerAttr(dim)).getResult();
+  // The padded pieces are now unused: erase them and their zeros.
+  for (ConcatenateOp c : {ca, cg})
+    if (c && c->use_empty()) {
+      SmallVector<Value> operands(c->getOperands());
+      c->erase();
+      for (Value v : operands)
+        if (v.use_empty() && isZeroSplat(v))
+          v.getDefiningOp()->erase();
+    }
+  return sum;
 }
 
 static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
@@ -280,7 +383,7 @@ static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
       if (!g)
         continue;
       Value &acc = adjoint[operand];
-      acc = acc ? AddOp::create(b, op->getLoc(), acc, g).getResult() : g;
+      acc = acc ? accumulate(b, op->getLoc(), acc, g) : g;
     }
   }
   return success();
