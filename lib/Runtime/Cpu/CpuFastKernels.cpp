@@ -37,9 +37,16 @@ int blasThreads = 1;
 
 void gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const float *A, bool transA,
           const float *B, bool transB, float *C) {
+  bool small = 2 * M * N * K < (int64_t(1) << 24);
 #ifdef SHARDC_HAVE_CBLAS
   // Waking BLAS threads costs more than a small product gains from them.
-  openblas_set_num_threads(2 * M * N * K < (int64_t(1) << 24) ? 1 : blasThreads);
+  openblas_set_num_threads(small ? 1 : blasThreads);
+#endif
+  // Many small products (attention's per-head [T,hd] x [hd,T]) share the
+  // cores instead: one single-threaded sgemm per item.
+  int threads = small && batch > 1 ? (int)std::min<int64_t>(blasThreads, batch) : 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
 #endif
   for (int64_t b = 0; b < batch; ++b) {
     const float *a = A + b * M * K, *bb = B + b * K * N;
