@@ -5,6 +5,8 @@
 #include "shardc/Runtime/Artifact.h"
 #include "shardc/Runtime/File.h"
 
+#include "CompilerBuildId.h" // generated: SHARDC_COMPILER_BUILD_ID
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -14,9 +16,10 @@
 namespace shardc {
 
 namespace {
-/// The compiler's identity for cache keys: bump with any change to what a
-/// plan means.
-const char kCompilerVersion[] = "shardc-0.1.0-plan2";
+/// The compiler's identity for cache keys: its version, bumped with any
+/// change to what a plan means, and a hash of the sources it was built
+/// from, so that a changed compiler never reuses an older one's plans.
+const char kCompilerVersion[] = "shardc-0.1.0-plan3-" SHARDC_COMPILER_BUILD_ID;
 
 uint64_t fnv1a(const std::string &s, uint64_t h) {
   for (unsigned char c : s) {
