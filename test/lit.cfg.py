@@ -19,7 +19,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.shardc_tools_dir, append_path=True)
 
 tool_dirs = [config.shardc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["shardc-opt", "shardc", "shardc-mlp"], tool_dirs)
+llvm_config.add_tool_substitutions(["shardc-opt", "shardc", "shardc-mlp", "shardc-gpt"], tool_dirs)
 config.substitutions.append(("%python", config.numpy_python))
 config.substitutions.append(("%shardc_obj_root", config.shardc_obj_root))
 config.substitutions.append(("%shardc_src_root", os.path.dirname(config.test_source_root)))

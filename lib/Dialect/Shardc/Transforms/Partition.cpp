@@ -273,7 +273,9 @@ private:
     SmallVector<StringRef, 4> partialAxes;
     for (size_t f = 0; f < rule.factors.size(); ++f)
       if (rule.factors[f].kind == FactorKind::Reduction)
-        partialAxes.append(factorAxes[f].begin(), factorAxes[f].end());
+        for (StringRef axis : factorAxes[f])
+          if (mesh.getAxisSize(axis) > 1) // a group of one holds the whole sum
+            partialAxes.push_back(axis);
 
     // scatter_add adds its operand once, after the partial sums are combined.
     Value addAfter;
