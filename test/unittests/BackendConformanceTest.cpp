@@ -25,8 +25,10 @@
 //
 // Beyond single ops on random data: special values (NaN, infinities, signed
 // zeros, subnormals, the largest floats) through the f32 fast paths, an MLP
-// chain whose intermediates live in reused arena blocks, and empty
-// dimensions.
+// chain whose intermediates live in reused arena blocks, fused chains of
+// any rank (LayerNorm, rank-4 softmax, trailing-block reductions, row and
+// column broadcasts; each also checks what the fuser made of its plan),
+// and empty dimensions.
 //
 // Each op family and element type is one test, e.g.
 // `Ops/BackendConformance.MatchesReference/dot_general_lhs_transposed_f32`,
@@ -337,6 +339,9 @@ struct Program {
   std::string op;          // the op's lines, defining %r from the arguments
   std::string resultType;
   Tolerance tol;
+  /// Optional: checks the structure of the lowered plan (which steps the
+  /// fuser merged), before the plan runs.
+  std::function<void(const Plan &)> planCheck;
 
   std::string text() const {
     std::string s = "func.func @main(";
@@ -349,7 +354,7 @@ struct Program {
 
 Program program(std::string what, std::vector<Array> args, std::string op,
                 std::string resultType, Tolerance tol) {
-  return {std::move(what), std::move(args), std::move(op), std::move(resultType), tol};
+  return {std::move(what), std::move(args), std::move(op), std::move(resultType), tol, {}};
 }
 
 /// Appends the programs of draw number `draw` (0 to kDraws - 1). Most
@@ -1004,6 +1009,339 @@ Generator mlpChain() {
 }
 
 //===----------------------------------------------------------------------===//
+// Fused chains of any rank
+//===----------------------------------------------------------------------===//
+//
+// The fuser merges f32 elementwise chains with row reductions (a trailing
+// block of dimensions reduced) and with broadcasts whose operand fills a
+// trailing block (x[i % cols]) or a leading block (x[i / cols]) of the
+// result, at any rank. These programs are the shapes models use: LayerNorm
+// over [B,T,d], attention's softmax over [B,H,T,S]. Draw 0 is large (over
+// 2^16 elements, with row lengths that are not multiples of the vector
+// width), so that fused kernels split their rows over threads and run
+// their vector tails; the other draws are small odd shapes. Each program
+// also checks what the fuser made of it.
+
+/// The steps of a plan by opcode, and the reductions inside Fused steps.
+struct PlanSummary {
+  std::map<OpCode, int> steps;
+  int fusedReductions = 0;
+  /// The row length of each fused reduction.
+  std::vector<int64_t> reductionCols;
+  int count(OpCode op) const {
+    auto it = steps.find(op);
+    return it == steps.end() ? 0 : it->second;
+  }
+};
+
+PlanSummary summarize(const Plan &plan) {
+  PlanSummary s;
+  for (const PlanStep &step : plan.steps) {
+    ++s.steps[step.op];
+    if (step.op != OpCode::Fused)
+      continue;
+    FusedProgram p = FusedProgram::decode(step.ints);
+    s.fusedReductions += (int)p.reductions.size();
+    for (const auto &r : p.reductions)
+      s.reductionCols.push_back(r.cols);
+  }
+  return s;
+}
+
+/// An f32 splat literal, e.g. "1.00000001e-05".
+std::string f32Literal(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", (double)(float)v);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+std::string joinLines(const std::vector<std::string> &lines) {
+  std::string body;
+  for (const std::string &line : lines)
+    body += (body.empty() ? "" : "\n  ") + line;
+  return body;
+}
+
+/// A size from kOddSizes other than 1 (a unit dimension may legitimately
+/// let a broadcast fuse that otherwise must not).
+int64_t oddSizeAbove1(std::mt19937 &rng) {
+  int64_t s;
+  do
+    s = oddSize(rng);
+  while (s == 1);
+  return s;
+}
+
+/// LayerNorm over the last dimension of x [B,T,d]: mean and variance as
+/// reduce sum dims = [2] scaled in [B,T], the statistics broadcast back
+/// either directly (dims = [0, 1]) or as the keepdims [B,T,1] form (a
+/// reshape, then dims = [0, 1, 2]); gamma and beta [d] along dims = [2].
+Generator layerNormChain(bool keepdims) {
+  return [=](std::mt19937 &rng, int draw, std::vector<Program> &out) {
+    int64_t B = oddSize(rng), T = oddSize(rng), d = oddSize(rng);
+    if (draw == 0) // 78189 elements, rows of 389 = 24 * 16 + 5
+      B = 3, T = 67, d = 389;
+    Array x = randomArray(DType::F32, {B, T, d}, Values::Signed, rng);
+    Array gamma = randomArray(DType::F32, {d}, Values::Signed, rng);
+    Array beta = randomArray(DType::F32, {d}, Values::Signed, rng);
+    std::string btd = x.typeString(), bt = tensorType(DType::F32, {B, T}),
+                bt1 = tensorType(DType::F32, {B, T, 1}), dt = gamma.typeString();
+    // Broadcasts a [B,T] statistic %from back to [B,T,d] as %to.
+    auto back = [&](const std::string &from, const std::string &to) {
+      if (!keepdims)
+        return "%" + to + " = shardc.broadcast_in_dim %" + from + ", dims = [0, 1] : (" +
+               bt + ") -> " + btd;
+      return "%" + to + "k = shardc.reshape %" + from + " : (" + bt + ") -> " + bt1 +
+             "\n  %" + to + " = shardc.broadcast_in_dim %" + to + "k, dims = [0, 1, 2] : (" +
+             bt1 + ") -> " + btd;
+    };
+    std::vector<std::string> lines = {
+        "%s = shardc.reduce sum %a0 dims = [2] : (" + btd + ") -> " + bt,
+        "%cd = shardc.constant dense<" + f32Literal(1.0 / (double)d) + "> : " + bt,
+        "%mean = shardc.mul %s, %cd : " + bt,
+        back("mean", "mb"),
+        "%xc = shardc.sub %a0, %mb : " + btd,
+        "%sq = shardc.mul %xc, %xc : " + btd,
+        "%vs = shardc.reduce sum %sq dims = [2] : (" + btd + ") -> " + bt,
+        "%var = shardc.mul %vs, %cd : " + bt,
+        "%eps = shardc.constant dense<1.0e-05> : " + bt,
+        "%ve = shardc.add %var, %eps : " + bt,
+        "%rs = shardc.rsqrt %ve : " + bt,
+        back("rs", "rb"),
+        "%n = shardc.mul %xc, %rb : " + btd,
+        "%gb = shardc.broadcast_in_dim %a1, dims = [2] : (" + dt + ") -> " + btd,
+        "%bb = shardc.broadcast_in_dim %a2, dims = [2] : (" + dt + ") -> " + btd,
+        "%g = shardc.mul %n, %gb : " + btd,
+        "%r = shardc.add %g, %bb : " + btd,
+    };
+    Program p = program(std::string("layernorm over the last dim") +
+                            (keepdims ? " (keepdims stats)" : "") + " of " + btd,
+                        {x, gamma, beta}, joinLines(lines), btd,
+                        accumulationTol(DType::F32));
+    p.planCheck = [d](const Plan &plan) {
+      PlanSummary s = summarize(plan);
+      // The mean of the argument is a plain reduce; the variance's sum of
+      // squares ends the fused chain (x - mean)^2; rsqrt(var + eps) fuses
+      // in [B,T]; the normalization with gamma and beta is one more.
+      EXPECT_EQ(s.count(OpCode::Fused), 3);
+      EXPECT_EQ(s.fusedReductions, 1);
+      EXPECT_EQ(s.reductionCols, std::vector<int64_t>{d});
+      EXPECT_EQ(s.count(OpCode::Reduce), 1);
+      EXPECT_EQ(s.count(OpCode::BroadcastInDim), 0); // every broadcast is a load
+    };
+    out.push_back(std::move(p));
+  };
+}
+
+/// Attention's softmax over the last dimension of logits [B,H,T,S], scaled
+/// and masked by [T,S] (dims = [2, 3]): reduce max dims = [3], broadcast
+/// back with dims = [0, 1, 2], sub, exp, reduce sum, div.
+Generator softmaxRank4() {
+  return [=](std::mt19937 &rng, int draw, std::vector<Program> &out) {
+    int64_t B = oddSize(rng), H = oddSize(rng), T = oddSize(rng), S = oddSize(rng);
+    if (draw == 0) // 66822 elements, rows of 301 = 18 * 16 + 13
+      B = 2, H = 3, T = 37, S = 301;
+    Array x = randomArray(DType::F32, {B, H, T, S}, Values::Wide, rng);
+    Array mask = randomArray(DType::F32, {T, S}, Values::Signed, rng);
+    std::string t4 = x.typeString(), t3 = tensorType(DType::F32, {B, H, T}),
+                ts = mask.typeString();
+    std::vector<std::string> lines = {
+        "%c = shardc.constant dense<0.125> : " + t4,
+        "%xs = shardc.mul %a0, %c : " + t4,
+        "%mk = shardc.broadcast_in_dim %a1, dims = [2, 3] : (" + ts + ") -> " + t4,
+        "%z = shardc.add %xs, %mk : " + t4,
+        "%mx = shardc.reduce max %z dims = [3] : (" + t4 + ") -> " + t3,
+        "%mb = shardc.broadcast_in_dim %mx, dims = [0, 1, 2] : (" + t3 + ") -> " + t4,
+        "%d = shardc.sub %z, %mb : " + t4,
+        "%e = shardc.exp %d : " + t4,
+        "%s = shardc.reduce sum %e dims = [3] : (" + t4 + ") -> " + t3,
+        "%sb = shardc.broadcast_in_dim %s, dims = [0, 1, 2] : (" + t3 + ") -> " + t4,
+        "%r = shardc.div %e, %sb : " + t4,
+    };
+    Program p = program("softmax over the last dim of " + t4, {x, mask}, joinLines(lines),
+                        t4, accumulationTol(DType::F32));
+    p.planCheck = [S](const Plan &plan) {
+      PlanSummary s = summarize(plan);
+      // Two fused chains, each ending in its row reduction (max, then sum);
+      // the final div has only a broadcast to fuse with, so it stays.
+      EXPECT_EQ(s.count(OpCode::Fused), 2);
+      EXPECT_EQ(s.fusedReductions, 2);
+      EXPECT_EQ(s.reductionCols, (std::vector<int64_t>{S, S}));
+      EXPECT_EQ(s.count(OpCode::Reduce), 0);
+    };
+    out.push_back(std::move(p));
+  };
+}
+
+/// Reductions over a trailing block of two (or three) dimensions, fed by
+/// an elementwise chain: [A,B,C] dims = [1, 2] (and unsorted [2, 1]),
+/// [A,B,C,D] dims = [2, 3] and [1, 2, 3].
+Generator trailingBlockReduction() {
+  return [=](std::mt19937 &rng, int draw, std::vector<Program> &out) {
+    auto add = [&](const std::string &kind, const Shape &shape,
+                   const std::vector<int64_t> &dims) {
+      Array x = randomArray(DType::F32, shape, Values::Signed, rng);
+      Array y = randomArray(DType::F32, shape, Values::Signed, rng);
+      Shape rshape;
+      int64_t cols = 1;
+      for (int64_t d = 0; d < (int64_t)shape.size(); ++d)
+        if (std::count(dims.begin(), dims.end(), d))
+          cols *= shape[d];
+        else
+          rshape.push_back(shape[d]);
+      std::string t = x.typeString(), rt = tensorType(DType::F32, rshape);
+      std::vector<std::string> lines = {
+          "%m = shardc.mul %a0, %a1 : " + t,
+          "%h = shardc.tanh %m : " + t,
+          "%y = shardc.add %h, %a0 : " + t,
+          "%r = shardc.reduce " + kind + " %y dims = " + intList(dims) + " : (" + t +
+              ") -> " + rt,
+      };
+      Program p = program("reduce " + kind + " dims = " + intList(dims) +
+                              " of a chain over " + t,
+                          {x, y}, joinLines(lines), rt,
+                          kind == "sum" ? accumulationTol(DType::F32)
+                                        : elementwiseTol(DType::F32));
+      p.planCheck = [cols](const Plan &plan) {
+        PlanSummary s = summarize(plan);
+        EXPECT_EQ(s.count(OpCode::Fused), 1);
+        EXPECT_EQ(s.reductionCols, std::vector<int64_t>{cols});
+        EXPECT_EQ(s.count(OpCode::Reduce), 0);
+      };
+      out.push_back(std::move(p));
+    };
+    Shape s3 = randomShape(rng, 3), s4 = randomShape(rng, 4);
+    if (draw == 0) { // 68191 elements in rows of 37 * 97 = 3589 = 224 * 16 + 5
+      s3 = {19, 37, 97};
+      s4 = {3, 5, 37, 127};
+    }
+    for (std::string kind : {"sum", "max", "min"})
+      add(kind, s3, {1, 2});
+    add("sum", s3, {2, 1});
+    add("max", s4, {2, 3});
+    add("sum", s4, {1, 2, 3});
+  };
+}
+
+/// Broadcasts into [B,T,d] that load in the fused kernel: keepdims
+/// statistics [B,T,1] (dims = [0, 1, 2], read x[i / d]), a bias [d]
+/// (dims = [2]) and a scale [1,1,d] (dims = [0, 1, 2]), both read
+/// x[i % d]; and a leading block [B,H] of [B,H,T,S] (dims = [0, 1]).
+Generator fusedBroadcasts() {
+  return [=](std::mt19937 &rng, int draw, std::vector<Program> &out) {
+    int64_t B = oddSize(rng), T = oddSize(rng), d = oddSize(rng);
+    if (draw == 0) // 67071 elements, rows of 283 = 17 * 16 + 11
+      B = 3, T = 79, d = 283;
+    Array x = randomArray(DType::F32, {B, T, d}, Values::Signed, rng);
+    Array stats = randomArray(DType::F32, {B, T, 1}, Values::Signed, rng);
+    Array bias = randomArray(DType::F32, {d}, Values::Signed, rng);
+    Array scale = randomArray(DType::F32, {1, 1, d}, Values::Signed, rng);
+    std::string btd = x.typeString();
+    std::vector<std::string> lines = {
+        "%sb = shardc.broadcast_in_dim %a1, dims = [0, 1, 2] : (" + stats.typeString() +
+            ") -> " + btd,
+        "%bb = shardc.broadcast_in_dim %a2, dims = [2] : (" + bias.typeString() + ") -> " +
+            btd,
+        "%gb = shardc.broadcast_in_dim %a3, dims = [0, 1, 2] : (" + scale.typeString() +
+            ") -> " + btd,
+        "%u = shardc.sub %a0, %sb : " + btd,
+        "%v = shardc.mul %u, %gb : " + btd,
+        "%w = shardc.add %v, %bb : " + btd,
+        "%r = shardc.tanh %w : " + btd,
+    };
+    Program p = program("keepdims stats, bias and scale broadcast into " + btd,
+                        {x, stats, bias, scale}, joinLines(lines), btd,
+                        elementwiseTol(DType::F32));
+    p.planCheck = [](const Plan &plan) {
+      PlanSummary s = summarize(plan);
+      EXPECT_EQ(s.count(OpCode::Fused), 1);
+      EXPECT_EQ(s.count(OpCode::BroadcastInDim), 0);
+      EXPECT_EQ((int)plan.steps.size(), 1);
+    };
+    out.push_back(std::move(p));
+
+    // A leading block of rank 4, with the row reduction of the chain.
+    int64_t H = oddSize(rng), S = oddSize(rng);
+    if (draw == 0) // 65886 elements, rows of 139 = 8 * 16 + 11
+      H = 2, S = 139;
+    Array y = randomArray(DType::F32, {B, H, T, S}, Values::Signed, rng);
+    Array lead = randomArray(DType::F32, {B, H}, Values::Signed, rng);
+    std::string t4 = y.typeString(), t3 = tensorType(DType::F32, {B, H, T});
+    std::vector<std::string> lines4 = {
+        "%lb = shardc.broadcast_in_dim %a1, dims = [0, 1] : (" + lead.typeString() +
+            ") -> " + t4,
+        "%u = shardc.mul %a0, %lb : " + t4,
+        "%e = shardc.exp %u : " + t4,
+        "%r = shardc.reduce sum %e dims = [3] : (" + t4 + ") -> " + t3,
+    };
+    Program p4 = program("leading block " + lead.typeString() + " broadcast into " + t4,
+                         {y, lead}, joinLines(lines4), t3, accumulationTol(DType::F32));
+    p4.planCheck = [S](const Plan &plan) {
+      PlanSummary s = summarize(plan);
+      EXPECT_EQ(s.count(OpCode::Fused), 1);
+      EXPECT_EQ(s.reductionCols, std::vector<int64_t>{S});
+      EXPECT_EQ(s.count(OpCode::BroadcastInDim), 0);
+    };
+    out.push_back(std::move(p4));
+  };
+}
+
+/// Broadcasts into the middle of the result ([T] into [B,T,d] with
+/// dims = [1], [H,T] into [B,H,T,S] with dims = [1, 2]) are neither rows
+/// nor columns of it: they stay separate steps, and the chain that reads
+/// them (ending in a row reduction) fuses around them.
+Generator midBlockBroadcasts() {
+  return [=](std::mt19937 &rng, int draw, std::vector<Program> &out) {
+    // No unit sizes: with B or d of 1 the block would be a leading or
+    // trailing one, and with T of 1 a scalar; either fuses.
+    int64_t B = oddSizeAbove1(rng), T = oddSizeAbove1(rng), d = oddSizeAbove1(rng);
+    if (draw == 0) // 70131 elements, rows of 241 = 15 * 16 + 1
+      B = 3, T = 97, d = 241;
+    Array x = randomArray(DType::F32, {B, T, d}, Values::Signed, rng);
+    Array mid = randomArray(DType::F32, {T}, Values::Signed, rng);
+    std::string btd = x.typeString(), bt = tensorType(DType::F32, {B, T});
+    std::vector<std::string> lines = {
+        "%tb = shardc.broadcast_in_dim %a1, dims = [1] : (" + mid.typeString() + ") -> " +
+            btd,
+        "%u = shardc.mul %a0, %tb : " + btd,
+        "%h = shardc.tanh %u : " + btd,
+        "%r = shardc.reduce sum %h dims = [2] : (" + btd + ") -> " + bt,
+    };
+    Program p = program("mid-block broadcast " + mid.typeString() + " into " + btd,
+                        {x, mid}, joinLines(lines), bt, accumulationTol(DType::F32));
+    p.planCheck = [d](const Plan &plan) {
+      PlanSummary s = summarize(plan);
+      EXPECT_EQ(s.count(OpCode::BroadcastInDim), 1);
+      EXPECT_EQ(s.count(OpCode::Fused), 1);
+      EXPECT_EQ(s.reductionCols, std::vector<int64_t>{d});
+    };
+    out.push_back(std::move(p));
+
+    int64_t H = oddSize(rng), S = oddSizeAbove1(rng);
+    Array y = randomArray(DType::F32, {B, H, T, S}, Values::Signed, rng);
+    Array ht = randomArray(DType::F32, {H, T}, Values::Signed, rng);
+    std::string t4 = y.typeString();
+    std::vector<std::string> lines4 = {
+        "%hb = shardc.broadcast_in_dim %a1, dims = [1, 2] : (" + ht.typeString() + ") -> " +
+            t4,
+        "%u = shardc.sub %a0, %hb : " + t4,
+        "%r = shardc.mul %u, %u : " + t4,
+    };
+    Program p4 = program("mid-block broadcast " + ht.typeString() + " into " + t4, {y, ht},
+                         joinLines(lines4), t4, elementwiseTol(DType::F32));
+    p4.planCheck = [](const Plan &plan) {
+      PlanSummary s = summarize(plan);
+      EXPECT_EQ(s.count(OpCode::BroadcastInDim), 1);
+      EXPECT_EQ(s.count(OpCode::Fused), 1);
+    };
+    out.push_back(std::move(p4));
+  };
+}
+
+//===----------------------------------------------------------------------===//
 // Empty dimensions
 //===----------------------------------------------------------------------===//
 
@@ -1171,6 +1509,12 @@ std::vector<ConformanceCase> allCases() {
     add("special_values_dot_general_" + layout.name + "_f32",
         dotGeneralOp(layout, F32, /*withSpecials=*/true));
   add("mlp_chain_f32", mlpChain());
+  add("fused_layernorm_f32", layerNormChain(/*keepdims=*/false));
+  add("fused_layernorm_keepdims_f32", layerNormChain(/*keepdims=*/true));
+  add("fused_softmax_rank4_f32", softmaxRank4());
+  add("fused_trailing_block_reduction_f32", trailingBlockReduction());
+  add("fused_broadcasts_f32", fusedBroadcasts());
+  add("mid_block_broadcasts_f32", midBlockBroadcasts());
 
   // Empty dimensions.
   for (std::string l : {"MK", "KM"})
@@ -1220,6 +1564,10 @@ protected:
     ASSERT_TRUE(succeeded(want)) << diagnostics;
     FailureOr<Plan> plan = lowerToPlan(fn);
     ASSERT_TRUE(succeeded(plan)) << diagnostics;
+    if (p.planCheck) {
+      SCOPED_TRACE("plan:\n" + describePlan(*plan));
+      p.planCheck(*plan);
+    }
     std::unique_ptr<Backend> cpu = createCpuBackend();
     StatusOr<std::vector<Array>> got = runPlan(*cpu, *plan, p.args);
     ASSERT_TRUE(got.ok()) << got.message();
