@@ -27,6 +27,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace llvm;
@@ -38,16 +39,24 @@ namespace {
 bool isUnary(OpCode op) { return op >= OpCode::Neg && op <= OpCode::Erf; }
 bool isBinary(OpCode op) { return op >= OpCode::Add && op <= OpCode::Pow; }
 
-/// The row length every broadcast and reduction of `p` uses; 0 when none
-/// does, -1 when they disagree.
+/// The row length a kernel walks segments of: the shortest row length of
+/// the broadcasts and reductions, when every other is a multiple of it (so
+/// no segment crosses a row of any of them, e.g. a [T,T] mask over
+/// [B,H,T,T] scores reduced by rows of T); 0 when none has rows, -1 when
+/// they do not nest.
 int64_t commonCols(const FusedProgram &p) {
-  int64_t cols = 0;
-  auto use = [&](int64_t c) { cols = cols == 0 ? c : cols == c ? cols : -1; };
+  std::vector<int64_t> all;
   for (const auto &in : p.inputs)
     if (in.mode == FusedProgram::AlongRows || in.mode == FusedProgram::AlongColumns)
-      use(in.cols);
+      all.push_back(in.cols);
   for (const auto &red : p.reductions)
-    use(red.cols);
+    all.push_back(red.cols);
+  if (all.empty())
+    return 0;
+  int64_t cols = *std::min_element(all.begin(), all.end());
+  for (int64_t c : all)
+    if (cols <= 0 || c % cols != 0)
+      return -1;
   return cols;
 }
 
@@ -111,13 +120,23 @@ public:
 
     // segment.body: the row of i and where the segment ends.
     b.SetInsertPoint(segBody);
-    Value *row = b.getInt64(0), *col = i, *segEnd = end;
+    Value *segEnd = end;
+    rowOf.clear();
+    colOf.clear();
     if (cols > 0) {
-      row = b.CreateUDiv(i, b.getInt64(cols), "row");
-      col = b.CreateSub(i, b.CreateMul(row, b.getInt64(cols)), "col");
+      Value *row = b.CreateUDiv(i, b.getInt64(cols), "row");
       Value *rowEnd = b.CreateMul(b.CreateAdd(row, b.getInt64(1)), b.getInt64(cols));
       segEnd = b.CreateSelect(b.CreateICmpSLT(rowEnd, end), rowEnd, end, "segment.end");
     }
+    // Rows of every length in use: the segment lies inside one of each.
+    auto rowFor = [&](int64_t c) {
+      auto it = rowOf.find(c);
+      if (it != rowOf.end())
+        return it->second;
+      Value *r = b.CreateUDiv(i, b.getInt64(c), "row");
+      colOf[c] = b.CreateSub(i, b.CreateMul(r, b.getInt64(c)), "col");
+      return rowOf[c] = r;
+    };
     Value *len = b.CreateSub(segEnd, i, "len");
     // Per input: where the segment's elements start, or its one value.
     seg.assign(p.inputs.size(), nullptr);
@@ -125,14 +144,22 @@ public:
     for (size_t k = 0; k < p.inputs.size(); ++k) {
       switch (p.inputs[k].mode) {
       case FusedProgram::Whole: seg[k] = b.CreateGEP(f32, inBase[k], i); break;
-      case FusedProgram::AlongRows: seg[k] = b.CreateGEP(f32, inBase[k], col); break;
+      case FusedProgram::AlongRows:
+        rowFor(p.inputs[k].cols);
+        seg[k] = b.CreateGEP(f32, inBase[k], colOf[p.inputs[k].cols]);
+        break;
       case FusedProgram::AlongColumns:
         segSplat[k] = b.CreateVectorSplat(
-            t.width, b.CreateLoad(f32, b.CreateGEP(f32, inBase[k], row)), "column");
+            t.width,
+            b.CreateLoad(f32, b.CreateGEP(f32, inBase[k], rowFor(p.inputs[k].cols))),
+            "column");
         break;
       case FusedProgram::Scalar: segSplat[k] = inScalar[k]; break;
       }
     }
+    std::vector<Value *> redRow;
+    for (const auto &red : p.reductions)
+      redRow.push_back(rowFor(red.cols));
     outSeg.clear();
     for (Value *o : outBase)
       outSeg.push_back(b.CreateGEP(f32, o, i));
@@ -192,7 +219,7 @@ public:
     for (size_t k = 0; k < p.reductions.size(); ++k) {
       const auto &red = p.reductions[k];
       Value *l = lanesDone[k], *z = zeroDone[k];
-      Value *slot = b.CreateGEP(f64, accBase[k], row);
+      Value *slot = b.CreateGEP(f64, accBase[k], redRow[k]);
       Value *old = b.CreateLoad(f64, slot);
       Value *updated;
       if (red.kind == 0) {
@@ -234,6 +261,7 @@ private:
   int64_t cols;
   Function *fn = nullptr;
   std::vector<Value *> inBase, inScalar, outBase, accBase, seg, segSplat, outSeg;
+  std::map<int64_t, Value *> rowOf, colOf; // per row length, in the current segment
 
   Constant *splat(Type *elem, double v) {
     return ConstantVector::getSplat(ElementCount::getFixed(t.width), ConstantFP::get(elem, v));
@@ -371,7 +399,7 @@ private:
 
 std::string unsupportedReason(const FusedProgram &program) {
   if (commonCols(program) < 0)
-    return "broadcasts or reductions over rows of different lengths";
+    return "broadcasts or reductions over rows whose lengths do not nest";
   for (const auto &in : program.instructions)
     if (in.op != OpCode::Constant && !isUnary(in.op) && !isBinary(in.op) &&
         in.op != OpCode::Compare && in.op != OpCode::Select)

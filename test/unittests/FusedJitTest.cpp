@@ -405,15 +405,33 @@ TEST_P(FusedJitTest, KernelsAreCachedByProgram) {
   EXPECT_NE(jit->optimizedIR(p).find("expf"), std::string::npos);
 }
 
-TEST_P(FusedJitTest, ProgramsOverDifferentRowsFallBackToTheInterpreter) {
-  Case c{"bias along 7 columns, reduction over 21"};
-  c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::AlongRows, 21}};
+TEST_P(FusedJitTest, NestedRowLengthsCompile) {
+  // A [3,7] mask over [3,3,7] scores reduced by rows of 7 (attention's
+  // shapes): segments of 7 never cross a row of 21.
+  Case c{"bias along 21 columns, reduction over 7"};
+  c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::AlongRows, 21},
+                      {FusedProgram::AlongColumns, 21}};
+  c.program.instructions = {I{OpCode::Add, 0, 1, 0}, I{OpCode::Mul, 3, 2, 0},
+                            I{OpCode::Exp, 4, 0, 0}};
+  c.program.outputs = {5};
+  c.program.reductions = {{5, 0, 7}, {4, 1, 21}};
+  c.rows = 3, c.cols = 21;
+  c.inputs = {values(63, rng, -1, 1), values(21, rng, -1, 1), values(3, rng, -1, 1)};
+  c.match = Match::Ulp4; // exp
+  EXPECT_NE(jit->kernelFor(c.program, c.program.encode(), 63), nullptr);
+  std::vector<Array> want = run(c, nullptr), got = run(c, jit);
+  expectSame(c, got, want);
+}
+
+TEST_P(FusedJitTest, RowLengthsThatDoNotNestFallBackToTheInterpreter) {
+  Case c{"bias along 10 columns, reduction over 6"};
+  c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::AlongRows, 10}};
   c.program.instructions = {I{OpCode::Add, 0, 1, 0}, I{OpCode::Exp, 2, 0, 0}};
   c.program.outputs = {3};
-  c.program.reductions = {{3, 0, 7}};
-  c.rows = 3, c.cols = 21;
-  c.inputs = {values(63, rng, -1, 1), values(21, rng, -1, 1)};
-  EXPECT_EQ(jit->kernelFor(c.program, c.program.encode(), 63), nullptr);
+  c.program.reductions = {{3, 0, 6}};
+  c.rows = 6, c.cols = 10;
+  c.inputs = {values(60, rng, -1, 1), values(10, rng, -1, 1)};
+  EXPECT_EQ(jit->kernelFor(c.program, c.program.encode(), 60), nullptr);
   EXPECT_EQ(jit->stats().declined, 1);
   std::vector<Array> want = run(c, nullptr), got = run(c, jit);
   expectSame(c, got, want);
