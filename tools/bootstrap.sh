@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 machine for shardc, builds it, and runs a job.
 #
-#   tools/bootstrap.sh demo    install what is missing, build, run the demo
+#   tools/bootstrap.sh demo    install what is missing, build, run the demo (train the
+#                              Tiny Transformer briefly on simulated devices)
 #   tools/bootstrap.sh test    install what is missing, build, run every test
 #   tools/bootstrap.sh build   install what is missing, build
 #   tools/bootstrap.sh bench   also install the benchmark peers (PyTorch), build,
@@ -17,9 +18,10 @@ build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
 packages=(g++ cmake ninja-build python3 python3-numpy ccache lld libgtest-dev libopenblas-dev
+          libopenblas0-openmp
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools)
 
-[ "$mode" = bench ] && packages+=(python3-torch python3-threadpoolctl libopenblas0-openmp)
+[ "$mode" = bench ] && packages+=(python3-torch python3-threadpoolctl)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -50,7 +52,7 @@ case "$mode" in
     ctest --test-dir "$build" --output-on-failure -j "$jobs"
     ;;
   demo)
-    exec "$root/models/mlp/demo.sh" "$build"
+    exec "$root/models/transformer/demo.sh" "$build"
     ;;
   bench)
     mkdir -p "$root/bench/results"
