@@ -32,9 +32,29 @@ bool isIdentity(const std::vector<int64_t> &perm) {
   return true;
 }
 
-/// C[b] = A[b] x B[b] for b < batch, A: M x K, B: K x N, row-major.
 int blasThreads = 1;
 
+/// C = A x B for one M x K by K x N product, row-major.
+void gemm1(int64_t M, int64_t N, int64_t K, const float *a, bool transA, const float *bb,
+           bool transB, float *c) {
+#ifdef SHARDC_HAVE_CBLAS
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+              transB ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, a,
+              transA ? (int)M : (int)K, bb, transB ? (int)K : (int)N, 0.0f, c, (int)N);
+#else
+  for (int64_t m = 0; m < M; ++m) {
+    float *row = c + m * N;
+    std::fill(row, row + N, 0.0f);
+    for (int64_t k = 0; k < K; ++k) {
+      float av = transA ? a[k * M + m] : a[m * K + k];
+      for (int64_t n = 0; n < N; ++n)
+        row[n] += av * (transB ? bb[n * K + k] : bb[k * N + n]);
+    }
+  }
+#endif
+}
+
+/// C[b] = A[b] x B[b] for b < batch, A: M x K, B: K x N, row-major.
 void gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const float *A, bool transA,
           const float *B, bool transB, float *C) {
   bool small = 2 * M * N * K < (int64_t(1) << 24);
@@ -42,31 +62,24 @@ void gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const float *A, bool t
   // Waking BLAS threads costs more than a small product gains from them.
   openblas_set_num_threads(small ? 1 : blasThreads);
 #endif
+  auto item = [&](int64_t b) {
+    gemm1(M, N, K, A + b * M * K, transA, B + b * K * N, transB, C + b * M * N);
+  };
   // Many small products (attention's per-head [T,hd] x [hd,T]) share the
-  // cores instead: one single-threaded sgemm per item.
+  // cores instead: one single-threaded sgemm per item. Large ones stay
+  // outside any parallel region, where OpenMP BLAS would see a nested
+  // level and run on one thread.
   int threads = small && batch > 1 ? (int)std::min<int64_t>(blasThreads, batch) : 1;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-#endif
-  for (int64_t b = 0; b < batch; ++b) {
-    const float *a = A + b * M * K, *bb = B + b * K * N;
-    float *c = C + b * M * N;
-#ifdef SHARDC_HAVE_CBLAS
-    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-                transB ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, a,
-                transA ? (int)M : (int)K, bb, transB ? (int)K : (int)N, 0.0f, c, (int)N);
-#else
-    for (int64_t m = 0; m < M; ++m) {
-      float *row = c + m * N;
-      std::fill(row, row + N, 0.0f);
-      for (int64_t k = 0; k < K; ++k) {
-        float av = transA ? a[k * M + m] : a[m * K + k];
-        for (int64_t n = 0; n < N; ++n)
-          row[n] += av * (transB ? bb[n * K + k] : bb[k * N + n]);
-      }
-    }
-#endif
+  if (threads > 1) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t b = 0; b < batch; ++b)
+      item(b);
+    return;
   }
+#endif
+  for (int64_t b = 0; b < batch; ++b)
+    item(b);
 }
 
 bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
