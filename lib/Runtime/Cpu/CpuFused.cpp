@@ -76,7 +76,27 @@ void elementwiseF32Impl(OpCode op, const float *a, const float *b, float *y, int
 } // namespace
 
 void elementwiseF32(OpCode op, const float *a, const float *b, float *y, int64_t n) {
-  elementwiseF32Impl(op, a, b, y, n);
+  parallelRange(n, [&](int64_t begin, int64_t end) {
+    elementwiseF32Impl(op, a + begin, b + begin, y + begin, end - begin);
+  });
+}
+
+void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn,
+                   int64_t work) {
+  int threads = (work < 0 ? n : work) >= (int64_t(1) << 16) && n > 1 ? sharedThreadPoolSize() : 1;
+  if (threads <= 1) {
+    fn(0, n);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+  {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    fn(n * t / nt, n * (t + 1) / nt);
+  }
+#else
+  fn(0, n);
+#endif
 }
 
 /// A comparison as 1.0 or 0.0 (NaN compares unequal to everything).

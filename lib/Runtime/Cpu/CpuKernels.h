@@ -14,6 +14,8 @@
 #include "shardc/Runtime/Plan.h"
 #include "shardc/Runtime/Status.h"
 
+#include <functional>
+
 namespace shardc::cpu {
 
 /// One device's view of the values of a plan: a pointer per value id.
@@ -46,6 +48,12 @@ int sharedThreadPoolSize();
 
 /// Threads each BLAS call may use.
 void setBlasThreads(int threads);
+
+/// Runs fn(begin, end) over [0, n) in contiguous chunks, on the shared
+/// OpenMP pool when the work (elements touched, default n) is large enough
+/// to pay for waking it (2^16 and more), else in one call.
+void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn,
+                   int64_t work = -1);
 
 /// Runs a non-collective step.
 Status runKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);

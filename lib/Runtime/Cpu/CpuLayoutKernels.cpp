@@ -52,35 +52,47 @@ Walk collapse(const Shape &shape, const std::vector<int64_t> &in,
   return w;
 }
 
-/// y[out offsets] = x[in offsets] over the walk, elements of type T.
+/// y[out offsets] = x[in offsets] over the walk, elements of type T; the
+/// outer iterations are split over the shared thread pool.
 template <typename T> void copyWalk(const T *x, T *y, const Walk &w) {
   size_t r = w.size.size();
   int64_t n = w.size[r - 1], si = w.in[r - 1], so = w.out[r - 1];
   int64_t outer = 1;
   for (size_t d = 0; d + 1 < r; ++d)
     outer *= w.size[d];
-  std::vector<int64_t> idx(r, 0);
-  int64_t xo = 0, yo = 0;
-  for (int64_t o = 0; o < outer; ++o) {
-    const T *xs = x + xo;
-    T *ys = y + yo;
-    if (si == 1 && so == 1)
-      std::memcpy(ys, xs, n * sizeof(T));
-    else if (si == 0 && so == 1)
-      std::fill(ys, ys + n, *xs);
-    else
-      for (int64_t i = 0; i < n; ++i)
-        ys[i * so] = xs[i * si];
+  if (outer == 0 || n == 0)
+    return; // an empty array
+  parallelRange(outer, [&](int64_t o0, int64_t o1) {
+    // The indices of iteration o0.
+    std::vector<int64_t> idx(r, 0);
+    int64_t xo = 0, yo = 0, rest = o0;
     for (int64_t d = (int64_t)r - 2; d >= 0; --d) {
-      xo += w.in[d];
-      yo += w.out[d];
-      if (++idx[d] < w.size[d])
-        break;
-      xo -= w.in[d] * w.size[d];
-      yo -= w.out[d] * w.size[d];
-      idx[d] = 0;
+      idx[d] = rest % w.size[d];
+      rest /= w.size[d];
+      xo += idx[d] * w.in[d];
+      yo += idx[d] * w.out[d];
     }
-  }
+    for (int64_t o = o0; o < o1; ++o) {
+      const T *xs = x + xo;
+      T *ys = y + yo;
+      if (si == 1 && so == 1)
+        std::memcpy(ys, xs, n * sizeof(T));
+      else if (si == 0 && so == 1)
+        std::fill(ys, ys + n, *xs);
+      else
+        for (int64_t i = 0; i < n; ++i)
+          ys[i * so] = xs[i * si];
+      for (int64_t d = (int64_t)r - 2; d >= 0; --d) {
+        xo += w.in[d];
+        yo += w.out[d];
+        if (++idx[d] < w.size[d])
+          break;
+        xo -= w.in[d] * w.size[d];
+        yo -= w.out[d] * w.size[d];
+        idx[d] = 0;
+      }
+    }
+  }, outer * n);
 }
 
 bool copyBySize(size_t es, const uint8_t *x, uint8_t *y, const Walk &w) {
@@ -140,8 +152,10 @@ bool concatenate(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   for (size_t i = 0; i < s.inputs.size(); ++i) {
     int64_t chunk = plan.values[s.inputs[i]].shape[dim] * inner * (int64_t)es;
     const uint8_t *x = b.ptr[s.inputs[i]];
-    for (int64_t o = 0; o < outer; ++o)
-      std::memcpy(y + o * rowBytes + at, x + o * chunk, chunk);
+    parallelRange(outer, [&](int64_t o0, int64_t o1) {
+      for (int64_t o = o0; o < o1; ++o)
+        std::memcpy(y + o * rowBytes + at, x + o * chunk, chunk);
+    }, outer * chunk / (int64_t)es);
     at += chunk;
   }
   return true;
