@@ -3,6 +3,8 @@
 #include "Model.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <map>
 #include <random>
 
 namespace gpt {
@@ -17,6 +19,33 @@ std::string Config::toString() const {
          ",heads=" + std::to_string(heads) + ",d_ff=" + std::to_string(dFF) +
          ",layers=" + std::to_string(layers) + ",context=" + std::to_string(context) +
          (dtype == DType::F32 ? "" : ",dtype=" + std::string(shardc::dtypeName(dtype)));
+}
+
+shardc::StatusOr<Config> Config::fromString(const std::string &text) {
+  Config c;
+  std::map<std::string, int64_t *> fields{{"vocab", &c.vocab},   {"d_model", &c.dModel},
+                                          {"heads", &c.heads},   {"d_ff", &c.dFF},
+                                          {"layers", &c.layers}, {"context", &c.context}};
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos
+                                                                   : comma - pos);
+    size_t eq = part.find('=');
+    std::string key = part.substr(0, eq), value = eq == std::string::npos ? "" : part.substr(eq + 1);
+    char *end = nullptr;
+    long long v = std::strtoll(value.c_str(), &end, 10);
+    auto it = fields.find(key);
+    if (it == fields.end() || value.empty() || *end || v < 1)
+      return shardc::Status::error("model config '" + text + "': cannot read '" + part + "'");
+    *it->second = v;
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  if (c.dModel % c.heads)
+    return shardc::Status::error("model config '" + text + "': d_model is not a multiple of heads");
+  return c;
 }
 
 std::vector<ParamInfo> parameters(const Config &c) {
@@ -138,6 +167,15 @@ shardc::TracedFn lossFunction(const Config &config) {
   return [config](const std::vector<Tensor> &in) {
     Tensor logits = forward(config, in[0], in.data() + 2); // [B,T,V]
     return std::vector<Tensor>{shardc::softmax_cross_entropy(logits, in[1])};
+  };
+}
+
+shardc::TracedFn nextTokenLogitsFunction(const Config &config) {
+  return [config](const std::vector<Tensor> &in) {
+    Tensor logits = forward(config, in[0], in.data() + 2);                 // [B,T,V]
+    int64_t T = in[0].dim(1);
+    Tensor at = shardc::astype(shardc::equal(shardc::iota({T}, 0), in[1]), config.dtype); // [T]
+    return std::vector<Tensor>{shardc::dot_general(logits, at, {{}, {}, {1}, {0}})}; // [B,V]
   };
 }
 

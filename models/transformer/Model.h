@@ -40,6 +40,8 @@ struct Config {
   int64_t headDim() const { return dModel / heads; }
   /// "vocab=256,d_model=256,...": for checkpoint metadata and checks.
   std::string toString() const;
+  /// The inverse of toString(); an error names the part it cannot read.
+  static shardc::StatusOr<Config> fromString(const std::string &text);
 };
 
 /// One parameter: its state_dict name, its shape in the program and in
@@ -73,6 +75,12 @@ shardc::TracedFn lossFunction(const Config &config);
 /// The logits f32[B,T,V] for tokens i32[B,T] (arguments as lossFunction's,
 /// without the targets).
 shardc::TracedFn logitsFunction(const Config &config);
+
+/// The next-token logits f32[B,V] at one position of a padded window:
+/// arguments tokens i32[B,T], position i32[] (the last real token), then
+/// the parameters. The causal mask keeps the padding after `position`
+/// invisible, so one executable serves every step of a generation.
+shardc::TracedFn nextTokenLogitsFunction(const Config &config);
 
 } // namespace gpt
 

@@ -13,17 +13,25 @@
 //                    [--weight-decay WD] [--emit-mlir PATH]
 //                    [--d-model D --heads H --d-ff F --layers L --context T]
 //
-// A progress line per log step, evaluation lines, and last one JSON line:
+//   shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N
+//                    [--temperature T] [--top-k K] [--seed S] [--mode padded]
+//                    [--mesh data=D,model=M]
+//
+// train: a progress line per log step, evaluation lines, and last one JSON line:
 // steps, tokens_per_s, ms_per_step_median, train_loss_last, val_loss,
 // val_ppl, peak_bytes_per_device, compile_s (and the layout and cache
-// counters).
+// counters). generate: the prompt and the text as it is produced, then one
+// JSON line: tokens_per_s, ms_per_token_median, compiles, cache_hits, mode.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Checkpoint.h"
 #include "Data.h"
+#include "Generate.h"
 #include "Model.h"
 #include "Trainer.h"
+
+#include <shardc/Runtime/Safetensors.h>
 
 #include <algorithm>
 #include <chrono>
@@ -44,7 +52,9 @@ const char *kUsage =
     "                        [--eval-batches E] [--checkpoint-dir DIR] [--resume PATH]\n"
     "                        [--stop-after N] [--log-every K] [--clip-norm C]\n"
     "                        [--weight-decay WD] [--emit-mlir PATH]\n"
-    "                        [--d-model D] [--heads H] [--d-ff F] [--layers L] [--context T]\n";
+    "                        [--d-model D] [--heads H] [--d-ff F] [--layers L] [--context T]\n"
+    "       shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N [--temperature T]\n"
+    "                        [--top-k K] [--seed S] [--mode padded] [--mesh data=D,model=M]\n";
 
 [[noreturn]] void usage(const std::string &why) {
   std::fprintf(stderr, "shardc-gpt: error: %s\n%s", why.c_str(), kUsage);
@@ -108,9 +118,6 @@ Cli parse(int argc, char **argv) {
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")
     usage("a command is needed");
   std::string command = argv[1];
-  if (command == "generate")
-    die("generate: text generation is not built yet; train writes checkpoints that the "
-        "PyTorch module in ../shared/bench/tiny_transformer.py can load");
   if (command != "train")
     usage("unknown command '" + command + "'");
   gpt::TrainOptions &t = c.train;
@@ -176,9 +183,108 @@ std::string checkpointPath(const std::string &dir, int64_t step) {
   return dir + name;
 }
 
+/// shardc-gpt generate.
+int generateMain(int argc, char **argv) {
+  std::string checkpoint, prompt, mode = "padded", meshText;
+  int64_t tokens = -1, topK = 0, devices = 0;
+  bool havePrompt = false;
+  gpt::Sampling sampling;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h")
+      usage("help");
+    if (i + 1 >= argc)
+      usage("option " + a + " needs a value");
+    std::string v = argv[++i];
+    if (a == "--checkpoint") checkpoint = v;
+    else if (a == "--prompt") prompt = v, havePrompt = true;
+    else if (a == "--tokens") tokens = toInt(a, v, 1);
+    else if (a == "--temperature") sampling.temperature = toDouble(a, v);
+    else if (a == "--top-k") topK = toInt(a, v, 0);
+    else if (a == "--seed") sampling.seed = (uint64_t)toInt(a, v, 0);
+    else if (a == "--mode") mode = v;
+    else if (a == "--mesh") meshText = v;
+    else if (a == "--devices") devices = toInt(a, v, 1);
+    else usage("unknown option " + a);
+  }
+  sampling.topK = topK;
+  if (checkpoint.empty())
+    usage("generate needs --checkpoint PATH");
+  if (!havePrompt || prompt.empty())
+    usage("generate needs a non-empty --prompt");
+  if (tokens < 0)
+    usage("generate needs --tokens N");
+  if (mode == "kv-cache")
+    die("--mode kv-cache is not built yet (it needs ops that read and write at a run-time "
+        "offset); use --mode padded");
+  if (mode != "padded")
+    usage("--mode must be padded or kv-cache, got '" + mode + "'");
+  int64_t data = 1, model = 1;
+  if (!meshText.empty())
+    parseMesh(meshText, data, model);
+  else if (devices)
+    data = devices;
+  if (devices && devices != data * model)
+    usage("--devices " + std::to_string(devices) + " does not match --mesh " + meshText);
+
+  // The model's shape comes from the checkpoint.
+  shardc::StatusOr<shardc::SafetensorsFile> file = shardc::readSafetensors(checkpoint);
+  if (!file.ok())
+    die(file.message());
+  auto it = file->metadata.find("config");
+  if (it == file->metadata.end())
+    die("checkpoint " + checkpoint + ": metadata has no 'config' (not written by shardc-gpt)");
+  shardc::StatusOr<gpt::Config> config = gpt::Config::fromString(it->second);
+  if (!config.ok())
+    die("checkpoint " + checkpoint + ": " + config.message());
+  file = shardc::Status::error("released");
+  if ((int64_t)prompt.size() > config->context)
+    die("the prompt has " + std::to_string(prompt.size()) + " bytes, more than the context (" +
+        std::to_string(config->context) + ")");
+  if (config->heads % model || config->dFF % model)
+    usage("model=" + std::to_string(model) + " must divide the heads and d_ff of the checkpoint");
+  shardc::StatusOr<gpt::TrainState> state = gpt::loadCheckpoint(checkpoint, *config, false);
+  if (!state.ok())
+    die(state.message());
+
+  auto client = shardc::Client::create("cpu");
+  if (!client.ok())
+    die(client.message());
+  gpt::Generator generator(*client, *config, state->params,
+                           shardc::Mesh{{"data", "model"}, {data, model}});
+  if (shardc::Status s = generator.initialize(); !s.ok())
+    die(s.message());
+  std::fputs(prompt.c_str(), stdout);
+  std::fflush(stdout);
+  shardc::StatusOr<gpt::Generator::Result> r =
+      generator.generate(prompt, tokens, sampling, [](uint8_t b) {
+        std::fputc(b, stdout);
+        std::fflush(stdout);
+      });
+  if (!r.ok())
+    die(r.message());
+  // The first step includes tracing and compiling (or the cache lookup).
+  std::vector<double> timed(r->stepMs.begin() + (r->stepMs.size() > 1 ? 1 : 0), r->stepMs.end());
+  double med = median(timed), total = 0;
+  for (double ms : timed)
+    total += ms;
+  shardc::Client::CacheStats cache = client->cacheStats();
+  std::printf("\n{\"mode\": \"%s\", \"tokens\": %lld, \"tokens_per_s\": %.1f, "
+              "\"ms_per_token_median\": %.3f, \"first_token_ms\": %.1f, \"compiles\": %lld, "
+              "\"cache_hits\": %lld, \"temperature\": %g, \"top_k\": %lld, \"mesh\": "
+              "\"data=%lld,model=%lld\"}\n",
+              mode.c_str(), (long long)tokens, total > 0 ? timed.size() / total * 1e3 : 0.0, med,
+              r->stepMs.front(), (long long)cache.misses,
+              (long long)(cache.memoryHits + cache.diskHits), sampling.temperature,
+              (long long)topK, (long long)data, (long long)model);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc >= 2 && std::string(argv[1]) == "generate")
+    return generateMain(argc, argv);
   Cli cli = parse(argc, argv);
   gpt::TrainOptions &o = cli.train;
 

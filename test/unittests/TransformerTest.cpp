@@ -11,6 +11,7 @@
 
 #include "Checkpoint.h"
 #include "Data.h"
+#include "Generate.h"
 #include "Model.h"
 #include "Trainer.h"
 
@@ -196,6 +197,55 @@ TEST(Transformer, EvaluationIsDeterministicAndLayoutIndependent) {
   EXPECT_NEAR(*va, *vb, 1e-5 * *va);
   // Freshly initialized, the model predicts bytes about uniformly.
   EXPECT_NEAR(*va, std::log(256.0), 0.1);
+}
+
+TEST(Transformer, NextTokenLogitsIgnoreThePaddingAfterThePosition) {
+  Client client = cpuClient();
+  gpt::Config c = smallConfig();
+  std::vector<Array> params = gpt::initParameters(c, 9);
+  const int64_t T = c.context, pos = 6;
+  Array tokens = Array::fromInts(DType::I32, {1, T}, std::vector<int64_t>(T, 0));
+  Array noisy = tokens;
+  for (int64_t i = 0; i < T; ++i) {
+    tokens.setInt(i, i <= pos ? 'a' + i : 0);  // zero padding after pos
+    noisy.setInt(i, i <= pos ? 'a' + i : 200 - i); // anything after pos
+  }
+  auto args = [&](const Array &x, int64_t at) {
+    std::vector<Array> a{x, Array::fromInts(DType::I32, {}, {at})};
+    a.insert(a.end(), params.begin(), params.end());
+    return a;
+  };
+  Jitted next = client.jit(gpt::nextTokenLogitsFunction(c));
+  StatusOr<std::vector<Array>> a = next.call(args(tokens, pos)), b = next.call(args(noisy, pos));
+  ASSERT_TRUE(a.ok() && b.ok()) << (a.ok() ? b.message() : a.message());
+  EXPECT_EQ((*a)[0].shape(), (Shape{1, c.vocab}));
+  // The same as row `pos` of the full logits.
+  std::vector<Array> full{tokens};
+  full.insert(full.end(), params.begin(), params.end());
+  StatusOr<std::vector<Array>> all = client.jit(gpt::logitsFunction(c)).call(full);
+  ASSERT_TRUE(all.ok()) << all.message();
+  for (int64_t v = 0; v < c.vocab; ++v) {
+    EXPECT_NEAR((*a)[0].getDouble(v), (*b)[0].getDouble(v), 1e-6) << v;
+    EXPECT_NEAR((*a)[0].getDouble(v), (*all)[0].getDouble(pos * c.vocab + v), 1e-6) << v;
+  }
+  EXPECT_EQ(next.traceCount(), 1); // one executable for every position
+}
+
+TEST(Transformer, SamplingIsGreedyAtZeroTemperatureAndSeededOtherwise) {
+  std::vector<float> logits{0.1f, 2.0f, -1.0f, 1.9f, 0.0f};
+  std::mt19937_64 rng(1);
+  EXPECT_EQ(gpt::sampleToken(logits.data(), 5, {}, rng), 1);
+  gpt::Sampling top2{1.0, 2, 0};
+  std::mt19937_64 r1(3), r2(3);
+  int counts[5] = {0};
+  for (int i = 0; i < 2000; ++i) {
+    int64_t t = gpt::sampleToken(logits.data(), 5, top2, r1);
+    EXPECT_EQ(t, gpt::sampleToken(logits.data(), 5, top2, r2));
+    ++counts[t];
+  }
+  EXPECT_EQ(counts[0] + counts[2] + counts[4], 0); // only the top 2
+  // p(1) / p(3) = e^0.1: about 1052 of 2000.
+  EXPECT_NEAR(counts[1], 2000 / (1 + std::exp(-0.1)), 80);
 }
 
 // ---- Checkpoints -------------------------------------------------------------------
