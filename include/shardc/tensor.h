@@ -129,6 +129,8 @@ Tensor greater_equal(Operand a, Operand b, CallSite site = {});
 /// pred ? a : b elementwise; `pred` is i1.
 Tensor where(const Tensor &pred, Operand a, Operand b, CallSite site = {});
 Tensor astype(const Tensor &x, DType dtype, CallSite site = {});
+/// `x`, treated as a constant by differentiation (like jax.lax.stop_gradient).
+Tensor stop_gradient(const Tensor &x, CallSite site = {});
 
 // ---- Creation (in the function being traced) --------------------------------
 Tensor full(const Shape &shape, double value, DType dtype = DType::F32, CallSite site = {});

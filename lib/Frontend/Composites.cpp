@@ -2,7 +2,8 @@
 //
 // The functions users expect beside the dialect's ops, written with the
 // public ops only (so autodiff and partitioning see ordinary programs). The
-// numerically delicate ones subtract the maximum before exponentiating.
+// numerically delicate ones subtract the maximum before exponentiating (through
+// stop_gradient: the shift cancels, so its gradient is zero and not computed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,14 +31,15 @@ Tensor gelu(const Tensor &x, bool approximate, CallSite site) {
 Tensor log_softmax(const Tensor &x, int64_t axis, CallSite site) {
   if (!isFloat(x.dtype()))
     fail(site, "log_softmax", "needs a float operand, got " + x.typeString());
-  Tensor shifted = sub(x, max(x, {axis}, /*keepdims=*/true, site), site);
+  // The shift cancels out of the result, so no gradient flows through it.
+  Tensor shifted = sub(x, stop_gradient(max(x, {axis}, /*keepdims=*/true, site), site), site);
   return sub(shifted, log(sum(exp(shifted, site), {axis}, true, site), site), site);
 }
 
 Tensor softmax(const Tensor &x, int64_t axis, CallSite site) {
   if (!isFloat(x.dtype()))
     fail(site, "softmax", "needs a float operand, got " + x.typeString());
-  Tensor e = exp(sub(x, max(x, {axis}, true, site), site), site);
+  Tensor e = exp(sub(x, stop_gradient(max(x, {axis}, true, site), site), site), site);
   return div(e, sum(e, {axis}, true, site), site);
 }
 

@@ -327,6 +327,11 @@ Tensor where(const Tensor &pred, Operand a, Operand b, CallSite site) {
   return record(g, "shardc.select", {p.id(), x.id(), y.id()}, x.dtype(), s, "", site);
 }
 
+Tensor stop_gradient(const Tensor &x, CallSite site) {
+  Graph &g = graphOf(x, site, "stop_gradient");
+  return record(g, "shardc.stop_gradient", {x.id()}, x.dtype(), x.shape(), "", site);
+}
+
 Tensor astype(const Tensor &x, DType dtype, CallSite site) {
   Graph &g = graphOf(x, site, "astype");
   if (x.dtype() == dtype)

@@ -304,6 +304,9 @@ private:
                                        toDims(c.getDims()));
           });
         })
+        .Case([&](StopGradientOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> { return get(c.getOperand(), d); });
+        })
         .Case([&](ReshapeOp c) {
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
             return ref::reshape(get(c.getOperand(), d), shapeOf(c));

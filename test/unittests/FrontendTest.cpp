@@ -403,6 +403,23 @@ TEST(Frontend, ValueAndGradMatchesFiniteDifferences) {
   }
 }
 
+TEST(Frontend, NoGradientFlowsThroughStopGradient) {
+  Client client = cpuClient();
+  // d/dx sum(x * stop_gradient(x)) = x, not 2x.
+  Array x = randomArray({3, 5}, 31);
+  JitOptions options;
+  options.transform = JitOptions::Transform::ValueAndGrad;
+  auto out = run(client, [](const std::vector<Tensor> &in) {
+    return std::vector<Tensor>{sum(in[0] * stop_gradient(in[0]))};
+  }, {x}, options);
+  ASSERT_EQ(out.size(), 2u);
+  expectNear(out[1], x.toDoubles(), 1e-6);
+  double sq = 0;
+  for (double v : x.toDoubles())
+    sq += v * v;
+  expectNear(out[0], {sq}, 1e-5);
+}
+
 TEST(Frontend, JittedTrainStepLearns) {
   Client client = cpuClient();
   // Linear regression onto a fixed target: Adam drives the loss down.

@@ -106,6 +106,7 @@ LogicalResult describe(Operation *op, PlanStep &step) {
         return simple(OpCode::BroadcastInDim);
       })
       .Case([&](ReshapeOp) { return simple(OpCode::Reshape); })
+      .Case([&](StopGradientOp) { return simple(OpCode::Reshape); }) // a copy
       .Case([&](TransposeOp c) {
         append(step.ints, c.getPermutation());
         return simple(OpCode::Transpose);

@@ -65,6 +65,7 @@ static ShardingRule elementwiseRule(Operation *op) {
 #define SHARDC_ELEMENTWISE_RULE(OP)                                                    \
   ShardingRule OP::getShardingRule() { return elementwiseRule(*this); }
 SHARDC_ELEMENTWISE_RULE(NegOp)
+SHARDC_ELEMENTWISE_RULE(StopGradientOp)
 SHARDC_ELEMENTWISE_RULE(AbsOp)
 SHARDC_ELEMENTWISE_RULE(ExpOp)
 SHARDC_ELEMENTWISE_RULE(LogOp)

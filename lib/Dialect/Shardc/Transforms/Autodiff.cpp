@@ -360,7 +360,8 @@ static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
                                   ArrayRef<Value> wrt, llvm::DenseMap<Value, Value> &adjoint) {
   llvm::DenseSet<Value> active(wrt.begin(), wrt.end());
   for (Operation *op : forward)
-    if (llvm::any_of(op->getOperands(), [&](Value v) { return active.contains(v); }))
+    if (!isa<StopGradientOp>(op) && // its result is a constant to autodiff
+        llvm::any_of(op->getOperands(), [&](Value v) { return active.contains(v); }))
       for (Value r : op->getResults())
         active.insert(r);
   for (Operation *op : llvm::reverse(forward)) {

@@ -222,6 +222,7 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
       })
       // Elementwise, unary.
       .Case([&](NegOp) { return Grads{e.neg(g)}; })
+      .Case([&](StopGradientOp) { return Grads{Value()}; })
       .Case([&](AbsOp) {
         Value positive = e.compare(CompareDirection::GE, operand(0), e.zerosLike(g));
         return Grads{e.select(positive, g, e.neg(g))};

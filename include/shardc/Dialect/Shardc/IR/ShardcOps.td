@@ -115,6 +115,20 @@ def Shardc_RsqrtOp : Shardc_UnaryOp<"rsqrt", Shardc_FloatTensor,
     "reciprocal square root">;
 def Shardc_ErfOp : Shardc_UnaryOp<"erf", Shardc_FloatTensor, "error function">;
 
+def Shardc_StopGradientOp : Shardc_UnaryOp<"stop_gradient", Shardc_Tensor, "identity"> {
+  let summary = "The operand, through which no gradient flows";
+  let description = [{
+    Returns its operand unchanged; `--shardc-autodiff` treats the result as
+    a constant (like `jax.lax.stop_gradient`). Softmax subtracts the row
+    maximum through it: the result does not depend on the shift, so its
+    gradient would be zero, computed at the cost of several passes.
+
+    ```mlir
+    %m = shardc.stop_gradient %x : tensor<4x8xf32>
+    ```
+  }];
+}
+
 class Shardc_BinaryOp<string mnemonic, string what>
     : Shardc_Op<mnemonic, [ShardingRule, Pure, Elementwise, SameOperandsAndResultType,
                           InferTypeOpInterface]> {
