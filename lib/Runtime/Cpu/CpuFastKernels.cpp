@@ -3,10 +3,11 @@
 // Kernels working directly on a device's buffers for the hot cases of the
 // MLP and transformer workloads: f32 dot_general through BLAS sgemm (with
 // the operands' layout expressed as transposes, copying only layouts sgemm
-// cannot express), f32 elementwise loops, and f32 reductions and broadcasts
-// of rank <= 2. Each returns false when it does not apply, and the caller
-// falls back to the reference kernel. The backend conformance tests run
-// every case against the reference.
+// cannot express), f32 elementwise loops, and rank-2 broadcasts; reductions
+// and the other data movement are in CpuLayoutKernels.cpp. Each returns
+// false when it does not apply, and the caller falls back to the reference
+// kernel. The backend conformance tests run every case against the
+// reference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -137,51 +138,6 @@ bool elementwise(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
-/// f32 reductions over the last or the first dimension of a rank-2 value,
-/// or over every dimension; sums accumulate in double.
-bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
-  const PlanValue &in = plan.values[s.inputs[0]];
-  int64_t kind = s.ints[0];
-  if (in.dtype != DType::F32 || kind > 2)
-    return false;
-  std::vector<int64_t> dims(s.ints.begin() + 1, s.ints.end());
-  int64_t rows, cols;
-  bool overRows; // reduce each row (over its columns)?
-  if (dims.size() == in.shape.size()) {
-    rows = 1, cols = numElements(in.shape), overRows = true;
-  } else if (in.shape.size() == 2 && dims.size() == 1) {
-    rows = in.shape[0], cols = in.shape[1], overRows = dims[0] == 1;
-  } else {
-    return false;
-  }
-  const float *x = (const float *)b.ptr[s.inputs[0]];
-  float *y = (float *)b.ptr[s.outputs[0]];
-  auto combine = [&](double acc, float v) -> double {
-    if (kind == 0)
-      return acc + v;
-    if (v != v || acc != acc)
-      return NAN;
-    return kind == 1 ? std::max<double>(acc, v) : std::min<double>(acc, v);
-  };
-  double init = kind == 1 ? -INFINITY : kind == 2 ? INFINITY : 0.0;
-  if (overRows) {
-    for (int64_t r = 0; r < rows; ++r) {
-      double acc = init;
-      for (int64_t c = 0; c < cols; ++c)
-        acc = combine(acc, x[r * cols + c]);
-      y[r] = (float)acc;
-    }
-  } else {
-    std::vector<double> acc(cols, init);
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        acc[c] = combine(acc[c], x[r * cols + c]);
-    for (int64_t c = 0; c < cols; ++c)
-      y[c] = (float)acc[c];
-  }
-  return true;
-}
-
 /// Rank-1 to rank-2 broadcasts of 4-byte elements (bias rows and columns),
 /// and scalars to any shape.
 bool broadcast(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
@@ -309,8 +265,7 @@ bool constant(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
   switch (step.op) {
   case OpCode::DotGeneral: return dotGeneral(plan, step, buffers);
-  case OpCode::Reduce:
-    return reduce(plan, step, buffers) || runLayoutKernel(plan, step, buffers);
+  case OpCode::Reduce: return runLayoutKernel(plan, step, buffers);
   case OpCode::BroadcastInDim:
     return broadcast(plan, step, buffers) || runLayoutKernel(plan, step, buffers);
   case OpCode::Transpose:

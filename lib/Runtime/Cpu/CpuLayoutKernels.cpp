@@ -196,28 +196,58 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
       return NAN;
     return kind == 1 ? std::max<double>(a, v) : std::min<double>(a, v);
   };
-  std::vector<int64_t> idx(nd, 0);
-  int64_t xo = 0, yo = 0;
-  for (int64_t o = 0; o < outer; ++o) {
-    const float *xs = x + xo; // the innermost run is contiguous in memory order
-    if (so == 0) {
-      double a = acc[yo];
-      for (int64_t i = 0; i < n; ++i)
-        a = combine(a, xs[i]);
-      acc[yo] = a;
-    } else {
-      double *as = acc.data() + yo;
-      for (int64_t i = 0; i < n; ++i)
-        as[i * so] = combine(as[i * so], xs[i]);
-    }
+  // Walks outer iterations [o0, o1) into `into`.
+  auto walk = [&](int64_t o0, int64_t o1, double *into) {
+    std::vector<int64_t> idx(nd, 0);
+    int64_t xo = 0, yo = 0, rest = o0;
     for (int64_t d = (int64_t)nd - 2; d >= 0; --d) {
-      xo += w.in[d];
-      yo += w.out[d];
-      if (++idx[d] < w.size[d])
-        break;
-      xo -= w.in[d] * w.size[d];
-      yo -= w.out[d] * w.size[d];
-      idx[d] = 0;
+      idx[d] = rest % w.size[d];
+      rest /= w.size[d];
+      xo += idx[d] * w.in[d];
+      yo += idx[d] * w.out[d];
+    }
+    for (int64_t o = o0; o < o1; ++o) {
+      const float *xs = x + xo; // the innermost run is contiguous in memory order
+      if (so == 0) {
+        double a = into[yo];
+        for (int64_t i = 0; i < n; ++i)
+          a = combine(a, xs[i]);
+        into[yo] = a;
+      } else {
+        double *as = into + yo;
+        for (int64_t i = 0; i < n; ++i)
+          as[i * so] = combine(as[i * so], xs[i]);
+      }
+      for (int64_t d = (int64_t)nd - 2; d >= 0; --d) {
+        xo += w.in[d];
+        yo += w.out[d];
+        if (++idx[d] < w.size[d])
+          break;
+        xo -= w.in[d] * w.size[d];
+        yo -= w.out[d] * w.size[d];
+        idx[d] = 0;
+      }
+    }
+  };
+  // Large sums split the walk over the shared pool, each part into its own
+  // accumulators, added in part order (the same result for a given thread
+  // count). Max and min keep one walk, so ties of signed zeros resolve as
+  // the reference does.
+  int parts = kind == 0 && outer > 1 && outer * n >= (int64_t(1) << 16)
+                  ? (int)std::min<int64_t>(sharedThreadPoolSize(), outer)
+                  : 1;
+  if (outer > 0 && n > 0) {
+    if (parts <= 1) {
+      walk(0, outer, acc.data());
+    } else {
+      std::vector<std::vector<double>> partial(parts, std::vector<double>(outN, 0.0));
+      parallelRange(parts, [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p)
+          walk(outer * p / parts, outer * (p + 1) / parts, partial[p].data());
+      }, outer * n);
+      for (int p = 0; p < parts; ++p)
+        for (int64_t i = 0; i < outN; ++i)
+          acc[i] += partial[p][i];
     }
   }
   float *y = (float *)b.ptr[s.outputs[0]];
