@@ -489,6 +489,10 @@ const std::vector<DotLayout> &dotLayouts() {
       {"batched_permuted", "MBK", "KNB", ""},
       {"batched_permuted_transposed", "KMB", "NBK", ""},
       {"two_batch_dims", "BCMK", "CBKN", ""},
+      // Attention on [B,T,H,hd]: scores q k^T and probs v, per (batch, head).
+      {"attention_scores", "BMCK", "BNCK", ""},
+      {"attention_values", "BCMK", "BKCN", ""},
+      {"attention_projection", "PLMK", "NLK", ""},
       {"multiple_contracting", "MKL", "KLN", ""},
       {"multiple_contracting_reordered", "MKL", "KLN", "LK"},
       {"multiple_contracting_rhs_permuted", "MKL", "LNK", ""},

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #ifdef SHARDC_HAVE_CBLAS
 #include <cblas.h>
@@ -26,45 +27,100 @@ namespace shardc::cpu {
 
 namespace {
 
-bool isIdentity(const std::vector<int64_t> &perm) {
-  for (size_t i = 0; i < perm.size(); ++i)
-    if (perm[i] != (int64_t)i)
-      return false;
-  return true;
-}
-
 int blasThreads = 1;
 
-/// C = A x B for one M x K by K x N product, row-major.
-void gemm1(int64_t M, int64_t N, int64_t K, const float *a, bool transA, const float *bb,
-           bool transB, float *c) {
-#ifdef SHARDC_HAVE_CBLAS
-  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-              transB ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, a,
-              transA ? (int)M : (int)K, bb, transB ? (int)K : (int)N, 0.0f, c, (int)N);
-#else
-  for (int64_t m = 0; m < M; ++m) {
-    float *row = c + m * N;
-    std::fill(row, row + N, 0.0f);
-    for (int64_t k = 0; k < K; ++k) {
-      float av = transA ? a[k * M + m] : a[m * K + k];
-      for (int64_t n = 0; n < N; ++n)
-        row[n] += av * (transB ? bb[n * K + k] : bb[k * N + n]);
-    }
+/// A batch of matrices inside an operand's buffer, as BLAS reads them:
+/// item b starts at offsets[b]; rows are `ld` apart (or, transposed,
+/// columns are).
+struct MatrixView {
+  std::vector<int64_t> offsets;
+  bool trans = false;
+  int64_t ld = 0;
+};
+
+/// Dimensions `group` of an operand walked as one: their total size and the
+/// stride of the last, when each steps over the next (else nullopt).
+std::optional<std::pair<int64_t, int64_t>> merged(const Shape &shape,
+                                                  const std::vector<int64_t> &strides,
+                                                  const std::vector<int64_t> &group) {
+  int64_t size = 1;
+  std::vector<int64_t> live; // size-1 dimensions have no stride to respect
+  for (int64_t d : group) {
+    size *= shape[d];
+    if (shape[d] != 1)
+      live.push_back(d);
   }
-#endif
+  for (size_t i = 0; i + 1 < live.size(); ++i)
+    if (strides[live[i]] != shape[live[i + 1]] * strides[live[i + 1]])
+      return std::nullopt;
+  return std::make_pair(size, live.empty() ? int64_t(0) : strides[live.back()]);
 }
 
-/// C[b] = A[b] x B[b] for b < batch, A: M x K, B: K x N, row-major.
-void gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const float *A, bool transA,
-          const float *B, bool transB, float *C) {
+/// The operand's matrices for batch dims `batch`, rows `rows` and columns
+/// `cols`, read in place where BLAS can (one of the two unit-strided, the
+/// other a leading dimension), else nullopt.
+std::optional<MatrixView> matrixView(const Shape &shape, const std::vector<int64_t> &batch,
+                                     const std::vector<int64_t> &rows,
+                                     const std::vector<int64_t> &cols) {
+  std::vector<int64_t> strides = stridesOf(shape);
+  auto r = merged(shape, strides, rows), c = merged(shape, strides, cols);
+  if (!r || !c)
+    return std::nullopt;
+  auto [R, sr] = *r;
+  auto [C, sc] = *c;
+  if (C == 1)
+    sc = 1;
+  if (R == 1)
+    sr = std::max<int64_t>(C, 1);
+  MatrixView v;
+  if (sc == 1 && sr >= std::max<int64_t>(C, 1)) {
+    v.ld = sr;
+  } else if (sr == 1 && sc >= std::max<int64_t>(R, 1)) {
+    v.trans = true;
+    v.ld = sc;
+  } else {
+    return std::nullopt;
+  }
+  // Item offsets, batch dimensions in order (the first major).
+  v.offsets = {0};
+  for (int64_t d : batch) {
+    std::vector<int64_t> next;
+    next.reserve(v.offsets.size() * shape[d]);
+    for (int64_t o : v.offsets)
+      for (int64_t i = 0; i < shape[d]; ++i)
+        next.push_back(o + i * strides[d]);
+    v.offsets = std::move(next);
+  }
+  return v;
+}
+
+/// C[b] = A[b] x B[b] for every item, C packed [batch, M, N] row-major.
+void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
+          const float *B, const MatrixView &b, float *C) {
+  int64_t batch = (int64_t)a.offsets.size();
   bool small = 2 * M * N * K < (int64_t(1) << 24);
 #ifdef SHARDC_HAVE_CBLAS
   // Waking BLAS threads costs more than a small product gains from them.
   openblas_set_num_threads(small ? 1 : blasThreads);
 #endif
-  auto item = [&](int64_t b) {
-    gemm1(M, N, K, A + b * M * K, transA, B + b * K * N, transB, C + b * M * N);
+  auto item = [&](int64_t i) {
+    const float *x = A + a.offsets[i], *y = B + b.offsets[i];
+    float *c = C + i * M * N;
+#ifdef SHARDC_HAVE_CBLAS
+    cblas_sgemm(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans,
+                b.trans ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, x,
+                (int)a.ld, y, (int)b.ld, 0.0f, c, (int)N);
+#else
+    for (int64_t m = 0; m < M; ++m) {
+      float *row = c + m * N;
+      std::fill(row, row + N, 0.0f);
+      for (int64_t k = 0; k < K; ++k) {
+        float av = a.trans ? x[k * a.ld + m] : x[m * a.ld + k];
+        for (int64_t n = 0; n < N; ++n)
+          row[n] += av * (b.trans ? y[n * b.ld + k] : y[k * b.ld + n]);
+      }
+    }
+#endif
   };
   // Many small products (attention's per-head [T,hd] x [hd,T]) share the
   // cores instead: one single-threaded sgemm per item. Large ones stay
@@ -74,13 +130,13 @@ void gemm(int64_t batch, int64_t M, int64_t N, int64_t K, const float *A, bool t
 #ifdef _OPENMP
   if (threads > 1) {
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int64_t b = 0; b < batch; ++b)
-      item(b);
+    for (int64_t i = 0; i < batch; ++i)
+      item(i);
     return;
   }
 #endif
-  for (int64_t b = 0; b < batch; ++b)
-    item(b);
+  for (int64_t i = 0; i < batch; ++i)
+    item(i);
 }
 
 bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
@@ -91,8 +147,11 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const std::vector<int64_t> &lb = dims.lhsBatching, &rb = dims.rhsBatching,
                              &lc = dims.lhsContracting, &rc = dims.rhsContracting,
                              &lf = dims.lhsFree, &rf = dims.rhsFree;
-  int64_t B = dims.B, M = dims.M, N = dims.N, K = dims.K;
-  size_t nb = lb.size();
+  int64_t M = dims.M, N = dims.N, K = dims.K;
+  if (K == 0) { // an empty sum: zeros (BLAS returns without writing)
+    std::fill_n((float *)b.ptr[s.outputs[0]], dims.B * M * N, 0.0f);
+    return true;
+  }
 
   auto cat = [](std::vector<int64_t> a, const std::vector<int64_t> &x,
                 const std::vector<int64_t> &y) {
@@ -103,26 +162,25 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const float *A = (const float *)b.ptr[s.inputs[0]];
   const float *Bm = (const float *)b.ptr[s.inputs[1]];
   std::vector<float> aCopy, bCopy;
-  bool transA = false, transB = false;
-  // lhs as (batch, M, K), or (batch, K, M) transposed; else a copy.
-  if (isIdentity(cat(lb, lf, lc))) {
-  } else if (isIdentity(cat(lb, lc, lf)) && nb == 0) {
-    transA = true;
-  } else {
+  // Each operand in place where BLAS can read its matrices (attention's
+  // [B,T,H,hd] per head: rows H*hd apart), else a packed copy.
+  std::optional<MatrixView> av = matrixView(lv.shape, lb, lf, lc);
+  if (!av) {
     aCopy.resize(numElements(lv.shape));
     permuteF32(A, lv.shape, cat(lb, lf, lc), aCopy.data());
     A = aCopy.data();
+    Shape packed{dims.B, M, K};
+    av = matrixView(packed, {0}, {1}, {2});
   }
-  // rhs as (batch, K, N), or (batch, N, K) transposed; else a copy.
-  if (isIdentity(cat(rb, rc, rf))) {
-  } else if (isIdentity(cat(rb, rf, rc)) && nb == 0) {
-    transB = true;
-  } else {
+  std::optional<MatrixView> bv = matrixView(rv.shape, rb, rc, rf);
+  if (!bv) {
     bCopy.resize(numElements(rv.shape));
     permuteF32(Bm, rv.shape, cat(rb, rc, rf), bCopy.data());
     Bm = bCopy.data();
+    Shape packed{dims.B, K, N};
+    bv = matrixView(packed, {0}, {1}, {2});
   }
-  gemm(B, M, N, K, A, transA, Bm, transB, (float *)b.ptr[s.outputs[0]]);
+  gemm(M, N, K, A, *av, Bm, *bv, (float *)b.ptr[s.outputs[0]]);
   return true;
 }
 
