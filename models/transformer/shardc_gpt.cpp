@@ -113,6 +113,32 @@ void parseMesh(const std::string &text, int64_t &data, int64_t &model) {
   }
 }
 
+/// The command's options as (--name, value) pairs; --help, and an option
+/// without a value, end the program with the usage.
+std::vector<std::pair<std::string, std::string>> optionPairs(int argc, char **argv) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h")
+      usage("help");
+    if (i + 1 >= argc)
+      usage("option " + a + " needs a value");
+    out.emplace_back(a, argv[++i]);
+  }
+  return out;
+}
+
+/// The mesh from --mesh (or --devices N: data=N), checked against --devices.
+void resolveMesh(const std::string &meshText, int64_t devices, int64_t &data, int64_t &model) {
+  data = model = 1;
+  if (!meshText.empty())
+    parseMesh(meshText, data, model);
+  else if (devices)
+    data = devices;
+  if (devices && devices != data * model)
+    usage("--devices " + std::to_string(devices) + " does not match --mesh " + meshText);
+}
+
 Cli parse(int argc, char **argv) {
   Cli c;
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")
@@ -121,13 +147,7 @@ Cli parse(int argc, char **argv) {
   if (command != "train")
     usage("unknown command '" + command + "'");
   gpt::TrainOptions &t = c.train;
-  for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--help" || a == "-h")
-      usage("help");
-    if (i + 1 >= argc)
-      usage("option " + a + " needs a value");
-    std::string v = argv[++i];
+  for (const auto &[a, v] : optionPairs(argc, argv)) {
     if (a == "--data") c.data = v;
     else if (a == "--devices") c.devices = toInt(a, v, 1);
     else if (a == "--mesh") c.meshText = v;
@@ -152,12 +172,7 @@ Cli parse(int argc, char **argv) {
     else if (a == "--context") t.config.context = toInt(a, v, 1);
     else usage("unknown option " + a);
   }
-  if (!c.meshText.empty())
-    parseMesh(c.meshText, t.data, t.model);
-  else
-    t.data = c.devices ? c.devices : 1;
-  if (c.devices && c.devices != t.data * t.model)
-    usage("--devices " + std::to_string(c.devices) + " does not match --mesh " + c.meshText);
+  resolveMesh(c.meshText, c.devices, t.data, t.model);
   if (t.config.dModel % t.config.heads)
     usage("--d-model must be a multiple of --heads");
   if (t.config.heads % t.model || t.config.dFF % t.model)
@@ -189,13 +204,7 @@ int generateMain(int argc, char **argv) {
   int64_t tokens = -1, topK = 0, devices = 0;
   bool havePrompt = false;
   gpt::Sampling sampling;
-  for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--help" || a == "-h")
-      usage("help");
-    if (i + 1 >= argc)
-      usage("option " + a + " needs a value");
-    std::string v = argv[++i];
+  for (const auto &[a, v] : optionPairs(argc, argv)) {
     if (a == "--checkpoint") checkpoint = v;
     else if (a == "--prompt") prompt = v, havePrompt = true;
     else if (a == "--tokens") tokens = toInt(a, v, 1);
@@ -220,12 +229,7 @@ int generateMain(int argc, char **argv) {
   if (mode != "padded")
     usage("--mode must be padded or kv-cache, got '" + mode + "'");
   int64_t data = 1, model = 1;
-  if (!meshText.empty())
-    parseMesh(meshText, data, model);
-  else if (devices)
-    data = devices;
-  if (devices && devices != data * model)
-    usage("--devices " + std::to_string(devices) + " does not match --mesh " + meshText);
+  resolveMesh(meshText, devices, data, model);
 
   // The model's shape comes from the checkpoint.
   shardc::StatusOr<shardc::SafetensorsFile> file = shardc::readSafetensors(checkpoint);

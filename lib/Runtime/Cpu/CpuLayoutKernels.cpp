@@ -52,6 +52,35 @@ Walk collapse(const Shape &shape, const std::vector<int64_t> &in,
   return w;
 }
 
+/// Where outer iteration `o` of a walk starts in both operands (the
+/// innermost dimension is each iteration's run), stepped one iteration at
+/// a time.
+struct Cursor {
+  const Walk &w;
+  std::vector<int64_t> idx;
+  int64_t in = 0, out = 0; // element offsets
+
+  Cursor(const Walk &w, int64_t o) : w(w), idx(w.size.size(), 0) {
+    for (int64_t d = (int64_t)w.size.size() - 2; d >= 0; --d) {
+      idx[d] = o % w.size[d];
+      o /= w.size[d];
+      in += idx[d] * w.in[d];
+      out += idx[d] * w.out[d];
+    }
+  }
+  void next() {
+    for (int64_t d = (int64_t)w.size.size() - 2; d >= 0; --d) {
+      in += w.in[d];
+      out += w.out[d];
+      if (++idx[d] < w.size[d])
+        return;
+      in -= w.in[d] * w.size[d];
+      out -= w.out[d] * w.size[d];
+      idx[d] = 0;
+    }
+  }
+};
+
 /// y[out offsets] = x[in offsets] over the walk, elements of type T; the
 /// outer iterations are split over the shared thread pool.
 template <typename T> void copyWalk(const T *x, T *y, const Walk &w) {
@@ -63,18 +92,10 @@ template <typename T> void copyWalk(const T *x, T *y, const Walk &w) {
   if (outer == 0 || n == 0)
     return; // an empty array
   parallelRange(outer, [&](int64_t o0, int64_t o1) {
-    // The indices of iteration o0.
-    std::vector<int64_t> idx(r, 0);
-    int64_t xo = 0, yo = 0, rest = o0;
-    for (int64_t d = (int64_t)r - 2; d >= 0; --d) {
-      idx[d] = rest % w.size[d];
-      rest /= w.size[d];
-      xo += idx[d] * w.in[d];
-      yo += idx[d] * w.out[d];
-    }
-    for (int64_t o = o0; o < o1; ++o) {
-      const T *xs = x + xo;
-      T *ys = y + yo;
+    Cursor at(w, o0);
+    for (int64_t o = o0; o < o1; ++o, at.next()) {
+      const T *xs = x + at.in;
+      T *ys = y + at.out;
       if (si == 1 && so == 1)
         std::memcpy(ys, xs, n * sizeof(T));
       else if (si == 0 && so == 1)
@@ -82,15 +103,6 @@ template <typename T> void copyWalk(const T *x, T *y, const Walk &w) {
       else
         for (int64_t i = 0; i < n; ++i)
           ys[i * so] = xs[i * si];
-      for (int64_t d = (int64_t)r - 2; d >= 0; --d) {
-        xo += w.in[d];
-        yo += w.out[d];
-        if (++idx[d] < w.size[d])
-          break;
-        xo -= w.in[d] * w.size[d];
-        yo -= w.out[d] * w.size[d];
-        idx[d] = 0;
-      }
     }
   }, outer * n);
 }
@@ -198,34 +210,18 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   };
   // Walks outer iterations [o0, o1) into `into`.
   auto walk = [&](int64_t o0, int64_t o1, double *into) {
-    std::vector<int64_t> idx(nd, 0);
-    int64_t xo = 0, yo = 0, rest = o0;
-    for (int64_t d = (int64_t)nd - 2; d >= 0; --d) {
-      idx[d] = rest % w.size[d];
-      rest /= w.size[d];
-      xo += idx[d] * w.in[d];
-      yo += idx[d] * w.out[d];
-    }
-    for (int64_t o = o0; o < o1; ++o) {
-      const float *xs = x + xo; // the innermost run is contiguous in memory order
+    Cursor at(w, o0);
+    for (int64_t o = o0; o < o1; ++o, at.next()) {
+      const float *xs = x + at.in; // the innermost run is contiguous in memory order
       if (so == 0) {
-        double a = into[yo];
+        double a = into[at.out];
         for (int64_t i = 0; i < n; ++i)
           a = combine(a, xs[i]);
-        into[yo] = a;
+        into[at.out] = a;
       } else {
-        double *as = into + yo;
+        double *as = into + at.out;
         for (int64_t i = 0; i < n; ++i)
           as[i * so] = combine(as[i * so], xs[i]);
-      }
-      for (int64_t d = (int64_t)nd - 2; d >= 0; --d) {
-        xo += w.in[d];
-        yo += w.out[d];
-        if (++idx[d] < w.size[d])
-          break;
-        xo -= w.in[d] * w.size[d];
-        yo -= w.out[d] * w.size[d];
-        idx[d] = 0;
       }
     }
   };
