@@ -3,8 +3,9 @@
 # FFN 1024, 4 pre-LN blocks) trained briefly on Tiny Shakespeare over 2
 # simulated devices, data parallel; its validation perplexity; a
 # safetensors checkpoint; the checkpoint restored onto a tensor-parallel
-# mesh (the heads split over "model") for a few more steps; and the
-# collectives the compiler placed for each layout.
+# mesh (the heads split over "model") for a few more steps; text generated
+# from the checkpoint; and the collectives the compiler placed for each
+# layout.
 #   models/transformer/demo.sh [BUILD_DIR] [STEPS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,6 +41,9 @@ PY
 echo
 echo "== resume it on another layout, the heads split over \"model\" (mesh model=2), for the last 20 steps"
 "$gpt" train --mesh model=2 "${schedule[@]}" --resume "$last" --log-every 10
+echo
+echo "== generate 150 bytes from the checkpoint (sampled, temperature 0.8, top-k 40; padded to the context: one compile)"
+"$gpt" generate --checkpoint "$last" --prompt "ROMEO:" --tokens 150 --temperature 0.8 --top-k 40 --seed 1
 echo
 echo "== the collectives of each layout's training step (shardc explain)"
 for mesh in data=2 model=2; do
