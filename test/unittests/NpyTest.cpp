@@ -10,6 +10,8 @@
 #include "shardc/Runtime/File.h"
 #include "shardc/Runtime/Npy.h"
 
+#include "TempDir.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -131,33 +133,7 @@ void expectSameArray(const Array &actual, const Array &expected) {
   EXPECT_TRUE(actual == expected) << "contents differ: " << actual.typeString();
 }
 
-/// A fresh, empty directory under the test temporary directory.
-class TempDir {
-public:
-  TempDir() {
-    std::string pattern = ::testing::TempDir() + "shardc-npy-XXXXXX";
-    char *made = ::mkdtemp(pattern.data());
-    EXPECT_NE(made, nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const std::string &path() const { return path_; }
-  std::string file(const std::string &name) const { return path_ + "/" + name; }
-  /// Names of the directory's entries, sorted.
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const fs::directory_entry &e : fs::directory_iterator(path_))
-      names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
-private:
-  std::string path_;
-};
+using shardc::test::TempDir;
 
 /// An array of `dtype` and `shape` with distinct, exactly representable
 /// values of both signs (0/1 for i1).
@@ -516,7 +492,7 @@ TEST(NpyErrors, MalformedValues) {
 //===----------------------------------------------------------------------===//
 
 TEST(NpyFiles, WriteThenRead) {
-  TempDir dir;
+  TempDir dir("shardc-npy");
   Array a = sampleArray(DType::F64, {3, 1, 2});
   std::string path = dir.file("a.npy");
   Status written = writeNpy(path, a);
@@ -533,7 +509,7 @@ TEST(NpyFiles, WriteThenRead) {
 }
 
 TEST(NpyFiles, ReadErrorsNameThePath) {
-  TempDir dir;
+  TempDir dir("shardc-npy");
   std::string path = dir.file("missing.npy");
   StatusOr<Array> a = readNpy(path);
   ASSERT_FALSE(a.ok());
@@ -547,7 +523,7 @@ TEST(NpyFiles, ReadErrorsNameThePath) {
 }
 
 TEST(NpyFiles, WriteIntoMissingDirectoryFailsAndLeavesNothing) {
-  TempDir dir;
+  TempDir dir("shardc-npy");
   std::string path = dir.file("no/such/dir/a.npy");
   Status s = writeNpy(path, sampleArray(DType::F32, {4}));
   ASSERT_FALSE(s.ok());
@@ -559,7 +535,7 @@ TEST(NpyFiles, WriteIntoMissingDirectoryFailsAndLeavesNothing) {
 }
 
 TEST(NpyFiles, WriteReplacesAnExistingFileWhole) {
-  TempDir dir;
+  TempDir dir("shardc-npy");
   std::string path = dir.file("a.npy");
   Array big = sampleArray(DType::I64, {64, 8});
   Array small = sampleArray(DType::I1, {3});
@@ -574,7 +550,7 @@ TEST(NpyFiles, WriteReplacesAnExistingFileWhole) {
 }
 
 TEST(NpyFiles, WriteOverADirectoryFailsAndKeepsIt) {
-  TempDir dir;
+  TempDir dir("shardc-npy");
   std::string path = dir.file("sub");
   ASSERT_TRUE(fs::create_directory(path));
   ASSERT_TRUE(writeFileAtomically(path + "/keep", "x").ok());
@@ -587,7 +563,7 @@ TEST(NpyFiles, WriteOverADirectoryFailsAndKeepsIt) {
 }
 
 TEST(File, ReadMissingFile) {
-  TempDir dir;
+  TempDir dir("shardc-npy");
   std::string path = dir.file("missing.txt");
   StatusOr<std::string> s = readFile(path);
   ASSERT_FALSE(s.ok());
@@ -595,7 +571,7 @@ TEST(File, ReadMissingFile) {
 }
 
 TEST(File, ReadDirectoryIsAnError) {
-  TempDir dir;
+  TempDir dir("shardc-npy");
   StatusOr<std::string> s = readFile(dir.path());
   ASSERT_FALSE(s.ok()) << "read " << s->size() << " bytes from a directory";
   EXPECT_TRUE(contains(s.message(), "'" + dir.path() + "'"));
@@ -605,7 +581,7 @@ TEST(File, ReadDirectoryIsAnError) {
 TEST(File, ReadUnreadableFile) {
   if (::geteuid() == 0)
     GTEST_SKIP() << "root can read any file";
-  TempDir dir;
+  TempDir dir("shardc-npy");
   std::string path = dir.file("secret");
   ASSERT_TRUE(writeFileAtomically(path, "x").ok());
   ASSERT_EQ(::chmod(path.c_str(), 0), 0);
@@ -615,7 +591,7 @@ TEST(File, ReadUnreadableFile) {
 }
 
 TEST(File, EmptyAndBinaryFilesRoundTrip) {
-  TempDir dir;
+  TempDir dir("shardc-npy");
   ASSERT_TRUE(writeFileAtomically(dir.file("empty"), "").ok());
   StatusOr<std::string> empty = readFile(dir.file("empty"));
   ASSERT_TRUE(empty.ok()) << empty.message();

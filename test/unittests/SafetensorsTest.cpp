@@ -12,6 +12,8 @@
 #include "shardc/Runtime/File.h"
 #include "shardc/Runtime/Safetensors.h"
 
+#include "TempDir.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -83,32 +85,7 @@ void expectSameTensors(const NamedArrays &actual, const NamedArrays &expected) {
   }
 }
 
-/// A fresh, empty directory under the test temporary directory.
-class TempDir {
-public:
-  TempDir() {
-    std::string pattern = ::testing::TempDir() + "shardc-safetensors-XXXXXX";
-    char *made = ::mkdtemp(pattern.data());
-    EXPECT_NE(made, nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string file(const std::string &name) const { return path_ + "/" + name; }
-  /// Names of the directory's entries, sorted.
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const fs::directory_entry &e : fs::directory_iterator(path_))
-      names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
-private:
-  std::string path_;
-};
+using shardc::test::TempDir;
 
 /// Disarms the write-failure hook even when a test fails early.
 struct HookGuard {
@@ -176,7 +153,7 @@ TEST(Safetensors, RoundTripIsBitExact) {
 }
 
 TEST(Safetensors, RoundTripEveryDTypeThroughAFile) {
-  TempDir dir;
+  TempDir dir("shardc-safetensors");
   std::string path = dir.file("model.safetensors");
   NamedArrays tensors = sampleCheckpoint();
   Status written = writeSafetensors(path, tensors, {{"format", "pt"}});
@@ -361,7 +338,7 @@ std::string parseEntryError(const std::string &members, const std::string &data)
 }
 
 TEST(SafetensorsErrors, MissingFile) {
-  TempDir dir;
+  TempDir dir("shardc-safetensors");
   std::string path = dir.file("missing.safetensors");
   StatusOr<SafetensorsFile> f = readSafetensors(path);
   ASSERT_FALSE(f.ok());
@@ -369,7 +346,7 @@ TEST(SafetensorsErrors, MissingFile) {
 }
 
 TEST(SafetensorsErrors, ReadingADirectory) {
-  TempDir dir;
+  TempDir dir("shardc-safetensors");
   ASSERT_TRUE(fs::create_directory(dir.file("sub")));
   StatusOr<SafetensorsFile> f = readSafetensors(dir.file("sub"));
   ASSERT_FALSE(f.ok());
@@ -382,7 +359,7 @@ TEST(SafetensorsErrors, ShorterThanTheHeaderLength) {
   EXPECT_TRUE(contains(parseError(std::string("\x10\0\0", 3)), "the file is 3 bytes, shorter than"));
   EXPECT_TRUE(contains(parseError(std::string(7, '\0')), "7 bytes"));
   // Through a real file, the path names it.
-  TempDir dir;
+  TempDir dir("shardc-safetensors");
   ASSERT_TRUE(writeFileAtomically(dir.file("short"), "abc").ok());
   StatusOr<SafetensorsFile> f = readSafetensors(dir.file("short"));
   ASSERT_FALSE(f.ok());
@@ -692,7 +669,7 @@ TEST(SafetensorsErrors, DamagedFilesFailCleanly) {
 
 TEST(SafetensorsWrite, InterruptedSaveKeepsThePreviousCheckpoint) {
   HookGuard guard;
-  TempDir dir;
+  TempDir dir("shardc-safetensors");
   std::string path = dir.file("ckpt.safetensors");
   NamedArrays v1 = sampleCheckpoint(1);
   ASSERT_TRUE(writeSafetensors(path, v1, {{"step", "100"}}).ok());
@@ -736,7 +713,7 @@ TEST(SafetensorsWrite, InterruptedSaveKeepsThePreviousCheckpoint) {
 
 TEST(SafetensorsWrite, InterruptedFirstSaveLeavesNothing) {
   HookGuard guard;
-  TempDir dir;
+  TempDir dir("shardc-safetensors");
   setSafetensorsWriteFailureForTesting(20);
   Status s = writeSafetensors(dir.file("ckpt.safetensors"), sampleCheckpoint());
   ASSERT_FALSE(s.ok());
@@ -745,7 +722,7 @@ TEST(SafetensorsWrite, InterruptedFirstSaveLeavesNothing) {
 }
 
 TEST(SafetensorsWrite, ReplacesAnExistingFileWhole) {
-  TempDir dir;
+  TempDir dir("shardc-safetensors");
   std::string path = dir.file("ckpt.safetensors");
   ASSERT_TRUE(writeSafetensors(path, {{"big", sampleArray(DType::I64, {64, 8})}}).ok());
   NamedArrays small = {{"small", sampleArray(DType::I1, {3})}};
@@ -757,7 +734,7 @@ TEST(SafetensorsWrite, ReplacesAnExistingFileWhole) {
 }
 
 TEST(SafetensorsWrite, IntoAMissingDirectoryIsAnError) {
-  TempDir dir;
+  TempDir dir("shardc-safetensors");
   std::string path = dir.file("no/such/dir/ckpt.safetensors");
   Status s = writeSafetensors(path, sampleCheckpoint());
   ASSERT_FALSE(s.ok());
@@ -768,7 +745,7 @@ TEST(SafetensorsWrite, IntoAMissingDirectoryIsAnError) {
 }
 
 TEST(SafetensorsWrite, OverADirectoryFailsAndKeepsIt) {
-  TempDir dir;
+  TempDir dir("shardc-safetensors");
   std::string path = dir.file("sub");
   ASSERT_TRUE(fs::create_directory(path));
   Status s = writeSafetensors(path, sampleCheckpoint());
@@ -779,7 +756,7 @@ TEST(SafetensorsWrite, OverADirectoryFailsAndKeepsIt) {
 }
 
 TEST(SafetensorsWrite, NamesThatCannotBeWritten) {
-  TempDir dir;
+  TempDir dir("shardc-safetensors");
   std::string path = dir.file("ckpt.safetensors");
   Array a = sampleArray(DType::F32, {1});
   Status s = writeSafetensors(path, {{"w", a}, {"v", a}, {"w", a}});

@@ -14,6 +14,7 @@
 #include "Generate.h"
 #include "Model.h"
 #include "Trainer.h"
+#include "TempDir.h"
 
 #include <shardc/Runtime/Safetensors.h>
 #include <shardc/shardc.h>
@@ -28,6 +29,7 @@
 #include <random>
 
 using namespace shardc;
+using shardc::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -85,14 +87,6 @@ std::vector<double> train(gpt::Trainer &t, const gpt::Dataset &d, int64_t steps)
     losses.push_back(*l);
   }
   return losses;
-}
-
-std::string tempDir(const std::string &name) {
-  fs::path p = fs::temp_directory_path() / ("shardc-gpt-test-" + name + "-" +
-                                            std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p.string();
 }
 
 bool sameBits(const Array &a, const Array &b) {
@@ -253,7 +247,8 @@ TEST(Transformer, SamplingIsGreedyAtZeroTemperatureAndSeededOtherwise) {
 TEST(Transformer, CheckpointRoundTripIsBitIdentical) {
   Client client = cpuClient();
   gpt::Dataset data = syntheticData();
-  std::string dir = tempDir("roundtrip");
+  TempDir tmp("shardc-gpt-roundtrip");
+  std::string dir = tmp.path();
   gpt::Trainer t(client, smallOptions(2, 1));
   ASSERT_TRUE(t.initialize().ok());
   train(t, data, 3);
@@ -281,13 +276,13 @@ TEST(Transformer, CheckpointRoundTripIsBitIdentical) {
   ASSERT_NE(raw->find("blocks.0.proj.weight"), nullptr);
   EXPECT_EQ(raw->find("blocks.0.proj.weight")->shape(), (Shape{32, 32}));
   ASSERT_NE(raw->find("optimizer.head.weight.exp_avg_sq"), nullptr);
-  fs::remove_all(dir);
 }
 
 TEST(Transformer, ResumeContinuesTheSameCurveOnAnyMesh) {
   Client client = cpuClient();
   gpt::Dataset data = syntheticData();
-  std::string dir = tempDir("resume");
+  TempDir tmp("shardc-gpt-resume");
+  std::string dir = tmp.path();
   gpt::Trainer whole(client, smallOptions(2, 1));
   ASSERT_TRUE(whole.initialize().ok());
   std::vector<double> want = train(whole, data, 8);
@@ -316,7 +311,6 @@ TEST(Transformer, ResumeContinuesTheSameCurveOnAnyMesh) {
         EXPECT_NEAR(tail[s], want[4 + s], 2e-5 * want[4 + s]) << "step " << 5 + s;
     }
   }
-  fs::remove_all(dir);
 }
 
 namespace {
@@ -341,7 +335,8 @@ void expectLoadError(const std::string &path, const std::string &what) {
 
 TEST(Transformer, CorruptCheckpointsAreClearErrors) {
   Client client = cpuClient();
-  std::string dir = tempDir("corrupt");
+  TempDir tmp("shardc-gpt-corrupt");
+  std::string dir = tmp.path();
   gpt::Trainer t(client, smallOptions(1, 1));
   ASSERT_TRUE(t.initialize().ok());
   std::string good = dir + "/good.safetensors";
@@ -401,13 +396,13 @@ TEST(Transformer, CorruptCheckpointsAreClearErrors) {
   std::ofstream(dir + "/garbage.safetensors", std::ios::binary).write(bad.data(), (std::streamsize)bad.size());
   EXPECT_FALSE(gpt::loadCheckpoint(dir + "/garbage.safetensors", smallConfig()).ok());
   expectLoadError(dir + "/absent.safetensors", "absent.safetensors");
-  fs::remove_all(dir);
 }
 
 TEST(Transformer, InterruptedSaveKeepsTheLastGoodCheckpoint) {
   Client client = cpuClient();
   gpt::Dataset data = syntheticData();
-  std::string dir = tempDir("kill");
+  TempDir tmp("shardc-gpt-kill");
+  std::string dir = tmp.path();
   gpt::Trainer t(client, smallOptions(1, 1));
   ASSERT_TRUE(t.initialize().ok());
   train(t, data, 1);
@@ -434,13 +429,13 @@ TEST(Transformer, InterruptedSaveKeepsTheLastGoodCheckpoint) {
   }
   ASSERT_TRUE(t.save(path).ok());
   EXPECT_EQ(gpt::loadCheckpoint(path, smallConfig())->step, 2);
-  fs::remove_all(dir);
 }
 
 // ---- Data -------------------------------------------------------------------------------
 
 TEST(Transformer, DataErrorsAreClear) {
-  std::string dir = tempDir("data");
+  TempDir tmp("shardc-gpt-data");
+  std::string dir = tmp.path();
   auto expectError = [](const std::string &path, const std::string &what) {
     StatusOr<gpt::Dataset> d = gpt::loadDataset(path, 16);
     ASSERT_FALSE(d.ok()) << path;
@@ -457,7 +452,6 @@ TEST(Transformer, DataErrorsAreClear) {
   ASSERT_TRUE(ok.ok()) << ok.message();
   EXPECT_EQ(ok->train.size(), 900u);
   EXPECT_EQ(ok->val.size(), 100u);
-  fs::remove_all(dir);
 }
 
 TEST(Transformer, BatchesAreSeededWindowsWithShiftedTargets) {
