@@ -45,9 +45,16 @@ shardc::StatusOr<Dataset> loadDataset(const std::string &path, int64_t context) 
 }
 
 std::string defaultDataPath() {
-  std::string p = std::string(SHARDC_SOURCE_DIR) + "/../shared/data/tinyshakespeare.txt";
-  struct stat st;
-  return ::stat(p.c_str(), &st) == 0 ? p : "";
+  // The shared copy beside the repository when present, else the
+  // repository's own (the same bytes).
+  for (const char *rel : {"/../shared/data/tinyshakespeare.txt",
+                          "/models/transformer/data/tinyshakespeare.txt"}) {
+    std::string p = std::string(SHARDC_SOURCE_DIR) + rel;
+    struct stat st;
+    if (::stat(p.c_str(), &st) == 0)
+      return p;
+  }
+  return "";
 }
 
 Batch sampleBatch(const std::vector<uint8_t> &bytes, int64_t batch, int64_t context,

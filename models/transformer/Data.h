@@ -30,7 +30,7 @@ struct Dataset {
 shardc::StatusOr<Dataset> loadDataset(const std::string &path, int64_t context);
 
 /// Where the data is by default: ../shared/data/tinyshakespeare.txt beside
-/// the repository, or "" if it is not there.
+/// the repository when present, else models/transformer/data's copy.
 std::string defaultDataPath();
 
 struct Batch {
