@@ -14,10 +14,6 @@ steps=${2:-120}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gpt="$build/bin/shardc-gpt"
-# Debian's OpenMP build of OpenBLAS, where installed, lets the fused kernels
-# and BLAS share the cores.
-omp=/usr/lib/x86_64-linux-gnu/openblas-openmp
-[ -d "$omp" ] && export LD_LIBRARY_PATH="$omp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 total=$((steps + 20))
 schedule=(--steps "$total" --batch 16 --lr 2e-3 --warmup 20 --eval-batches 8)
