@@ -3,7 +3,8 @@
 // Trains the byte-level Tiny Transformer (Model.h) over a mesh of simulated
 // devices ["data"=D, "model"=M]: the batch split over "data", the attention
 // heads and feed-forward columns over "model" (Megatron-style), both on a
-// 2-D mesh; only the annotations differ between layouts.
+// 2-D mesh; only the annotations differ between layouts. Generates text
+// from its checkpoints.
 //
 //   shardc-gpt train [--data PATH] [--devices N] [--mesh data=D,model=M]
 //                    [--steps S] [--batch B] [--lr LR] [--warmup W]
