@@ -286,3 +286,22 @@ func.func @dot_chain_megatron_style(
       : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
 }
+
+// A contracting dimension split over an axis of size one and another of
+// size two: only the axis of size two is combined (a group of one already
+// holds the whole sum).
+shardc.mesh @mesh_1x2 = <["data"=1, "model"=2]>
+
+// CHECK-LABEL: func.func @dot_contracting_over_unit_and_real_axes
+// CHECK: [[C:%[a-z0-9]+]] = shardc.dot_general
+// CHECK-NEXT: [[R:%[a-z0-9]+]] = shardc.all_reduce sum [[C]] on @mesh_1x2 ["model"]
+// CHECK-NOT: shardc.all_reduce
+// CHECK: return [[R]]
+func.func @dot_contracting_over_unit_and_real_axes(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_1x2, [{}, {"data", "model"}]>},
+    %b: tensor<16x4xf32> {shardc.sharding = #shardc.sharding<@mesh_1x2, [{"data", "model"}, {}]>})
+    -> (tensor<8x4xf32> {shardc.sharding = #shardc.sharding<@mesh_1x2, [{}, {}]>}) {
+  %c = shardc.dot_general %a, %b contracting_dims = [1] x [0]
+      : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  return %c : tensor<8x4xf32>
+}
