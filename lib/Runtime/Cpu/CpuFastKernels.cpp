@@ -1,13 +1,13 @@
 //===- CpuFastKernels.cpp - the CPU backend's fast paths ------------------===//
 //
 // Kernels working directly on a device's buffers for the hot cases of the
-// MLP and transformer workloads: f32 dot_general through BLAS sgemm (with
-// the operands' layout expressed as transposes, copying only layouts sgemm
-// cannot express), f32 elementwise loops, and rank-2 broadcasts; reductions
-// and the other data movement are in CpuLayoutKernels.cpp. Each returns
-// false when it does not apply, and the caller falls back to the reference
-// kernel. The backend conformance tests run every case against the
-// reference.
+// MLP and transformer workloads: f32 dot_general through BLAS sgemm (its
+// operands read in place where sgemm can, copied otherwise), iota,
+// compare, convert, select and splat constants, and the thread pool the
+// kernels share; reductions and data movement are in CpuLayoutKernels.cpp.
+// Each returns false when it does not apply, and the caller falls back to
+// the reference kernel. The backend conformance tests run every case
+// against the reference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +21,9 @@
 
 #ifdef SHARDC_HAVE_CBLAS
 #include <cblas.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
 #endif
 
 namespace shardc::cpu {
@@ -196,29 +199,6 @@ bool elementwise(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
-/// Rank-1 to rank-2 broadcasts of 4-byte elements (bias rows and columns),
-/// and scalars to any shape.
-bool broadcast(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
-  const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
-  if (dtypeSize(in.dtype) == 4 && numElements(in.shape) == 1) {
-    uint32_t v;
-    std::memcpy(&v, b.ptr[s.inputs[0]], 4);
-    uint32_t *y = (uint32_t *)b.ptr[s.outputs[0]];
-    std::fill(y, y + numElements(out.shape), v);
-    return true;
-  }
-  if (dtypeSize(in.dtype) != 4 || in.shape.size() != 1 || out.shape.size() != 2 ||
-      in.shape[0] != out.shape[s.ints[0]])
-    return false;
-  const uint32_t *x = (const uint32_t *)b.ptr[s.inputs[0]];
-  uint32_t *y = (uint32_t *)b.ptr[s.outputs[0]];
-  int64_t rows = out.shape[0], cols = out.shape[1];
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      y[r * cols + c] = s.ints[0] == 1 ? x[c] : x[r];
-  return true;
-}
-
 template <typename T> void iotaInto(T *y, const Shape &shape, int64_t dim) {
   std::vector<int64_t> strides = stridesOf(shape);
   int64_t n = numElements(shape), inner = strides[dim], size = shape[dim];
@@ -325,7 +305,6 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   case OpCode::DotGeneral: return dotGeneral(plan, step, buffers);
   case OpCode::Reduce: return runLayoutKernel(plan, step, buffers);
   case OpCode::BroadcastInDim:
-    return broadcast(plan, step, buffers) || runLayoutKernel(plan, step, buffers);
   case OpCode::Transpose:
   case OpCode::Slice:
   case OpCode::Concatenate: return runLayoutKernel(plan, step, buffers);
@@ -351,6 +330,24 @@ int sharedThreadPoolSize() {
   return openblas_get_parallel() == 2 ? blasThreads : 1; // 2: OpenMP build
 #else
   return 1;
+#endif
+}
+
+void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn,
+                   int64_t work) {
+  int threads = (work < 0 ? n : work) >= (int64_t(1) << 16) && n > 1 ? sharedThreadPoolSize() : 1;
+  if (threads <= 1) {
+    fn(0, n);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+  {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    fn(n * t / nt, n * (t + 1) / nt);
+  }
+#else
+  fn(0, n);
 #endif
 }
 

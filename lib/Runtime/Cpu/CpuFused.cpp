@@ -18,9 +18,6 @@
 #include <cstring>
 #include <limits>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 
 namespace shardc::cpu {
@@ -81,24 +78,6 @@ void elementwiseF32(OpCode op, const float *a, const float *b, float *y, int64_t
   });
 }
 
-void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn,
-                   int64_t work) {
-  int threads = (work < 0 ? n : work) >= (int64_t(1) << 16) && n > 1 ? sharedThreadPoolSize() : 1;
-  if (threads <= 1) {
-    fn(0, n);
-    return;
-  }
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-  {
-    int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    fn(n * t / nt, n * (t + 1) / nt);
-  }
-#else
-  fn(0, n);
-#endif
-}
-
 /// A comparison as 1.0 or 0.0 (NaN compares unequal to everything).
 static void compareF32(int64_t direction, const float *a, const float *b, float *y, int64_t n) {
   switch (direction) {
@@ -141,23 +120,12 @@ Status runCompiled(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   int64_t align = 1;
   for (const auto &red : p.reductions)
     align = align == 1 ? red.cols : align == red.cols ? align : 0;
-  int threads = n >= (int64_t(1) << 16) && align > 0 ? sharedThreadPoolSize() : 1;
-  if (threads > 1 && n / align < threads)
-    threads = 1;
-  if (threads <= 1) {
+  if (align <= 0) { // rows of different lengths: one writer for every accumulator
     kernel(in.data(), out.data(), accPtr.data(), 0, n);
   } else {
-#ifdef _OPENMP
-    int64_t units = n / align; // rows, or elements
-#pragma omp parallel num_threads(threads)
-    {
-      int t = omp_get_thread_num(), nt = omp_get_num_threads();
-      kernel(in.data(), out.data(), accPtr.data(), units * t / nt * align,
-             units * (t + 1) / nt * align);
-    }
-#else
-    kernel(in.data(), out.data(), accPtr.data(), 0, n);
-#endif
+    parallelRange(n / align, [&](int64_t u0, int64_t u1) {
+      kernel(in.data(), out.data(), accPtr.data(), u0 * align, u1 * align);
+    }, n);
   }
   for (size_t k = 0; k < p.reductions.size(); ++k) {
     float *o = (float *)buffers.ptr[step.outputs[p.outputs.size() + k]];
@@ -300,25 +268,17 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   // OpenMP pool; other threads would fight the BLAS threads that spin
   // between matmuls (measured: slower than one thread).
   int64_t tiles = (n + kTile - 1) / kTile;
-  // Reductions accumulate across tiles: they run on one thread.
-  int threads =
-      n >= (int64_t(1) << 16) && p.reductions.empty() ? sharedThreadPoolSize() : 1;
-  if (threads <= 1) {
-    runTiles(0, tiles);
-    for (size_t k = 0; k < p.reductions.size(); ++k) {
-      float *out = (float *)buffers.ptr[step.outputs[p.outputs.size() + k]];
-      for (size_t r = 0; r < acc[k].size(); ++r)
-        out[r] = (float)acc[k][r];
-    }
+  if (p.reductions.empty()) {
+    parallelRange(tiles, runTiles, n);
     return Status::success();
   }
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-  {
-    int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    runTiles(tiles * t / nt, tiles * (t + 1) / nt);
+  // Reductions accumulate across tiles: they run on one thread.
+  runTiles(0, tiles);
+  for (size_t k = 0; k < p.reductions.size(); ++k) {
+    float *out = (float *)buffers.ptr[step.outputs[p.outputs.size() + k]];
+    for (size_t r = 0; r < acc[k].size(); ++r)
+      out[r] = (float)acc[k][r];
   }
-#endif
   return Status::success();
 }
 
