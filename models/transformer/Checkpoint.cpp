@@ -53,20 +53,20 @@ Status saveCheckpoint(const std::string &path, const Config &config, const Train
   return shardc::writeSafetensors(path, tensors, meta);
 }
 
-shardc::StatusOr<TrainState> loadCheckpoint(const std::string &path, const Config &config,
-                                            bool withOptimizer) {
-  shardc::StatusOr<shardc::SafetensorsFile> file = shardc::readSafetensors(path);
-  if (!file.ok())
-    return file.status();
+namespace {
+
+/// The state in `file` (read from `path`), checked against `config`.
+shardc::StatusOr<TrainState> stateFrom(shardc::SafetensorsFile &file, const std::string &path,
+                                       const Config &config, bool withOptimizer) {
   auto fail = [&](const std::string &why) {
     return Status::error("checkpoint " + path + ": " + why);
   };
-  auto it = file->metadata.find("config");
-  if (it != file->metadata.end() && it->second != config.toString())
+  auto it = file.metadata.find("config");
+  if (it != file.metadata.end() && it->second != config.toString())
     return fail("saved for model " + it->second + ", not " + config.toString());
   auto get = [&](const std::string &name, const shardc::Shape &torchShape,
                  const shardc::Shape &shape, Array &out) -> Status {
-    const Array *a = file->find(name);
+    const Array *a = file.find(name);
     if (!a)
       return fail("tensor '" + name + "' is missing");
     if (a->dtype() != shardc::DType::F32)
@@ -98,16 +98,43 @@ shardc::StatusOr<TrainState> loadCheckpoint(const std::string &path, const Confi
     if (Status s = get("optimizer.step", {}, {}, st.adamStep); !s.ok())
       return s;
   }
-  it = file->metadata.find("step");
-  if (it == file->metadata.end())
+  it = file.metadata.find("step");
+  if (it == file.metadata.end())
     return fail("metadata has no 'step'");
   char *end = nullptr;
   long long step = std::strtoll(it->second.c_str(), &end, 10);
   if (it->second.empty() || *end || step < 0)
     return fail("metadata 'step' is '" + it->second + "', not a step count");
   st.step = step;
-  st.metadata = file->metadata;
+  st.metadata = file.metadata;
   return st;
+}
+
+} // namespace
+
+shardc::StatusOr<TrainState> loadCheckpoint(const std::string &path, const Config &config,
+                                            bool withOptimizer) {
+  shardc::StatusOr<shardc::SafetensorsFile> file = shardc::readSafetensors(path);
+  if (!file.ok())
+    return file.status();
+  return stateFrom(*file, path, config, withOptimizer);
+}
+
+shardc::StatusOr<SavedModel> loadSavedModel(const std::string &path) {
+  shardc::StatusOr<shardc::SafetensorsFile> file = shardc::readSafetensors(path);
+  if (!file.ok())
+    return file.status();
+  auto it = file->metadata.find("config");
+  if (it == file->metadata.end())
+    return Status::error("checkpoint " + path +
+                         ": metadata has no 'config' (not written by shardc-gpt)");
+  shardc::StatusOr<Config> config = Config::fromString(it->second);
+  if (!config.ok())
+    return Status::error("checkpoint " + path + ": " + config.message());
+  shardc::StatusOr<TrainState> state = stateFrom(*file, path, *config, false);
+  if (!state.ok())
+    return state.status();
+  return SavedModel{*config, std::move(*state)};
 }
 
 } // namespace gpt

@@ -42,6 +42,14 @@ shardc::Status saveCheckpoint(const std::string &path, const Config &config,
 shardc::StatusOr<TrainState> loadCheckpoint(const std::string &path, const Config &config,
                                             bool withOptimizer = true);
 
+/// The parameters of a checkpoint and the config in its metadata (for
+/// generation, which takes the model's shape from the file).
+struct SavedModel {
+  Config config;
+  TrainState state; // parameters and step; no optimizer state
+};
+shardc::StatusOr<SavedModel> loadSavedModel(const std::string &path);
+
 } // namespace gpt
 
 #endif // SHARDC_MODELS_TRANSFORMER_CHECKPOINT_H

@@ -51,9 +51,9 @@ shardc::JitOptions options(const Config &c, const shardc::Mesh &mesh) {
 
 } // namespace
 
-Generator::Generator(shardc::Client &client, Config config, const std::vector<Array> &params,
+Generator::Generator(shardc::Client &client, Config config, std::vector<Array> params,
                      shardc::Mesh mesh)
-    : client_(client), config_(config), mesh_(std::move(mesh)), hostParams_(params),
+    : client_(client), config_(config), mesh_(std::move(mesh)), hostParams_(std::move(params)),
       fn_(client.jit(nextTokenLogitsFunction(config_), options(config_, mesh_))) {}
 
 Status Generator::initialize() {

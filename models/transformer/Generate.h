@@ -36,7 +36,7 @@ int64_t sampleToken(const float *logits, int64_t vocab, const Sampling &s, std::
 class Generator {
 public:
   /// `params` in parameters() order, laid out on `mesh` by paramSpec.
-  Generator(shardc::Client &client, Config config, const std::vector<shardc::Array> &params,
+  Generator(shardc::Client &client, Config config, std::vector<shardc::Array> params,
             shardc::Mesh mesh);
   shardc::Status initialize();
 

@@ -157,7 +157,6 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p) {
     x = x + linear(f, w[10], w[11]);                                        // [B,T,d]
   }
   Tensor xf = shardc::layer_norm(x, w[0], w[1]); // [B,T,d]
-  (void)B;
   return linear(xf, w[2], w[3]);                 // [B,T,V]
 }
 

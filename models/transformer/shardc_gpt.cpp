@@ -32,8 +32,6 @@
 #include "Model.h"
 #include "Trainer.h"
 
-#include <shardc/Runtime/Safetensors.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -233,29 +231,20 @@ int generateMain(int argc, char **argv) {
   resolveMesh(meshText, devices, data, model);
 
   // The model's shape comes from the checkpoint.
-  shardc::StatusOr<shardc::SafetensorsFile> file = shardc::readSafetensors(checkpoint);
-  if (!file.ok())
-    die(file.message());
-  auto it = file->metadata.find("config");
-  if (it == file->metadata.end())
-    die("checkpoint " + checkpoint + ": metadata has no 'config' (not written by shardc-gpt)");
-  shardc::StatusOr<gpt::Config> config = gpt::Config::fromString(it->second);
-  if (!config.ok())
-    die("checkpoint " + checkpoint + ": " + config.message());
-  file = shardc::Status::error("released");
-  if ((int64_t)prompt.size() > config->context)
+  shardc::StatusOr<gpt::SavedModel> saved = gpt::loadSavedModel(checkpoint);
+  if (!saved.ok())
+    die(saved.message());
+  const gpt::Config &config = saved->config;
+  if ((int64_t)prompt.size() > config.context)
     die("the prompt has " + std::to_string(prompt.size()) + " bytes, more than the context (" +
-        std::to_string(config->context) + ")");
-  if (config->heads % model || config->dFF % model)
+        std::to_string(config.context) + ")");
+  if (config.heads % model || config.dFF % model)
     usage("model=" + std::to_string(model) + " must divide the heads and d_ff of the checkpoint");
-  shardc::StatusOr<gpt::TrainState> state = gpt::loadCheckpoint(checkpoint, *config, false);
-  if (!state.ok())
-    die(state.message());
 
   auto client = shardc::Client::create("cpu");
   if (!client.ok())
     die(client.message());
-  gpt::Generator generator(*client, *config, state->params,
+  gpt::Generator generator(*client, config, std::move(saved->state.params),
                            shardc::Mesh{{"data", "model"}, {data, model}});
   if (shardc::Status s = generator.initialize(); !s.ok())
     die(s.message());

@@ -375,8 +375,18 @@ TEST(Transformer, CorruptCheckpointsAreClearErrors) {
                           [](auto &p) { return p.first == "optimizer.step"; }));
   });
   expectLoadError(dir + "/optimizer.safetensors", "tensor 'optimizer.step' is missing");
-  // Parameters alone still load (for generation).
+  // Parameters alone still load (for generation), with the model's shape
+  // from the metadata.
   EXPECT_TRUE(gpt::loadCheckpoint(dir + "/optimizer.safetensors", smallConfig(), false).ok());
+  StatusOr<gpt::SavedModel> saved = gpt::loadSavedModel(dir + "/optimizer.safetensors");
+  ASSERT_TRUE(saved.ok()) << saved.message();
+  EXPECT_EQ(saved->config.toString(), smallConfig().toString());
+  rewrite(good, dir + "/noconfig.safetensors",
+          [](SafetensorsFile &f) { f.metadata.erase("config"); });
+  StatusOr<gpt::SavedModel> noConfig = gpt::loadSavedModel(dir + "/noconfig.safetensors");
+  ASSERT_FALSE(noConfig.ok());
+  EXPECT_NE(noConfig.message().find("metadata has no 'config'"), std::string::npos)
+      << noConfig.message();
 
   // Truncated: the file ends inside the tensor data.
   std::string bytes;
