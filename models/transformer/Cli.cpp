@@ -1,0 +1,107 @@
+//===- Cli.cpp - shardc-gpt's command-line helpers ------------------------===//
+
+#include "Cli.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace gpt::cli {
+
+namespace {
+
+const char *kUsage =
+    "usage: shardc-gpt train [--data PATH] [--devices N] [--mesh data=D,model=M] [--steps S]\n"
+    "                        [--batch B] [--lr LR] [--warmup W] [--seed S] [--eval-every K]\n"
+    "                        [--eval-batches E] [--checkpoint-dir DIR] [--resume PATH]\n"
+    "                        [--stop-after N] [--log-every K] [--clip-norm C]\n"
+    "                        [--weight-decay WD] [--emit-mlir PATH]\n"
+    "                        [--d-model D] [--heads H] [--d-ff F] [--layers L] [--context T]\n"
+    "       shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N [--temperature T]\n"
+    "                        [--top-k K] [--seed S] [--mode padded] [--mesh data=D,model=M]\n";
+
+/// "data=2,model=2" (either part may be left out: size 1).
+void parseMesh(const std::string &text, int64_t &data, int64_t &model) {
+  data = model = 1;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos
+                                                                   : comma - pos);
+    size_t eq = part.find('=');
+    if (eq == std::string::npos)
+      usage("--mesh wants axis=size pairs such as data=2,model=2, got '" + text + "'");
+    std::string axis = part.substr(0, eq);
+    int64_t size = toInt("--mesh " + axis, part.substr(eq + 1), 1);
+    if (axis == "data")
+      data = size;
+    else if (axis == "model")
+      model = size;
+    else
+      usage("--mesh: unknown axis '" + axis + "' (the axes are data and model)");
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+}
+
+} // namespace
+
+[[noreturn]] void usage(const std::string &why) {
+  std::fprintf(stderr, "shardc-gpt: error: %s\n%s", why.c_str(), kUsage);
+  std::exit(2);
+}
+
+[[noreturn]] void die(const std::string &why) {
+  std::fprintf(stderr, "shardc-gpt: error: %s\n", why.c_str());
+  std::exit(1);
+}
+
+int64_t toInt(const std::string &opt, const std::string &v, int64_t min) {
+  char *end = nullptr;
+  long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end || x < min)
+    usage(opt + " needs an integer >= " + std::to_string(min) + ", got '" + v + "'");
+  return x;
+}
+
+double toDouble(const std::string &opt, const std::string &v) {
+  char *end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || !std::isfinite(x) || x < 0)
+    usage(opt + " needs a non-negative number, got '" + v + "'");
+  return x;
+}
+
+std::vector<std::pair<std::string, std::string>> optionPairs(int argc, char **argv) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h")
+      usage("help");
+    if (i + 1 >= argc)
+      usage("option " + a + " needs a value");
+    out.emplace_back(a, argv[++i]);
+  }
+  return out;
+}
+
+void resolveMesh(const std::string &meshText, int64_t devices, int64_t &data, int64_t &model) {
+  data = model = 1;
+  if (!meshText.empty())
+    parseMesh(meshText, data, model);
+  else if (devices)
+    data = devices;
+  if (devices && devices != data * model)
+    usage("--devices " + std::to_string(devices) + " does not match --mesh " + meshText);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+} // namespace gpt::cli
