@@ -69,12 +69,15 @@ Status Trainer::place(const TrainState &st) {
   params_.clear();
   moments_.clear();
   for (size_t i = 0; i < infos_.size(); ++i) {
+    // A parameter and its moments share its layout; moments_ interleaves
+    // m and v in the order the step takes them.
     PartitionSpec spec = paramSpec(infos_[i], mesh_);
-    for (const Array *a : {&st.params[i], &st.m[i], &st.v[i]}) {
+    for (auto [a, into] : {std::pair{&st.params[i], &params_}, std::pair{&st.m[i], &moments_},
+                           std::pair{&st.v[i], &moments_}}) {
       StatusOr<DeviceArray> d = put(*a, spec);
       if (!d.ok())
         return Status::error(infos_[i].name + ": " + d.message());
-      (a == &st.params[i] ? params_ : moments_).push_back(std::move(*d));
+      into->push_back(std::move(*d));
     }
   }
   StatusOr<DeviceArray> t = put(st.adamStep, {});
