@@ -13,8 +13,11 @@
 //   std::vector<shardc::DeviceArray> out = *exe->call({x, w});
 //   shardc::Array y = out[0].fetch();
 //
-// Ownership: a DeviceArray owns its shards; an Executable is shared (it may
-// be cached by the client). Thread safety: one call at a time per Client and
+// Ownership: a DeviceArray holds its shards by reference, immutable, so
+// copies are cheap and share them (as jax.Array); an Executable is shared
+// (it may be cached by the client). Donation: a call that is handed the only
+// reference to an argument the program donates (JitOptions::donate) may
+// write its results over that argument's buffers. Thread safety: one call at a time per Client and
 // per Executable.
 //
 //===----------------------------------------------------------------------===//
@@ -44,9 +47,12 @@ public:
 
   const NamedSharding &sharding() const { return sharding_; }
   const Shape &shape() const { return globalShape_; }
-  DType dtype() const { return shards_.front().dtype(); }
+  DType dtype() const { return shards_->front().dtype(); }
   /// shards()[d] is device d's shard.
-  const std::vector<Array> &shards() const { return shards_; }
+  const std::vector<Array> &shards() const { return *shards_; }
+  /// The shards, moved out when this is their only reference (a donation),
+  /// else copied.
+  std::vector<Array> takeShards() &&;
   /// Gathers the global array to the host.
   Array fetch() const;
   /// The layout as a grid of blocks labelled with device ids (rank <= 2),
@@ -56,7 +62,7 @@ public:
 private:
   NamedSharding sharding_;
   Shape globalShape_;
-  std::vector<Array> shards_;
+  std::shared_ptr<std::vector<Array>> shards_;
 };
 
 /// A compiled function, ready to call on the devices of its mesh.
@@ -75,10 +81,19 @@ public:
   /// Runs on sharded arguments; each must have the argument's global shape
   /// and dtype (it is resharded if its layout differs).
   StatusOr<std::vector<DeviceArray>> call(const std::vector<DeviceArray> &args);
+  /// The same, where the program may reuse the buffers of its donated
+  /// arguments that `args` holds the only reference to (pass them with
+  /// std::move): a cache updated in place is then never copied.
+  StatusOr<std::vector<DeviceArray>> call(std::vector<DeviceArray> &&args);
   /// Runs on host arrays (placed by the argument shardings) and fetches.
   StatusOr<std::vector<Array>> call(const std::vector<Array> &args);
+  /// The arguments the program may write over (JitOptions::donate,
+  /// shardc.donated).
+  std::vector<bool> donatedArgs() const;
 
 private:
+  StatusOr<std::vector<DeviceArray>> run(const std::vector<DeviceArray> &args,
+                                         std::vector<DeviceArray> *given);
   std::shared_ptr<const Plan> plan_;
   Backend &backend_;
 };
@@ -117,6 +132,10 @@ struct JitOptions {
   } transform = Transform::None;
   std::vector<unsigned> wrt; // ValueAndGrad: empty = every float argument;
                              // TrainStep: the parameters (required)
+  /// Arguments whose buffers the call may reuse for results, like JAX's
+  /// donate_argnums: pass them to Jitted::call with std::move (see
+  /// Executable::call). Only for Transform::None.
+  std::vector<unsigned> donate;
   TrainStepOptions train;    // TrainStep
 };
 
@@ -181,6 +200,8 @@ class Jitted {
 public:
   /// Runs on sharded arguments (their layouts become the program's).
   StatusOr<std::vector<DeviceArray>> call(const std::vector<DeviceArray> &args);
+  /// The same, donating what `args` holds the only reference to.
+  StatusOr<std::vector<DeviceArray>> call(std::vector<DeviceArray> &&args);
   /// Runs on host arrays (laid out by JitOptions::inShardings) and fetches.
   StatusOr<std::vector<Array>> call(const std::vector<Array> &args);
   /// The executable for arguments of these types, tracing and compiling it
@@ -196,6 +217,7 @@ public:
   explicit Jitted(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 private:
+  StatusOr<std::shared_ptr<Executable>> lowerFor(const std::vector<DeviceArray> &args);
   std::shared_ptr<State> state_;
 };
 

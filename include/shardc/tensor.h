@@ -176,6 +176,15 @@ Tensor transpose(const Tensor &x, std::vector<int64_t> permutation, CallSite sit
 Tensor slice(const Tensor &x, std::vector<int64_t> start, std::vector<int64_t> limit,
              std::vector<int64_t> strides = {}, CallSite site = {});
 Tensor concatenate(const std::vector<Tensor> &xs, int64_t dim, CallSite site = {});
+/// The box of shape `sizes` whose corner is at the run-time `start` (one
+/// i32 or i64 scalar per dimension), each start clamped so that the box
+/// fits, like jax.lax.dynamic_slice.
+Tensor dynamic_slice(const Tensor &x, const std::vector<Tensor> &start, Shape sizes,
+                     CallSite site = {});
+/// `x` with the box of `update`'s shape at the run-time `start` replaced by
+/// `update` (starts clamped), like jax.lax.dynamic_update_slice.
+Tensor dynamic_update_slice(const Tensor &x, const Tensor &update,
+                            const std::vector<Tensor> &start, CallSite site = {});
 /// Rows of `table` ([V, ...]) at integer `indices` ([...]): [..., ...].
 Tensor take(const Tensor &table, const Tensor &indices, CallSite site = {});
 /// `table` with `updates` added at the rows `indices` (the adjoint of take).
@@ -232,6 +241,9 @@ struct ArgSpec {
   DType dtype;
   Shape shape;
   NamedSharding sharding;
+  /// The caller gives the argument's buffer up (shardc.donated): a result
+  /// may be computed in place over it.
+  bool donated = false;
 };
 
 /// Traces `fn` on arguments `args` into the text of a module holding the

@@ -29,9 +29,15 @@ namespace shardc {
 DeviceArray::DeviceArray(NamedSharding sharding, Shape globalShape,
                          std::vector<Array> shards)
     : sharding_(std::move(sharding)), globalShape_(std::move(globalShape)),
-      shards_(std::move(shards)) {}
+      shards_(std::make_shared<std::vector<Array>>(std::move(shards))) {}
 
-Array DeviceArray::fetch() const { return sharding_.assemble(shards_); }
+std::vector<Array> DeviceArray::takeShards() && {
+  if (shards_.use_count() == 1)
+    return std::move(*shards_);
+  return *shards_;
+}
+
+Array DeviceArray::fetch() const { return sharding_.assemble(*shards_); }
 
 std::string DeviceArray::visualize() const { return sharding_.visualize(globalShape_); }
 
@@ -56,12 +62,27 @@ static bool sameLayout(const NamedSharding &a, const NamedSharding &b) {
          a.spec == b.spec;
 }
 
+std::vector<bool> Executable::donatedArgs() const {
+  std::vector<bool> d = plan_->donated;
+  d.resize(plan_->args.size(), false);
+  return d;
+}
+
 StatusOr<std::vector<DeviceArray>> Executable::call(const std::vector<DeviceArray> &args) {
+  return run(args, nullptr);
+}
+
+StatusOr<std::vector<DeviceArray>> Executable::call(std::vector<DeviceArray> &&args) {
+  return run(args, &args);
+}
+
+StatusOr<std::vector<DeviceArray>> Executable::run(const std::vector<DeviceArray> &args,
+                                                   std::vector<DeviceArray> *given) {
   const Plan &plan = *plan_;
   if (args.size() != plan.args.size())
     return Status::error("@" + plan.entry + " takes " + std::to_string(plan.args.size()) +
                          " arguments, got " + std::to_string(args.size()));
-  std::vector<DeviceArrays> resharded(args.size());
+  std::vector<DeviceArrays> resharded(args.size()), owned(args.size());
   std::vector<std::vector<const Array *>> shards(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     const DeviceArray &a = args[i];
@@ -71,7 +92,10 @@ StatusOr<std::vector<DeviceArray>> Executable::call(const std::vector<DeviceArra
                            Array(want, plan.argGlobalShapes[i]).typeString() + ", got " +
                            Array(a.dtype(), a.shape()).typeString());
     if (sameLayout(a.sharding(), plan.argShardings[i])) {
-      for (const Array &s : a.shards())
+      bool donated = given && i < plan.donated.size() && plan.donated[i];
+      if (donated) // the backend may write over these: they are ours now
+        owned[i] = std::move((*given)[i]).takeShards();
+      for (const Array &s : donated ? owned[i] : a.shards())
         shards[i].push_back(&s);
       continue;
     }
@@ -81,8 +105,10 @@ StatusOr<std::vector<DeviceArray>> Executable::call(const std::vector<DeviceArra
       resharded[i].push_back(plan.argShardings[i].shard(global, d));
     for (const Array &s : resharded[i])
       shards[i].push_back(&s);
+    if (given && i < plan.donated.size() && plan.donated[i])
+      std::swap(owned[i], resharded[i]); // a fresh copy: ours to write over
   }
-  StatusOr<std::vector<DeviceArrays>> results = backend_.execute(plan, shards);
+  StatusOr<std::vector<DeviceArrays>> results = backend_.execute(plan, shards, &owned);
   if (!results.ok())
     return results.status();
   std::vector<DeviceArray> out;

@@ -98,11 +98,20 @@ StatusOr<std::shared_ptr<Executable>> Jitted::lower(const std::vector<ArgSpec> &
   auto found = state_->executables.find(key);
   if (found != state_->executables.end())
     return found->second;
-  StatusOr<std::string> text = trace(args);
+  const JitOptions &o = state_->options;
+  std::vector<ArgSpec> marked = args;
+  for (unsigned i : o.donate) {
+    if (i >= marked.size())
+      return Status::error("jit: donated argument " + std::to_string(i) + " is not one of @" +
+                           o.name + "'s " + std::to_string(marked.size()) + " arguments");
+    if (o.transform != JitOptions::Transform::None)
+      return Status::error("jit: donation is only for functions without a transform");
+    marked[i].donated = true;
+  }
+  StatusOr<std::string> text = trace(marked);
   ++state_->traces;
   if (!text.ok())
     return text.status();
-  const JitOptions &o = state_->options;
   StatusOr<std::shared_ptr<Executable>> exe = state_->client->compileProgram(
       *text, "<trace of @" + o.name + ">", o.name, o.transform, o.wrt, o.train);
   if (!exe.ok())
@@ -113,7 +122,7 @@ StatusOr<std::shared_ptr<Executable>> Jitted::lower(const std::vector<ArgSpec> &
 
 int64_t Jitted::traceCount() const { return state_->traces; }
 
-StatusOr<std::vector<DeviceArray>> Jitted::call(const std::vector<DeviceArray> &args) {
+StatusOr<std::shared_ptr<Executable>> Jitted::lowerFor(const std::vector<DeviceArray> &args) {
   StatusOr<size_t> traced = tracedArgCount(state_->options, args.size());
   if (!traced.ok())
     return traced.status();
@@ -125,10 +134,21 @@ StatusOr<std::vector<DeviceArray>> Jitted::call(const std::vector<DeviceArray> &
       sharding = {};
     specs.push_back({argName(state_->options, i), a.dtype(), a.shape(), sharding});
   }
-  StatusOr<std::shared_ptr<Executable>> exe = lower(specs);
+  return lower(specs);
+}
+
+StatusOr<std::vector<DeviceArray>> Jitted::call(const std::vector<DeviceArray> &args) {
+  StatusOr<std::shared_ptr<Executable>> exe = lowerFor(args);
   if (!exe.ok())
     return exe.status();
   return (*exe)->call(args);
+}
+
+StatusOr<std::vector<DeviceArray>> Jitted::call(std::vector<DeviceArray> &&args) {
+  StatusOr<std::shared_ptr<Executable>> exe = lowerFor(args);
+  if (!exe.ok())
+    return exe.status();
+  return (*exe)->call(std::move(args));
 }
 
 StatusOr<std::vector<Array>> Jitted::call(const std::vector<Array> &args) {

@@ -89,6 +89,8 @@ std::string emitModule(const Graph &graph, const std::vector<ArgSpec> &args,
                                : args[i].sharding.spec;
       p.out += ", shardc.sharding = " + shardingAttr(spec);
     }
+    if (args[i].donated)
+      p.out += ", shardc.donated";
     p.out += "}";
   }
   p.out += ") -> " + p.types(body.returned) + " {\n";

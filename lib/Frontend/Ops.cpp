@@ -662,6 +662,53 @@ Tensor concatenate(const std::vector<Tensor> &xs, int64_t dim, CallSite site) {
                 "dim = " + std::to_string(dim) + " : i64", site);
 }
 
+/// The start indices of a dynamic box into `x`: one integer scalar per
+/// dimension, all of one dtype; returns their ids.
+static std::vector<int> startIndices(Graph &g, const Tensor &x, const std::vector<Tensor> &start,
+                                     CallSite site, const char *op) {
+  if ((int64_t)start.size() != x.rank())
+    fail(site, op, "needs " + std::to_string(x.rank()) + " start indices for " +
+                       x.typeString() + ", got " + std::to_string(start.size()));
+  std::vector<int> ids;
+  for (const Tensor &i : start) {
+    graphOf(i, site, op);
+    if (i.rank() != 0 || (i.dtype() != DType::I32 && i.dtype() != DType::I64) ||
+        i.dtype() != start[0].dtype())
+      fail(site, op, "start indices must be i32 or i64 scalars of one dtype, got " +
+                         i.typeString());
+    ids.push_back(i.id());
+  }
+  return ids;
+}
+
+Tensor dynamic_slice(const Tensor &x, const std::vector<Tensor> &start, Shape sizes,
+                     CallSite site) {
+  Graph &g = graphOf(x, site, "dynamic_slice");
+  std::vector<int> ids = startIndices(g, x, start, site, "dynamic_slice");
+  if ((int64_t)sizes.size() != x.rank())
+    fail(site, "dynamic_slice", "sizes " + listString(sizes) + " do not match " + x.typeString());
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (sizes[d] < 0 || sizes[d] > x.shape()[d])
+      fail(site, "dynamic_slice", "sizes " + listString(sizes) + " do not fit " + x.typeString());
+  ids.insert(ids.begin(), x.id());
+  return record(g, "shardc.dynamic_slice", ids, x.dtype(), sizes, "", site);
+}
+
+Tensor dynamic_update_slice(const Tensor &x, const Tensor &update,
+                            const std::vector<Tensor> &start, CallSite site) {
+  Graph &g = graphOf(x, site, "dynamic_update_slice");
+  graphOf(update, site, "dynamic_update_slice");
+  std::vector<int> ids = startIndices(g, x, start, site, "dynamic_update_slice");
+  bool fits = update.dtype() == x.dtype() && update.rank() == x.rank();
+  for (int64_t d = 0; fits && d < x.rank(); ++d)
+    fits = update.shape()[d] <= x.shape()[d];
+  if (!fits)
+    fail(site, "dynamic_update_slice", "the update " + update.typeString() + " does not fit " +
+                                           x.typeString());
+  ids.insert(ids.begin(), {x.id(), update.id()});
+  return record(g, "shardc.dynamic_update_slice", ids, x.dtype(), x.shape(), "", site);
+}
+
 Tensor take(const Tensor &table, const Tensor &indices, CallSite site) {
   Graph &g = graphOf(table, site, "take");
   graphOf(indices, site, "take");

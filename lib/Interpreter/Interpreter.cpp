@@ -323,6 +323,26 @@ private:
                               toDims(c.getLimit()), toDims(c.getStrides()));
           });
         })
+        .Case([&](DynamicSliceOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            const Array &x = get(c.getOperand(), d);
+            std::vector<const Array *> indices;
+            for (Value v : c.getStartIndices())
+              indices.push_back(&get(v, d));
+            Shape box = shapeOf(c);
+            return ref::dynamicSlice(x, ref::clampedCorner(x.shape(), box, indices), box);
+          });
+        })
+        .Case([&](DynamicUpdateSliceOp c) {
+          return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
+            const Array &x = get(c.getOperand(), d), &update = get(c.getUpdate(), d);
+            std::vector<const Array *> indices;
+            for (Value v : c.getStartIndices())
+              indices.push_back(&get(v, d));
+            return ref::dynamicUpdateSlice(
+                x, update, ref::clampedCorner(x.shape(), update.shape(), indices));
+          });
+        })
         .Case([&](ConcatenateOp c) {
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
             std::vector<const Array *> inputs;

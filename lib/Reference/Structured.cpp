@@ -2,6 +2,8 @@
 
 #include "shardc/Reference/Kernels.h"
 
+#include <algorithm>
+
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -203,6 +205,32 @@ Array slice(const Array &x, const Dims &start, const Dims &limit, const Dims &st
     for (int64_t d = 0; d < x.rank(); ++d)
       from += (start[d] + idx[d] * strides[d]) * inStrides[d];
     copyElement(x, from, out, i);
+  });
+  return out;
+}
+
+Dims clampedCorner(const Shape &x, const Shape &box, const std::vector<const Array *> &indices) {
+  Dims corner(x.size());
+  for (size_t d = 0; d < x.size(); ++d)
+    corner[d] = std::clamp<int64_t>(indices[d]->getInt(0), 0, x[d] - box[d]);
+  return corner;
+}
+
+Array dynamicSlice(const Array &x, const Dims &corner, const Shape &shape) {
+  Dims limit(x.rank()), strides(x.rank(), 1);
+  for (int64_t d = 0; d < x.rank(); ++d)
+    limit[d] = corner[d] + shape[d];
+  return slice(x, corner, limit, strides);
+}
+
+Array dynamicUpdateSlice(const Array &x, const Array &update, const Dims &corner) {
+  Array out = x;
+  std::vector<int64_t> outStrides = stridesOf(x.shape());
+  forEachIndex(update.shape(), [&](const std::vector<int64_t> &idx, int64_t i) {
+    int64_t to = 0;
+    for (int64_t d = 0; d < x.rank(); ++d)
+      to += (corner[d] + idx[d]) * outStrides[d];
+    copyElement(update, i, out, to);
   });
   return out;
 }

@@ -185,8 +185,12 @@ std::string serializePlan(const Plan &plan) {
     w.u64((uint64_t)v.dtype);
     w.ints(v.shape);
     w.i64(v.offset);
+    w.i64(v.inArgument);
   }
   w.ids(plan.args);
+  w.u64(plan.donated.size());
+  for (bool d : plan.donated)
+    w.u64(d);
   w.ids(plan.results);
   w.strs(plan.argNames);
   for (const auto *list : {&plan.argShardings, &plan.resultShardings}) {
@@ -259,9 +263,13 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
     v.dtype = r.dtype();
     v.shape = r.shape();
     v.offset = r.i64();
+    v.inArgument = (int32_t)r.i64();
     plan.values.push_back(v);
   }
   plan.args = r.ids();
+  size_t ndonated = r.count(8);
+  for (size_t i = 0; i < ndonated && !r.failed; ++i)
+    plan.donated.push_back(r.u64() != 0);
   plan.results = r.ids();
   plan.argNames = r.strs();
   for (auto *list : {&plan.argShardings, &plan.resultShardings}) {
@@ -278,7 +286,7 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
   for (size_t i = 0; i < nsteps && !r.failed; ++i) {
     PlanStep s;
     uint64_t op = r.u64();
-    if (op > (uint64_t)OpCode::Fused) {
+    if (op > (uint64_t)OpCode::Last) {
       r.failed = true;
       break;
     }
@@ -309,14 +317,24 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
       if (!validId(id))
         return fail("malformed artifact: value id out of range");
   for (const PlanValue &v : plan.values)
-    if (v.offset < kNotMaterialized ||
+    if (v.offset == kInArgument
+            ? v.inArgument < 0 || (size_t)v.inArgument >= plan.args.size() ||
+                  (size_t)v.inArgument >= plan.donated.size() ||
+                  !plan.donated[v.inArgument] ||
+                  plan.values[plan.args[v.inArgument]].bytes() != v.bytes()
+            : v.offset < kNotMaterialized)
+      return fail("malformed artifact: a value lies in an argument that is not donated, or "
+                  "does not fit it");
+  for (const PlanValue &v : plan.values)
+    if (v.offset < kInArgument ||
         (v.offset >= 0 && (uint64_t)v.offset + v.bytes() > (uint64_t)plan.arenaBytes))
       return fail("malformed artifact: a buffer lies outside the arena");
   if (plan.argShardings.size() != plan.args.size() ||
       plan.resultShardings.size() != plan.results.size() ||
       plan.argGlobalShapes.size() != plan.args.size() ||
       plan.resultGlobalShapes.size() != plan.results.size() ||
-      plan.argNames.size() != plan.args.size())
+      plan.argNames.size() != plan.args.size() ||
+      (!plan.donated.empty() && plan.donated.size() != plan.args.size()))
     return fail("malformed artifact: signature lists disagree");
   plan.id = Plan::newId();
   return plan;

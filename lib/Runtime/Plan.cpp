@@ -16,7 +16,10 @@ const char *opCodeName(OpCode op) {
       "add", "sub", "mul", "div", "max", "min", "pow", "compare", "select", "convert",
       "dot_general", "reduce", "broadcast_in_dim", "reshape", "transpose", "slice",
       "concatenate", "take", "scatter_add", "all_reduce", "all_gather",
-      "reduce_scatter", "all_to_all", "all_slice", "fused"};
+      "reduce_scatter", "all_to_all", "all_slice", "fused", "dynamic_slice",
+      "dynamic_update_slice"};
+  static_assert(sizeof(names) / sizeof(names[0]) == (size_t)OpCode::Last + 1,
+                "one name per opcode");
   return names[(int)op];
 }
 
@@ -138,6 +141,7 @@ std::string describePlan(const Plan &plan) {
         "]";
     return s + (v.offset >= 0                  ? "@" + std::to_string(v.offset)
                 : v.offset == kNotMaterialized ? std::string("@fused")
+                : v.offset == kInArgument      ? "@in-arg" + std::to_string(v.inArgument)
                                                : std::string("@arg"));
   };
   std::string out = "plan @" + plan.entry + " on " + std::to_string(plan.numDevices()) +
@@ -146,7 +150,8 @@ std::string describePlan(const Plan &plan) {
                     " without reuse)\n";
   out += "args:";
   for (size_t i = 0; i < plan.args.size(); ++i)
-    out += " " + plan.argNames[i] + "=" + value(plan.args[i]);
+    out += " " + plan.argNames[i] + "=" + value(plan.args[i]) +
+           (i < plan.donated.size() && plan.donated[i] ? "(donated)" : "");
   out += "\n";
   for (const PlanStep &s : plan.steps) {
     out += "  ";

@@ -727,6 +727,25 @@ TEST_F(Autodiff, Slice) {
           "tensor<5xf64>");
 }
 
+TEST_F(Autodiff, DynamicSlices) {
+  // A box at a corner that is clamped (row 9 of 5 is row 3 for a 2-row box).
+  checkOp("%a: tensor<5x7xf64>",
+          "  %i = shardc.constant dense<9> : tensor<i32>\n"
+          "  %j = shardc.constant dense<1> : tensor<i32>\n"
+          "  %y = shardc.dynamic_slice %a [%i, %j]"
+          " : (tensor<5x7xf64>, tensor<i32>, tensor<i32>) -> tensor<2x3xf64>",
+          "tensor<2x3xf64>");
+  // An update: the operand's adjoint is zero inside the box, the update's
+  // is g's box.
+  checkOp("%a: tensor<4x6xf64>, %u: tensor<4x2xf64>",
+          "  %i = shardc.constant dense<0> : tensor<i64>\n"
+          "  %j = shardc.constant dense<3> : tensor<i64>\n"
+          "  %w = shardc.dynamic_update_slice %a, %u [%i, %j]"
+          " : (tensor<4x6xf64>, tensor<4x2xf64>, tensor<i64>, tensor<i64>) -> tensor<4x6xf64>\n"
+          "  %y = shardc.mul %w, %a : tensor<4x6xf64>",
+          "tensor<4x6xf64>");
+}
+
 TEST_F(Autodiff, Concatenate) {
   checkOp("%a: tensor<2x5xf64>, %b: tensor<3x5xf64>",
           "  %y = shardc.concatenate %a, %b dim = 0"

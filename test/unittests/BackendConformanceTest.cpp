@@ -736,6 +736,48 @@ Generator sliceOp(DType dtype) {
   };
 }
 
+/// dynamic_slice and dynamic_update_slice at start indices drawn from
+/// [-2, size + 2), so that clamping is exercised; the update also runs on
+/// an intermediate (written in place in the arena) and on an argument
+/// (copied first).
+Generator dynamicSliceOps(DType dtype, DType indexType) {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    for (int64_t rank = 1; rank <= 4; ++rank) {
+      Array x = randomArray(dtype, randomShape(rng, rank), Values::Signed, rng);
+      Shape box;
+      std::vector<Array> indices;
+      std::string names, types;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t size = x.shape()[d];
+        box.push_back(uniformInt(rng, 0, 2) == 0 ? size : uniformInt(rng, 1, size));
+        indices.push_back(Array::fromInts(indexType, {}, {uniformInt(rng, -2, size + 2)}));
+        names += ", %a" + std::to_string(d + 2);
+        types += ", " + indices.back().typeString();
+      }
+      Array update = randomArray(dtype, box, Values::Signed, rng);
+      std::vector<Array> args{x, update};
+      args.insert(args.end(), indices.begin(), indices.end());
+      std::string xt = x.typeString(), bt = update.typeString();
+      std::string list = names.substr(2); // "%a2, %a3, ..."
+      out.push_back(program("dynamic_slice " + bt + " of " + xt, args,
+                            "%r = shardc.dynamic_slice %a0 [" + list + "] : (" + xt + types +
+                                ") -> " + bt,
+                            bt, exact()));
+      out.push_back(program("dynamic_update_slice " + bt + " into " + xt, args,
+                            "%r = shardc.dynamic_update_slice %a0, %a1 [" + list + "] : (" +
+                                xt + ", " + bt + types + ") -> " + xt,
+                            xt, exact()));
+      if (dtype == DType::I1)
+        continue;
+      out.push_back(program(
+          "dynamic_update_slice " + bt + " into an intermediate " + xt, args,
+          "%t = shardc.add %a0, %a0 : " + xt + "\n  %r = shardc.dynamic_update_slice %t, %a1 [" +
+              list + "] : (" + xt + ", " + bt + types + ") -> " + xt,
+          xt, exact()));
+    }
+  };
+}
+
 Generator concatenateOp(DType dtype) {
   return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
     for (int64_t rank = 1; rank <= 3; ++rank) {
@@ -1493,6 +1535,9 @@ std::vector<ConformanceCase> allCases() {
   for (DType d : {F32, F64, I32})
     for (DType index : {I32, I64})
       add("take_" + n(d) + "_by_" + n(index), takeOp(d, index));
+  for (DType d : {F32, F16, I1, I64})
+    for (DType index : {I32, I64})
+      add("dynamic_slices_" + n(d) + "_at_" + n(index), dynamicSliceOps(d, index));
   for (DType d : {F32, F64, I32})
     add("scatter_add_" + n(d), scatterAddOp(d));
 

@@ -339,6 +339,100 @@ TEST(Frontend, ShardedArgumentsGiveTheSameNumbers) {
   expectNear(out->at(1).fetch(), single[1].toDoubles(), 1e-6);
 }
 
+/// A cache updated at a run-time row, as a decode step updates its keys:
+/// dynamic_update_slice of a donated argument.
+TracedFn cacheUpdate() {
+  return [](const std::vector<Tensor> &in) {
+    Tensor zero = astype(constant(Array::fromInts(DType::I32, {}, {0})), DType::I32);
+    Tensor cache = dynamic_update_slice(in[0], in[1], {in[2], zero});
+    Tensor row = dynamic_slice(cache, {in[2], zero}, {1, 6});
+    return std::vector<Tensor>{cache, row * 2.0};
+  };
+}
+
+TEST(Frontend, DonatedCacheIsUpdatedInPlace) {
+  Client client = cpuClient();
+  Mesh mesh{{"data"}, {2}};
+  JitOptions options;
+  options.donate = {0};
+  Jitted f = client.jit(cacheUpdate(), options);
+  Array cache0 = randomArray({8, 6}, 21);
+  StatusOr<DeviceArray> cache = client.device_put(cache0, {mesh, {{}, {"data"}}});
+  ASSERT_TRUE(cache.ok());
+  std::vector<Array> want = {cache0};
+  for (int32_t pos : {3, 0, 7, 11}) { // 11 is clamped to the last row
+    Array update = randomArray({1, 6}, 30 + pos);
+    StatusOr<DeviceArray> u = client.device_put(update, {mesh, {{}, {"data"}}});
+    StatusOr<DeviceArray> p =
+        client.device_put(Array::fromInts(DType::I32, {}, {pos}), {mesh, {}});
+    ASSERT_TRUE(u.ok() && p.ok());
+    const uint8_t *before = cache->shards()[1].bytes();
+    std::vector<DeviceArray> args{std::move(*cache), *u, *p};
+    StatusOr<std::vector<DeviceArray>> out = f.call(std::move(args));
+    ASSERT_TRUE(out.ok()) << out.message();
+    // The cache came back in the buffers it went in with: no copy.
+    EXPECT_EQ(out->at(0).shards()[1].bytes(), before);
+    int64_t row = std::min<int64_t>(pos, 7);
+    Array expect = want.back();
+    for (int64_t j = 0; j < 6; ++j)
+      expect.setDouble(row * 6 + j, update.getDouble(j));
+    EXPECT_EQ(out->at(0).fetch(), expect) << "position " << pos;
+    expectNear(out->at(1).fetch(), {2 * update.getDouble(0), 2 * update.getDouble(1),
+                                    2 * update.getDouble(2), 2 * update.getDouble(3),
+                                    2 * update.getDouble(4), 2 * update.getDouble(5)},
+               1e-6);
+    want.push_back(expect);
+    cache = std::move(out->at(0));
+  }
+}
+
+TEST(Frontend, KeptDonatedArgumentIsNotWritten) {
+  // A caller that keeps its reference gets the same results, and its array
+  // is left as it was (the backend copies it first).
+  Client client = cpuClient();
+  JitOptions options;
+  options.donate = {0};
+  Jitted f = client.jit(cacheUpdate(), options);
+  Mesh mesh{{"data"}, {2}};
+  Array cache0 = randomArray({8, 6}, 22), update = randomArray({1, 6}, 23);
+  StatusOr<DeviceArray> cache = client.device_put(cache0, {mesh, {{}, {}}});
+  StatusOr<DeviceArray> u = client.device_put(update, {mesh, {{}, {}}});
+  StatusOr<DeviceArray> p = client.device_put(Array::fromInts(DType::I32, {}, {2}), {mesh, {}});
+  ASSERT_TRUE(cache.ok() && u.ok() && p.ok());
+  for (int moved = 0; moved < 2; ++moved) {
+    StatusOr<std::vector<DeviceArray>> out =
+        moved ? f.call(std::vector<DeviceArray>{*cache, *u, *p}) // a copy: shared
+              : f.call({*cache, *u, *p});
+    ASSERT_TRUE(out.ok()) << out.message();
+    EXPECT_NE(out->at(0).shards()[0].bytes(), cache->shards()[0].bytes());
+    EXPECT_EQ(cache->fetch(), cache0);
+    Array expect = cache0;
+    for (int64_t j = 0; j < 6; ++j)
+      expect.setDouble(2 * 6 + j, update.getDouble(j));
+    EXPECT_EQ(out->at(0).fetch(), expect);
+  }
+}
+
+TEST(Frontend, DynamicSliceErrorsNameTheProblem) {
+  Client client = cpuClient();
+  Jitted f = client.jit([](const std::vector<Tensor> &in) {
+    return std::vector<Tensor>{dynamic_slice(in[0], {in[1]}, {1, 2})};
+  });
+  StatusOr<std::vector<Array>> out =
+      f.call({randomArray({4, 3}, 1), Array::fromInts(DType::I32, {}, {0})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.message().find("dynamic_slice: needs 2 start indices for f32[4x3], got 1"),
+            std::string::npos)
+      << out.message();
+  Jitted g = client.jit([](const std::vector<Tensor> &in) {
+    return std::vector<Tensor>{dynamic_update_slice(in[0], in[0], {in[1], in[1]})};
+  });
+  out = g.call({randomArray({4, 3}, 1), randomArray({}, 2)});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.message().find("start indices must be i32 or i64 scalars"), std::string::npos)
+      << out.message();
+}
+
 TEST(Frontend, ShardMapWithCollectives) {
   Client client = cpuClient();
   Mesh mesh{{"data"}, {2}};

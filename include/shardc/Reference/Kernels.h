@@ -53,6 +53,13 @@ Array reshape(const Array &x, const Shape &shape);
 Array transpose(const Array &x, const Dims &permutation);
 Array slice(const Array &x, const Dims &start, const Dims &limit, const Dims &strides);
 Array concatenate(const std::vector<const Array *> &inputs, int64_t dim);
+/// The corner of a box of `box` at run-time `indices` (integer scalars),
+/// each clamped to [0, x size - box size] as StableHLO does.
+Dims clampedCorner(const Shape &x, const Shape &box, const std::vector<const Array *> &indices);
+/// The box of `shape` at `corner` (see clampedCorner).
+Array dynamicSlice(const Array &x, const Dims &corner, const Shape &shape);
+/// `x` with the box at `corner` replaced by `update`.
+Array dynamicUpdateSlice(const Array &x, const Array &update, const Dims &corner);
 /// Rows of `table` by `indices`; an index outside [0, rows) is an error.
 StatusOr<Array> take(const Array &table, const Array &indices);
 StatusOr<Array> scatterAdd(const Array &operand, const Array &indices,

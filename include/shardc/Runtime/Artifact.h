@@ -23,7 +23,7 @@
 
 namespace shardc {
 
-constexpr uint32_t kArtifactVersion = 2;
+constexpr uint32_t kArtifactVersion = 3;
 
 std::string serializePlan(const Plan &plan);
 /// `name` is used in messages (usually the file's path).

@@ -31,8 +31,18 @@ public:
   virtual StatusOr<std::vector<DeviceArrays>>
   execute(const Plan &plan, const std::vector<DeviceArrays> &args);
   /// The same, borrowing the shards: `args[i][d]` must outlive the call.
+  StatusOr<std::vector<DeviceArrays>>
+  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args) {
+    return execute(plan, args, nullptr);
+  }
+  /// The same, where `donated` (if given) holds, for each argument the plan
+  /// donates, the shards the caller gives up (`args` points at them), or
+  /// nothing. A value the plan writes over a donated argument
+  /// (PlanValue::inArgument) is computed in those shards and returned in
+  /// them; without them the backend copies the argument first.
   virtual StatusOr<std::vector<DeviceArrays>>
-  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args) = 0;
+  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
+          std::vector<DeviceArrays> *donated) = 0;
 };
 
 /// Checks that `args` has one list of shards per argument of `plan`, each

@@ -48,6 +48,11 @@ enum class OpCode : uint16_t {
   Fused,          // a chain of f32 elementwise ops (and compares feeding
                   // selects) run tile by tile without intermediate
                   // buffers; ints encode the program, see FusedProgram.
+  DynamicSlice,   // inputs = {operand, start indices[r]}; the box is the
+                  // output's shape
+  DynamicUpdateSlice, // inputs = {operand, update, start indices[r]}; in
+                      // place when the output shares the operand's buffer
+  Last = DynamicUpdateSlice,
 };
 
 /// The program of a Fused step. Registers 0..inputs-1 hold the inputs (each
@@ -108,17 +113,24 @@ struct Plan;
 /// its values' types and arena offsets.
 std::string describePlan(const Plan &plan);
 
-/// Values without an arena offset: arguments (supplied by the caller), and
-/// values that live only inside a Fused step.
+/// Values without an arena offset: arguments (supplied by the caller),
+/// values that live only inside a Fused step, and values written over a
+/// donated argument's buffer (PlanValue::inArgument).
 constexpr int64_t kArgument = -1;
 constexpr int64_t kNotMaterialized = -2;
+constexpr int64_t kInArgument = -3;
 
 /// A value of the program on one device. Intermediates live at `offset` in
 /// the device's arena; arguments (offset -1) are supplied by the caller.
 struct PlanValue {
   DType dtype;
   Shape shape;       // local (per-device) shape, e.g. {256, 1024}
-  int64_t offset = -1; // kArgument, kNotMaterialized, or an arena offset
+  int64_t offset = -1; // kArgument, kNotMaterialized, kInArgument or an
+                       // arena offset
+  /// kInArgument: the position (in Plan::args) of the donated argument
+  /// whose buffer holds this value. The value's step is the argument's
+  /// last use, and writes in place (a dynamic_update_slice of a cache).
+  int32_t inArgument = -1;
   size_t bytes() const { return (size_t)numElements(shape) * dtypeSize(dtype); }
 };
 
@@ -139,6 +151,11 @@ struct Plan {
   std::vector<int32_t> args;         // value ids of the arguments
   std::vector<int32_t> results;      // value ids of the results
   std::vector<std::string> argNames; // driver names: shardc.name or argN
+  /// Arguments the caller gives up (shardc.donated, like JAX's
+  /// donate_argnums): the plan may write results over their buffers (see
+  /// PlanValue::inArgument). A caller that keeps such an argument gets the
+  /// same results; the backend then copies it first.
+  std::vector<bool> donated;
   /// Global layout of each argument and result (replicated when the
   /// function is not sharded).
   std::vector<NamedSharding> argShardings, resultShardings;

@@ -117,6 +117,8 @@ LogicalResult describe(Operation *op, PlanStep &step) {
         append(step.ints, c.getStrides());
         return simple(OpCode::Slice);
       })
+      .Case([&](DynamicSliceOp) { return simple(OpCode::DynamicSlice); })
+      .Case([&](DynamicUpdateSliceOp) { return simple(OpCode::DynamicUpdateSlice); })
       .Case([&](ConcatenateOp c) {
         step.ints = {c.getDimAttr().getInt()};
         return simple(OpCode::Concatenate);
@@ -253,6 +255,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
     plan.argShardings.push_back(
         signature(fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
                   plan.values[*id].shape, plan.argGlobalShapes));
+    plan.donated.push_back(fn.getArgAttr(i, ShardcDialect::kDonatedAttrName) != nullptr);
   }
 
   for (Operation &op : body.without_terminator()) {
@@ -291,11 +294,32 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
   for (int32_t id : plan.results)
     lastUse[id] = INT64_MAX;
   std::vector<bool> isArg(plan.values.size(), false);
-  for (int32_t id : plan.args)
-    isArg[id] = true;
+  std::vector<int32_t> argPosition(plan.values.size(), -1);
+  for (size_t i = 0; i < plan.args.size(); ++i) {
+    isArg[plan.args[i]] = true;
+    argPosition[plan.args[i]] = (int32_t)i;
+  }
   ArenaAllocator arena;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     const PlanStep &step = plan.steps[s];
+    // A dynamic_update_slice whose operand is read for the last time
+    // writes its box over it: over its arena block, or over the buffer of
+    // a donated argument (the caller gave it up), so a cache updated per
+    // token is never copied.
+    std::vector<int32_t> done;
+    if (step.op == OpCode::DynamicUpdateSlice && lastUse[step.inputs[0]] == (int64_t)s) {
+      int32_t in = step.inputs[0];
+      PlanValue &v = plan.values[step.outputs[0]];
+      const PlanValue &operand = plan.values[in];
+      int32_t arg = isArg[in] ? argPosition[in] : operand.inArgument;
+      if (arg >= 0 && plan.donated[arg]) {
+        v.offset = kInArgument;
+        v.inArgument = arg;
+      } else if (operand.offset >= 0) {
+        v.offset = operand.offset;
+        done.push_back(in); // its block now belongs to the output
+      }
+    }
     // An elementwise step may write its result over an input it reads for
     // the last time, element i over element i: no new buffer, and the data
     // stays in cache. (Inputs a fused step broadcasts are read at other
@@ -315,10 +339,11 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
           reusable.push_back(id);
       }
     }
-    std::vector<int32_t> done;
     for (int32_t id : step.outputs) {
       plan.unsharedBytes += ((int64_t)plan.values[id].bytes() + kAlignment - 1) /
                             kAlignment * kAlignment;
+      if (plan.values[id].offset != kArgument)
+        continue; // placed above
       auto it = std::find_if(reusable.begin(), reusable.end(), [&](int32_t in) {
         return plan.values[in].bytes() == plan.values[id].bytes();
       });
@@ -332,7 +357,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
     }
     for (const auto *list : {&step.inputs, &step.outputs})
       for (int32_t id : *list)
-        if (!isArg[id] && lastUse[id] == (int64_t)s &&
+        if (!isArg[id] && plan.values[id].offset >= 0 && lastUse[id] == (int64_t)s &&
             std::find(done.begin(), done.end(), id) == done.end()) {
           arena.release(plan.values[id].offset, (int64_t)plan.values[id].bytes());
           done.push_back(id);

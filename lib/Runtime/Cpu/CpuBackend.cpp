@@ -68,7 +68,8 @@ public:
 
   using Backend::execute;
   StatusOr<std::vector<DeviceArrays>>
-  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args) override {
+  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
+          std::vector<DeviceArrays> *donated) override {
     int64_t n = plan.numDevices();
     std::vector<int64_t> all(n);
     for (int64_t d = 0; d < n; ++d)
@@ -81,6 +82,20 @@ public:
     int64_t cores = usableCores();
     cpu::setBlasThreads((int)std::max<int64_t>(1, cores / n));
 
+    // The arrays that values written over an argument live in: the shards
+    // the caller gave up, else copies of the argument.
+    std::vector<DeviceArrays> written(plan.args.size());
+    for (const PlanValue &v : plan.values) {
+      if (v.offset != kInArgument || !written[v.inArgument].empty())
+        continue;
+      int32_t a = v.inArgument;
+      if (donated && (*donated)[a].size() == (size_t)n) {
+        written[a] = std::move((*donated)[a]);
+        continue;
+      }
+      for (int64_t d = 0; d < n; ++d)
+        written[a].push_back(*args[a][d]);
+    }
     std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
     std::vector<Status> status(n, Status::success());
     cpu::DeviceGroup group(n, /*spin=*/n <= cores);
@@ -101,7 +116,12 @@ public:
         if (plan.values[v].offset >= 0)
           buffers.ptr[v] = arena + plan.values[v].offset;
       for (size_t i = 0; i < plan.args.size(); ++i)
-        buffers.ptr[plan.args[i]] = const_cast<uint8_t *>(args[i][d]->bytes());
+        buffers.ptr[plan.args[i]] = written[i].empty()
+                                        ? const_cast<uint8_t *>(args[i][d]->bytes())
+                                        : written[i][d].bytes();
+      for (size_t v = 0; v < plan.values.size(); ++v)
+        if (plan.values[v].offset == kInArgument)
+          buffers.ptr[v] = written[plan.values[v].inArgument][d].bytes();
       // Results computed by a step are written straight into the arrays
       // returned (no copy out of the arena).
       std::vector<bool> direct(plan.results.size(), false);
@@ -147,6 +167,12 @@ public:
         if (direct[r])
           continue;
         const PlanValue &v = plan.values[plan.results[r]];
+        bool first = std::find(plan.results.begin(), plan.results.begin() + r,
+                               plan.results[r]) == plan.results.begin() + r;
+        if (v.offset == kInArgument && first) { // computed in place: hand it over
+          results[r][d] = std::move(written[v.inArgument][d]);
+          continue;
+        }
         Array a = Array::uninitialized(v.dtype, v.shape);
         if (a.sizeInBytes())
           std::memcpy(a.bytes(), buffers.ptr[plan.results[r]], a.sizeInBytes());

@@ -151,6 +151,8 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
                              &lc = dims.lhsContracting, &rc = dims.rhsContracting,
                              &lf = dims.lhsFree, &rf = dims.rhsFree;
   int64_t M = dims.M, N = dims.N, K = dims.K;
+  if (dims.B * M * N == 0)
+    return true; // nothing to write (BLAS rejects a leading dimension of 0)
   if (K == 0) { // an empty sum: zeros (BLAS returns without writing)
     std::fill_n((float *)b.ptr[s.outputs[0]], dims.B * M * N, 0.0f);
     return true;
@@ -307,7 +309,9 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   case OpCode::BroadcastInDim:
   case OpCode::Transpose:
   case OpCode::Slice:
-  case OpCode::Concatenate: return runLayoutKernel(plan, step, buffers);
+  case OpCode::Concatenate:
+  case OpCode::DynamicSlice:
+  case OpCode::DynamicUpdateSlice: return runLayoutKernel(plan, step, buffers);
   case OpCode::Iota: return iota(plan, step, buffers);
   case OpCode::Compare: return compare(plan, step, buffers);
   case OpCode::Convert: return convert(plan, step, buffers);

@@ -83,6 +83,21 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
       ptrs.push_back(&a);
     return ref::concatenate(ptrs, s.ints[0]);
   }
+  case OpCode::DynamicSlice:
+  case OpCode::DynamicUpdateSlice: {
+    bool update = s.op == OpCode::DynamicUpdateSlice;
+    std::vector<Array> indices;
+    for (size_t i = update ? 2 : 1; i < s.inputs.size(); ++i)
+      indices.push_back(in(i));
+    std::vector<const Array *> ptrs;
+    for (const Array &a : indices)
+      ptrs.push_back(&a);
+    Array x = in(0);
+    if (!update)
+      return ref::dynamicSlice(x, ref::clampedCorner(x.shape(), out.shape, ptrs), out.shape);
+    Array u = in(1);
+    return ref::dynamicUpdateSlice(x, u, ref::clampedCorner(x.shape(), u.shape(), ptrs));
+  }
   case OpCode::Take: return ref::take(in(0), in(1));
   case OpCode::ScatterAdd: return ref::scatterAdd(in(0), in(1), in(2));
   default: return Status::error(std::string("not a kernel: ") + opCodeName(s.op));

@@ -27,8 +27,9 @@ struct DeviceBuffers {
 /// Runs a step with a fast path if there is one for it; false otherwise.
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
-/// transpose, broadcast_in_dim, slice and concatenate of any rank and f32
-/// reductions over any dimensions, as strided walks; false otherwise.
+/// transpose, broadcast_in_dim, slice, concatenate, dynamic_slice and
+/// dynamic_update_slice of any rank and f32 reductions over any
+/// dimensions, as strided walks; false otherwise.
 bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
 /// Row-major copy of `x` (shape `shape`) with dimensions permuted by `perm`.

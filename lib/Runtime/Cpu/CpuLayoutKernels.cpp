@@ -13,6 +13,7 @@
 
 #include "CpuKernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -150,6 +151,44 @@ bool slice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
                     collapse(out.shape, from, os));
 }
 
+/// The corner of a dynamic box: start index i of `s` (inputs from
+/// `first` on, i32 or i64 scalars) clamped to [0, operand - box] as
+/// StableHLO clamps it, as an element offset into the operand.
+int64_t dynamicCorner(const Plan &plan, const PlanStep &s, size_t first, const Shape &operand,
+                      const Shape &box, const DeviceBuffers &b) {
+  std::vector<int64_t> strides = stridesOf(operand);
+  int64_t offset = 0;
+  for (size_t d = 0; d < operand.size(); ++d) {
+    int32_t id = s.inputs[first + d];
+    int64_t i = plan.values[id].dtype == DType::I64 ? *(const int64_t *)b.ptr[id]
+                                                    : *(const int32_t *)b.ptr[id];
+    offset += std::clamp<int64_t>(i, 0, operand[d] - box[d]) * strides[d];
+  }
+  return offset;
+}
+
+bool dynamicSlice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
+  size_t es = dtypeSize(out.dtype);
+  int64_t base = dynamicCorner(plan, s, 1, in.shape, out.shape, b);
+  return copyBySize(es, b.ptr[s.inputs[0]] + base * es, b.ptr[s.outputs[0]],
+                    collapse(out.shape, stridesOf(in.shape), stridesOf(out.shape)));
+}
+
+/// Copies the operand unless the output already lies in its buffer (the
+/// plan updates in place), then writes the box: one position of a cache
+/// costs the update's bytes.
+bool dynamicUpdateSlice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &in = plan.values[s.inputs[0]], &update = plan.values[s.inputs[1]];
+  size_t es = dtypeSize(in.dtype);
+  uint8_t *y = b.ptr[s.outputs[0]];
+  if (y != b.ptr[s.inputs[0]] && in.bytes())
+    std::memcpy(y, b.ptr[s.inputs[0]], in.bytes());
+  int64_t base = dynamicCorner(plan, s, 2, in.shape, update.shape, b);
+  return copyBySize(es, b.ptr[s.inputs[1]], y + base * es,
+                    collapse(update.shape, stridesOf(update.shape), stridesOf(in.shape)));
+}
+
 bool concatenate(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &out = plan.values[s.outputs[0]];
   int64_t dim = s.ints[0];
@@ -271,6 +310,8 @@ bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buff
   case OpCode::BroadcastInDim: return broadcast(plan, step, buffers);
   case OpCode::Slice: return slice(plan, step, buffers);
   case OpCode::Concatenate: return concatenate(plan, step, buffers);
+  case OpCode::DynamicSlice: return dynamicSlice(plan, step, buffers);
+  case OpCode::DynamicUpdateSlice: return dynamicUpdateSlice(plan, step, buffers);
   case OpCode::Reduce: return reduce(plan, step, buffers);
   default: return false;
   }

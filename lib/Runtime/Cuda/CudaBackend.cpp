@@ -227,7 +227,8 @@ public:
 
   using Backend::execute;
   StatusOr<std::vector<DeviceArrays>>
-  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args) override;
+  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
+          std::vector<DeviceArrays> *donated) override;
 
   /// Events on the first local device: call start, steps start, steps end,
   /// call end.
@@ -615,7 +616,10 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
 }
 
 StatusOr<std::vector<DeviceArrays>>
-CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args) {
+CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
+                     std::vector<DeviceArrays> *) {
+  // Arguments are uploaded into device buffers of their own, so a value
+  // written over a donated argument is written over its upload.
   int64_t n = plan.numDevices();
   if (args.size() != plan.args.size())
     return Status::error("expected " + std::to_string(plan.args.size()) + " arguments, got " +
@@ -679,6 +683,9 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
                                         args[i][d]->sizeInBytes(), cudaMemcpyHostToDevice,
                                         dev.stream));
     }
+    for (size_t v = 0; v < plan.values.size(); ++v)
+      if (plan.values[v].offset == kInArgument)
+        ptr[v] = ptr[plan.args[plan.values[v].inArgument]];
   }
 
   // The steps, in order, each on every device of this process. With

@@ -359,6 +359,25 @@ func.func @slice(%x: tensor<4x8xf32>) -> (tensor<4x3xf32>, tensor<0x2xf32>) {
   return %y, %z : tensor<4x3xf32>, tensor<0x2xf32>
 }
 
+// CHECK-LABEL: func.func @dynamic_slices
+// CHECK-SAME: ([[K:%[^:]+]]: tensor<1x4x128x64xf32> {shardc.donated}, [[U:%[^:]+]]: tensor<1x4x1x64xf32>, [[P:%[^:]+]]: tensor<i32>, [[Z:%[^:]+]]: tensor<i32>)
+// CHECK: [[K2:%.+]] = shardc.dynamic_update_slice [[K]], [[U]] {{\[}}[[Z]], [[Z]], [[P]], [[Z]]{{\]}} : (tensor<1x4x128x64xf32>, tensor<1x4x1x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x4x128x64xf32>
+// CHECK: [[R:%.+]] = shardc.dynamic_slice [[K2]] {{\[}}[[Z]], [[Z]], [[P]], [[Z]]{{\]}} : (tensor<1x4x128x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x4x2x64xf32>
+// CHECK: return [[K2]], [[R]]
+// GENERIC: "shardc.dynamic_update_slice"(%{{.*}}) : (tensor<1x4x128x64xf32>, tensor<1x4x1x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x4x128x64xf32>
+// GENERIC: "shardc.dynamic_slice"(%{{.*}}) : (tensor<1x4x128x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x4x2x64xf32>
+func.func @dynamic_slices(%k: tensor<1x4x128x64xf32> {shardc.donated}, %u: tensor<1x4x1x64xf32>,
+                          %pos: tensor<i32>, %zero: tensor<i32>)
+    -> (tensor<1x4x128x64xf32>, tensor<1x4x2x64xf32>) {
+  %k2 = shardc.dynamic_update_slice %k, %u [%zero, %zero, %pos, %zero]
+      : (tensor<1x4x128x64xf32>, tensor<1x4x1x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>,
+         tensor<i32>) -> tensor<1x4x128x64xf32>
+  %r = shardc.dynamic_slice %k2 [%zero, %zero, %pos, %zero]
+      : (tensor<1x4x128x64xf32>, tensor<i32>, tensor<i32>, tensor<i32>, tensor<i32>)
+      -> tensor<1x4x2x64xf32>
+  return %k2, %r : tensor<1x4x128x64xf32>, tensor<1x4x2x64xf32>
+}
+
 // CHECK-LABEL: func.func @concatenate
 // CHECK-SAME: ([[A:%[^:]+]]: tensor<2x8xf32>, [[B:%[^:]+]]: tensor<3x8xf32>, [[C:%[^:]+]]: tensor<1x8xf32>)
 // CHECK: [[X:%.+]] = shardc.concatenate [[A]], [[B]], [[C]] dim = 0 : (tensor<2x8xf32>, tensor<3x8xf32>, tensor<1x8xf32>) -> tensor<6x8xf32>

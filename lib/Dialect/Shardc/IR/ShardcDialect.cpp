@@ -92,6 +92,12 @@ LogicalResult ShardcDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                << " are both named '" << name.getValue() << "'";
     return success();
   }
+  if (attr.getName() == kDonatedAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << kDonatedAttrName << "' on argument #" << argIndex
+                             << " takes no value";
+    return success();
+  }
   if (attr.getName() != kShardingAttrName)
     return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
                            << "' on argument #" << argIndex;

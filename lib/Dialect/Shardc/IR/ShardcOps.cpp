@@ -234,6 +234,44 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   return success();
 }
 
+/// The start indices of a dynamic slice or update: one scalar per dimension
+/// of `operand`, all of one type; `box` fits inside `operand` dimension by
+/// dimension with the same element type.
+static LogicalResult verifyDynamicBox(Operation *op, RankedTensorType operand,
+                                      RankedTensorType box, ValueRange indices,
+                                      StringRef boxName) {
+  if ((int64_t)indices.size() != operand.getRank())
+    return op->emitOpError() << "needs " << operand.getRank()
+                             << " start indices (the operand rank), got " << indices.size();
+  for (auto [i, index] : llvm::enumerate(indices))
+    if (index.getType() != indices.front().getType())
+      return op->emitOpError() << "start index #" << i << " has type " << index.getType()
+                               << " but start index #0 has type "
+                               << indices.front().getType();
+  if (box.getElementType() != operand.getElementType() || box.getRank() != operand.getRank())
+    return op->emitOpError() << "the " << boxName << " " << box
+                             << " must have the operand's element type and rank ("
+                             << operand << ")";
+  for (int64_t d = 0; d < operand.getRank(); ++d)
+    if (box.getDimSize(d) > operand.getDimSize(d))
+      return op->emitOpError() << "the " << boxName << " has size " << box.getDimSize(d)
+                               << " in dimension " << d << ", more than the operand's "
+                               << operand.getDimSize(d);
+  return success();
+}
+
+LogicalResult DynamicSliceOp::verify() {
+  return verifyDynamicBox(*this, cast<RankedTensorType>(getOperand().getType()),
+                          cast<RankedTensorType>(getResult().getType()), getStartIndices(),
+                          "result");
+}
+
+LogicalResult DynamicUpdateSliceOp::verify() {
+  return verifyDynamicBox(*this, cast<RankedTensorType>(getOperand().getType()),
+                          cast<RankedTensorType>(getUpdate().getType()), getStartIndices(),
+                          "update");
+}
+
 LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &results) {

@@ -219,6 +219,37 @@ ShardingRule SliceOp::getShardingRule() {
   return rule;
 }
 
+/// A dynamic box: dimensions the box covers whole (the index is then
+/// clamped to 0) pass through, the others need the whole dimension, since
+/// the offset is known only at run time. The scalar indices have no
+/// dimensions. `boxOperand` is the operand of the box's shape (the update
+/// of dynamic_update_slice), or -1 when the box is the result.
+static ShardingRule dynamicBoxRule(Operation *op, Value operand, Value box, int boxOperand) {
+  ShardingRule rule;
+  std::vector<int64_t> in = shapeOf(operand), boxShape = shapeOf(box), dims;
+  for (size_t d = 0; d < in.size(); ++d)
+    dims.push_back(rule.addFactor(in[d], boxShape[d] == in[d] ? FactorKind::PassThrough
+                                                              : FactorKind::NeedReplication));
+  std::vector<int64_t> boxDims = dims;
+  for (size_t d = 0; d < in.size(); ++d)
+    if (boxShape[d] != in[d]) // a factor of another size: a new one, never split
+      boxDims[d] = rule.addFactor(boxShape[d], FactorKind::NeedReplication);
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    rule.operandDims.push_back(i == 0                 ? dims
+                               : (int)i == boxOperand ? boxDims
+                                                      : std::vector<int64_t>{});
+  rule.resultDims = {boxOperand < 0 ? boxDims : dims};
+  return rule;
+}
+
+ShardingRule DynamicSliceOp::getShardingRule() {
+  return dynamicBoxRule(*this, getOperand(), getResult(), -1);
+}
+
+ShardingRule DynamicUpdateSliceOp::getShardingRule() {
+  return dynamicBoxRule(*this, getOperand(), getUpdate(), 1);
+}
+
 ShardingRule ConcatenateOp::getShardingRule() {
   ShardingRule rule = elementwiseRule(*this);
   rule.factors[getDim()].kind = FactorKind::NeedReplication;

@@ -281,6 +281,25 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
         return Grads{*grad};
       })
       .Case([&](ConcatenateOp c) -> FailureOr<Grads> { return concatenateGrads(e, c, g); })
+      // The box's adjoint goes back into a zero operand at the same
+      // (clamped) corner; the update's adjoint is g's box there, and the
+      // operand's is g with that box zeroed. Indices have none.
+      .Case([&](DynamicSliceOp d) {
+        Grads grads{DynamicUpdateSliceOp::create(b, e.loc, e.zerosLike(d.getOperand()), g,
+                                                 d.getStartIndices())
+                        .getResult()};
+        grads.append(d.getStartIndices().size(), Value());
+        return grads;
+      })
+      .Case([&](DynamicUpdateSliceOp d) {
+        Value operand = DynamicUpdateSliceOp::create(b, e.loc, g, e.zerosLike(d.getUpdate()),
+                                                     d.getStartIndices());
+        Value update = DynamicSliceOp::create(b, e.loc, d.getUpdate().getType(), g,
+                                              d.getStartIndices());
+        Grads grads{operand, update};
+        grads.append(d.getStartIndices().size(), Value());
+        return grads;
+      })
       .Case([&](TakeOp t) {
         Value table = t.getTable();
         Value grad = ScatterAddOp::create(b, e.loc, e.zerosLike(table), t.getIndices(), g);

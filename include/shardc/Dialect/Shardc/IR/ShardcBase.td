@@ -32,7 +32,9 @@ def Shardc_Dialect : Dialect {
     `shardc.sharding` attribute; after propagation every op with tensor results
     carries `shardc.shardings`, an array with one sharding per result. An
     argument may be given a name for the driver's `--input NAME=FILE.npy` with
-    the `shardc.name` string attribute.
+    the `shardc.name` string attribute, and marked `shardc.donated` (a unit
+    attribute, like JAX's donate_argnums) when the caller gives its buffer
+    up: lowering may then write a result over it in place.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
@@ -44,6 +46,7 @@ def Shardc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kShardingAttrName = "shardc.sharding";
     static constexpr ::llvm::StringLiteral kShardingsAttrName = "shardc.shardings";
     static constexpr ::llvm::StringLiteral kArgNameAttrName = "shardc.name";
+    static constexpr ::llvm::StringLiteral kDonatedAttrName = "shardc.donated";
     /// On a function: it is the per-device program over this mesh; the
     /// shardings of its arguments and results describe the global arrays.
     static constexpr ::llvm::StringLiteral kPartitionedAttrName = "shardc.partitioned";
@@ -97,6 +100,7 @@ def Shardc_Tensor : StaticShapeTensorOf<[Shardc_Element]>;
 def Shardc_FloatTensor : StaticShapeTensorOf<[Shardc_Float]>;
 def Shardc_NumericTensor : StaticShapeTensorOf<[Shardc_Float, Shardc_Int]>;
 def Shardc_IndexTensor : StaticShapeTensorOf<[Shardc_Int]>;
+def Shardc_IndexScalar : 0DTensorOf<[I32, I64]>;
 def Shardc_PredTensor : StaticShapeTensorOf<[I1]>;
 
 class Shardc_Op<string mnemonic, list<Trait> traits = []>

@@ -339,6 +339,56 @@ def Shardc_SliceOp : Shardc_Op<"slice", [ShardingRule, Pure,
   }];
 }
 
+def Shardc_DynamicSliceOp : Shardc_Op<"dynamic_slice", [ShardingRule, Pure]> {
+  let summary = "A box of a tensor at a run-time offset";
+  let description = [{
+    Takes the box of the result's shape whose corner is at the run-time
+    indices `start_indices` (one integer scalar per dimension), like
+    StableHLO's dynamic_slice. Each index is clamped to
+    `[0, operand size - result size]`, so the box always lies inside the
+    operand.
+
+    ```mlir
+    %row = shardc.dynamic_slice %pos_emb [%i, %zero]
+           : (tensor<128x256xf32>, tensor<i32>, tensor<i32>) -> tensor<1x256xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$operand,
+                       Variadic<Shardc_IndexScalar>:$start_indices);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $operand ` ` `[` $start_indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Shardc_DynamicUpdateSliceOp : Shardc_Op<"dynamic_update_slice", [ShardingRule, Pure,
+    AllTypesMatch<["operand", "result"]>]> {
+  let summary = "Writes a box into a tensor at a run-time offset";
+  let description = [{
+    The operand with the box of `update`'s shape at the run-time indices
+    `start_indices` replaced by `update`, like StableHLO's
+    dynamic_update_slice. Each index is clamped to
+    `[0, operand size - update size]`. Lowering writes the box in place when
+    the operand is not used afterwards (a key/value cache updated one
+    position per step is never copied).
+
+    ```mlir
+    %k2 = shardc.dynamic_update_slice %k, %k_t [%zero, %zero, %pos, %zero]
+          : (tensor<1x4x128x64xf32>, tensor<1x4x1x64xf32>, tensor<i32>, tensor<i32>,
+             tensor<i32>, tensor<i32>) -> tensor<1x4x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$operand, Shardc_Tensor:$update,
+                       Variadic<Shardc_IndexScalar>:$start_indices);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $update ` ` `[` $start_indices `]` attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Shardc_ConcatenateOp : Shardc_Op<"concatenate", [ShardingRule, Pure,
     InferTypeOpAdaptor]> {
   let summary = "Joins tensors along one dimension";
