@@ -37,24 +37,54 @@ int64_t sampleToken(const float *logits, int64_t vocab, const Sampling &s,
   return order[k - 1];
 }
 
+const char *modeName(Mode mode) { return mode == Mode::Padded ? "padded" : "kv-cache"; }
+
 namespace {
 
-shardc::JitOptions options(const Config &c, const shardc::Mesh &mesh) {
+shardc::JitOptions options(const Config &c, const shardc::Mesh &mesh, std::string name,
+                           std::vector<std::string> first, size_t donated) {
   shardc::JitOptions j;
-  j.name = "next_token_logits";
+  j.name = std::move(name);
   j.mesh = mesh;
-  j.argNames = {"tokens", "position"};
+  j.argNames = std::move(first);
   for (const ParamInfo &p : parameters(c))
     j.argNames.push_back(p.name);
+  for (size_t i = 0; i < donated; ++i)
+    j.donate.push_back(2 + i); // the caches, after token and position
   return j;
+}
+
+std::vector<std::string> cacheNames(const Config &c) {
+  std::vector<std::string> names{"token", "position"};
+  for (int64_t l = 0; l < c.layers; ++l)
+    for (const char *kv : {"k", "v"})
+      names.push_back("cache." + std::to_string(l) + "." + kv);
+  return names;
+}
+
+/// The batch of sequences over "data" where the mesh splits it.
+shardc::PartitionSpec batchSpec(const shardc::Mesh &mesh, int64_t rank) {
+  shardc::PartitionSpec spec(rank);
+  int data = mesh.axisIndex("data");
+  if (data >= 0 && mesh.axisSizes[data] > 1)
+    spec[0] = {"data"};
+  return spec;
 }
 
 } // namespace
 
 Generator::Generator(shardc::Client &client, Config config, std::vector<Array> params,
-                     shardc::Mesh mesh)
-    : client_(client), config_(config), mesh_(std::move(mesh)), hostParams_(std::move(params)),
-      fn_(client.jit(nextTokenLogitsFunction(config_), options(config_, mesh_))) {}
+                     shardc::Mesh mesh, Mode mode, int64_t batch)
+    : client_(client), config_(config), mesh_(std::move(mesh)), mode_(mode), batch_(batch),
+      hostParams_(std::move(params)),
+      window_(client.jit(mode == Mode::Padded ? nextTokenLogitsFunction(config_)
+                                              : prefillFunction(config_),
+                         options(config_, mesh_,
+                                 mode == Mode::Padded ? "next_token_logits" : "prefill",
+                                 {"tokens", "position"}, 0))),
+      decode_(client.jit(decodeFunction(config_),
+                         options(config_, mesh_, "decode", cacheNames(config_),
+                                 2 * config_.layers))) {}
 
 Status Generator::initialize() {
   std::vector<ParamInfo> infos = parameters(config_);
@@ -70,43 +100,122 @@ Status Generator::initialize() {
   return Status::success();
 }
 
+StatusOr<shardc::DeviceArray> Generator::put(const Array &a, const shardc::PartitionSpec &spec) {
+  return client_.device_put(a, {mesh_, spec});
+}
+
+StatusOr<std::string> Generator::traceStep() const {
+  int64_t T = config_.context, H = config_.heads, hd = config_.headDim();
+  auto spec = [&](std::string name, DType dtype, shardc::Shape shape,
+                  shardc::PartitionSpec layout) {
+    return shardc::ArgSpec{std::move(name), dtype, std::move(shape), {mesh_, std::move(layout)}};
+  };
+  std::vector<shardc::ArgSpec> args;
+  if (mode_ == Mode::Padded) {
+    args.push_back(spec("tokens", DType::I32, {batch_, T}, batchSpec(mesh_, 2)));
+    args.push_back(spec("position", DType::I32, {}, {}));
+  } else {
+    std::vector<std::string> names = cacheNames(config_);
+    args.push_back(spec(names[0], DType::I32, {batch_, 1}, batchSpec(mesh_, 2)));
+    args.push_back(spec(names[1], DType::I32, {}, {}));
+    for (int64_t i = 0; i < 2 * config_.layers; ++i) {
+      args.push_back(spec(names[2 + i], config_.dtype, {batch_, H, T, hd}, cacheSpec(mesh_)));
+      args.back().donated = true;
+    }
+  }
+  for (const ParamInfo &p : parameters(config_))
+    args.push_back(spec(p.name, config_.dtype, p.shape, paramSpec(p, mesh_)));
+  return (mode_ == Mode::Padded ? window_ : decode_).trace(args);
+}
+
+StatusOr<Array> Generator::runWindow(const std::vector<std::vector<uint8_t>> &window) {
+  int64_t T = config_.context, len = (int64_t)window[0].size();
+  Array tokens(DType::I32, {batch_, T}); // zero padding after the bytes
+  for (int64_t b = 0; b < batch_; ++b)
+    for (int64_t i = 0; i < len; ++i)
+      tokens.data<int32_t>()[b * T + i] = window[b][i];
+  StatusOr<shardc::DeviceArray> x = put(tokens, batchSpec(mesh_, 2));
+  StatusOr<shardc::DeviceArray> pos = put(Array::fromInts(DType::I32, {}, {len - 1}), {});
+  if (!x.ok() || !pos.ok())
+    return !x.ok() ? x.status() : pos.status();
+  std::vector<shardc::DeviceArray> args{std::move(*x), std::move(*pos)};
+  args.insert(args.end(), params_.begin(), params_.end());
+  StatusOr<std::vector<shardc::DeviceArray>> out = window_.call(std::move(args));
+  if (!out.ok())
+    return out.status();
+  if (mode_ == Mode::KvCache)
+    caches_.assign(std::make_move_iterator(out->begin() + 1),
+                   std::make_move_iterator(out->end()));
+  return (*out)[0].fetch(); // [B,V]
+}
+
+StatusOr<Array> Generator::runDecode(const std::vector<uint8_t> &tokens, int64_t position) {
+  Array token(DType::I32, {batch_, 1});
+  for (int64_t b = 0; b < batch_; ++b)
+    token.data<int32_t>()[b] = tokens[b];
+  StatusOr<shardc::DeviceArray> x = put(token, batchSpec(mesh_, 2));
+  StatusOr<shardc::DeviceArray> pos = put(Array::fromInts(DType::I32, {}, {position}), {});
+  if (!x.ok() || !pos.ok())
+    return !x.ok() ? x.status() : pos.status();
+  std::vector<shardc::DeviceArray> args{std::move(*x), std::move(*pos)};
+  // The caches are handed over (donated): the step writes into them.
+  std::move(caches_.begin(), caches_.end(), std::back_inserter(args));
+  caches_.clear();
+  args.insert(args.end(), params_.begin(), params_.end());
+  StatusOr<std::vector<shardc::DeviceArray>> out = decode_.call(std::move(args));
+  if (!out.ok())
+    return out.status();
+  caches_.assign(std::make_move_iterator(out->begin() + 1), std::make_move_iterator(out->end()));
+  return (*out)[0].fetch(); // [B,V]
+}
+
 StatusOr<Generator::Result> Generator::generate(const std::string &prompt, int64_t tokens,
                                                 const Sampling &sampling,
                                                 const std::function<void(uint8_t)> &emit) {
   int64_t T = config_.context;
-  std::vector<uint8_t> seq(prompt.begin(), prompt.end());
-  std::mt19937_64 rng(sampling.seed);
+  std::vector<std::vector<uint8_t>> seqs(batch_,
+                                         std::vector<uint8_t>(prompt.begin(), prompt.end()));
+  std::vector<std::mt19937_64> rngs;
+  for (int64_t b = 0; b < batch_; ++b)
+    rngs.emplace_back(sampling.seed + b);
   Result r;
-  shardc::PartitionSpec replicated{{}, {}};
+  r.bytes.resize(batch_);
+  int64_t cached = 0; // kv-cache: positions the caches hold
   for (int64_t n = 0; n < tokens; ++n) {
     auto t0 = std::chrono::steady_clock::now();
-    // The window: the last T bytes, left-aligned, zero padding after.
-    int64_t start = std::max<int64_t>(0, (int64_t)seq.size() - T);
-    int64_t len = (int64_t)seq.size() - start;
-    Array window(DType::I32, {1, T});
-    for (int64_t i = 0; i < len; ++i)
-      window.data<int32_t>()[i] = seq[start + i];
-    StatusOr<shardc::DeviceArray> x = client_.device_put(window, {mesh_, replicated});
-    StatusOr<shardc::DeviceArray> pos = client_.device_put(
-        Array::fromInts(DType::I32, {}, {len - 1}), {mesh_, shardc::PartitionSpec{}});
-    if (!x.ok() || !pos.ok())
-      return !x.ok() ? x.status() : pos.status();
-    std::vector<shardc::DeviceArray> args{*x, *pos};
-    args.insert(args.end(), params_.begin(), params_.end());
-    StatusOr<std::vector<shardc::DeviceArray>> out = fn_.call(args);
-    if (!out.ok())
-      return out.status();
-    Array logits = (*out)[0].fetch(); // [1,V]
+    int64_t len = (int64_t)seqs[0].size();
+    StatusOr<Array> logits = Status::error("");
+    if (mode_ == Mode::KvCache && cached > 0 && cached < T) {
+      std::vector<uint8_t> last;
+      for (const auto &s : seqs)
+        last.push_back(s.back());
+      logits = runDecode(last, cached);
+      cached += 1;
+    } else {
+      // The padded window: the last T bytes (kv-cache: the last T/2 after
+      // the first, so that decoding has room to go on).
+      int64_t keep = mode_ == Mode::KvCache && len >= T ? T / 2 : std::min(len, T);
+      std::vector<std::vector<uint8_t>> window;
+      for (const auto &s : seqs)
+        window.emplace_back(s.end() - keep, s.end());
+      logits = runWindow(window);
+      cached = keep;
+      r.prefills += mode_ == Mode::KvCache;
+    }
+    if (!logits.ok())
+      return logits.status();
     std::vector<float> row(config_.vocab);
-    for (int64_t v = 0; v < config_.vocab; ++v)
-      row[v] = (float)logits.getDouble(v);
-    uint8_t next = (uint8_t)sampleToken(row.data(), config_.vocab, sampling, rng);
-    seq.push_back(next);
-    r.bytes.push_back(next);
+    for (int64_t b = 0; b < batch_; ++b) {
+      for (int64_t v = 0; v < config_.vocab; ++v)
+        row[v] = (float)logits->getDouble(b * config_.vocab + v);
+      uint8_t next = (uint8_t)sampleToken(row.data(), config_.vocab, sampling, rngs[b]);
+      seqs[b].push_back(next);
+      r.bytes[b].push_back(next);
+    }
     r.stepMs.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     if (emit)
-      emit(next);
+      emit(r.bytes[0].back());
   }
   return r;
 }

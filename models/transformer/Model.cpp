@@ -123,9 +123,18 @@ Tensor causalMask(int64_t t, DType dtype) {
   return shardc::constant(mask);
 }
 
+/// x + ff2(gelu(ff1(ln2(x)))) for block weights `w`: [B,T,d].
+Tensor feedForward(const Tensor &x, const Tensor *w) {
+  Tensor h2 = shardc::layer_norm(x, w[6], w[7]);                          // [B,T,d]
+  Tensor f = shardc::gelu(linear(h2, w[8], w[9]), /*approximate=*/true);  // [B,T,F]
+  return x + linear(f, w[10], w[11]);                                     // [B,T,d]
+}
+
 /// The logits for tokens [B,T]; `p` are the parameters in parameters()
-/// order.
-Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p) {
+/// order. With `caches`, appends each block's keys and values as
+/// [B,H,T,hd] (the layout of the decode step's caches).
+Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
+               std::vector<Tensor> *caches = nullptr) {
   int64_t B = tokens.dim(0), T = tokens.dim(1);
   int64_t H = c.heads, hd = c.headDim();
   if (T > c.context)
@@ -146,18 +155,25 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p) {
                              {B, T, H, hd});
     };
     Tensor q = part(0), k = part(1), v = part(2);
+    if (caches) {
+      caches->push_back(shardc::transpose(k, {0, 2, 1, 3})); // [B,H,T,hd]
+      caches->push_back(shardc::transpose(v, {0, 2, 1, 3}));
+    }
     Tensor scores = shardc::dot_general(q, k, {{0, 2}, {0, 2}, {3}, {3}}); // [B,H,T,T]
     Tensor probs = shardc::softmax(scores * scale + mask, -1);             // [B,H,T,T]
     Tensor y = shardc::dot_general(probs, v, {{0, 1}, {0, 2}, {3}, {1}});   // [B,H,T,hd]
     Tensor attn = shardc::dot_general(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,T,d]
-    x = x + attn;
-    // ---- feed-forward: x + ff2(gelu(ff1(ln2(x))))
-    Tensor h2 = shardc::layer_norm(x, w[6], w[7]);                          // [B,T,d]
-    Tensor f = shardc::gelu(linear(h2, w[8], w[9]), /*approximate=*/true);  // [B,T,F]
-    x = x + linear(f, w[10], w[11]);                                        // [B,T,d]
+    x = feedForward(x + attn, w);
   }
   Tensor xf = shardc::layer_norm(x, w[0], w[1]); // [B,T,d]
   return linear(xf, w[2], w[3]);                 // [B,T,V]
+}
+
+/// The logits [B,T,V] -> the row at `position` [B,V].
+Tensor logitsAt(const Config &c, const Tensor &logits, const Tensor &position) {
+  int64_t T = logits.dim(1);
+  Tensor at = shardc::astype(shardc::equal(shardc::iota({T}, 0), position), c.dtype); // [T]
+  return shardc::dot_general(logits, at, {{}, {}, {1}, {0}});                         // [B,V]
 }
 
 } // namespace
@@ -171,11 +187,69 @@ shardc::TracedFn lossFunction(const Config &config) {
 
 shardc::TracedFn nextTokenLogitsFunction(const Config &config) {
   return [config](const std::vector<Tensor> &in) {
-    Tensor logits = forward(config, in[0], in.data() + 2);                 // [B,T,V]
-    int64_t T = in[0].dim(1);
-    Tensor at = shardc::astype(shardc::equal(shardc::iota({T}, 0), in[1]), config.dtype); // [T]
-    return std::vector<Tensor>{shardc::dot_general(logits, at, {{}, {}, {1}, {0}})}; // [B,V]
+    Tensor logits = forward(config, in[0], in.data() + 2); // [B,T,V]
+    return std::vector<Tensor>{logitsAt(config, logits, in[1])};
   };
+}
+
+shardc::TracedFn prefillFunction(const Config &config) {
+  return [config](const std::vector<Tensor> &in) {
+    std::vector<Tensor> out(1);
+    Tensor logits = forward(config, in[0], in.data() + 2, &out); // [B,T,V]
+    out[0] = logitsAt(config, logits, in[1]);
+    return out;
+  };
+}
+
+shardc::TracedFn decodeFunction(const Config &c) {
+  return [c](const std::vector<Tensor> &in) {
+    const Tensor &token = in[0], &position = in[1];
+    const Tensor *cache = in.data() + 2, *p = cache + 2 * c.layers;
+    int64_t B = token.dim(0), H = c.heads, hd = c.headDim(), T = c.context, d = c.dModel;
+    Tensor zero = shardc::full({}, 0, position.dtype());
+    Tensor pos = shardc::dynamic_slice(p[1], {position, zero}, {1, d});          // [1,d]
+    Tensor x = shardc::take(p[0], token) + pos;                                  // [B,1,d]
+    // The positions after this one hold stale keys: -1e9 keeps them out,
+    // as the causal mask keeps the padding out of a padded window.
+    Tensor mask = shardc::astype(shardc::greater(shardc::iota({T}, 0), position), c.dtype) *
+                  -1e9;                                                          // [T]
+    const double scale = 1.0 / std::sqrt((double)hd);
+    std::vector<Tensor> out(1);
+    const Tensor *w = p + 2;
+    for (int64_t l = 0; l < c.layers; ++l, w += 12) {
+      Tensor h = shardc::layer_norm(x, w[0], w[1]);                             // [B,1,d]
+      Tensor qkv = shardc::dot_general(h, w[2], {{}, {}, {2}, {3}}) + w[3];     // [B,1,3,H,hd]
+      auto part = [&](int64_t i) {                                              // [B,H,1,hd]
+        return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, 1, i + 1, H, hd}),
+                               {B, H, 1, hd});
+      };
+      // This position's key and value go into the caches in place.
+      Tensor k = shardc::dynamic_update_slice(cache[2 * l], part(1),
+                                              {zero, zero, position, zero}); // [B,H,T,hd]
+      Tensor v = shardc::dynamic_update_slice(cache[2 * l + 1], part(2),
+                                              {zero, zero, position, zero});
+      Tensor scores = shardc::dot_general(part(0), k, {{0, 1}, {0, 1}, {3}, {3}}); // [B,H,1,T]
+      Tensor probs = shardc::softmax(scores * scale + mask, -1);                  // [B,H,1,T]
+      Tensor y = shardc::dot_general(probs, v, {{0, 1}, {0, 1}, {3}, {2}});       // [B,H,1,hd]
+      Tensor attn = shardc::dot_general(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,1,d]
+      x = feedForward(x + attn, w);
+      out.push_back(k);
+      out.push_back(v);
+    }
+    Tensor xf = shardc::layer_norm(x, w[0], w[1]);                         // [B,1,d]
+    out[0] = shardc::reshape(linear(xf, w[2], w[3]), {B, c.vocab});         // [B,V]
+    return out;
+  };
+}
+
+shardc::PartitionSpec cacheSpec(const shardc::Mesh &mesh) {
+  shardc::PartitionSpec spec(4); // [B,H,T,hd]
+  int data = mesh.axisIndex("data"), model = mesh.axisIndex("model");
+  if (data >= 0 && mesh.axisSizes[data] > 1)
+    spec[0] = {"data"};
+  if (model >= 0 && mesh.axisSizes[model] > 1)
+    spec[1] = {"model"};
+  return spec;
 }
 
 shardc::TracedFn logitsFunction(const Config &config) {

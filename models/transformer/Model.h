@@ -82,6 +82,25 @@ shardc::TracedFn logitsFunction(const Config &config);
 /// invisible, so one executable serves every step of a generation.
 shardc::TracedFn nextTokenLogitsFunction(const Config &config);
 
+/// Key/value-cache decoding, in two executables. The caches are one key
+/// and one value array per block, each [B, H, context, hd], in block order
+/// (K0, V0, K1, V1, ...).
+///
+/// prefill: arguments as nextTokenLogitsFunction's (a padded window);
+/// results the next-token logits [B,V], then the caches of the window.
+shardc::TracedFn prefillFunction(const Config &config);
+/// decode: arguments token i32[B,1], position i32[] (where the token
+/// goes; the window holds positions 0..position), the caches, then the
+/// parameters; results the next-token logits [B,V], then the caches with
+/// this position's keys and values written in (in place when the caches
+/// are donated). Costs one position's work, not the window's.
+shardc::TracedFn decodeFunction(const Config &config);
+/// The caches' layout: batch over "data", heads over "model" (as the
+/// tensor-parallel attention weights split them), so a decode step needs
+/// no collective but the two all-reduces of each block's row-split
+/// products.
+shardc::PartitionSpec cacheSpec(const shardc::Mesh &mesh);
+
 } // namespace gpt
 
 #endif // SHARDC_MODELS_TRANSFORMER_MODEL_H

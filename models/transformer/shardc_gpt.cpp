@@ -15,14 +15,15 @@
 //                    [--d-model D --heads H --d-ff F --layers L --context T]
 //
 //   shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N
-//                    [--temperature T] [--top-k K] [--seed S] [--mode padded]
-//                    [--mesh data=D,model=M]
+//                    [--temperature T] [--top-k K] [--seed S]
+//                    [--mode padded|kv-cache] [--batch B] [--mesh data=D,model=M]
 //
 // train: a progress line per log step, evaluation lines, and last one JSON line:
 // steps, tokens_per_s, ms_per_step_median, train_loss_last, val_loss,
 // val_ppl, peak_bytes_per_device, compile_s (and the layout and cache
 // counters). generate: the prompt and the text as it is produced, then one
-// JSON line: tokens_per_s, ms_per_token_median, compiles, cache_hits, mode.
+// JSON line: tokens_per_s, ms_per_token_median, compiles, cache_hits, mode,
+// batch, prefills.
 //
 //===----------------------------------------------------------------------===//
 

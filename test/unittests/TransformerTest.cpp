@@ -225,6 +225,95 @@ TEST(Transformer, NextTokenLogitsIgnoreThePaddingAfterThePosition) {
   EXPECT_EQ(next.traceCount(), 1); // one executable for every position
 }
 
+/// Greedy bytes by full recomputation: the logits of the unpadded sequence
+/// (one executable per length), the last row's argmax.
+std::vector<uint8_t> greedyByRecomputation(Client &client, const gpt::Config &c,
+                                           const std::vector<Array> &params,
+                                           const std::string &prompt, int64_t tokens) {
+  Jitted logits = client.jit(gpt::logitsFunction(c));
+  std::vector<int64_t> seq(prompt.begin(), prompt.end());
+  std::vector<uint8_t> out;
+  for (int64_t n = 0; n < tokens; ++n) {
+    int64_t T = (int64_t)seq.size();
+    std::vector<Array> args{Array::fromInts(DType::I32, {1, T}, seq)};
+    args.insert(args.end(), params.begin(), params.end());
+    StatusOr<std::vector<Array>> r = logits.call(args);
+    EXPECT_TRUE(r.ok()) << r.message();
+    if (!r.ok())
+      return out;
+    const Array &l = (*r)[0]; // [1,T,V]
+    int64_t best = 0;
+    for (int64_t v = 1; v < c.vocab; ++v)
+      if (l.getDouble((T - 1) * c.vocab + v) > l.getDouble((T - 1) * c.vocab + best))
+        best = v;
+    seq.push_back(best);
+    out.push_back((uint8_t)best);
+  }
+  return out;
+}
+
+TEST(Transformer, KvCachePaddedAndRecomputationGiveTheSameGreedyBytes) {
+  gpt::Dataset data = syntheticData();
+  Client client = cpuClient();
+  gpt::Trainer trainer(client, smallOptions(1, 1));
+  ASSERT_TRUE(trainer.initialize().ok());
+  ASSERT_TRUE(trainer.compile().ok());
+  train(trainer, data, 30);
+  std::vector<Array> params = trainer.state().params;
+  gpt::Config c = smallConfig();
+  const std::string prompt = "the k";
+  const int64_t tokens = c.context - (int64_t)prompt.size(); // fills the window
+  std::vector<uint8_t> reference = greedyByRecomputation(client, c, params, prompt, tokens);
+  ASSERT_EQ((int64_t)reference.size(), tokens);
+  for (int64_t model : {1, 2}) {
+    for (gpt::Mode mode : {gpt::Mode::Padded, gpt::Mode::KvCache}) {
+      Client fresh = cpuClient(); // its own cache counters
+      gpt::Generator g(fresh, c, params, Mesh{{"data", "model"}, {1, model}}, mode);
+      ASSERT_TRUE(g.initialize().ok());
+      StatusOr<gpt::Generator::Result> r = g.generate(prompt, tokens, {}, nullptr);
+      ASSERT_TRUE(r.ok()) << r.message();
+      EXPECT_EQ(r->bytes[0], reference) << gpt::modeName(mode) << " on model=" << model;
+      // One executable per kind, whatever the length: padded needs one,
+      // kv-cache a prefill and a decode step.
+      EXPECT_EQ(fresh.cacheStats().misses, mode == gpt::Mode::Padded ? 1 : 2);
+      EXPECT_EQ(r->prefills, mode == gpt::Mode::KvCache ? 1 : 0);
+    }
+  }
+}
+
+TEST(Transformer, KvCacheSlidesByHalfAWindowWhenFull) {
+  Client client = cpuClient();
+  gpt::Config c = smallConfig();
+  std::vector<Array> params = gpt::initParameters(c, 5);
+  gpt::Generator g(client, c, params, Mesh{{"data", "model"}, {1, 1}}, gpt::Mode::KvCache);
+  ASSERT_TRUE(g.initialize().ok());
+  // The prefill of the 4 prompt bytes gives byte 1; 12 decode steps fill
+  // positions 4..15. Then each slide prefills the last 8 bytes (one byte
+  // out) and 8 decode steps fill positions 8..15 again.
+  StatusOr<gpt::Generator::Result> r = g.generate("abcd", (1 + 12) + (1 + 8) + 1, {}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r->prefills, 3);
+  EXPECT_EQ(client.cacheStats().misses, 2); // still one prefill and one decode executable
+}
+
+TEST(Transformer, BatchedDecodingSplitsSequencesOverData) {
+  // Each sequence of a batch decodes as it would alone: greedy bytes of a
+  // batch of 4 on data=2, model=2 equal the single-sequence ones.
+  Client client = cpuClient();
+  gpt::Config c = smallConfig();
+  std::vector<Array> params = gpt::initParameters(c, 6);
+  gpt::Generator one(client, c, params, Mesh{{"data", "model"}, {1, 1}}, gpt::Mode::KvCache);
+  gpt::Generator four(client, c, params, Mesh{{"data", "model"}, {2, 2}}, gpt::Mode::KvCache,
+                      4);
+  ASSERT_TRUE(one.initialize().ok() && four.initialize().ok());
+  StatusOr<gpt::Generator::Result> a = one.generate("xy", 10, {}, nullptr);
+  StatusOr<gpt::Generator::Result> b = four.generate("xy", 10, {}, nullptr);
+  ASSERT_TRUE(a.ok() && b.ok()) << (a.ok() ? b.message() : a.message());
+  ASSERT_EQ(b->bytes.size(), 4u);
+  for (const auto &bytes : b->bytes)
+    EXPECT_EQ(bytes, a->bytes[0]);
+}
+
 TEST(Transformer, SamplingIsGreedyAtZeroTemperatureAndSeededOtherwise) {
   std::vector<float> logits{0.1f, 2.0f, -1.0f, 1.9f, 0.0f};
   std::mt19937_64 rng(1);

@@ -199,6 +199,24 @@ StridedView permuteView(const Shape &shape, const std::vector<int64_t> &perm) {
   return v;
 }
 
+/// The corner of `box` inside `operand` whose starts are the step's inputs
+/// from `first` on; the kernel reads and clamps them.
+DynamicCorner dynamicCorner(const Plan &plan, const PlanStep &s, size_t first,
+                            const Shape &operand, const Shape &box,
+                            const std::vector<uint8_t *> &ptr, bool intoOutput) {
+  DynamicCorner c;
+  std::vector<int64_t> st = stridesOf(operand);
+  for (size_t d = 0; d < operand.size(); ++d) {
+    int32_t id = s.inputs[first + d];
+    c.index[d] = ptr[id];
+    c.indexBytes[d] = (int)dtypeSize(plan.values[id].dtype);
+    c.limit[d] = operand[d] - box[d];
+    c.strides[d] = st[d];
+  }
+  c.intoOutput = intoOutput;
+  return c;
+}
+
 class CudaBackend : public Backend {
 public:
   CudaBackend(CudaOptions options, int gpuCount) : options(options), gpuCount(gpuCount) {}
@@ -545,6 +563,30 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
       v.inOffset += s.ints[dd] * inSt[dd];
     }
     launchStridedCopy(dtypeSize(out.dtype), x(0), y, v, stream);
+    break;
+  }
+  case OpCode::DynamicSlice: {
+    StridedView v = contiguousView(out.shape);
+    std::vector<int64_t> inSt = stridesOf(in0.shape);
+    for (int dd = 0; dd < v.rank; ++dd)
+      v.inStrides[dd] = inSt[dd];
+    launchDynamicCopy(dtypeSize(out.dtype), x(0), y, v,
+                      dynamicCorner(plan, s, 1, in0.shape, out.shape, ptr, false), stream);
+    break;
+  }
+  case OpCode::DynamicUpdateSlice: {
+    // In place (the output shares the operand's buffer) only the box is
+    // written: one step of a cache update costs the update's bytes.
+    const PlanValue &update = plan.values[s.inputs[1]];
+    if (y != x(0) && out.bytes())
+      SHARDC_CUDA_TRY(
+          cudaMemcpyAsync(y, x(0), out.bytes(), cudaMemcpyDeviceToDevice, stream));
+    StridedView v = contiguousView(update.shape);
+    std::vector<int64_t> outSt = stridesOf(out.shape);
+    for (int dd = 0; dd < v.rank; ++dd)
+      v.outStrides[dd] = outSt[dd];
+    launchDynamicCopy(dtypeSize(out.dtype), x(1), y, v,
+                      dynamicCorner(plan, s, 2, out.shape, update.shape, ptr, true), stream);
     break;
   }
   case OpCode::Concatenate: {

@@ -230,7 +230,7 @@ __global__ void divideKernel(int dt, void *y, int64_t n, int64_t count) {
 // Data movement -----------------------------------------------------------------
 
 template <typename T>
-__global__ void stridedCopyKernel(const T *x, T *y, StridedView v, int64_t n) {
+__device__ void copyViewElements(const T *x, T *y, const StridedView &v, int64_t n) {
   SHARDC_GRID_STRIDE(i, n) {
     int64_t rest = i, from = v.inOffset, to = v.outOffset;
     for (int d = v.rank - 1; d >= 0; --d) {
@@ -241,6 +241,30 @@ __global__ void stridedCopyKernel(const T *x, T *y, StridedView v, int64_t n) {
     }
     y[to] = x[from];
   }
+}
+
+template <typename T>
+__global__ void stridedCopyKernel(const T *x, T *y, StridedView v, int64_t n) {
+  copyViewElements(x, y, v, n);
+}
+
+/// Every thread reads the starts itself: a few bytes, cached after the
+/// first reads, and no launch has to wait for another.
+template <typename T>
+__global__ void dynamicCopyKernel(const T *x, T *y, StridedView v, DynamicCorner c,
+                                  int64_t n) {
+  int64_t corner = 0;
+  for (int d = 0; d < v.rank; ++d) {
+    int64_t start = c.indexBytes[d] == 8 ? *(const int64_t *)c.index[d]
+                                         : (int64_t)*(const int32_t *)c.index[d];
+    start = start < 0 ? 0 : start > c.limit[d] ? c.limit[d] : start;
+    corner += start * c.strides[d];
+  }
+  if (c.intoOutput)
+    v.outOffset += corner;
+  else
+    v.inOffset += corner;
+  copyViewElements(x, y, v, n);
 }
 
 __device__ int64_t viewOffset(const StridedView &v, int64_t linear) {
@@ -440,6 +464,19 @@ void launchStridedCopy(size_t elemBytes, const void *x, void *y, const StridedVi
   case 2: stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)x, (uint16_t *)y, view, n); break;
   case 4: stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)x, (uint32_t *)y, view, n); break;
   default: stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)x, (uint64_t *)y, view, n); break;
+  }
+}
+
+void launchDynamicCopy(size_t elemBytes, const void *x, void *y, const StridedView &view,
+                       const DynamicCorner &corner, cudaStream_t stream) {
+  int64_t n = viewCount(view);
+  if (n <= 0)
+    return;
+  switch (elemBytes) {
+  case 1: dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint8_t *)x, (uint8_t *)y, view, corner, n); break;
+  case 2: dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)x, (uint16_t *)y, view, corner, n); break;
+  case 4: dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)x, (uint32_t *)y, view, corner, n); break;
+  default: dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)x, (uint64_t *)y, view, corner, n); break;
   }
 }
 

@@ -34,6 +34,19 @@ struct StridedView {
   int64_t inOffset = 0, outOffset = 0;
 };
 
+/// The corner of a dynamic box, read on the device so the host never waits
+/// for it: start d is the rank-0 value at index[d] (indexBytes[d] 4: i32,
+/// 8: i64), clamped to [0, limit[d]] (operand dim - box dim); the corner,
+/// sum(start_d * strides[d]) over the operand's strides, is added to the
+/// view's inOffset (a slice reads the box) or outOffset (an update writes it).
+struct DynamicCorner {
+  const void *index[kMaxRank] = {};
+  int indexBytes[kMaxRank] = {};
+  int64_t limit[kMaxRank] = {};
+  int64_t strides[kMaxRank] = {};
+  bool intoOutput = false;
+};
+
 /// Data errors found on the device (an index out of range, an integer
 /// division by zero) record the smallest failing step index here; the host
 /// reads it once after the step loop. INT32_MAX: no error.
@@ -67,6 +80,10 @@ void launchDivideByCount(DType dtype, void *y, int64_t n, int64_t count,
 /// with zero strides, concatenate into a block, collective repacking).
 void launchStridedCopy(size_t elemBytes, const void *x, void *y, const StridedView &view,
                        cudaStream_t stream);
+/// launchStridedCopy with the corner of view.rank dimensions added to one
+/// side (dynamic_slice, dynamic_update_slice).
+void launchDynamicCopy(size_t elemBytes, const void *x, void *y, const StridedView &view,
+                       const DynamicCorner &corner, cudaStream_t stream);
 /// Reduces: output element o at kept index k reads x at keptBase(k) +
 /// reduced offsets. kept/reduced views use inStrides only.
 void launchReduce(int64_t kind, DType dtype, const void *x, void *y,
