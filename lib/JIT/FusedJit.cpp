@@ -44,9 +44,10 @@ struct FusedJit::Impl {
     FusedKernelFn kernel = nullptr;
     bool decided = false;    // compiled, declined or failed: final
     int64_t interpreted = 0; // elements run by the interpreter so far
+    int64_t calls = 0;       // and its calls
   };
   std::unordered_map<std::string, Entry> programs; // by encoding
-  int64_t compileAfterElements = 0;
+  int64_t compileAfterElements = 0, compileAfterCalls = 0;
   FusedJitStats stats;
   int64_t nextId = 0;
 
@@ -123,6 +124,7 @@ std::shared_ptr<FusedJit> FusedJit::create(const FusedJitOptions &options, std::
     return fail("this CPU has no " + std::to_string(width) + "-float vectors");
   impl->target = {width, width == 16 ? 'e' : width == 8 ? 'd' : 'b'};
   impl->compileAfterElements = options.compileAfterElements;
+  impl->compileAfterCalls = options.compileAfterCalls;
 
   Expected<std::unique_ptr<TargetMachine>> tm = jtmb->createTargetMachine();
   if (!tm)
@@ -157,7 +159,8 @@ FusedKernelFn FusedJit::kernelFor(const FusedProgram &program,
   }
   // Not worth compiling yet: the interpreter runs this call.
   entry.interpreted += elements;
-  if (entry.interpreted < impl->compileAfterElements) {
+  entry.calls += 1;
+  if (entry.interpreted < impl->compileAfterElements && entry.calls < impl->compileAfterCalls) {
     impl->stats.waiting += inserted;
     return nullptr;
   }
@@ -203,7 +206,7 @@ std::shared_ptr<FusedJit> installFusedJit() {
       return slot;
     FusedJitOptions options;
     if (env && std::strcmp(env, "eager") == 0)
-      options.compileAfterElements = 0;
+      options.compileAfterElements = options.compileAfterCalls = 0;
     std::string error;
     *slot = FusedJit::create(options, error);
     if (!*slot)

@@ -20,7 +20,8 @@ const char *kUsage =
     "                        [--d-model D] [--heads H] [--d-ff F] [--layers L] [--context T]\n"
     "       shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N [--temperature T]\n"
     "                        [--top-k K] [--seed S] [--mode padded|kv-cache] [--batch B]\n"
-    "                        [--devices N] [--mesh data=D,model=M] [--emit-mlir PATH]\n";
+    "                        [--devices N] [--mesh data=D,model=M] [--warmup N]\n"
+    "                        [--emit-mlir PATH]\n";
 
 /// "data=2,model=2" (either part may be left out: size 1).
 void parseMesh(const std::string &text, int64_t &data, int64_t &model) {

@@ -97,6 +97,18 @@ Status Generator::initialize() {
     params_.push_back(std::move(*d));
   }
   hostParams_.clear();
+  // The executables, traced and compiled (or found in the cache) once:
+  // each step then calls them without looking its signature up.
+  StatusOr<std::shared_ptr<shardc::Executable>> window = window_.lower(argSpecs(false));
+  if (!window.ok())
+    return window.status();
+  windowExe_ = *window;
+  if (mode_ == Mode::KvCache) {
+    StatusOr<std::shared_ptr<shardc::Executable>> decode = decode_.lower(argSpecs(true));
+    if (!decode.ok())
+      return decode.status();
+    decodeExe_ = *decode;
+  }
   return Status::success();
 }
 
@@ -104,28 +116,34 @@ StatusOr<shardc::DeviceArray> Generator::put(const Array &a, const shardc::Parti
   return client_.device_put(a, {mesh_, spec});
 }
 
-StatusOr<std::string> Generator::traceStep() const {
+std::vector<shardc::ArgSpec> Generator::argSpecs(bool decode) const {
   int64_t T = config_.context, H = config_.heads, hd = config_.headDim();
   auto spec = [&](std::string name, DType dtype, shardc::Shape shape,
                   shardc::PartitionSpec layout) {
     return shardc::ArgSpec{std::move(name), dtype, std::move(shape), {mesh_, std::move(layout)}};
   };
   std::vector<shardc::ArgSpec> args;
-  if (mode_ == Mode::Padded) {
+  if (!decode) {
     args.push_back(spec("tokens", DType::I32, {batch_, T}, batchSpec(mesh_, 2)));
     args.push_back(spec("position", DType::I32, {}, {}));
   } else {
     std::vector<std::string> names = cacheNames(config_);
     args.push_back(spec(names[0], DType::I32, {batch_, 1}, batchSpec(mesh_, 2)));
     args.push_back(spec(names[1], DType::I32, {}, {}));
-    for (int64_t i = 0; i < 2 * config_.layers; ++i) {
+    for (int64_t i = 0; i < 2 * config_.layers; ++i)
       args.push_back(spec(names[2 + i], config_.dtype, {batch_, H, T, hd}, cacheSpec(mesh_)));
-      args.back().donated = true;
-    }
   }
   for (const ParamInfo &p : parameters(config_))
     args.push_back(spec(p.name, config_.dtype, p.shape, paramSpec(p, mesh_)));
-  return (mode_ == Mode::Padded ? window_ : decode_).trace(args);
+  return args;
+}
+
+StatusOr<std::string> Generator::traceStep() const {
+  bool decode = mode_ == Mode::KvCache;
+  std::vector<shardc::ArgSpec> args = argSpecs(decode);
+  for (size_t i = 2; decode && i < 2 + 2 * config_.layers; ++i)
+    args[i].donated = true; // as JitOptions::donate marks them
+  return (decode ? decode_ : window_).trace(args);
 }
 
 StatusOr<Array> Generator::runWindow(const std::vector<std::vector<uint8_t>> &window) {
@@ -140,7 +158,7 @@ StatusOr<Array> Generator::runWindow(const std::vector<std::vector<uint8_t>> &wi
     return !x.ok() ? x.status() : pos.status();
   std::vector<shardc::DeviceArray> args{std::move(*x), std::move(*pos)};
   args.insert(args.end(), params_.begin(), params_.end());
-  StatusOr<std::vector<shardc::DeviceArray>> out = window_.call(std::move(args));
+  StatusOr<std::vector<shardc::DeviceArray>> out = windowExe_->call(std::move(args));
   if (!out.ok())
     return out.status();
   if (mode_ == Mode::KvCache)
@@ -162,7 +180,7 @@ StatusOr<Array> Generator::runDecode(const std::vector<uint8_t> &tokens, int64_t
   std::move(caches_.begin(), caches_.end(), std::back_inserter(args));
   caches_.clear();
   args.insert(args.end(), params_.begin(), params_.end());
-  StatusOr<std::vector<shardc::DeviceArray>> out = decode_.call(std::move(args));
+  StatusOr<std::vector<shardc::DeviceArray>> out = decodeExe_->call(std::move(args));
   if (!out.ok())
     return out.status();
   caches_.assign(std::make_move_iterator(out->begin() + 1), std::make_move_iterator(out->end()));

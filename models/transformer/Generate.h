@@ -56,6 +56,8 @@ public:
   /// "data" axis splits them.
   Generator(shardc::Client &client, Config config, std::vector<shardc::Array> params,
             shardc::Mesh mesh, Mode mode = Mode::Padded, int64_t batch = 1);
+  /// Places the parameters and compiles the executables (or finds them in
+  /// the compile cache).
   shardc::Status initialize();
 
   struct Result {
@@ -75,6 +77,8 @@ public:
   shardc::StatusOr<std::string> traceStep() const;
 
 private:
+  /// The arguments of the padded window (prefill) or of the decode step.
+  std::vector<shardc::ArgSpec> argSpecs(bool decode) const;
   shardc::StatusOr<shardc::DeviceArray> put(const shardc::Array &a,
                                             const shardc::PartitionSpec &spec);
   /// Runs the padded window holding `window` (per sequence, at most context
@@ -94,6 +98,7 @@ private:
   std::vector<shardc::DeviceArray> params_;
   std::vector<shardc::DeviceArray> caches_; // kv-cache: K0, V0, K1, V1, ...
   shardc::Jitted window_, decode_;
+  std::shared_ptr<shardc::Executable> windowExe_, decodeExe_;
 };
 
 } // namespace gpt

@@ -18,7 +18,7 @@ namespace gpt::cli {
 
 int generateMain(int argc, char **argv) {
   std::string checkpoint, prompt, mode = "padded", meshText, emitMlir;
-  int64_t tokens = -1, topK = 0, devices = 0, batch = 1;
+  int64_t tokens = -1, topK = 0, devices = 0, batch = 1, warmup = 0;
   bool havePrompt = false;
   gpt::Sampling sampling;
   for (const auto &[a, v] : optionPairs(argc, argv)) {
@@ -33,6 +33,7 @@ int generateMain(int argc, char **argv) {
     else if (a == "--devices") devices = toInt(a, v, 1);
     else if (a == "--batch") batch = toInt(a, v, 1);
     else if (a == "--emit-mlir") emitMlir = v;
+    else if (a == "--warmup") warmup = toInt(a, v, 0);
     else usage("unknown option " + a);
   }
   sampling.topK = topK;
@@ -80,6 +81,12 @@ int generateMain(int argc, char **argv) {
   }
   if (shardc::Status s = generator.initialize(); !s.ok())
     die(s.message());
+  // A warm-up generation first, unprinted and untimed (as the PyTorch peer
+  // does): compiling, the cache lookup and the fused kernels' JIT happen
+  // there.
+  if (warmup > 0)
+    if (auto w = generator.generate(prompt, warmup, sampling, nullptr); !w.ok())
+      die(w.message());
   std::fputs(prompt.c_str(), stdout);
   std::fflush(stdout);
   shardc::StatusOr<gpt::Generator::Result> r =
@@ -89,19 +96,20 @@ int generateMain(int argc, char **argv) {
       });
   if (!r.ok())
     die(r.message());
-  // The first step includes tracing and compiling (or the cache lookup),
-  // and in kv-cache mode the prefill; so does the first decode step.
-  size_t skip = std::min<size_t>(r->stepMs.size() - 1, mode == "padded" ? 1 : 2);
+  // Without a warm-up, the first step includes tracing and compiling (or
+  // the cache lookup), and in kv-cache mode the prefill; so does the first
+  // decode step. After one, every step counts.
+  size_t skip = warmup > 0 ? 0 : std::min<size_t>(r->stepMs.size() - 1, mode == "padded" ? 1 : 2);
   std::vector<double> timed(r->stepMs.begin() + skip, r->stepMs.end());
   double med = median(timed), total = 0;
   for (double ms : timed)
     total += ms;
   shardc::Client::CacheStats cache = client->cacheStats();
-  std::printf("\n{\"mode\": \"%s\", \"tokens\": %lld, \"batch\": %lld, "
+  std::printf("\n{\"mode\": \"%s\", \"tokens\": %lld, \"batch\": %lld, \"warmup\": %lld, "
               "\"tokens_per_s\": %.1f, \"ms_per_token_median\": %.3f, \"first_token_ms\": %.1f, "
               "\"prefills\": %lld, \"compiles\": %lld, \"cache_hits\": %lld, "
               "\"temperature\": %g, \"top_k\": %lld, \"mesh\": \"data=%lld,model=%lld\"}\n",
-              mode.c_str(), (long long)tokens, (long long)batch,
+              mode.c_str(), (long long)tokens, (long long)batch, (long long)warmup,
               total > 0 ? batch * timed.size() / total * 1e3 : 0.0, med, r->stepMs.front(),
               (long long)r->prefills, (long long)cache.misses,
               (long long)(cache.memoryHits + cache.diskHits), sampling.temperature,

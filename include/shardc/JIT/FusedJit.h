@@ -28,6 +28,9 @@ struct FusedJitOptions {
   /// chains; programs that run once on small tensors stay interpreted. 0
   /// compiles every program on first use.
   int64_t compileAfterElements = int64_t(1) << 20;
+  /// ... or once it has run this many times: a small program called again
+  /// and again (each step of a decoding loop) pays for its kernel too.
+  int64_t compileAfterCalls = 8;
 };
 
 struct FusedJitStats {

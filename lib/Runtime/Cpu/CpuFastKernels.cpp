@@ -106,6 +106,24 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
   // Waking BLAS threads costs more than a small product gains from them.
   openblas_set_num_threads(small ? 1 : blasThreads);
 #endif
+#ifdef SHARDC_HAVE_CBLAS
+  // One row (or one column) of C: a matrix-vector product, which reads the
+  // matrix once (a decode step's weights); a large one on every BLAS thread,
+  // since it is bound by the bytes it reads, not by arithmetic.
+  if ((M == 1 || N == 1) && batch == 1) {
+    openblas_set_num_threads(M * N * K * 4 >= (int64_t(1) << 18) ? blasThreads : 1);
+    const float *x = A + a.offsets[0], *y = B + b.offsets[0];
+    if (M == 1) // C[1,N] = x[1,K] B[K,N]: the vector is A's row
+      cblas_sgemv(CblasRowMajor, b.trans ? CblasNoTrans : CblasTrans,
+                  b.trans ? (int)N : (int)K, b.trans ? (int)K : (int)N, 1.0f, y, (int)b.ld, x,
+                  a.trans ? (int)a.ld : 1, 0.0f, C, 1);
+    else // C[M,1] = A[M,K] y[K,1]: the vector is B's column
+      cblas_sgemv(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans,
+                  a.trans ? (int)K : (int)M, a.trans ? (int)M : (int)K, 1.0f, x, (int)a.ld, y,
+                  b.trans ? 1 : (int)b.ld, 0.0f, C, 1);
+    return;
+  }
+#endif
   auto item = [&](int64_t i) {
     const float *x = A + a.offsets[i], *y = B + b.offsets[i];
     float *c = C + i * M * N;
@@ -310,6 +328,7 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   case OpCode::Transpose:
   case OpCode::Slice:
   case OpCode::Concatenate:
+  case OpCode::Take:
   case OpCode::DynamicSlice:
   case OpCode::DynamicUpdateSlice: return runLayoutKernel(plan, step, buffers);
   case OpCode::Iota: return iota(plan, step, buffers);

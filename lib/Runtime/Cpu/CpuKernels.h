@@ -28,8 +28,8 @@ struct DeviceBuffers {
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
 /// transpose, broadcast_in_dim, slice, concatenate, dynamic_slice and
-/// dynamic_update_slice of any rank and f32 reductions over any
-/// dimensions, as strided walks; false otherwise.
+/// dynamic_update_slice of any rank, take (rows by index) and f32
+/// reductions over any dimensions, as strided walks; false otherwise.
 bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
 /// Row-major copy of `x` (shape `shape`) with dimensions permuted by `perm`.

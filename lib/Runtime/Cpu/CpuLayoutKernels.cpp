@@ -175,6 +175,27 @@ bool dynamicSlice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
                     collapse(out.shape, stridesOf(in.shape), stridesOf(out.shape)));
 }
 
+/// Rows of the table by index, copied in place of the reference's copy of
+/// the whole table (a decode step looks up one row of 256). An index out of
+/// range leaves the step to the reference kernel, which names it.
+bool take(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &table = plan.values[s.inputs[0]], &indices = plan.values[s.inputs[1]];
+  int64_t rows = table.shape[0], n = numElements(indices.shape);
+  size_t rowBytes = rows ? table.bytes() / rows : 0;
+  const uint8_t *t = b.ptr[s.inputs[0]], *idx = b.ptr[s.inputs[1]];
+  bool wide = indices.dtype == DType::I64;
+  auto at = [&](int64_t p) {
+    return wide ? ((const int64_t *)idx)[p] : (int64_t)((const int32_t *)idx)[p];
+  };
+  for (int64_t p = 0; p < n; ++p)
+    if (at(p) < 0 || at(p) >= rows)
+      return false;
+  uint8_t *y = b.ptr[s.outputs[0]];
+  for (int64_t p = 0; p < n; ++p)
+    std::memcpy(y + p * rowBytes, t + at(p) * rowBytes, rowBytes);
+  return true;
+}
+
 /// Copies the operand unless the output already lies in its buffer (the
 /// plan updates in place), then writes the box: one position of a cache
 /// costs the update's bytes.
@@ -310,6 +331,7 @@ bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buff
   case OpCode::BroadcastInDim: return broadcast(plan, step, buffers);
   case OpCode::Slice: return slice(plan, step, buffers);
   case OpCode::Concatenate: return concatenate(plan, step, buffers);
+  case OpCode::Take: return take(plan, step, buffers);
   case OpCode::DynamicSlice: return dynamicSlice(plan, step, buffers);
   case OpCode::DynamicUpdateSlice: return dynamicUpdateSlice(plan, step, buffers);
   case OpCode::Reduce: return reduce(plan, step, buffers);
