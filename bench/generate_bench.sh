@@ -5,7 +5,8 @@
 # and model config, in one run:
 #   a. padded: the window is always 128 bytes, one executable for every step;
 #   b. kv-cache: a prefill executable, then one decode step per byte over
-#      donated key/value caches; batch 1 and batch 8;
+#      donated key/value caches; batch 1 (after a warm-up generation, and
+#      as the first generation of a process) and batch 8;
 #   c. where the kv-cache decode step's time goes: the bytes of weights it
 #      reads per byte against its time.
 # The sides alternate, `rounds` times; the table has medians. Both sides load
@@ -75,9 +76,10 @@ gen() { # TAG ARGS...
 
 for round in $(seq "$rounds"); do
   echo "round $round/$rounds" >&2
-  gen padded --mode padded
-  gen kv1 --mode kv-cache
-  gen kv8 --mode kv-cache --batch 8
+  gen padded --mode padded --warmup 200
+  gen kv1 --mode kv-cache --warmup 200
+  gen kv1-first --mode kv-cache
+  gen kv8 --mode kv-cache --batch 8 --warmup 200
   if [ $have_torch = 1 ]; then
     run torch $py "$peers/peer_generate.py" --new-tokens 200 --repeats 1 --quiet-wait 5 \
       --ckpt none
@@ -109,8 +111,11 @@ p(f"{info.get('Model name', '?')}, {info.get('CPU(s)', '?')} cores, avx512f "
   f"{'yes' if 'avx512f' in flags else 'no'}, AMX {'yes' if 'amx_tile' in flags else 'no'}; "
   f"{time.strftime('%Y-%m-%d')}. Greedy, prompt \"ROMEO:\", 200 new bytes, context 128 "
   f"(both slide past it), 2 threads, OpenMP OpenBLAS on both sides. Medians of "
-  f"{E['ROUNDS']} interleaved rounds; shardc-gpt's tokens/s leave out the first step "
-  f"(tracing and the cache lookup) and, in kv-cache mode, the first decode step.\n")
+  f"{E['ROUNDS']} interleaved rounds. shardc-gpt times a generation after an untimed one of "
+  f"the same length in the same process (--warmup 200: the compile-cache lookup and the "
+  f"fused kernels' JIT happen there), PyTorch after its 10 warm-up tokens; the row "
+  f"\"first generation\" has no warm-up (the JIT compiles inside the timed steps, only the "
+  f"first step and first decode step are left out).\n")
 peer = med("torch", "padded", "tokens_per_s") if torch_ok else None
 p("| decoding | tokens/s | ms per byte (median) | compiles (cold) | against PyTorch padded |")
 p("| --- | --- | --- | --- | --- |")
@@ -127,6 +132,7 @@ if torch_ok:
       f"{med('torch', 'naive', 'tokens_per_s') / peer:.1f}x |")
 row("shardc padded, batch 1", "padded")
 row("shardc kv-cache, batch 1", "kv1")
+row("shardc kv-cache, batch 1, first generation", "kv1-first")
 row("shardc kv-cache, batch 8 (bytes/s of all 8)", "kv8")
 # Where the time goes: a decode step reads every weight once (3.32 M f32
 # parameters, 13.3 MB) and its caches; at batch 1 that is all it does.
@@ -139,6 +145,6 @@ p(f"\nkv-cache, batch 1: each decode step reads the 13.3 MB of weights "
   f"this machine serves (the weights stay in it between steps). Batch 8 reads them once "
   f"for 8 bytes.\n")
 p(f"Checkpoint: {os.path.basename(E['CKPT'])}. Commands: `shardc-gpt generate --checkpoint CKPT "
-  f"--prompt ROMEO: --tokens 200 --mode padded|kv-cache [--batch 8]`, "
+  f"--prompt ROMEO: --tokens 200 --mode padded|kv-cache [--batch 8] [--warmup 200]`, "
   f"`{sys.executable} ../shared/bench/peer_generate.py --new-tokens 200 --repeats 1 --ckpt none`.")
 PY

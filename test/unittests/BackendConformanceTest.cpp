@@ -1211,9 +1211,11 @@ Generator softmaxRank4() {
                         t4, accumulationTol(DType::F32));
     p.planCheck = [S](const Plan &plan) {
       PlanSummary s = summarize(plan);
-      // Two fused chains, each ending in its row reduction (max, then sum);
-      // the final div has only a broadcast to fuse with, so it stays.
-      EXPECT_EQ(s.count(OpCode::Fused), 2);
+      // Two fused chains, each ending in its row reduction (max, then sum),
+      // and the final div with the broadcast of the sums (loaded along the
+      // columns, never stored).
+      EXPECT_EQ(s.count(OpCode::Fused), 3);
+      EXPECT_EQ(s.count(OpCode::BroadcastInDim), 0);
       EXPECT_EQ(s.fusedReductions, 2);
       EXPECT_EQ(s.reductionCols, (std::vector<int64_t>{S, S}));
       EXPECT_EQ(s.count(OpCode::Reduce), 0);

@@ -5,7 +5,7 @@
 // produced closes the group (the group must run before it); any other step
 // is stepped over, and the fused step takes the place of the group's last
 // member, where all its inputs exist. A closed group of at least two
-// computing steps becomes one Fused step; its outputs are the members'
+// computing steps, or of one and a broadcast, becomes one Fused step; its outputs are the members'
 // values that anything outside the group reads. A compare joins when only
 // selects read it, and a select joins the group of its compare: the
 // predicate lives in a register as 1.0 or 0.0.
@@ -206,11 +206,15 @@ private:
   }
 
   void close(const std::vector<size_t> &group) {
-    int computing = 0;
-    for (size_t g : group)
+    int computing = 0, broadcasts = 0;
+    for (size_t g : group) {
       computing += isElementwise(plan.steps[g].op) || plan.steps[g].op == OpCode::Compare ||
                    plan.steps[g].op == OpCode::Select;
-    if (computing < 2)
+      broadcasts += plan.steps[g].op == OpCode::BroadcastInDim;
+    }
+    // One op on a broadcast value is worth a kernel too: the broadcast is
+    // then loaded, never stored (a bias added to a product).
+    if (computing == 0 || computing + broadcasts < 2)
       return;
     std::set<size_t> members(group.begin(), group.end());
     // A compare whose select ended up outside the group would have to store

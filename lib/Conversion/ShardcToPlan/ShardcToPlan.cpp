@@ -325,9 +325,11 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
     // stays in cache. (Inputs a fused step broadcasts are read at other
     // indices and never qualify.) An all_reduce reduces in place too.
     std::vector<int32_t> reusable;
+    // A reshape keeps the row-major bytes: over its input, it is free.
     bool elementwise = (step.op >= OpCode::Neg && step.op <= OpCode::Erf) ||
                        (step.op >= OpCode::Add && step.op <= OpCode::Pow);
-    if (elementwise || step.op == OpCode::Fused || step.op == OpCode::AllReduce) {
+    if (elementwise || step.op == OpCode::Fused || step.op == OpCode::AllReduce ||
+        step.op == OpCode::Reshape) {
       std::vector<FusedProgram::Input> modes;
       if (step.op == OpCode::Fused)
         modes = FusedProgram::decode(step.ints).inputs;
