@@ -101,7 +101,9 @@ std::optional<MatrixView> matrixView(const Shape &shape, const std::vector<int64
 void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
           const float *B, const MatrixView &b, float *C) {
   int64_t batch = (int64_t)a.offsets.size();
-  bool small = 2 * M * N * K < (int64_t(1) << 24);
+  // A product of few rows with a large matrix (a decode step of a batch)
+  // is bound by reading the matrix: it gets the threads too.
+  bool small = 2 * M * N * K < (int64_t(1) << 24) && K * std::max(M, N) * 4 < (int64_t(1) << 18);
 #ifdef SHARDC_HAVE_CBLAS
   // Waking BLAS threads costs more than a small product gains from them.
   openblas_set_num_threads(small ? 1 : blasThreads);
