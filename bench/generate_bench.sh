@@ -117,7 +117,7 @@ p(f"{info.get('Model name', '?')}, {info.get('CPU(s)', '?')} cores, avx512f "
   f"\"first generation\" has no warm-up (the JIT compiles inside the timed steps, only the "
   f"first step and first decode step are left out).\n")
 peer = med("torch", "padded", "tokens_per_s") if torch_ok else None
-p("| decoding | tokens/s | ms per byte (median) | compiles (cold) | against PyTorch padded |")
+p("| decoding | tokens/s | ms per byte (median) | compiles (first run of round 1) | against PyTorch padded |")
 p("| --- | --- | --- | --- | --- |")
 def row(name, tag):
     r = S[tag][0]
