@@ -186,12 +186,16 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   };
   const float *A = (const float *)b.ptr[s.inputs[0]];
   const float *Bm = (const float *)b.ptr[s.inputs[1]];
-  std::vector<float> aCopy, bCopy;
+  // Packed copies live in per-thread buffers that only grow: a fresh
+  // allocation of this size would be mapped and faulted in page by page on
+  // every step.
+  static thread_local std::vector<float> aCopy, bCopy;
   // Each operand in place where BLAS can read its matrices (attention's
   // [B,T,H,hd] per head: rows H*hd apart), else a packed copy.
   std::optional<MatrixView> av = matrixView(lv.shape, lb, lf, lc);
   if (!av) {
-    aCopy.resize(numElements(lv.shape));
+    if ((int64_t)aCopy.size() < numElements(lv.shape))
+      aCopy.resize(numElements(lv.shape));
     permuteF32(A, lv.shape, cat(lb, lf, lc), aCopy.data());
     A = aCopy.data();
     Shape packed{dims.B, M, K};
@@ -199,7 +203,8 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   }
   std::optional<MatrixView> bv = matrixView(rv.shape, rb, rc, rf);
   if (!bv) {
-    bCopy.resize(numElements(rv.shape));
+    if ((int64_t)bCopy.size() < numElements(rv.shape))
+      bCopy.resize(numElements(rv.shape));
     permuteF32(Bm, rv.shape, cat(rb, rc, rf), bCopy.data());
     Bm = bCopy.data();
     Shape packed{dims.B, K, N};
