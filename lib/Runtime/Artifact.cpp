@@ -286,10 +286,9 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
   for (size_t i = 0; i < nsteps && !r.failed; ++i) {
     PlanStep s;
     uint64_t op = r.u64();
-    if (op > (uint64_t)OpCode::Last) {
-      r.failed = true;
-      break;
-    }
+    if (!r.failed && op > (uint64_t)OpCode::Last)
+      return fail("invalid plan: step " + std::to_string(i) + ": opcode " + std::to_string(op) +
+                  " is unknown (this shardc knows 0.." + std::to_string((int)OpCode::Last) + ")");
     s.op = (OpCode)op;
     s.inputs = r.ids();
     s.outputs = r.ids();
@@ -305,37 +304,10 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
   if (r.failed || !r.atEnd())
     return fail("malformed artifact payload");
 
-  // Structural checks: every id in range, every buffer inside the arena.
-  auto validId = [&](int32_t id) { return id >= 0 && (size_t)id < plan.values.size(); };
-  for (const PlanStep &s : plan.steps)
-    for (const auto *ids : {&s.inputs, &s.outputs})
-      for (int32_t id : *ids)
-        if (!validId(id))
-          return fail("malformed artifact: value id out of range");
-  for (const auto *ids : {&plan.args, &plan.results})
-    for (int32_t id : *ids)
-      if (!validId(id))
-        return fail("malformed artifact: value id out of range");
-  for (const PlanValue &v : plan.values)
-    if (v.offset == kInArgument
-            ? v.inArgument < 0 || (size_t)v.inArgument >= plan.args.size() ||
-                  (size_t)v.inArgument >= plan.donated.size() ||
-                  !plan.donated[v.inArgument] ||
-                  plan.values[plan.args[v.inArgument]].bytes() != v.bytes()
-            : v.offset < kNotMaterialized)
-      return fail("malformed artifact: a value lies in an argument that is not donated, or "
-                  "does not fit it");
-  for (const PlanValue &v : plan.values)
-    if (v.offset < kInArgument ||
-        (v.offset >= 0 && (uint64_t)v.offset + v.bytes() > (uint64_t)plan.arenaBytes))
-      return fail("malformed artifact: a buffer lies outside the arena");
-  if (plan.argShardings.size() != plan.args.size() ||
-      plan.resultShardings.size() != plan.results.size() ||
-      plan.argGlobalShapes.size() != plan.args.size() ||
-      plan.resultGlobalShapes.size() != plan.results.size() ||
-      plan.argNames.size() != plan.args.size() ||
-      (!plan.donated.empty() && plan.donated.size() != plan.args.size()))
-    return fail("malformed artifact: signature lists disagree");
+  // An artifact is untrusted input: everything the backends rely on is
+  // checked before anything runs.
+  if (Status valid = validatePlan(plan); !valid.ok())
+    return fail("invalid plan: " + valid.message());
   plan.id = Plan::newId();
   return plan;
 }

@@ -110,12 +110,15 @@ Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
 FusedProgram FusedProgram::decode(const std::vector<int64_t> &ints) {
   FusedProgram p;
   size_t k = 0;
+  // Counts are trusted no further than the numbers that follow them: a
+  // malformed encoding decodes to a program that encodes differently.
   auto next = [&]() { return k < ints.size() ? ints[k++] : 0; };
-  for (int64_t n = next(), i = 0; i < n; ++i) {
+  auto more = [&] { return k < ints.size(); };
+  for (int64_t n = next(), i = 0; i < n && more(); ++i) {
     LoadMode mode = (LoadMode)next();
     p.inputs.push_back({mode, next()});
   }
-  for (int64_t n = next(), i = 0; i < n; ++i) {
+  for (int64_t n = next(), i = 0; i < n && more(); ++i) {
     Instruction in;
     in.op = (OpCode)next();
     in.a = next();
@@ -125,9 +128,9 @@ FusedProgram FusedProgram::decode(const std::vector<int64_t> &ints) {
     in.c = next();
     p.instructions.push_back(in);
   }
-  for (int64_t n = next(), i = 0; i < n; ++i)
+  for (int64_t n = next(), i = 0; i < n && more(); ++i)
     p.outputs.push_back(next());
-  for (int64_t n = next(), i = 0; i < n; ++i) {
+  for (int64_t n = next(), i = 0; i < n && more(); ++i) {
     int64_t reg = next(), kind = next();
     p.reductions.push_back({reg, kind, next()});
   }

@@ -98,6 +98,18 @@ TEST(CompileCache, DiskEntriesAreSharedAndCorruptOnesRecompiled) {
   EXPECT_EQ(compiles, 2);
   EXPECT_EQ(third.stats().corruptEntries, 1);
   EXPECT_TRUE(readArtifact(path).ok());
+
+  // A crafted entry (checksum recomputed, an opcode swapped so the step has
+  // the wrong arity) is untrusted input too: rejected, recompiled.
+  Plan crafted = negPlan(8);
+  crafted.steps[0].op = OpCode::Add;
+  ASSERT_TRUE(writeFileAtomically(path, serializePlan(crafted)).ok());
+  CompileCache fourth(dir);
+  StatusOr<std::shared_ptr<const Plan>> again = fourth.getOrCompile("key", compile);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(compiles, 3);
+  EXPECT_EQ(fourth.stats().corruptEntries, 1);
+  EXPECT_EQ((*again)->steps[0].op, OpCode::Neg);
   std::system(("rm -rf " + dir).c_str());
 }
 

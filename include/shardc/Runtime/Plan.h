@@ -109,6 +109,14 @@ const char *opCodeName(OpCode op);
 bool isCollective(OpCode op);
 
 struct Plan;
+/// Checks everything the backends rely on without checking again: the mesh
+/// (at most 65536 devices), the signature, every value's shape against its
+/// buffer and the arena, and every step's inputs, outputs, dtypes, shapes
+/// and attributes against its opcode (fused programs included). Plans from
+/// artifacts and the compile cache are untrusted input. The error names the
+/// step (index, opcode, location) and the field.
+Status validatePlan(const Plan &plan);
+
 /// A readable listing of a plan: devices, arena, and one line per step with
 /// its values' types and arena offsets.
 std::string describePlan(const Plan &plan);

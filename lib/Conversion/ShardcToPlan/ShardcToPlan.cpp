@@ -367,6 +367,9 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
   }
   plan.arenaBytes = arena.size();
   plan.id = Plan::newId();
+  // What the backends will rely on; a plan that breaks it is a bug here.
+  if (Status valid = validatePlan(plan); !valid.ok())
+    return fn.emitError("lowering made an invalid plan: ") << valid.message();
   return plan;
 }
 

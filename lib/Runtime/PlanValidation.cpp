@@ -1,0 +1,562 @@
+//===- PlanValidation.cpp - what every plan must satisfy before it runs ---===//
+//
+// A plan read from an artifact or the compile cache is untrusted input: its
+// checksum catches accidents, not intent. The kernels index buffers by the
+// plan's shapes, offsets and attributes without checking them again, so
+// every fact they rely on is checked here, once, before anything runs: the
+// mesh and the signature, each value's shape against its buffer, and each
+// step's operand counts, dtypes, shapes and attributes against its opcode.
+// An error names the step (its index, opcode and source location) and the
+// field.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Runtime/Plan.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace shardc {
+
+namespace {
+
+/// Devices and bytes beyond any real machine: a plan that asks for more is
+/// crafted (or corrupted), and would only fail later in an allocation.
+constexpr int64_t kMaxDevices = 1 << 16;
+constexpr int64_t kMaxValueBytes = int64_t(1) << 40;
+constexpr int64_t kAlignment = 64;
+
+class Validator {
+public:
+  explicit Validator(const Plan &plan) : plan(plan) {}
+
+  Status run() {
+    auto valid = [&](int32_t id) { return id >= 0 && (size_t)id < plan.values.size(); };
+    for (const PlanStep &st : plan.steps)
+      for (const auto *ids : {&st.inputs, &st.outputs})
+        for (int32_t id : *ids)
+          if (!valid(id))
+            return fail("a step names value v" + std::to_string(id) + ", past the " +
+                        std::to_string(plan.values.size()) + " values");
+    for (const auto *ids : {&plan.args, &plan.results})
+      for (int32_t id : *ids)
+        if (!valid(id))
+          return fail("the signature names value v" + std::to_string(id) + ", past the " +
+                      std::to_string(plan.values.size()) + " values");
+    if (plan.argShardings.size() != plan.args.size() ||
+        plan.resultShardings.size() != plan.results.size() ||
+        plan.argGlobalShapes.size() != plan.args.size() ||
+        plan.resultGlobalShapes.size() != plan.results.size() ||
+        plan.argNames.size() != plan.args.size() ||
+        (!plan.donated.empty() && plan.donated.size() != plan.args.size()))
+      return fail("the signature's lists disagree in length");
+    for (const PlanStep &st : plan.steps)
+      if (st.op > OpCode::Last)
+        return fail("opcode " + std::to_string((int)st.op) + " is unknown");
+    if (Status s = mesh(); !s.ok())
+      return s;
+    if (Status s = values(); !s.ok())
+      return s;
+    if (Status s = signature(); !s.ok())
+      return s;
+    std::vector<bool> defined(plan.values.size(), false);
+    for (int32_t id : plan.args)
+      defined[id] = true;
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      const PlanStep &s = plan.steps[i];
+      where = "step " + std::to_string(i) + " (" + opName(s.op) +
+              (s.location.empty() ? "" : " at " + s.location) + "): ";
+      for (int32_t id : s.inputs)
+        if (!defined[id])
+          return fail("input v" + std::to_string(id) + " is read before it is computed");
+      for (int32_t id : s.outputs) {
+        if (defined[id])
+          return fail("output v" + std::to_string(id) + " is already defined");
+        defined[id] = true;
+      }
+      for (const auto *ids : {&s.inputs, &s.outputs})
+        for (int32_t id : *ids)
+          if (plan.values[id].offset == kNotMaterialized)
+            return fail("v" + std::to_string(id) + " has no buffer");
+      for (int32_t id : s.outputs)
+        if (plan.values[id].offset == kArgument)
+          return fail("output v" + std::to_string(id) + " would be written over an argument");
+      if (Status st = step(s); !st.ok())
+        return st;
+    }
+    where.clear();
+    // Buffers are reused, so a plan's arena is never larger than all its
+    // buffers side by side.
+    if (plan.arenaBytes < 0 || plan.arenaBytes > arenaLimit)
+      return fail("the arena of " + std::to_string(plan.arenaBytes) +
+                  " bytes is larger than all the plan's buffers together (" +
+                  std::to_string(arenaLimit) + ")");
+    for (int32_t id : plan.results)
+      if (!defined[id] || plan.values[id].offset == kNotMaterialized)
+        return fail("result v" + std::to_string(id) + " is never computed");
+    return Status::success();
+  }
+
+private:
+  const Plan &plan;
+  std::string where;
+  int64_t arenaLimit = 0; // the plan's buffers side by side
+
+  Status fail(const std::string &what) const { return Status::error(where + what); }
+
+  static std::string opName(OpCode op) {
+    return op <= OpCode::Last ? opCodeName(op) : "opcode " + std::to_string((int)op);
+  }
+  const PlanValue &value(int32_t id) const { return plan.values[id]; }
+  /// "f32[4x8]", as describePlan writes a value.
+  std::string typeOf(int32_t id) const {
+    return std::string(dtypeName(value(id).dtype)) + "[" + shapeString(value(id).shape) + "]";
+  }
+
+  Status mesh() {
+    const Mesh &m = plan.mesh;
+    if (m.axisNames.size() != m.axisSizes.size())
+      return fail("the mesh has " + std::to_string(m.axisNames.size()) + " axis names and " +
+                  std::to_string(m.axisSizes.size()) + " sizes");
+    int64_t devices = 1;
+    std::set<std::string> seen;
+    for (size_t a = 0; a < m.axisNames.size(); ++a) {
+      if (m.axisNames[a].empty() || !seen.insert(m.axisNames[a]).second)
+        return fail("mesh axis " + std::to_string(a) + " has an empty or repeated name");
+      if (m.axisSizes[a] < 1 || m.axisSizes[a] > kMaxDevices ||
+          (devices *= m.axisSizes[a]) > kMaxDevices)
+        return fail("the mesh has more than " + std::to_string(kMaxDevices) +
+                    " devices (or an axis of size < 1)");
+    }
+    return Status::success();
+  }
+
+  Status values() {
+    int64_t total = 0;
+    for (size_t v = 0; v < plan.values.size(); ++v) {
+      const PlanValue &pv = plan.values[v];
+      std::string name = "v" + std::to_string(v);
+      if ((int)pv.dtype > (int)DType::I64)
+        return fail(name + " has an unknown element type");
+      if (pv.shape.size() > 16)
+        return fail(name + " has rank " + std::to_string(pv.shape.size()) + " (at most 16)");
+      int64_t bytes = (int64_t)dtypeSize(pv.dtype);
+      for (int64_t d : pv.shape) {
+        if (d < 0)
+          return fail(name + " has a negative dimension");
+        if (d > 0 && bytes > kMaxValueBytes / d)
+          return fail(name + " is larger than " + std::to_string(kMaxValueBytes) + " bytes");
+        bytes *= d;
+      }
+      if (pv.offset >= 0) {
+        if (pv.offset % kAlignment || pv.offset > plan.arenaBytes ||
+            bytes > plan.arenaBytes - pv.offset)
+          return fail(name + "'s buffer (" + std::to_string(bytes) + " bytes at " +
+                      std::to_string(pv.offset) + ") lies outside the arena of " +
+                      std::to_string(plan.arenaBytes) + " bytes");
+        total += (bytes + kAlignment - 1) / kAlignment * kAlignment;
+      } else if (pv.offset == kInArgument) {
+        if (pv.inArgument < 0 || (size_t)pv.inArgument >= plan.args.size() ||
+            (size_t)pv.inArgument >= plan.donated.size() || !plan.donated[pv.inArgument])
+          return fail(name + " lies in an argument that is not donated");
+        const PlanValue &arg = plan.values[plan.args[pv.inArgument]];
+        if (arg.dtype != pv.dtype || arg.shape != pv.shape)
+          return fail(name + " does not have the type of the argument it lies in");
+      } else if (pv.offset != kArgument && pv.offset != kNotMaterialized) {
+        return fail(name + " has an invalid buffer offset " + std::to_string(pv.offset));
+      }
+    }
+    arenaLimit = total;
+    return Status::success();
+  }
+
+  Status sharding(const NamedSharding &s, const Shape &local, const Shape &global,
+                  const std::string &name) {
+    if (s.mesh.axisNames != plan.mesh.axisNames || s.mesh.axisSizes != plan.mesh.axisSizes)
+      return fail(name + " is laid out on another mesh than the plan's");
+    if (s.spec.size() != local.size() || global.size() != local.size())
+      return fail(name + ": its layout, local and global shapes have different ranks");
+    std::set<std::string> used;
+    for (size_t d = 0; d < local.size(); ++d) {
+      for (const std::string &axis : s.spec[d])
+        if (plan.mesh.axisIndex(axis) < 0 || !used.insert(axis).second)
+          return fail(name + ": axis '" + axis + "' is unknown or used twice");
+      if (local[d] * plan.mesh.groupSize(s.spec[d]) != global[d])
+        return fail(name + ": global dimension " + std::to_string(d) + " is not its local " +
+                    "size times the devices it is split over");
+    }
+    return Status::success();
+  }
+
+  Status signature() {
+    std::set<int32_t> args;
+    for (size_t i = 0; i < plan.args.size(); ++i) {
+      int32_t id = plan.args[i];
+      if (!args.insert(id).second || value(id).offset != kArgument)
+        return fail("argument " + std::to_string(i) + " (v" + std::to_string(id) +
+                    ") is repeated or has a buffer in the arena");
+      if (Status s = sharding(plan.argShardings[i], value(id).shape, plan.argGlobalShapes[i],
+                              "argument '" + plan.argNames[i] + "'");
+          !s.ok())
+        return s;
+    }
+    for (size_t v = 0; v < plan.values.size(); ++v)
+      if (plan.values[v].offset == kArgument && !args.count((int32_t)v))
+        return fail("v" + std::to_string(v) + " is neither an argument nor has a buffer");
+    for (size_t r = 0; r < plan.results.size(); ++r)
+      if (Status s = sharding(plan.resultShardings[r], value(plan.results[r]).shape,
+                              plan.resultGlobalShapes[r], "result " + std::to_string(r));
+          !s.ok())
+        return s;
+    return Status::success();
+  }
+
+  // ---- One step -------------------------------------------------------------
+
+  Status counts(const PlanStep &s, size_t in, size_t out) const {
+    if (s.inputs.size() != in || s.outputs.size() != out)
+      return fail("takes " + std::to_string(in) + " inputs and " + std::to_string(out) +
+                  " outputs, has " + std::to_string(s.inputs.size()) + " and " +
+                  std::to_string(s.outputs.size()));
+    return Status::success();
+  }
+  Status ints(const PlanStep &s, size_t n) const {
+    if (s.ints.size() != n)
+      return fail("has " + std::to_string(s.ints.size()) + " attribute numbers, expected " +
+                  std::to_string(n));
+    return Status::success();
+  }
+  Status sameType(int32_t a, int32_t b, const char *what) const {
+    if (value(a).dtype != value(b).dtype || value(a).shape != value(b).shape)
+      return fail(std::string(what) + " has the type " + typeOf(b) + ", expected " + typeOf(a));
+    return Status::success();
+  }
+  Status shapeIs(int32_t id, const Shape &want, const char *what) const {
+    if (value(id).shape != want)
+      return fail(std::string(what) + " has shape " + shapeString(value(id).shape) +
+                  ", expected " + shapeString(want));
+    return Status::success();
+  }
+  Status dims(const std::vector<int64_t> &list, int64_t rank, const char *what) const {
+    std::set<int64_t> seen;
+    for (int64_t d : list)
+      if (d < 0 || d >= rank || !seen.insert(d).second)
+        return fail(std::string(what) + " has dimension " + std::to_string(d) +
+                    ", out of range for rank " + std::to_string(rank) + " or repeated");
+    return Status::success();
+  }
+  bool isInt(int32_t id) const {
+    return value(id).dtype == DType::I32 || value(id).dtype == DType::I64;
+  }
+
+#define SHARDC_CHECK(expr)                                                             \
+  if (Status st_ = (expr); !st_.ok())                                                  \
+  return st_
+
+  Status step(const PlanStep &s) {
+    auto in = [&](size_t i) { return s.inputs[i]; };
+    auto out = [&](size_t i) { return s.outputs[i]; };
+    auto shape = [&](int32_t id) -> const Shape & { return value(id).shape; };
+    auto rank = [&](int32_t id) { return (int64_t)value(id).shape.size(); };
+    bool unary = s.op >= OpCode::Neg && s.op <= OpCode::Erf;
+    bool binary = s.op >= OpCode::Add && s.op <= OpCode::Pow;
+    if (unary || binary) {
+      SHARDC_CHECK(counts(s, unary ? 1 : 2, 1));
+      SHARDC_CHECK(sameType(out(0), in(0), "input 0"));
+      if (binary)
+        SHARDC_CHECK(sameType(out(0), in(1), "input 1"));
+      return Status::success();
+    }
+    if (isCollective(s.op))
+      return collective(s);
+    switch (s.op) {
+    case OpCode::Constant:
+      SHARDC_CHECK(counts(s, 0, 1));
+      if (s.constant.dtype() != value(out(0)).dtype || s.constant.shape() != shape(out(0)) ||
+          s.constant.sizeInBytes() != value(out(0)).bytes())
+        return fail("its value does not have the output's type " + typeOf(out(0)));
+      return Status::success();
+    case OpCode::Iota:
+      SHARDC_CHECK(counts(s, 0, 1));
+      SHARDC_CHECK(ints(s, 1));
+      return dims({s.ints[0]}, rank(out(0)), "dim");
+    case OpCode::Compare:
+      SHARDC_CHECK(counts(s, 2, 1));
+      SHARDC_CHECK(ints(s, 1));
+      if (s.ints[0] < 0 || s.ints[0] > 5)
+        return fail("compare direction " + std::to_string(s.ints[0]) + " is not 0..5");
+      SHARDC_CHECK(sameType(in(0), in(1), "input 1"));
+      if (value(out(0)).dtype != DType::I1 || shape(out(0)) != shape(in(0)))
+        return fail("the output must be i1 of the inputs' shape");
+      return Status::success();
+    case OpCode::Select:
+      SHARDC_CHECK(counts(s, 3, 1));
+      if (value(in(0)).dtype != DType::I1 || shape(in(0)) != shape(out(0)))
+        return fail("the predicate must be i1 of the output's shape");
+      SHARDC_CHECK(sameType(out(0), in(1), "input 1"));
+      return sameType(out(0), in(2), "input 2");
+    case OpCode::Convert:
+      SHARDC_CHECK(counts(s, 1, 1));
+      return shapeIs(out(0), shape(in(0)), "the output");
+    case OpCode::Reshape:
+      SHARDC_CHECK(counts(s, 1, 1));
+      if (value(in(0)).dtype != value(out(0)).dtype ||
+          value(in(0)).bytes() != value(out(0)).bytes())
+        return fail("reshapes " + typeOf(in(0)) + " to " + typeOf(out(0)));
+      return Status::success();
+    case OpCode::DotGeneral: return dotGeneral(s);
+    case OpCode::Reduce: {
+      SHARDC_CHECK(counts(s, 1, 1));
+      if (s.ints.empty() || s.ints[0] < 0 || s.ints[0] > 3)
+        return fail("reduction kind is not 0..3");
+      std::vector<int64_t> reduced(s.ints.begin() + 1, s.ints.end());
+      SHARDC_CHECK(dims(reduced, rank(in(0)), "dims"));
+      Shape kept;
+      for (int64_t d = 0; d < rank(in(0)); ++d)
+        if (std::find(reduced.begin(), reduced.end(), d) == reduced.end())
+          kept.push_back(shape(in(0))[d]);
+      if (value(out(0)).dtype != value(in(0)).dtype)
+        return fail("the output's element type differs from the input's");
+      return shapeIs(out(0), kept, "the output");
+    }
+    case OpCode::BroadcastInDim: {
+      SHARDC_CHECK(counts(s, 1, 1));
+      SHARDC_CHECK(ints(s, (size_t)rank(in(0))));
+      SHARDC_CHECK(dims(s.ints, rank(out(0)), "dims"));
+      if (value(out(0)).dtype != value(in(0)).dtype)
+        return fail("the output's element type differs from the input's");
+      for (int64_t i = 0; i < rank(in(0)); ++i)
+        if (shape(in(0))[i] != 1 && shape(in(0))[i] != shape(out(0))[s.ints[i]])
+          return fail("input dimension " + std::to_string(i) + " does not fit output dimension " +
+                      std::to_string(s.ints[i]));
+      return Status::success();
+    }
+    case OpCode::Transpose: {
+      SHARDC_CHECK(counts(s, 1, 1));
+      SHARDC_CHECK(ints(s, (size_t)rank(in(0))));
+      SHARDC_CHECK(dims(s.ints, rank(in(0)), "permutation"));
+      Shape permuted;
+      for (int64_t p : s.ints)
+        permuted.push_back(shape(in(0))[p]);
+      SHARDC_CHECK(sameElement(s));
+      return shapeIs(out(0), permuted, "the output");
+    }
+    case OpCode::Slice: {
+      SHARDC_CHECK(counts(s, 1, 1));
+      int64_t r = rank(in(0));
+      SHARDC_CHECK(ints(s, 3 * (size_t)r));
+      Shape sliced;
+      for (int64_t d = 0; d < r; ++d) {
+        int64_t start = s.ints[d], limit = s.ints[r + d], stride = s.ints[2 * r + d];
+        if (start < 0 || start > limit || limit > shape(in(0))[d] || stride < 1)
+          return fail("dimension " + std::to_string(d) + " has bounds " + std::to_string(start) +
+                      ".." + std::to_string(limit) + " step " + std::to_string(stride) +
+                      " outside its size " + std::to_string(shape(in(0))[d]));
+        sliced.push_back(limit == start ? 0 : (limit - start - 1) / stride + 1);
+      }
+      SHARDC_CHECK(sameElement(s));
+      return shapeIs(out(0), sliced, "the output");
+    }
+    case OpCode::Concatenate: {
+      if (s.inputs.empty() || s.outputs.size() != 1)
+        return fail("takes at least one input and one output");
+      SHARDC_CHECK(ints(s, 1));
+      SHARDC_CHECK(dims({s.ints[0]}, rank(out(0)), "dim"));
+      Shape joined = shape(in(0));
+      joined[s.ints[0]] = 0;
+      for (int32_t id : s.inputs) {
+        Shape a = shape(id), b = shape(out(0));
+        if (a.size() != b.size() || value(id).dtype != value(out(0)).dtype)
+          return fail("input v" + std::to_string(id) + " differs in rank or element type");
+        joined[s.ints[0]] += a[s.ints[0]];
+        a[s.ints[0]] = b[s.ints[0]] = 0;
+        if (a != b)
+          return fail("input v" + std::to_string(id) + " differs outside dimension " +
+                      std::to_string(s.ints[0]));
+      }
+      return shapeIs(out(0), joined, "the output");
+    }
+    case OpCode::Take:
+    case OpCode::ScatterAdd: {
+      bool take = s.op == OpCode::Take;
+      SHARDC_CHECK(counts(s, take ? 2 : 3, 1));
+      int32_t table = in(0), indices = in(1);
+      if (rank(table) < 1 || !isInt(indices))
+        return fail("needs a table of rank >= 1 and integer indices");
+      Shape rows = shape(indices);
+      rows.insert(rows.end(), shape(table).begin() + 1, shape(table).end());
+      if (value(out(0)).dtype != value(table).dtype)
+        return fail("the output's element type differs from the table's");
+      if (take)
+        return shapeIs(out(0), rows, "the output");
+      SHARDC_CHECK(shapeIs(in(2), rows, "the updates"));
+      return sameType(table, out(0), "the output");
+    }
+    case OpCode::DynamicSlice:
+    case OpCode::DynamicUpdateSlice: {
+      bool update = s.op == OpCode::DynamicUpdateSlice;
+      size_t first = update ? 2 : 1;
+      if (s.inputs.size() < first || s.outputs.size() != 1)
+        return fail("has too few inputs");
+      int32_t operand = in(0), box = update ? in(1) : out(0);
+      if (s.inputs.size() != first + (size_t)rank(operand))
+        return fail("needs one start index per operand dimension");
+      for (size_t i = first; i < s.inputs.size(); ++i)
+        if (!isInt(in(i)) || rank(in(i)) != 0)
+          return fail("start index " + std::to_string(i - first) + " is not an integer scalar");
+      if (rank(box) != rank(operand) || value(box).dtype != value(operand).dtype)
+        return fail("the box does not have the operand's rank and element type");
+      for (int64_t d = 0; d < rank(operand); ++d)
+        if (shape(box)[d] > shape(operand)[d])
+          return fail("the box is larger than the operand in dimension " + std::to_string(d));
+      return update ? sameType(operand, out(0), "the output") : Status::success();
+    }
+    case OpCode::Fused: return fused(s);
+    default: return fail("is not a kernel");
+    }
+  }
+
+  Status sameElement(const PlanStep &s) const {
+    if (value(s.outputs[0]).dtype != value(s.inputs[0]).dtype)
+      return fail("the output's element type differs from the input's");
+    return Status::success();
+  }
+
+  Status dotGeneral(const PlanStep &s) {
+    SHARDC_CHECK(counts(s, 2, 1));
+    if (s.ints.size() < 2 || s.ints[0] < 0 || s.ints[1] < 0 ||
+        s.ints.size() != 2 + 2 * (size_t)s.ints[0] + 2 * (size_t)s.ints[1])
+      return fail("its attribute numbers do not encode batching and contracting dims");
+    const Shape &lhs = value(s.inputs[0]).shape, &rhs = value(s.inputs[1]).shape;
+    DotGeneralDims d = DotGeneralDims::decode(s.ints, lhs, rhs);
+    std::vector<int64_t> l = d.lhsBatching, r = d.rhsBatching;
+    l.insert(l.end(), d.lhsContracting.begin(), d.lhsContracting.end());
+    r.insert(r.end(), d.rhsContracting.begin(), d.rhsContracting.end());
+    SHARDC_CHECK(dims(l, (int64_t)lhs.size(), "the lhs"));
+    SHARDC_CHECK(dims(r, (int64_t)rhs.size(), "the rhs"));
+    for (size_t i = 0; i < l.size(); ++i)
+      if (lhs[l[i]] != rhs[r[i]])
+        return fail("lhs dimension " + std::to_string(l[i]) + " and rhs dimension " +
+                    std::to_string(r[i]) + " differ in size");
+    Shape result;
+    for (int64_t i : d.lhsBatching) result.push_back(lhs[i]);
+    for (int64_t i : d.lhsFree) result.push_back(lhs[i]);
+    for (int64_t i : d.rhsFree) result.push_back(rhs[i]);
+    if (value(s.inputs[0]).dtype != value(s.inputs[1]).dtype ||
+        value(s.outputs[0]).dtype != value(s.inputs[0]).dtype)
+      return fail("its operands and result differ in element type");
+    return shapeIs(s.outputs[0], result, "the output");
+  }
+
+  Status collective(const PlanStep &s) {
+    SHARDC_CHECK(counts(s, 1, 1));
+    std::set<std::string> seen;
+    for (const std::string &a : s.axes)
+      if (plan.mesh.axisIndex(a) < 0 || !seen.insert(a).second)
+        return fail("mesh axis '" + a + "' is unknown or repeated");
+    if (s.axes.empty())
+      return fail("names no mesh axis");
+    int64_t g = plan.mesh.groupSize(s.axes);
+    int32_t in = s.inputs[0], out = s.outputs[0];
+    const Shape &is = value(in).shape, &os = value(out).shape;
+    int64_t r = (int64_t)is.size();
+    if (value(in).dtype != value(out).dtype || os.size() != is.size())
+      return fail("its input and output differ in element type or rank");
+    auto kind = [&](size_t at) -> Status {
+      if (s.ints[at] < 0 || s.ints[at] > 3)
+        return fail("reduction kind " + std::to_string(s.ints[at]) + " is not 0..3");
+      return Status::success();
+    };
+    auto scaled = [&](int64_t dim, bool grow) {
+      Shape want = is;
+      if (grow)
+        want[dim] *= g;
+      else
+        want[dim] = is[dim] % g ? -1 : is[dim] / g;
+      return want;
+    };
+    switch (s.op) {
+    case OpCode::AllReduce:
+      SHARDC_CHECK(ints(s, 1));
+      SHARDC_CHECK(kind(0));
+      return shapeIs(out, is, "the output");
+    case OpCode::AllGather:
+      SHARDC_CHECK(ints(s, 1));
+      SHARDC_CHECK(dims({s.ints[0]}, r, "dim"));
+      return shapeIs(out, scaled(s.ints[0], true), "the output");
+    case OpCode::AllSlice:
+      SHARDC_CHECK(ints(s, 1));
+      SHARDC_CHECK(dims({s.ints[0]}, r, "dim"));
+      return shapeIs(out, scaled(s.ints[0], false), "the output");
+    case OpCode::ReduceScatter:
+      SHARDC_CHECK(ints(s, 2));
+      SHARDC_CHECK(kind(0));
+      SHARDC_CHECK(dims({s.ints[1]}, r, "dim"));
+      return shapeIs(out, scaled(s.ints[1], false), "the output");
+    case OpCode::AllToAll: {
+      SHARDC_CHECK(ints(s, 2));
+      SHARDC_CHECK(dims({s.ints[0]}, r, "split dim"));
+      SHARDC_CHECK(dims({s.ints[1]}, r, "concat dim"));
+      Shape want = scaled(s.ints[0], false);
+      if (want[s.ints[0]] >= 0)
+        want[s.ints[1]] *= g;
+      return shapeIs(out, want, "the output");
+    }
+    default: return fail("is not a collective");
+    }
+  }
+
+  Status fused(const PlanStep &s) {
+    // The encoding must be exactly what its decoded program encodes to:
+    // no count that runs past the numbers, nothing left over.
+    FusedProgram p = FusedProgram::decode(s.ints);
+    if (p.encode() != s.ints)
+      return fail("its program is malformed");
+    if (Status st = p.validate(s.inputs.size(), s.outputs.size()); !st.ok())
+      return fail(st.message());
+    for (const FusedProgram::Reduction &r : p.reductions)
+      if (r.cols > kMaxValueBytes)
+        return fail("a reduction's row length is out of range");
+    for (const FusedProgram::Input &i : p.inputs)
+      if (i.cols > kMaxValueBytes)
+        return fail("an input's row length is out of range");
+    for (int32_t id : s.inputs)
+      if (value(id).dtype != DType::F32)
+        return fail("input v" + std::to_string(id) + " is not f32");
+    for (int32_t id : s.outputs)
+      if (value(id).dtype != DType::F32)
+        return fail("output v" + std::to_string(id) + " is not f32");
+    int64_t n = p.outputs.empty() ? numElements(value(s.outputs[0]).shape) * p.reductions[0].cols
+                                  : numElements(value(s.outputs[0]).shape);
+    for (size_t o = 0; o < p.outputs.size(); ++o)
+      if (numElements(value(s.outputs[o]).shape) != n)
+        return fail("output " + std::to_string(o) + " does not have the program's " +
+                    std::to_string(n) + " elements");
+    for (size_t k = 0; k < p.reductions.size(); ++k) {
+      int64_t cols = p.reductions[k].cols;
+      if (n % cols || numElements(value(s.outputs[p.outputs.size() + k]).shape) != n / cols)
+        return fail("reduction " + std::to_string(k) + " does not have one output per row");
+    }
+    for (size_t i = 0; i < p.inputs.size(); ++i) {
+      int64_t have = numElements(value(s.inputs[i]).shape), cols = p.inputs[i].cols;
+      bool fits = false;
+      switch (p.inputs[i].mode) {
+      case FusedProgram::Whole: fits = have == n; break;
+      case FusedProgram::AlongRows: fits = have == cols && n % cols == 0; break;
+      case FusedProgram::AlongColumns: fits = cols > 0 && n % cols == 0 && have == n / cols; break;
+      case FusedProgram::Scalar: fits = have >= 1; break;
+      }
+      if (!fits)
+        return fail("input " + std::to_string(i) + " does not have the elements its load mode reads");
+    }
+    return Status::success();
+  }
+#undef SHARDC_CHECK
+};
+
+} // namespace
+
+Status validatePlan(const Plan &plan) { return Validator(plan).run(); }
+
+} // namespace shardc

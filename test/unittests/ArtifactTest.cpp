@@ -1,0 +1,152 @@
+//===- ArtifactTest.cpp - artifacts are untrusted input -------------------===//
+//
+// A valid plan, edited one field at a time the way someone crafting an
+// artifact would (the checksum recomputed, so only validation stands in the
+// way), must be rejected with an error that names the step and the field,
+// before anything runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Runtime/Artifact.h"
+#include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/Plan.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace shardc;
+
+namespace {
+
+/// main(x: f32[4x8] split over "data", w: f32[8x2]) on data=2:
+///   v2 = dot_general x, w; v3 = all_reduce sum v2 over "data";
+///   v4 = fused(v3 * v3); v5 = reduce sum v4 dims [1]; returns v3, v5.
+Plan validPlan() {
+  Plan p;
+  p.entry = "main";
+  p.mesh = Mesh{{"data"}, {2}};
+  p.values = {{DType::F32, {2, 8}, kArgument}, {DType::F32, {8, 2}, kArgument},
+              {DType::F32, {2, 2}, 0},         {DType::F32, {2, 2}, 64},
+              {DType::F32, {2, 2}, 128},       {DType::F32, {2}, 192}};
+  p.args = {0, 1};
+  p.results = {3, 5};
+  p.argNames = {"x", "w"};
+  p.donated = {false, false};
+  p.argShardings = {{p.mesh, {{"data"}, {}}}, {p.mesh, {{}, {}}}};
+  p.argGlobalShapes = {{4, 8}, {8, 2}};
+  p.resultShardings = {{p.mesh, {{}, {}}}, {p.mesh, {{}}}};
+  p.resultGlobalShapes = {{2, 2}, {2}};
+  PlanStep dot{OpCode::DotGeneral, {0, 1}, {2}, {0, 1, 1, 0}, {}, {}, "m.mlir:3:8"};
+  PlanStep reduce{OpCode::AllReduce, {2}, {3}, {0}, {"data"}, {}, "m.mlir:4:8"};
+  FusedProgram square;
+  square.inputs = {{FusedProgram::Whole, 0}};
+  square.instructions = {{OpCode::Mul, 0, 0, 0.0f, 0}};
+  square.outputs = {1};
+  PlanStep fused{OpCode::Fused, {3}, {4}, square.encode(), {}, {}, "m.mlir:5:8"};
+  PlanStep sum{OpCode::Reduce, {4}, {5}, {0, 1}, {}, {}, "m.mlir:6:8"};
+  p.steps = {dot, reduce, fused, sum};
+  p.arenaBytes = 256;
+  p.unsharedBytes = 256;
+  return p;
+}
+
+/// The edited plan through the artifact format: the error, or "" if it
+/// loads.
+std::string load(const std::function<void(Plan &)> &edit) {
+  Plan p = validPlan();
+  edit(p);
+  StatusOr<Plan> back = deserializePlan(serializePlan(p), "crafted.shardc");
+  return back.ok() ? "" : back.message();
+}
+
+void expectRejected(const std::function<void(Plan &)> &edit, const std::string &what) {
+  std::string error = load(edit);
+  EXPECT_NE(error.find(what), std::string::npos) << "got: '" << error << "'";
+}
+
+} // namespace
+
+TEST(Artifact, TheValidPlanLoadsAndRuns) {
+  EXPECT_EQ(load([](Plan &) {}), "");
+  Plan p = validPlan();
+  std::unique_ptr<Backend> cpu = createCpuBackend();
+  Array x = Array::fromDoubles(DType::F32, {4, 8}, std::vector<double>(32, 1.0));
+  Array w = Array::fromDoubles(DType::F32, {8, 2}, std::vector<double>(16, 0.5));
+  StatusOr<std::vector<Array>> r = runPlan(*cpu, p, {x, w});
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ((*r)[0].getDouble(0), 8.0); // two halves of 4 each, summed
+  EXPECT_EQ((*r)[1].getDouble(0), 128.0);
+}
+
+TEST(Artifact, CraftedEnumsAreRejected) {
+  expectRejected([](Plan &p) { p.steps[1].ints = {7}; },
+                 "step 1 (all_reduce at m.mlir:4:8): reduction kind 7 is not 0..3");
+  expectRejected([](Plan &p) { p.steps[3].ints = {9, 1}; },
+                 "step 3 (reduce at m.mlir:6:8): reduction kind is not 0..3");
+  expectRejected(
+      [](Plan &p) {
+        p.values[5] = {DType::I1, {2, 2}, 192};
+        p.steps[3] = {OpCode::Compare, {4, 4}, {5}, {6}, {}, {}, "m.mlir:6:8"};
+        p.resultShardings[1] = {p.mesh, {{}, {}}};
+        p.resultGlobalShapes[1] = {2, 2};
+      },
+      "compare direction 6 is not 0..5");
+  expectRejected([](Plan &p) { p.steps[0].op = (OpCode)999; }, "opcode 999 is unknown");
+}
+
+TEST(Artifact, CraftedDimensionsAndIdsAreRejected) {
+  expectRejected([](Plan &p) { p.steps[3].ints = {0, 2}; },
+                 "step 3 (reduce at m.mlir:6:8): dims has dimension 2, out of range for rank 2");
+  expectRejected([](Plan &p) { p.steps[0].ints = {0, 1, 5, 0}; },
+                 "step 0 (dot_general at m.mlir:3:8): the lhs has dimension 5");
+  expectRejected([](Plan &p) { p.steps[2].inputs = {40}; }, "names value v40, past the 6 values");
+  expectRejected([](Plan &p) { p.results = {3, 99}; }, "the signature names value v99");
+  expectRejected([](Plan &p) { p.steps[1].axes = {"model"}; },
+                 "mesh axis 'model' is unknown or repeated");
+  expectRejected([](Plan &p) { std::swap(p.steps[0], p.steps[1]); },
+                 "input v2 is read before it is computed");
+}
+
+TEST(Artifact, CraftedShapesAndBuffersAreRejected) {
+  // A shape that no longer matches its buffer.
+  expectRejected([](Plan &p) { p.values[4].shape = {64, 64}; },
+                 "v4's buffer (16384 bytes at 128) lies outside the arena of 256 bytes");
+  expectRejected([](Plan &p) { p.values[2].shape = {3, 2}; },
+                 "step 0 (dot_general at m.mlir:3:8): the output has shape 3x2, expected 2x2");
+  // A huge arena: rejected before any allocation.
+  expectRejected([](Plan &p) { p.arenaBytes = int64_t(1) << 50; },
+                 "the arena of 1125899906842624 bytes is larger than all the plan's buffers");
+  expectRejected([](Plan &p) { p.values[3].offset = -7; }, "v3 has an invalid buffer offset -7");
+  expectRejected([](Plan &p) { p.values[2].offset = kNotMaterialized; }, "v2 has no buffer");
+  expectRejected([](Plan &p) { p.values[3].offset = kInArgument, p.values[3].inArgument = 0; },
+                 "v3 lies in an argument that is not donated");
+}
+
+TEST(Artifact, CraftedMeshesAndSignaturesAreRejected) {
+  // 2^16 x 2^4 devices: the reader takes each axis, validation the product.
+  expectRejected(
+      [](Plan &p) {
+        p.mesh = Mesh{{"data", "model"}, {1 << 16, 16}};
+        for (NamedSharding *s : {&p.argShardings[0], &p.argShardings[1],
+                                 &p.resultShardings[0], &p.resultShardings[1]})
+          s->mesh = p.mesh;
+      },
+      "the mesh has more than 65536 devices");
+  expectRejected([](Plan &p) { p.argGlobalShapes[0] = {8, 8}; },
+                 "argument 'x': global dimension 0 is not its local size times the devices");
+}
+
+TEST(Artifact, CraftedOpcodesAndProgramsAreRejected) {
+  // An opcode swapped for another with a different arity.
+  expectRejected([](Plan &p) { p.steps[0].op = OpCode::Neg; },
+                 "step 0 (neg at m.mlir:3:8): takes 1 inputs and 1 outputs, has 2 and 1");
+  expectRejected([](Plan &p) { p.steps[1].op = OpCode::AllGather; },
+                 "step 1 (all_gather at m.mlir:4:8): the output has shape 2x2, expected 4x2");
+  // A fused program whose instruction reads a register not yet defined,
+  // and one whose counts run past its numbers.
+  expectRejected([](Plan &p) { p.steps[2].ints[5] = 5; },
+                 "step 2 (fused at m.mlir:5:8): malformed fused program");
+  expectRejected([](Plan &p) { p.steps[2].ints[0] = int64_t(1) << 60; },
+                 "step 2 (fused at m.mlir:5:8): its program is malformed");
+}
