@@ -45,13 +45,13 @@ struct Options {
   bool shardState = false; // --shard-optimizer-state: Adam state split over "data"
 };
 
+const char *kUsage =
+    "usage: shardc-mlp [--devices N] [--steps S] [--batch-per-device B] "
+    "[--hidden H] [--layers L] [--lr LR] [--seed S] [--log-every K] "
+    "[--mode auto|shard_map] [--shard-optimizer-state on|off] [--emit-mlir PATH]\n";
+
 [[noreturn]] void usage(const char *why) {
-  std::fprintf(stderr,
-               "shardc-mlp: error: %s\n"
-               "usage: shardc-mlp [--devices N] [--steps S] [--batch-per-device B] "
-               "[--hidden H] [--layers L] [--lr LR] [--seed S] [--log-every K] "
-               "[--mode auto|shard_map] [--shard-optimizer-state on|off] [--emit-mlir PATH]\n",
-               why);
+  std::fprintf(stderr, "shardc-mlp: error: %s\n%s", why, kUsage);
   std::exit(2);
 }
 
@@ -59,8 +59,10 @@ Options parse(int argc, char **argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--help" || a == "-h")
-      usage("help");
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
     if (i + 1 >= argc)
       usage(("option " + a + " needs a value").c_str());
     std::string v = argv[++i];

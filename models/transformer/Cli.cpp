@@ -55,6 +55,11 @@ void parseMesh(const std::string &text, int64_t &data, int64_t &model) {
   std::exit(2);
 }
 
+[[noreturn]] void help() {
+  std::fputs(kUsage, stdout);
+  std::exit(0);
+}
+
 [[noreturn]] void die(const std::string &why) {
   std::fprintf(stderr, "shardc-gpt: error: %s\n", why.c_str());
   std::exit(1);
@@ -81,7 +86,7 @@ std::vector<std::pair<std::string, std::string>> optionPairs(int argc, char **ar
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h")
-      usage("help");
+      help();
     if (i + 1 >= argc)
       usage("option " + a + " needs a value");
     out.emplace_back(a, argv[++i]);

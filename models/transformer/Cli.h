@@ -17,6 +17,8 @@ namespace gpt::cli {
 
 /// Prints the error and the usage; exit code 2.
 [[noreturn]] void usage(const std::string &why);
+/// --help: the usage on stdout, exit 0.
+[[noreturn]] void help();
 /// Prints the error; exit code 1.
 [[noreturn]] void die(const std::string &why);
 

@@ -33,6 +33,8 @@
 
 int main(int argc, char **argv) {
   std::string command = argc >= 2 ? argv[1] : "";
+  if (command == "--help" || command == "-h")
+    gpt::cli::help();
   if (command == "generate")
     return gpt::cli::generateMain(argc, argv);
   return gpt::cli::trainMain(argc, argv);

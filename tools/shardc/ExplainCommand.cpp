@@ -119,6 +119,15 @@ int explainCommand(const std::vector<std::string> &args) {
                 " is already partitioned; explain the global program instead");
     return kFailed;
   }
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
+    if (!isa<RankedTensorType>(type)) {
+      std::string t;
+      llvm::raw_string_ostream ts(t);
+      type.print(ts);
+      reportError(file + ": @" + fn.getSymName().str() + " argument #" + std::to_string(i) +
+                  " has type '" + t + "'; shardc explains functions of tensors");
+      return kFailed;
+    }
   FailureOr<MeshOp> meshOr = findFunctionMesh(fn);
   if (failed(meshOr))
     return kFailed;

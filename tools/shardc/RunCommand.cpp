@@ -1,10 +1,10 @@
 //===- RunCommand.cpp - shardc run ----------------------------------------===//
 //
 // Runs a function of a .mlir file, or a compiled .shardc artifact, on .npy
-// inputs and writes each result to <output-dir>/<entry>.result<i>.npy. Every
-// input is checked against the function's global signature before anything
-// runs, and outputs are written only after the whole run succeeded, each
-// atomically.
+// inputs and writes each result to <output-dir>/<entry>.result<i>.npy (the
+// entry made a safe file name). Every input is checked against the
+// function's global signature before anything runs, and outputs are written
+// only after the whole run succeeded, each atomically.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -209,6 +210,19 @@ std::optional<std::vector<Array>> bindInputs(const Signature &sig, const RunOpti
   return inputs;
 }
 
+/// `name` as one file name inside the output directory: characters other
+/// than letters, digits, '_', '-' and '.' become '_', and so does a leading
+/// '.', so no entry name (@"../x", @"a/b") reaches outside the directory.
+std::string fileNameFor(const std::string &name) {
+  std::string out = name.empty() ? "_" : name;
+  for (char &c : out)
+    if (!std::isalnum((unsigned char)c) && c != '_' && c != '-' && c != '.')
+      c = '_';
+  if (out[0] == '.')
+    out[0] = '_';
+  return out;
+}
+
 int writeOutputs(const std::string &entry, const std::vector<Array> &results,
                  const std::string &dir) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
@@ -216,7 +230,7 @@ int writeOutputs(const std::string &entry, const std::vector<Array> &results,
     return kFailed;
   }
   for (size_t i = 0; i < results.size(); ++i) {
-    std::string path = dir + "/" + entry + ".result" + std::to_string(i) + ".npy";
+    std::string path = dir + "/" + fileNameFor(entry) + ".result" + std::to_string(i) + ".npy";
     Status written = writeNpy(path, results[i]);
     if (!written.ok()) {
       reportError(written.message());
