@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -47,12 +48,32 @@ std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
   loaded->text = text;
   loaded->sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName),
                                        llvm::SMLoc());
-  loaded->module = parseSourceFile<ModuleOp>(loaded->sourceMgr, &loaded->context);
+  // Parsed with the parser's state kept, for the source's SSA names.
+  loaded->parserState = std::make_unique<AsmParserState>();
+  Block block;
+  ParserConfig config(&loaded->context);
+  if (succeeded(parseAsmSourceFile(loaded->sourceMgr, &block, config, loaded->parserState.get())))
+    loaded->module = mlir::detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+        &block, &loaded->context, FileLineColLoc::get(&loaded->context, bufferName, 0, 0));
   if (!loaded->module) {
     error = captureDiagnostics ? loaded->diagnostics : "cannot parse '" + bufferName + "'";
     return nullptr;
   }
   return loaded;
+}
+
+std::vector<std::string> sourceArgumentNames(const LoadedModule &loaded, func::FuncOp fn) {
+  std::vector<std::string> names(fn.getNumArguments());
+  if (!loaded.parserState || fn.getBody().empty())
+    return names;
+  const AsmParserState::BlockDefinition *def =
+      loaded.parserState->getBlockDef(&fn.getBody().front());
+  for (size_t i = 0; def && i < names.size() && i < def->arguments.size(); ++i) {
+    llvm::SMRange r = def->arguments[i].loc;
+    if (r.isValid())
+      names[i] = std::string(r.Start.getPointer(), r.End.getPointer());
+  }
+  return names;
 }
 
 func::FuncOp findEntry(ModuleOp module, const std::string &requested, std::string &error) {

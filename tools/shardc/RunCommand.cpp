@@ -44,8 +44,9 @@ const char kRunHelp[] =
     "                  [--output-dir DIR] [--backend cpu|cuda|reference]\n"
     "\n"
     "  --entry NAME        function to run (default: main, or the only public one)\n"
-    "  --input NAME=FILE   .npy file for the argument NAME (its shardc.name, or\n"
-    "                      argN for argument N); every argument needs one\n"
+    "  --input NAME=FILE   .npy file for the argument NAME (its shardc.name, its\n"
+    "                      name in the source, %x or x, or argN for argument N);\n"
+    "                      every argument needs one\n"
     "  --output-dir DIR    where to write <entry>.result<i>.npy (default: .)\n"
     "  --backend NAME      cpu (default: the compiled plan on simulated devices),\n"
     "                      cuda (the plan on GPUs, one per mesh position; set\n"
@@ -74,6 +75,7 @@ struct RunOptions {
 struct Signature {
   std::string entry;
   std::vector<std::string> names; // e.g. "x", or "arg1"
+  std::vector<std::string> sourceNames; // the source's SSA names ("%x"), if known
   std::vector<DType> dtypes;
   std::vector<Shape> shapes; // global
 };
@@ -127,8 +129,8 @@ std::string typeString(DType dtype, const Shape &shape) {
 
 /// The global signature of `fn` (for a partitioned function, its local types
 /// scaled up by the argument shardings).
-std::optional<Signature> signatureOf(func::FuncOp fn) {
-  Signature sig{fn.getSymName().str(), {}, {}, {}};
+std::optional<Signature> signatureOf(func::FuncOp fn, const LoadedModule &loaded) {
+  Signature sig{fn.getSymName().str(), {}, sourceArgumentNames(loaded, fn), {}, {}};
   auto meshRef = fn->getAttrOfType<FlatSymbolRefAttr>(ShardcDialect::kPartitionedAttrName);
   MeshOp mesh = meshRef ? lookupMesh(fn, meshRef) : MeshOp();
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
@@ -152,7 +154,7 @@ std::optional<Signature> signatureOf(func::FuncOp fn) {
 }
 
 Signature signatureOf(const Plan &plan) {
-  Signature sig{plan.entry, plan.argNames, {}, plan.argGlobalShapes};
+  Signature sig{plan.entry, plan.argNames, {}, {}, plan.argGlobalShapes};
   for (int32_t id : plan.args)
     sig.dtypes.push_back(plan.values[id].dtype);
   return sig;
@@ -163,10 +165,22 @@ std::optional<std::vector<Array>> bindInputs(const Signature &sig, const RunOpti
   size_t n = sig.names.size();
   std::map<std::string, size_t> byName;
   std::string known;
+  // An argument answers to its shardc.name, to argN, and to the SSA name
+  // the source gave it (%x, or x where no other argument has that name).
   for (size_t i = 0; i < n; ++i) {
     byName[sig.names[i]] = i;
     byName["arg" + std::to_string(i)] = i;
-    known += (known.empty() ? "" : ", ") + sig.names[i];
+    bool ssa = i < sig.sourceNames.size() && !sig.sourceNames[i].empty() &&
+               sig.sourceNames[i] != "%" + sig.names[i];
+    known += (known.empty() ? "" : ", ") + sig.names[i] +
+             (ssa ? " (" + sig.sourceNames[i] + ")" : "");
+  }
+  for (size_t i = 0; i < sig.sourceNames.size(); ++i) {
+    const std::string &ssa = sig.sourceNames[i];
+    if (ssa.size() < 2 || ssa[0] != '%')
+      continue;
+    byName.emplace(ssa, i);
+    byName.emplace(ssa.substr(1), i);
   }
   std::vector<std::optional<Array>> bound(n);
   for (auto &[name, path] : opts.inputs) {
@@ -336,7 +350,7 @@ int runCommand(const std::vector<std::string> &args) {
     reportError(error);
     return kFailed;
   }
-  std::optional<Signature> sig = signatureOf(fn);
+  std::optional<Signature> sig = signatureOf(fn, *loaded);
   if (!sig)
     return kFailed;
   std::optional<std::vector<Array>> inputs = bindInputs(*sig, opts);

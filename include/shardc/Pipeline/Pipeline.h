@@ -17,7 +17,10 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <memory>
+#include "mlir/AsmParser/AsmParserState.h"
+
 #include <string>
+#include <vector>
 
 namespace mlir::func {
 class FuncOp;
@@ -35,7 +38,14 @@ struct LoadedModule {
   std::string diagnostics;
   std::string text; // the file's contents
   mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// Where the parser found each definition: recovers the SSA names the
+  /// source gave values (%x), which the IR does not keep.
+  std::unique_ptr<mlir::AsmParserState> parserState;
 };
+
+/// The SSA names `fn`'s arguments have in the source ("%x"), or "" where
+/// the module was not parsed from text.
+std::vector<std::string> sourceArgumentNames(const LoadedModule &loaded, mlir::func::FuncOp fn);
 
 /// Parses `path`. On failure returns null and sets `error` (the diagnostics
 /// are also printed unless captured).
