@@ -496,12 +496,13 @@ struct ShardcAutodiffPass : impl::ShardcAutodiffBase<ShardcAutodiffPass> {
   using ShardcAutodiffBase::ShardcAutodiffBase;
   void runOnOperation() override {
     if (function.empty()) {
-      getOperation().emitError("--shardc-autodiff needs function=NAME");
+      emitError(getOperation().getLoc(), "--shardc-autodiff needs function=NAME");
       return signalPassFailure();
     }
     auto fn = getOperation().lookupSymbol<func::FuncOp>(function);
     if (!fn) {
-      getOperation().emitError() << "--shardc-autodiff: no function @" << function;
+      emitError(getOperation().getLoc())
+          << "--shardc-autodiff: no function @" << function << functionList(getOperation());
       return signalPassFailure();
     }
     SmallVector<unsigned> args(wrt.begin(), wrt.end());

@@ -265,7 +265,8 @@ struct ShardcTrainStepPass : impl::ShardcTrainStepBase<ShardcTrainStepPass> {
   void runOnOperation() override {
     auto fn = getOperation().lookupSymbol<func::FuncOp>(function);
     if (function.empty() || !fn) {
-      getOperation().emitError() << "--shardc-train-step: no function @" << function;
+      emitError(getOperation().getLoc())
+          << "--shardc-train-step: no function @" << function << functionList(getOperation());
       return signalPassFailure();
     }
     OptimizerConfig config;
