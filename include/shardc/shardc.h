@@ -15,9 +15,10 @@
 //
 // Ownership: a DeviceArray holds its shards by reference, immutable, so
 // copies are cheap and share them (as jax.Array); an Executable is shared
-// (it may be cached by the client). Donation: a call that is handed the only
-// reference to an argument the program donates (JitOptions::donate) may
-// write its results over that argument's buffers. Thread safety: one call at a time per Client and
+// (it may be cached by the client) and keeps the client's backend alive, so
+// it may outlive the Client; so does a Jitted. Donation: a call that is
+// handed the only reference to an argument the program donates
+// (JitOptions::donate) may write its results over that argument's buffers. Thread safety: one call at a time per Client and
 // per Executable.
 //
 //===----------------------------------------------------------------------===//
@@ -68,7 +69,7 @@ private:
 /// A compiled function, ready to call on the devices of its mesh.
 class Executable {
 public:
-  Executable(std::shared_ptr<const Plan> plan, Backend &backend);
+  Executable(std::shared_ptr<const Plan> plan, std::shared_ptr<Backend> backend);
   const std::string &entry() const;
   /// The arguments' names (shardc.name, or argN), global shapes and layouts.
   const std::vector<std::string> &argNames() const;
@@ -95,7 +96,7 @@ private:
   StatusOr<std::vector<DeviceArray>> run(const std::vector<DeviceArray> &args,
                                          std::vector<DeviceArray> *given);
   std::shared_ptr<const Plan> plan_;
-  Backend &backend_;
+  std::shared_ptr<Backend> backend_;
 };
 
 /// What `Client::compileTrainStep` builds around a loss function: forward,
@@ -176,7 +177,7 @@ public:
   /// Like jax.jit: `fn` is traced on the first call with each argument
   /// signature (dtypes, shapes, layouts), compiled through the compile
   /// cache, and the executable reused for later calls with that signature.
-  /// The Client must outlive the result.
+  /// The result shares the client's backend and cache: it may outlive it.
   Jitted jit(TracedFn fn, JitOptions options = {});
 
   /// Compile cache counters: hits in memory and on disk, misses.
@@ -191,7 +192,7 @@ public:
 
 private:
   Client();
-  std::unique_ptr<Impl> impl;
+  std::shared_ptr<Impl> impl;
 };
 
 /// A traced function, compiled per argument signature (see Client::jit).

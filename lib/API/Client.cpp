@@ -45,8 +45,8 @@ std::string DeviceArray::visualize() const { return sharding_.visualize(globalSh
 // Executable
 //===----------------------------------------------------------------------===//
 
-Executable::Executable(std::shared_ptr<const Plan> plan, Backend &backend)
-    : plan_(std::move(plan)), backend_(backend) {}
+Executable::Executable(std::shared_ptr<const Plan> plan, std::shared_ptr<Backend> backend)
+    : plan_(std::move(plan)), backend_(std::move(backend)) {}
 
 const std::string &Executable::entry() const { return plan_->entry; }
 const std::vector<std::string> &Executable::argNames() const { return plan_->argNames; }
@@ -108,7 +108,7 @@ StatusOr<std::vector<DeviceArray>> Executable::run(const std::vector<DeviceArray
     if (given && i < plan.donated.size() && plan.donated[i])
       std::swap(owned[i], resharded[i]); // a fresh copy: ours to write over
   }
-  StatusOr<std::vector<DeviceArrays>> results = backend_.execute(plan, shards, &owned);
+  StatusOr<std::vector<DeviceArrays>> results = backend_->execute(plan, shards, &owned);
   if (!results.ok())
     return results.status();
   std::vector<DeviceArray> out;
@@ -119,14 +119,14 @@ StatusOr<std::vector<DeviceArray>> Executable::run(const std::vector<DeviceArray
 }
 
 StatusOr<std::vector<Array>> Executable::call(const std::vector<Array> &args) {
-  return runPlan(backend_, *plan_, args);
+  return runPlan(*backend_, *plan_, args);
 }
 
 //===----------------------------------------------------------------------===//
 // Client
 //===----------------------------------------------------------------------===//
 
-Client::Client() : impl(std::make_unique<Impl>()) {}
+Client::Client() : impl(std::make_shared<Impl>()) {}
 Client::Client(Client &&) = default;
 Client &Client::operator=(Client &&) = default;
 Client::~Client() = default;
@@ -228,7 +228,7 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
       });
   if (!plan.ok())
     return plan.status();
-  return std::make_shared<Executable>(*plan, *backend);
+  return std::make_shared<Executable>(*plan, backend);
 }
 
 StatusOr<std::shared_ptr<Executable>> Client::compile(const std::string &path,

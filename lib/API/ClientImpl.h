@@ -12,7 +12,7 @@ namespace shardc {
 
 struct Client::Impl {
   std::string backendName;
-  std::unique_ptr<Backend> backend;
+  std::shared_ptr<Backend> backend; // shared with every executable
   std::unique_ptr<CompileCache> cache;
 
   /// Compiles (or finds in the cache) function `entry` of the program

@@ -12,12 +12,14 @@
 #include "shardc/Runtime/Plan.h"
 
 #include <map>
+#include <mutex>
 #include <set>
 
 namespace shardc {
 
 struct Jitted::State {
-  Client::Impl *client;
+  std::shared_ptr<Client::Impl> client; // kept alive: the Jitted may outlive the Client
+  std::mutex mutex;                     // guards executables and traces
   TracedFn fn;
   JitOptions options;
   std::map<std::string, std::shared_ptr<Executable>> executables;
@@ -26,7 +28,7 @@ struct Jitted::State {
 
 Jitted Client::jit(TracedFn fn, JitOptions options) {
   auto state = std::make_shared<Jitted::State>();
-  state->client = impl.get();
+  state->client = impl;
   state->fn = std::move(fn);
   state->options = std::move(options);
   return Jitted(std::move(state));
@@ -95,6 +97,7 @@ StatusOr<std::string> Jitted::trace(const std::vector<ArgSpec> &args) const {
 
 StatusOr<std::shared_ptr<Executable>> Jitted::lower(const std::vector<ArgSpec> &args) {
   std::string key = signature(args);
+  std::lock_guard<std::mutex> lock(state_->mutex); // one trace per signature
   auto found = state_->executables.find(key);
   if (found != state_->executables.end())
     return found->second;
@@ -120,7 +123,10 @@ StatusOr<std::shared_ptr<Executable>> Jitted::lower(const std::vector<ArgSpec> &
   return *exe;
 }
 
-int64_t Jitted::traceCount() const { return state_->traces; }
+int64_t Jitted::traceCount() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->traces;
+}
 
 StatusOr<std::shared_ptr<Executable>> Jitted::lowerFor(const std::vector<DeviceArray> &args) {
   StatusOr<size_t> traced = tracedArgCount(state_->options, args.size());

@@ -12,8 +12,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <optional>
 #include <random>
+#include <thread>
 
 using namespace shardc;
 
@@ -431,6 +434,72 @@ TEST(Frontend, DynamicSliceErrorsNameTheProblem) {
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.message().find("start indices must be i32 or i64 scalars"), std::string::npos)
       << out.message();
+}
+
+TEST(Frontend, ExecutablesAndJittedOutliveTheirClient) {
+  std::shared_ptr<Executable> exe;
+  std::optional<Jitted> f;
+  {
+    Client client = cpuClient();
+    f.emplace(client.jit([](const std::vector<Tensor> &in) {
+      return std::vector<Tensor>{in[0] * 2.0};
+    }));
+    StatusOr<std::shared_ptr<Executable>> lowered =
+        f->lower({ArgSpec{"x", DType::F32, {3}, {}}});
+    ASSERT_TRUE(lowered.ok()) << lowered.message();
+    exe = *lowered;
+  } // the client is gone; its backend lives on in what it made
+  Array x = Array::fromDoubles(DType::F32, {3}, {1, 2, 3});
+  StatusOr<std::vector<Array>> a = exe->call(std::vector<Array>{x});
+  ASSERT_TRUE(a.ok()) << a.message();
+  EXPECT_EQ((*a)[0].toDoubles(), (std::vector<double>{2, 4, 6}));
+  StatusOr<std::vector<Array>> b = f->call(std::vector<Array>{randomArray({5}, 3)}); // a new trace
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(f->traceCount(), 2);
+}
+
+TEST(Frontend, ConcurrentCallsOnOneClientAreSafe) {
+  // Threads share one client, one Jitted (tracing new signatures as they
+  // go) and its executables on a 2-device mesh; every result is right.
+  Client client = cpuClient();
+  Mesh mesh{{"data"}, {2}};
+  JitOptions options;
+  options.mesh = mesh;
+  Jitted f = client.jit(
+      [](const std::vector<Tensor> &in) {
+        return std::vector<Tensor>{sum(tanh(in[0]) * in[0], {1})};
+      },
+      options);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        int64_t rows = 2 + 2 * ((t + i) % 3); // three signatures, traced once each
+        Array x = randomArray({rows, 5}, 100 * t + i);
+        StatusOr<DeviceArray> xd = client.device_put(x, {mesh, {{"data"}, {}}});
+        StatusOr<std::vector<DeviceArray>> out =
+            xd.ok() ? f.call({*xd}) : StatusOr<std::vector<DeviceArray>>(xd.status());
+        if (!out.ok()) {
+          ++failures;
+          continue;
+        }
+        Array y = (*out)[0].fetch();
+        for (int64_t r = 0; r < rows; ++r) {
+          double want = 0;
+          for (int64_t c = 0; c < 5; ++c) {
+            double v = x.getDouble(r * 5 + c);
+            want += std::tanh(v) * v;
+          }
+          if (std::abs(y.getDouble(r) - want) > 1e-5)
+            ++failures;
+        }
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(f.traceCount(), 3);
 }
 
 TEST(Frontend, ShardMapWithCollectives) {

@@ -2,7 +2,8 @@
 //
 // A backend executes a Plan on the devices of its mesh. The interface is
 // small on purpose: a new backend implements `execute` (see CpuBackend.cpp).
-// Backends are not thread-safe: one execute at a time per backend object.
+// `execute` may be called from several threads: a backend runs one plan at
+// a time (the others wait), since its devices and buffers are shared.
 //
 //===----------------------------------------------------------------------===//
 

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <thread>
 #ifdef __linux__
 #include <pthread.h>
@@ -70,6 +71,9 @@ public:
   StatusOr<std::vector<DeviceArrays>>
   execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
           std::vector<DeviceArrays> *donated) override {
+    // One plan at a time: the device threads, arenas and BLAS threads are
+    // this backend's; callers on other threads wait their turn.
+    std::lock_guard<std::mutex> lock(mutex);
     int64_t n = plan.numDevices();
     std::vector<int64_t> all(n);
     for (int64_t d = 0; d < n; ++d)
@@ -214,6 +218,7 @@ private:
     std::unique_ptr<uint8_t[]> data;
     int64_t size = 0;
   };
+  std::mutex mutex;
   std::vector<Arena> arenas;
   std::map<std::string, double> profileMs;
 };

@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <memory>
 
 namespace shardc {
@@ -272,6 +273,7 @@ private:
   CudaOptions options;
   int gpuCount;
   std::vector<Device> devices; // by mesh position (unused entries: other processes)
+  std::mutex executeMutex;
   std::map<std::string, std::unique_ptr<Prepared>> prepared;
   std::map<std::vector<int64_t>, cudaKernel_t> fusedCache;
   ncclComm_t world = nullptr; // multi-process runs: every process, once
@@ -661,7 +663,9 @@ StatusOr<std::vector<DeviceArrays>>
 CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
                      std::vector<DeviceArrays> *) {
   // Arguments are uploaded into device buffers of their own, so a value
-  // written over a donated argument is written over its upload.
+  // written over a donated argument is written over its upload. One plan
+  // at a time: the streams and buffers are this backend's.
+  std::lock_guard<std::mutex> lock(executeMutex);
   int64_t n = plan.numDevices();
   if (args.size() != plan.args.size())
     return Status::error("expected " + std::to_string(plan.args.size()) + " arguments, got " +
