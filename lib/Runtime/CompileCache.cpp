@@ -56,14 +56,21 @@ std::string CompileCache::defaultDir() {
   return "";
 }
 
+const char *CompileCache::compilerFingerprint() { return kCompilerVersion; }
+
 std::string CompileCache::keyFor(const std::vector<std::string> &parts) {
+  return keyFor(kCompilerVersion, parts);
+}
+
+std::string CompileCache::keyFor(const std::string &fingerprint,
+                                 const std::vector<std::string> &parts) {
   uint64_t a = 1469598103934665603ull, b = 0x9e3779b97f4a7c15ull;
   auto feed = [&](const std::string &part) {
     std::string framed = std::to_string(part.size()) + ":" + part;
     a = fnv1a(framed, a);
     b = fnv1a(framed, b ^ (a >> 7));
   };
-  feed(kCompilerVersion);
+  feed(fingerprint);
   feed(std::to_string(kArtifactVersion));
   for (const std::string &p : parts)
     feed(p);

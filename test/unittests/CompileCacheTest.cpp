@@ -144,3 +144,31 @@ TEST(CompileCache, CompileErrorsAreReturnedAndNotCached) {
 }
 
 } // namespace
+
+TEST(CompileCache, AnotherBuildsPlansAreNeverRead) {
+  // The fingerprint carries a hash of the compiler's sources.
+  std::string fingerprint = CompileCache::compilerFingerprint();
+  EXPECT_NE(fingerprint.find("shardc-"), std::string::npos);
+  EXPECT_GE(fingerprint.size(), 16u + 6u);
+  std::string dir = tempDir();
+  int compiles = 0;
+  auto compile = [&]() -> StatusOr<Plan> {
+    ++compiles;
+    return negPlan(4);
+  };
+  std::vector<std::string> parts{"program", "main", "cpu"};
+  std::string older = CompileCache::keyFor("shardc-0.1.0-plan3-0123456789abcdef", parts);
+  std::string ours = CompileCache::keyFor(parts);
+  EXPECT_NE(older, ours);
+  EXPECT_EQ(ours, CompileCache::keyFor(fingerprint, parts));
+  {
+    CompileCache old(dir); // what an older build left on disk
+    ASSERT_TRUE(old.getOrCompile(older, compile).ok());
+  }
+  CompileCache cache(dir);
+  ASSERT_TRUE(cache.getOrCompile(ours, compile).ok());
+  EXPECT_EQ(compiles, 2);
+  EXPECT_EQ(cache.stats().diskHits, 0);
+  EXPECT_EQ(cache.stats().misses, 1);
+  std::system(("rm -rf " + dir).c_str());
+}

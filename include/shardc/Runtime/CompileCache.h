@@ -36,8 +36,16 @@ public:
   /// $SHARDC_CACHE_DIR, else $XDG_CACHE_HOME/shardc, else $HOME/.cache/shardc.
   static std::string defaultDir();
 
-  /// A 128-bit hex digest of the key parts, with the compiler version.
+  /// A 128-bit hex digest of the key parts and the compiler's fingerprint.
   static std::string keyFor(const std::vector<std::string> &parts);
+  /// The same with another fingerprint (tests: a plan made by another
+  /// build is never found).
+  static std::string keyFor(const std::string &fingerprint,
+                            const std::vector<std::string> &parts);
+  /// This build's fingerprint: the plan format's version and a hash of
+  /// every source of the compiler and runtime, taken at build time
+  /// (cmake/CompilerBuildId.cmake), so a rebuild with any change misses.
+  static const char *compilerFingerprint();
 
   /// The plan for `key`, compiling it with `compile` on a miss.
   StatusOr<std::shared_ptr<const Plan>>
