@@ -1,0 +1,100 @@
+//===- CompilerTargets.cpp - the fuzz target of the compiler --------------===//
+//
+// MLIR text through everything a user's program goes through: the parser
+// and the dialect's verifiers, propagation (with the provenance shardc
+// explain reports), partitioning, lowering (whose plan is validated as an
+// artifact would be) and, when it is small, a run on the CPU backend.
+// Diagnostics are the expected answer to most inputs; a plan that lowering
+// makes but validation rejects is a finding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Fuzz.h"
+
+#include "Commands.h" // the shardc driver's commands
+
+#include "shardc/Pipeline/Pipeline.h"
+#include "shardc/Runtime/Plan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <unistd.h>
+
+namespace shardc::fuzz {
+
+std::vector<Target> compilerTargets() {
+  Target mlir{
+      "mlir", "MLIR text: parse, verify, propagate, partition, lower, validate, run",
+      [] {
+        return std::vector<std::string>{R"(shardc.mesh @mesh = <["data"=2]>
+func.func @main(%x: tensor<4x8xf32> {shardc.sharding = #shardc.sharding<@mesh, [{"data"}, {}]>},
+                %w: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  %y = shardc.dot_general %x, %w contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  %z = shardc.tanh %y : tensor<4x2xf32>
+  return %z : tensor<4x2xf32>
+}
+)"};
+      },
+      [](const std::string &text) {
+        std::string error;
+        std::unique_ptr<LoadedModule> loaded =
+            loadModuleFromText(text, "fuzz.mlir", error, /*captureDiagnostics=*/true);
+        if (!loaded)
+          return false;
+        std::vector<std::string> names;
+        for (auto fn : loaded->module->getOps<mlir::func::FuncOp>())
+          names.push_back(fn.getSymName().str());
+        for (const std::string &name : names) {
+          auto fn = loaded->module->lookupSymbol<mlir::func::FuncOp>(name);
+          if (!fn)
+            continue;
+          mlir::FailureOr<Plan> plan = compileToPlan(*loaded->module, fn);
+          if (loaded->diagnostics.find("lowering made an invalid plan") != std::string::npos) {
+            std::fprintf(stderr, "%s", loaded->diagnostics.c_str());
+            std::abort(); // the compiler broke the plan's invariants
+          }
+          if (mlir::succeeded(plan))
+            runLoadedPlan(*plan);
+        }
+        return true;
+      },
+      {".mlir"}};
+  Target explain{
+      "explain", "MLIR text through shardc explain (its entry and up to two more functions)",
+      mlir.seeds,
+      [](const std::string &text) {
+        static const std::string path = [] {
+          const char *dir = std::getenv("TMPDIR");
+          return std::string(dir && *dir ? dir : "/tmp") + "/shardc-fuzz-explain-" +
+                 std::to_string(::getpid()) + ".mlir";
+        }();
+        {
+          std::ofstream out(path, std::ios::binary | std::ios::trunc);
+          out << text;
+        }
+        bool ok = driver::explainCommand({path}) == driver::kOk;
+        // Other functions: the names after "func.func @", as written.
+        size_t at = 0;
+        for (int k = 0; k < 2 && (at = text.find("func.func @", at)) != std::string::npos; ++k) {
+          at += 11;
+          size_t end = at;
+          while (end < text.size() && (std::isalnum((unsigned char)text[end]) || text[end] == '_'))
+            ++end;
+          if (end > at)
+            ok |= driver::explainCommand({path, "--entry", text.substr(at, end - at)}) ==
+                  driver::kOk;
+        }
+        llvm::outs().flush(); // into /dev/null while fuzzing, not after
+        return ok;
+      },
+      {".mlir"}};
+  return {mlir, explain};
+}
+
+} // namespace shardc::fuzz

@@ -1,0 +1,274 @@
+//===- shardc-fuzz.cpp - mutation fuzzing of shardc's input readers -------===//
+//
+//   shardc-fuzz TARGET [--seconds S] [--runs N] [--seed K] [--timeout S]
+//                      [--findings DIR] [SEED_FILE_OR_DIR...]
+//   shardc-fuzz TARGET --replay FILE...
+//   shardc-fuzz --list
+//
+// Mutates the seeds (the target's built-in examples and the files given,
+// directories searched for the target's extensions, MLIR split at
+// "// -----") and runs each mutant in this process. A crash, a hang past
+// --timeout, an uncaught exception or a failed allocation writes the input
+// to --findings (default: .) and exits 1; the last line says how many
+// inputs ran. Mutants the target accepts join the corpus. --replay runs
+// saved inputs once each (the regression inputs under test/fuzz/).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Fuzz.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <new>
+#include <sstream>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace fs = std::filesystem;
+using namespace shardc::fuzz;
+
+namespace {
+
+// What a signal handler needs, prepared before each input runs.
+std::string current;          // the input now running
+int reportFd = 2;             // stderr, kept while the targets' output goes to /dev/null
+char findingPath[4096] = "";  // where to save it
+const char *targetName = "";
+
+void saveCurrent(const char *why) {
+  int fd = ::open(findingPath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) {
+    size_t done = 0;
+    while (done < current.size()) {
+      ssize_t n = ::write(fd, current.data() + done, current.size() - done);
+      if (n <= 0)
+        break;
+      done += (size_t)n;
+    }
+    ::close(fd);
+  }
+  const char *parts[] = {"shardc-fuzz: ", targetName, ": ", why, "; the input is in ",
+                         findingPath, "\n"};
+  for (const char *p : parts)
+    (void)!::write(reportFd, p, std::strlen(p));
+}
+
+void onSignal(int sig) {
+  saveCurrent(sig == SIGALRM ? "timeout" : strsignal(sig));
+  ::_exit(1);
+}
+
+void setFindingPath(const std::string &dir, const char *kind, uint64_t n) {
+  std::snprintf(findingPath, sizeof(findingPath), "%s/%s-%s-%llu.bin", dir.c_str(), targetName,
+                kind, (unsigned long long)n);
+}
+
+std::string readAll(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// MLIR test files hold several inputs separated by "// -----" lines.
+std::vector<std::string> splitInputs(const std::string &text, bool mlir) {
+  if (!mlir)
+    return {text};
+  std::vector<std::string> parts;
+  size_t start = 0, at;
+  while ((at = text.find("\n// -----", start)) != std::string::npos) {
+    parts.push_back(text.substr(start, at - start));
+    start = text.find('\n', at + 1);
+    start = start == std::string::npos ? text.size() : start + 1;
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+[[noreturn]] void usage(const std::string &why, int code) {
+  std::fprintf(code ? stderr : stdout,
+               "%s%susage: shardc-fuzz TARGET [--seconds S] [--runs N] [--seed K] "
+               "[--timeout S] [--findings DIR] [SEED_FILE_OR_DIR...]\n"
+               "       shardc-fuzz TARGET --replay FILE...\n"
+               "       shardc-fuzz --list\n",
+               why.empty() ? "" : "shardc-fuzz: error: ", why.empty() ? "" : (why + "\n").c_str());
+  std::exit(code);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<Target> targets = runtimeTargets();
+  for (Target &t : compilerTargets())
+    targets.push_back(std::move(t));
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty())
+    usage("a target is needed (--list shows them)", 2);
+  if (args[0] == "--help" || args[0] == "-h")
+    usage("", 0);
+  if (args[0] == "--list") {
+    for (const Target &t : targets)
+      std::printf("%-12s %s\n", t.name.c_str(), t.description.c_str());
+    return 0;
+  }
+  const Target *target = nullptr;
+  for (const Target &t : targets)
+    if (t.name == args[0])
+      target = &t;
+  if (!target)
+    usage("no target '" + args[0] + "' (--list shows them)", 2);
+  targetName = target->name.c_str();
+
+  double seconds = 0, timeout = 10;
+  uint64_t runs = 0, seed = 1;
+  bool replay = false;
+  std::string findings = ".";
+  std::vector<std::string> paths;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size())
+        usage(a + " needs a value", 2);
+      return args[++i];
+    };
+    if (a == "--seconds") seconds = std::atof(value().c_str());
+    else if (a == "--runs") runs = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--seed") seed = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--timeout") timeout = std::atof(value().c_str());
+    else if (a == "--findings") findings = value();
+    else if (a == "--replay") replay = true;
+    else if (a.rfind("--", 0) == 0) usage("unknown option " + a, 2);
+    else paths.push_back(a);
+  }
+  if (!replay && seconds <= 0 && runs == 0)
+    seconds = 10;
+
+  // A memory limit turns an absurd allocation into std::bad_alloc (a
+  // finding) instead of the machine swapping; sanitizers reserve address
+  // space of their own and keep their limits.
+#if !defined(__SANITIZE_ADDRESS__)
+  rlimit limit{size_t(8) << 30, size_t(8) << 30};
+  setrlimit(RLIMIT_AS, &limit);
+#else
+  __sanitizer_set_death_callback([] { saveCurrent("sanitizer report"); });
+#endif
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM})
+    std::signal(sig, onSignal);
+  // The targets' own output (diagnostics of rejected inputs) is noise here.
+  std::fflush(stdout);
+  int realOut = ::dup(1);
+  reportFd = ::dup(2);
+  int devnull = ::open("/dev/null", O_WRONLY);
+  auto quiet = [&] {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+  };
+  auto loud = [&] {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::dup2(realOut, 1);
+    ::dup2(reportFd, 2);
+  };
+
+  auto runOne = [&](const std::string &input, const char *kind, uint64_t n) -> bool {
+    current = input;
+    setFindingPath(findings, kind, n);
+    alarm(timeout > 0 ? (unsigned)std::max(1.0, timeout) : 0);
+    bool accepted = false;
+    try {
+      accepted = target->run(current);
+    } catch (const std::bad_alloc &) {
+      saveCurrent("an allocation failed (a size taken from the input unchecked?)");
+      std::exit(1);
+    } catch (const std::exception &e) {
+      saveCurrent((std::string("uncaught exception: ") + e.what()).c_str());
+      std::exit(1);
+    } catch (...) {
+      saveCurrent("uncaught exception");
+      std::exit(1);
+    }
+    alarm(0);
+    return accepted;
+  };
+
+  std::vector<std::string> corpus;
+  std::vector<fs::path> files;
+  for (const std::string &p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      for (auto &e : fs::recursive_directory_iterator(p, ec))
+        for (const std::string &ext : target->extensions)
+          if (e.is_regular_file() && e.path().extension() == ext)
+            files.push_back(e.path());
+    } else if (fs::is_regular_file(p, ec)) {
+      files.push_back(p);
+    } else {
+      usage("cannot read '" + p + "'", 2);
+    }
+  }
+  std::sort(files.begin(), files.end());
+
+  if (replay) {
+    uint64_t n = 0;
+    quiet();
+    for (const fs::path &f : files)
+      runOne(readAll(f), "replay", n++);
+    loud();
+    std::printf("shardc-fuzz %s: replayed %llu inputs, no finding\n", targetName,
+                (unsigned long long)n);
+    return 0;
+  }
+
+  for (std::string &s : target->seeds())
+    corpus.push_back(std::move(s));
+  for (const fs::path &f : files)
+    for (std::string &part : splitInputs(readAll(f), target->name == "mlir"))
+      corpus.push_back(std::move(part));
+  fs::create_directories(findings);
+  size_t seeds = corpus.size();
+  quiet();
+  for (size_t i = 0; i < seeds; ++i) // every seed must pass as it is
+    runOne(corpus[i], "seed", i);
+
+  std::mt19937_64 rng(seed);
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  uint64_t n = 0, accepted = 0;
+  double nextReport = 5;
+  while ((runs == 0 || n < runs) && (seconds <= 0 || elapsed() < seconds)) {
+    std::string input = mutate(corpus[rng() % corpus.size()], corpus, rng);
+    if (runOne(input, "crash", n)) {
+      ++accepted;
+      if (corpus.size() < 4096 && rng() % 8 == 0)
+        corpus.push_back(std::move(input));
+    }
+    ++n;
+    if (elapsed() > nextReport) {
+      dprintf(reportFd, "shardc-fuzz %s: %llu inputs, %.0f s\n", targetName,
+              (unsigned long long)n, elapsed());
+      nextReport += 5;
+    }
+  }
+  loud();
+  double t = elapsed();
+  std::printf("shardc-fuzz %s: %llu inputs in %.1f s (%.0f/s), %llu accepted; %zu seeds, "
+              "corpus %zu; no finding\n",
+              targetName, (unsigned long long)n, t, t > 0 ? n / t : 0.0,
+              (unsigned long long)accepted, seeds, corpus.size());
+  return 0;
+}

@@ -1,0 +1,81 @@
+//===- CommandLine.cpp - what the driver's commands share -----------------===//
+//
+// Error reporting and the command-line parser of every `shardc` command
+// (see Commands.h); with the commands, a library the driver and the fuzzer
+// (tools/shardc-fuzz) link.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include <cstdio>
+
+using namespace shardc::driver;
+
+void shardc::driver::reportError(const std::string &message) {
+  std::fprintf(stderr, "shardc: error: %s\n", message.c_str());
+}
+
+std::string CommandLine::get(const std::string &name, const std::string &fallback) const {
+  for (auto it = values.rbegin(); it != values.rend(); ++it)
+    if (it->first == name)
+      return it->second;
+  return fallback;
+}
+
+bool CommandLine::has(const std::string &flag) const {
+  for (const std::string &f : flags)
+    if (f == flag)
+      return true;
+  return false;
+}
+
+std::optional<int> shardc::driver::parseCommandLine(
+    const std::vector<std::string> &args, const std::string &command,
+    const std::vector<std::string> &valueOptions,
+    const std::vector<std::string> &flagOptions, const char *help, CommandLine &out) {
+  auto contains = [](const std::vector<std::string> &list, const std::string &x) {
+    for (const std::string &y : list)
+      if (x == y)
+        return true;
+    return false;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(help, stdout);
+      return kOk;
+    }
+    if (arg.empty() || arg[0] != '-') {
+      if (!out.file.empty()) {
+        reportError("more than one input file: '" + out.file + "' and '" + arg + "'");
+        return kUsage;
+      }
+      out.file = arg;
+      continue;
+    }
+    if (contains(flagOptions, arg)) {
+      out.flags.push_back(arg);
+      continue;
+    }
+    std::string value;
+    size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else if (contains(valueOptions, arg)) {
+      if (i + 1 >= args.size()) {
+        reportError("option '" + arg + "' needs a value");
+        return kUsage;
+      }
+      value = args[++i];
+    }
+    if (!contains(valueOptions, arg)) {
+      reportError("unknown option '" + arg + "' for 'shardc " + command + "' (try --help)");
+      return kUsage;
+    }
+    out.values.emplace_back(arg, value);
+  }
+  return std::nullopt;
+}
+
