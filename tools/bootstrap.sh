@@ -3,7 +3,8 @@
 #
 #   tools/bootstrap.sh demo    install what is missing, build, run the demo (train the
 #                              Tiny Transformer briefly on simulated devices)
-#   tools/bootstrap.sh test    install what is missing, build, run every test
+#   tools/bootstrap.sh test    install what is missing, build, run every test (then the
+#                              runtime's tests and fuzz regressions under ASan + UBSan)
 #   tools/bootstrap.sh build   install what is missing, build
 #   tools/bootstrap.sh bench   also install the benchmark peers (PyTorch), build,
 #                              and run bench/run.sh
@@ -50,6 +51,18 @@ case "$mode" in
   test)
     echo "== testing"
     ctest --test-dir "$build" --output-on-failure -j "$jobs"
+    # The runtime (file readers, plan validation, kernels, collectives) and
+    # its fuzz targets and regression inputs again, under AddressSanitizer
+    # and UndefinedBehaviorSanitizer: a build of its own, without the
+    # compiler, so it stays a few minutes.
+    san="$build-sanitize"
+    echo "== testing the runtime under AddressSanitizer + UBSan in $san"
+    if [ ! -f "$san/build.ninja" ]; then
+      cmake -G Ninja -S "$root" -B "$san" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DSHARDC_ENABLE_COMPILER=OFF -DSHARDC_ENABLE_CUDA=OFF -DSHARDC_SANITIZE=ON >/dev/null
+    fi
+    cmake --build "$san" -j "$jobs"
+    ctest --test-dir "$san" --output-on-failure -j "$jobs"
     ;;
   demo)
     exec "$root/models/transformer/demo.sh" "$build"

@@ -363,6 +363,8 @@ private:
         return fail("takes at least one input and one output");
       SHARDC_CHECK(ints(s, 1));
       SHARDC_CHECK(dims({s.ints[0]}, rank(out(0)), "dim"));
+      if (rank(in(0)) != rank(out(0)))
+        return fail("input 0 and the output differ in rank");
       Shape joined = shape(in(0));
       joined[s.ints[0]] = 0;
       for (int32_t id : s.inputs) {
@@ -426,15 +428,23 @@ private:
   Status dotGeneral(const PlanStep &s) {
     SHARDC_CHECK(counts(s, 2, 1));
     if (s.ints.size() < 2 || s.ints[0] < 0 || s.ints[1] < 0 ||
+        (size_t)s.ints[0] > s.ints.size() || (size_t)s.ints[1] > s.ints.size() ||
         s.ints.size() != 2 + 2 * (size_t)s.ints[0] + 2 * (size_t)s.ints[1])
       return fail("its attribute numbers do not encode batching and contracting dims");
     const Shape &lhs = value(s.inputs[0]).shape, &rhs = value(s.inputs[1]).shape;
-    DotGeneralDims d = DotGeneralDims::decode(s.ints, lhs, rhs);
-    std::vector<int64_t> l = d.lhsBatching, r = d.rhsBatching;
-    l.insert(l.end(), d.lhsContracting.begin(), d.lhsContracting.end());
-    r.insert(r.end(), d.rhsContracting.begin(), d.rhsContracting.end());
+    // The dimension lists are checked before anything indexes a shape by
+    // them (DotGeneralDims::decode does).
+    size_t nb = (size_t)s.ints[0], nc = (size_t)s.ints[1];
+    auto list = [&](size_t from, size_t n) {
+      return std::vector<int64_t>(s.ints.begin() + from, s.ints.begin() + from + n);
+    };
+    std::vector<int64_t> l = list(2, nb), r = list(2 + nb, nb), lc = list(2 + 2 * nb, nc),
+                         rc = list(2 + 2 * nb + nc, nc);
+    l.insert(l.end(), lc.begin(), lc.end());
+    r.insert(r.end(), rc.begin(), rc.end());
     SHARDC_CHECK(dims(l, (int64_t)lhs.size(), "the lhs"));
     SHARDC_CHECK(dims(r, (int64_t)rhs.size(), "the rhs"));
+    DotGeneralDims d = DotGeneralDims::decode(s.ints, lhs, rhs);
     for (size_t i = 0; i < l.size(); ++i)
       if (lhs[l[i]] != rhs[r[i]])
         return fail("lhs dimension " + std::to_string(l[i]) + " and rhs dimension " +
