@@ -20,6 +20,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -30,9 +31,11 @@ namespace shardc::driver {
 
 namespace {
 const char kExplainHelp[] =
-    "usage: shardc explain FILE.mlir [--entry NAME] [--show NAME]\n"
+    "usage: shardc explain FILE.mlir [--entry NAME] [--show NAME] [--summary]\n"
     "\n"
     "  --entry NAME   function to explain (default: main, or the only public one)\n"
+    "  --summary      only what one call sends per device: by mesh axes, by kind of\n"
+    "                 collective, and the three largest collectives with their causes\n"
     "  --show NAME    draw the layout of one array on the devices: an argument\n"
     "                 (its shardc.name or argN), resultN, or an SSA name (%3)\n";
 
@@ -96,8 +99,10 @@ std::string argName(func::FuncOp fn, unsigned i) {
 int explainCommand(const std::vector<std::string> &args) {
   CommandLine cl;
   if (std::optional<int> code =
-          parseCommandLine(args, "explain", {"--entry", "--show"}, {}, kExplainHelp, cl))
+          parseCommandLine(args, "explain", {"--entry", "--show"}, {"--summary"}, kExplainHelp,
+                           cl))
     return *code;
+  bool summary = cl.has("--summary");
   std::string file = cl.file, entry = cl.get("--entry"), show = cl.get("--show");
   if (file.empty()) {
     reportError("'shardc explain' needs a FILE.mlir (try --help)");
@@ -133,6 +138,8 @@ int explainCommand(const std::vector<std::string> &args) {
     return kFailed;
   MeshOp mesh = *meshOr;
   llvm::raw_ostream &os = llvm::outs();
+  // --summary leaves out the shardings and the list of collectives.
+  llvm::raw_ostream &detail = summary ? llvm::nulls() : llvm::outs();
   if (!mesh) {
     os << "@" << fn.getSymName() << " uses no mesh: it runs whole on one device.\n";
     return kOk;
@@ -147,7 +154,8 @@ int explainCommand(const std::vector<std::string> &args) {
     os << (i ? ", " : "") << "\"" << cast<StringAttr>(name).getValue()
        << "\"=" << mesh.getAxisSizes()[i];
   os << "]> (" << mesh.getNumDevices() << " devices), from " << file
-     << "\n(op@line:column; a dimension not listed is whole on every device)\n\n";
+     << "\n";
+  detail << "(op@line:column; a dimension not listed is whole on every device)\n\n";
 
   // Shardings, with where each split dimension came from.
   AsmState asmState(fn);
@@ -159,37 +167,37 @@ int explainCommand(const std::vector<std::string> &args) {
   };
   std::map<std::string, std::pair<Type, ShardingAttr>> byName;
   auto describe = [&](Value v, const std::string &label, ShardingAttr s) {
-    os << "  " << label << " : " << str(v.getType()) << "  " << specStr(s) << "\n";
+    detail << "  " << label << " : " << str(v.getType()) << "  " << specStr(s) << "\n";
     auto it = provenance.find(v);
     if (it == provenance.end())
       return;
     for (auto [d, origin] : llvm::enumerate(it->second)) {
       if (origin.source.empty() || s.getDimAxes(d).empty())
         continue;
-      os << "      dim " << d << " over [";
+      detail << "      dim " << d << " over [";
       auto axes = s.getDimAxes(d);
       for (size_t k = 0; k < axes.size(); ++k)
-        os << (k ? ", \"" : "\"") << axes[k] << "\"";
-      os << "]: from " << origin.source;
+        detail << (k ? ", \"" : "\"") << axes[k] << "\"";
+      detail << "]: from " << origin.source;
       if (!origin.path.empty()) {
         // Long paths keep their two first and three last steps.
-        os << " via ";
+        detail << " via ";
         size_t n = origin.path.size();
         for (size_t k = 0; k < n; ++k) {
           if (n > 6 && k == 2) {
-            os << " -> (" << n - 5 << " more)";
+            detail << " -> (" << n - 5 << " more)";
             k = n - 4;
             continue;
           }
           Operation *op = origin.path[k];
-          os << (k ? " -> " : "") << op->getName().getStringRef().drop_front(7) << "@"
+          detail << (k ? " -> " : "") << op->getName().getStringRef().drop_front(7) << "@"
              << lineCol(op->getLoc());
         }
       }
-      os << "\n";
+      detail << "\n";
     }
   };
-  os << "Shardings:\n";
+  detail << "Shardings:\n";
   Block &body = fn.getBody().front();
   for (BlockArgument arg : body.getArguments()) {
     auto s = fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
@@ -220,8 +228,11 @@ int explainCommand(const std::vector<std::string> &args) {
   // Collectives of the per-device program.
   if (failed(partitionFunction(fn)) || failed(verify(*module)))
     return kFailed;
-  os << "\nCollectives (per device):\n";
-  int count = 0;
+  struct Collective {
+    std::string line, why, kind, axes;
+    int64_t sent;
+  };
+  std::vector<Collective> collectives;
   int64_t total = 0;
   fn.walk([&](Operation *op) {
     if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp>(op))
@@ -231,28 +242,82 @@ int explainCommand(const std::vector<std::string> &args) {
     for (Attribute a : axes)
       names.push_back(cast<StringAttr>(a).getValue());
     int64_t n = getGroupSize(mesh, names);
-    int64_t sent = bytesSent(op, n);
-    total += sent;
-    ++count;
-    os << "  " << op->getName().getStringRef().drop_front(7);
+    Collective c;
+    c.sent = bytesSent(op, n);
+    total += c.sent;
+    llvm::raw_string_ostream line(c.line), axesOs(c.axes);
+    c.kind = op->getName().getStringRef().drop_front(7).str();
+    line << c.kind;
     if (auto kind = op->getAttrOfType<ReduceKindAttr>("kind"))
-      os << " " << stringifyReduceKind(kind.getValue());
-    os << " over [";
+      line << " " << stringifyReduceKind(kind.getValue());
+    axesOs << "[";
     for (size_t k = 0; k < names.size(); ++k)
-      os << (k ? ", \"" : "\"") << names[k] << "\"";
-    os << "] (groups of " << n << ")";
+      axesOs << (k ? ", \"" : "\"") << names[k] << "\"";
+    axesOs << "]";
+    line << " over " << c.axes << " (groups of " << n << ")";
     if (auto dim = op->getAttrOfType<IntegerAttr>("dim"))
-      os << " on dim " << dim.getInt();
+      line << " on dim " << dim.getInt();
     if (auto split = op->getAttrOfType<IntegerAttr>("split_dim"))
-      os << " from dim " << op->getAttrOfType<IntegerAttr>("concat_dim").getInt()
-         << " to dim " << split.getInt();
-    os << ": " << str(op->getOperand(0).getType()) << " -> "
-       << str(op->getResult(0).getType()) << "\n";
+      line << " from dim " << op->getAttrOfType<IntegerAttr>("concat_dim").getInt()
+           << " to dim " << split.getInt();
+    line << ": " << str(op->getOperand(0).getType()) << " -> "
+         << str(op->getResult(0).getType());
     if (auto why = dyn_cast<NameLoc>(op->getLoc()))
-      os << "      why: " << why.getName().getValue() << "\n";
-    os << "      sends " << sent << " bytes per device"
-       << (isa<AllSliceOp>(op) ? " (a local slice)" : "") << "\n";
+      c.why = why.getName().getValue().str();
+    if (isa<AllSliceOp>(op))
+      c.kind += " (local)";
+    collectives.push_back(std::move(c));
   });
+  size_t count = collectives.size();
+  if (summary) {
+    // Per axis group and per kind: count and bytes, largest first.
+    auto table = [&](const char *title, auto key) {
+      std::map<std::string, std::pair<int64_t, int64_t>> rows; // key -> (count, bytes)
+      for (const Collective &c : collectives) {
+        auto &r = rows[key(c)];
+        ++r.first;
+        r.second += c.sent;
+      }
+      std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sorted(rows.begin(),
+                                                                             rows.end());
+      std::stable_sort(sorted.begin(), sorted.end(),
+                       [](auto &a, auto &b) { return a.second.second > b.second.second; });
+      os << "  " << title << ":\n";
+      for (auto &[name, r] : sorted)
+        os << llvm::format("    %-24s %5lld collective%s %12lld bytes (%5.1f%%)\n",
+                           name.c_str(), (long long)r.first, r.first == 1 ? " " : "s",
+                           (long long)r.second, total ? 100.0 * r.second / total : 0.0);
+    };
+    os << "Sent per device per call: " << total << " bytes in " << count << " collective"
+       << (count == 1 ? "" : "s") << "\n";
+    if (count) {
+      table("by mesh axes", [](const Collective &c) { return c.axes; });
+      table("by kind", [](const Collective &c) { return c.kind; });
+      std::vector<const Collective *> largest;
+      for (const Collective &c : collectives)
+        largest.push_back(&c);
+      std::stable_sort(largest.begin(), largest.end(),
+                       [](const Collective *a, const Collective *b) { return a->sent > b->sent; });
+      os << "  largest:\n";
+      for (size_t k = 0; k < std::min<size_t>(3, largest.size()); ++k) {
+        os << "    " << k + 1 << ". " << largest[k]->line << "\n       sends "
+           << largest[k]->sent << " bytes per device\n";
+        if (!largest[k]->why.empty())
+          os << "       why: " << largest[k]->why << "\n";
+      }
+    } else {
+      os << "  none: every device computes on its own shards\n";
+    }
+    return kOk;
+  }
+  os << "\nCollectives (per device):\n";
+  for (const Collective &c : collectives) {
+    os << "  " << c.line << "\n";
+    if (!c.why.empty())
+      os << "      why: " << c.why << "\n";
+    os << "      sends " << c.sent << " bytes per device"
+       << (c.kind.find("(local)") != std::string::npos ? " (a local slice)" : "") << "\n";
+  }
   if (!count)
     os << "  none: every device computes on its own shards\n";
   os << "\nTotal: " << count << " collective" << (count == 1 ? "" : "s") << ", " << total
