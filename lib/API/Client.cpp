@@ -10,6 +10,7 @@
 
 #include "shardc/Dialect/Shardc/Transforms/Autodiff.h"
 #include "shardc/Dialect/Shardc/Transforms/Optimizers.h"
+#include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Pipeline/Pipeline.h"
 #include "shardc/Runtime/Artifact.h"
 #include "shardc/JIT/FusedJit.h"
@@ -172,7 +173,8 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
                              const std::string &entry, JitOptions::Transform transform,
                              const std::vector<unsigned> &wrt, const TrainStepOptions &train) {
   // Everything besides the program that the plan depends on.
-  std::vector<std::string> keyParts{bytes, entry, backendName};
+  std::vector<std::string> keyParts{bytes, entry, backendName,
+                                    "bucket=" + std::to_string(allReduceBucketBytes())};
   std::string wrtList;
   for (unsigned i : wrt)
     wrtList += std::to_string(i) + ",";

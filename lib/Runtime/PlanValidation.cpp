@@ -460,6 +460,21 @@ private:
   }
 
   Status collective(const PlanStep &s) {
+    // A merged all_reduce reduces several buffers: input i into output i.
+    if (s.op == OpCode::AllReduce && s.inputs.size() > 1) {
+      if (s.outputs.size() != s.inputs.size())
+        return fail("reduces " + std::to_string(s.inputs.size()) + " buffers into " +
+                    std::to_string(s.outputs.size()));
+      for (size_t i = 0; i < s.inputs.size(); ++i) {
+        PlanStep one = s;
+        one.inputs = {s.inputs[i]};
+        one.outputs = {s.outputs[i]};
+        SHARDC_CHECK(collective(one));
+        if (value(s.inputs[i]).dtype != value(s.inputs[0]).dtype)
+          return fail("its buffers differ in element type");
+      }
+      return Status::success();
+    }
     SHARDC_CHECK(counts(s, 1, 1));
     std::set<std::string> seen;
     for (const std::string &a : s.axes)

@@ -10,6 +10,7 @@
 
 #include "Commands.h"
 
+#include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Pipeline/Pipeline.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
@@ -290,6 +291,23 @@ int explainCommand(const std::vector<std::string> &args) {
     };
     os << "Sent per device per call: " << total << " bytes in " << count << " collective"
        << (count == 1 ? "" : "s") << "\n";
+    // What the executable plan runs: all_reduces merged into buckets.
+    if (FailureOr<Plan> plan = lowerToPlan(fn); succeeded(plan)) {
+      int64_t steps = 0;
+      std::string buckets;
+      for (const PlanStep &st : plan->steps) {
+        if (!isCollective(st.op))
+          continue;
+        ++steps;
+        if (st.inputs.size() > 1)
+          buckets += (buckets.empty() ? "" : ", ") + std::to_string(st.inputs.size());
+      }
+      os << "  in the plan: " << steps << " collective step" << (steps == 1 ? "" : "s");
+      if (!buckets.empty())
+        os << " (all_reduce buckets of " << buckets << "; SHARDC_ALLREDUCE_BUCKET_BYTES="
+           << allReduceBucketBytes() << ")";
+      os << "\n";
+    }
     if (count) {
       table("by mesh axes", [](const Collective &c) { return c.axes; });
       table("by kind", [](const Collective &c) { return c.kind; });

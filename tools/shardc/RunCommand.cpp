@@ -10,6 +10,7 @@
 
 #include "Commands.h"
 
+#include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Pipeline/Pipeline.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
@@ -361,7 +362,8 @@ int runCommand(const std::vector<std::string> &args) {
     // Compiled plans are cached by everything they depend on: the program
     // text (locations included), the entry and the backend.
     CompileCache cache(opts.noCache ? std::string() : opts.cacheDir);
-    std::string key = CompileCache::keyFor({*head, sig->entry, opts.backend});
+    std::string key = CompileCache::keyFor(
+        {*head, sig->entry, opts.backend, "bucket=" + std::to_string(allReduceBucketBytes())});
     StatusOr<std::shared_ptr<const Plan>> plan =
         cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
           FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn);

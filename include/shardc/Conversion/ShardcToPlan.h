@@ -19,6 +19,11 @@ class FuncOp;
 
 namespace shardc {
 
+/// The all_reduce bucket size lowering merges up to (see MergeCollectives):
+/// $SHARDC_ALLREDUCE_BUCKET_BYTES if set (0 merges nothing), else 4 MiB.
+/// Part of every compile-cache key, since plans depend on it.
+int64_t allReduceBucketBytes();
+
 /// Fails, with a diagnostic at the offending op, on a function that still
 /// needs partitioning or uses an op no backend runs.
 mlir::FailureOr<Plan> lowerToPlan(mlir::func::FuncOp fn);

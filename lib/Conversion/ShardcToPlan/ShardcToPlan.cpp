@@ -10,6 +10,7 @@
 #include "shardc/Conversion/ShardcToPlan.h"
 
 #include "FuseElementwise.h"
+#include "MergeCollectives.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
@@ -18,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cstdlib>
 #include <map>
 
 using namespace mlir;
@@ -203,6 +205,14 @@ private:
 
 } // namespace
 
+int64_t allReduceBucketBytes() {
+  static const int64_t bytes = [] {
+    const char *v = std::getenv("SHARDC_ALLREDUCE_BUCKET_BYTES");
+    return v && *v ? std::max<int64_t>(0, std::atoll(v)) : int64_t(4) << 20;
+  }();
+  return bytes;
+}
+
 FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
   if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
     return fn.emitError("only single-block functions with a body can be lowered");
@@ -282,6 +292,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
   }
 
   fuseElementwise(plan);
+  mergeAllReduces(plan, allReduceBucketBytes());
 
   // Buffer assignment by liveness.
   std::vector<int64_t> lastUse(plan.values.size(), -1);
@@ -341,13 +352,18 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
           reusable.push_back(id);
       }
     }
-    for (int32_t id : step.outputs) {
+    for (size_t o = 0; o < step.outputs.size(); ++o) {
+      int32_t id = step.outputs[o];
       plan.unsharedBytes += ((int64_t)plan.values[id].bytes() + kAlignment - 1) /
                             kAlignment * kAlignment;
       if (plan.values[id].offset != kArgument)
         continue; // placed above
+      // A merged all_reduce copies input i to output i in turn: output i may
+      // only take input i's block, or it would overwrite an input not yet
+      // copied.
       auto it = std::find_if(reusable.begin(), reusable.end(), [&](int32_t in) {
-        return plan.values[in].bytes() == plan.values[id].bytes();
+        return plan.values[in].bytes() == plan.values[id].bytes() &&
+               (step.op != OpCode::AllReduce || in == step.inputs[o]);
       });
       if (it != reusable.end()) {
         plan.values[id].offset = plan.values[*it].offset;

@@ -63,6 +63,77 @@ bool ringAllReduce(int64_t kind, const std::vector<int64_t> &members, int64_t ra
   return true;
 }
 
+/// The ring of ringAllReduce over several buffers of one element type, seen
+/// as one: chunks are ranges of their concatenation, so a bucket of k
+/// reductions costs the barriers of one. Each device publishes its list of
+/// buffers; all lists have the same sizes.
+template <typename T>
+bool segmentedRingAllReduce(int64_t kind, const std::vector<int64_t> &members, int64_t rank,
+                            const std::vector<std::pair<T *, int64_t>> &mine,
+                            DeviceGroup &group, int64_t device) {
+  int64_t n = (int64_t)members.size(), count = 0;
+  for (const auto &seg : mine)
+    count += seg.second;
+  auto chunk = [&](int64_t c) {
+    c = ((c % n) + n) % n;
+    int64_t base = count / n, extra = count % n;
+    int64_t begin = c * base + std::min(c, extra);
+    return std::pair<int64_t, int64_t>(begin, begin + base + (c < extra ? 1 : 0));
+  };
+  // Calls fn(ours, theirs, from, to) for the parts of [b, e) in each buffer.
+  auto over = [&](int64_t b, int64_t e, const std::vector<std::pair<T *, int64_t>> &theirs,
+                  auto &&fn) {
+    int64_t at = 0;
+    for (size_t k = 0; k < mine.size() && at < e; at += mine[k].second, ++k) {
+      int64_t from = std::max(b, at) - at, to = std::min(e, at + mine[k].second) - at;
+      if (from < to)
+        fn(mine[k].first, theirs[k].first, from, to);
+    }
+  };
+  group.work[device] = const_cast<void *>(static_cast<const void *>(&mine));
+  if (!group.barrier.wait()) // every device's list is published
+    return false;
+  const auto &left = *static_cast<const std::vector<std::pair<T *, int64_t>> *>(
+      group.work[members[(rank - 1 + n) % n]]);
+  for (int64_t s = 0; s < n - 1; ++s) {
+    auto [b, e] = chunk(rank - 1 - s);
+    over(b, e, left, [&](T *out, T *in, int64_t from, int64_t to) {
+      for (int64_t i = from; i < to; ++i)
+        out[i] = combine<T>(kind, in[i], out[i]);
+    });
+    if (!group.barrier.wait())
+      return false;
+  }
+  for (int64_t s = 0; s < n - 1; ++s) {
+    auto [b, e] = chunk(rank - s);
+    over(b, e, left, [&](T *out, T *in, int64_t from, int64_t to) {
+      std::memcpy(out + from, in + from, (to - from) * sizeof(T));
+    });
+    if (!group.barrier.wait())
+      return false;
+  }
+  if (kind == 3) // mean
+    for (const auto &seg : mine)
+      for (int64_t i = 0; i < seg.second; ++i)
+        seg.first[i] = seg.first[i] / (T)n;
+  return true;
+}
+
+template <typename T>
+bool mergedAllReduce(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
+                     const std::vector<int64_t> &members, int64_t rank, DeviceGroup &group) {
+  std::vector<std::pair<T *, int64_t>> segments;
+  for (size_t i = 0; i < step.inputs.size(); ++i) {
+    const PlanValue &v = plan.values[step.inputs[i]];
+    uint8_t *src = buffers.ptr[step.inputs[i]], *dst = buffers.ptr[step.outputs[i]];
+    if (dst != src)
+      std::memcpy(dst, src, v.bytes());
+    segments.push_back({(T *)dst, numElements(v.shape)});
+  }
+  return segmentedRingAllReduce<T>(step.ints[0], members, rank, segments, group,
+                                   buffers.device);
+}
+
 /// A dimension of a row-major array seen as [outer, dim, inner].
 struct Split3 {
   int64_t outer = 1, dim, inner = 1;
@@ -149,6 +220,23 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   std::vector<int64_t> members = plan.mesh.group(step.axes, d);
   int64_t rank = plan.mesh.groupRank(step.axes, d);
 
+  if (step.op == OpCode::AllReduce && step.inputs.size() > 1) {
+    switch (in.dtype) {
+    case DType::F32: return mergedAllReduce<float>(plan, step, buffers, members, rank, group);
+    case DType::F64: return mergedAllReduce<double>(plan, step, buffers, members, rank, group);
+    case DType::I32: return mergedAllReduce<int32_t>(plan, step, buffers, members, rank, group);
+    case DType::I64: return mergedAllReduce<int64_t>(plan, step, buffers, members, rank, group);
+    default: // f16/bf16: one buffer at a time
+      for (size_t i = 0; i < step.inputs.size(); ++i) {
+        PlanStep one = step;
+        one.inputs = {step.inputs[i]};
+        one.outputs = {step.outputs[i]};
+        if (!runCollective(plan, one, buffers, group))
+          return false;
+      }
+      return true;
+    }
+  }
   if (step.op == OpCode::AllReduce) {
     int64_t kind = step.ints[0], count = numElements(in.shape);
     if (dst != src) // in place when the plan says so

@@ -758,6 +758,25 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
   mark(1);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep &step = plan.steps[i];
+    if (step.op == OpCode::AllReduce && step.inputs.size() > 1) {
+      // A merged all_reduce: NCCL takes one buffer per call.
+      for (size_t k = 0; k < step.inputs.size(); ++k) {
+        PlanStep one = step;
+        one.inputs = {step.inputs[k]};
+        one.outputs = {step.outputs[k]};
+        std::vector<CollectiveDevice> group;
+        for (int64_t d : local)
+          group.push_back({d, devices[d].gpu, devices[d].stream, ptrs[d][one.inputs[0]],
+                           ptrs[d][one.outputs[0]], devices[d].scratch.ptr});
+        s = runCollective(plan, one, *(*prep)->comms, group);
+        if (!s.ok())
+          return Status::error(step.location + ": " + s.message());
+      }
+      s = checkStep(step);
+      if (!s.ok())
+        return s;
+      continue;
+    }
     if (isCollective(step.op)) {
       std::vector<CollectiveDevice> group;
       for (int64_t d : local)
