@@ -174,6 +174,22 @@ func.func @conflict_larger_tensor_wins(
   return %y : tensor<4x8x64xf32>
 }
 
+// A user annotation beats a propagated sharding: the neg's "x" came from
+// %a, %b's "y" was written on %b itself, so the sum takes "y" (and the neg
+// keeps "x"; partitioning reshards it).
+// CHECK-LABEL: func.func @conflict_annotation_beats_propagated
+// CHECK: shardc.neg {{.*}} {shardc.shardings = [#shardc.sharding<@mesh_2x2, [{"x"}, {}]>]}
+// CHECK: shardc.add {{.*}} {shardc.shardings = [#shardc.sharding<@mesh_2x2, [{"y"}, {}]>]}
+// CHECK: return
+func.func @conflict_annotation_beats_propagated(
+    %a: tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}, {}]>},
+    %b: tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"y"}, {}]>})
+    -> tensor<8x8xf32> {
+  %n = shardc.neg %a : tensor<8x8xf32>
+  %s = shardc.add %n, %b : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+
 // An annotated sharding beats a dimension nothing reached: the replicated
 // default of the unannotated operand does not compete.
 // CHECK-LABEL: func.func @conflict_annotation_beats_unset

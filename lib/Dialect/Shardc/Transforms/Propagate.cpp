@@ -80,10 +80,13 @@ FailureOr<MeshOp> findFunctionMesh(func::FuncOp fn) {
 
 namespace {
 
-/// Lower is stronger. User annotations are 0; a dimension nothing reached
-/// has no priority at all.
+/// Lower is stronger. User annotations are 0 and beat whatever propagation
+/// brings (1), wherever it came from; a dimension nothing reached has no
+/// priority at all.
 constexpr int kAnnotated = 0;
+constexpr int kPropagated = 1;
 constexpr int kUnset = 1 << 30;
+constexpr int kMaxSweeps = 64;
 
 struct DimState {
   SmallVector<StringRef> axes;
@@ -104,13 +107,18 @@ public:
     for (Operation &op : fn.getBody().front())
       ops.push_back(&op);
     bool changed = true;
-    for (int sweep = 0; changed && sweep < 64; ++sweep) {
+    for (int sweep = 0; changed && sweep < kMaxSweeps; ++sweep) {
       changed = false;
       for (Operation *op : ops)
         changed |= step(op);
       for (Operation *op : llvm::reverse(ops))
         changed |= step(op);
     }
+    // Every change lengthens an open dimension's axes, so the sweeps settle
+    // long before the cap; reaching it means a rule keeps undoing another.
+    if (changed)
+      return fn.emitError() << "sharding propagation did not settle after " << kMaxSweeps
+                            << " sweeps (a sharding rule that changes a value back and forth)";
     write();
     if (provenance)
       for (auto &[value, dims] : state) {
@@ -270,7 +278,7 @@ private:
             usedElsewhere(s.value, s.dim, winner.axes))
           continue;
         st.axes = winner.axes;
-        st.priority = winner.priority;
+        st.priority = std::max(winner.priority, kPropagated);
         st.origin = winner.origin;
         st.origin.path.push_back(op);
         changed = true;

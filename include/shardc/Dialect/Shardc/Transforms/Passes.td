@@ -17,9 +17,9 @@ def ShardcPropagate : Pass<"shardc-propagate", "::mlir::ModuleOp"> {
     divide its size.
 
     When the values along one factor disagree, the sharding that wins is, in
-    order: the one with the higher priority (a user annotation beats a
-    propagated sharding, and propagated shardings inherit the priority of
-    their source), then one that extends the other, then the one on the
+    order: the one with the higher priority (a user annotation, on an
+    argument, a result or a sharding_constraint, beats any sharding that
+    propagation brought), then one that extends the other, then the one on the
     larger tensor (so that the reshard partitioning inserts moves the fewer
     bytes), then the first in operand order, results last. The losers keep
     their sharding and partitioning reshards between them.
