@@ -112,6 +112,8 @@ static void copyBox(Array &global, Array &local, const std::vector<int64_t> &off
   const Shape &ls = local.shape();
   size_t es = dtypeSize(local.dtype());
   if (ls.empty() || local.shape() == global.shape()) {
+    if (!local.sizeInBytes())
+      return; // an empty array may have no buffer (memcpy of null is undefined)
     if (toGlobal)
       std::memcpy(global.bytes(), local.bytes(), local.sizeInBytes());
     else

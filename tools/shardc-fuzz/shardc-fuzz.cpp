@@ -170,7 +170,11 @@ int main(int argc, char **argv) {
   int realOut = ::dup(1);
   reportFd = ::dup(2);
   int devnull = ::open("/dev/null", O_WRONLY);
+  // SHARDC_FUZZ_VERBOSE=1 keeps it (to see what a sanitizer reports).
+  const char *verbose = std::getenv("SHARDC_FUZZ_VERBOSE");
   auto quiet = [&] {
+    if (verbose && *verbose == '1')
+      return;
     std::fflush(stdout);
     std::fflush(stderr);
     ::dup2(devnull, 1);
