@@ -190,6 +190,31 @@ func.func @conflict_annotation_beats_propagated(
   return %s : tensor<8x8xf32>
 }
 
+// An annotation on a use only extends the value's own: the argument keeps
+// its "a" under a result annotated [{?}, {"b", ?}], and both come out
+// [{"a"}, {"b"}] (Shardy's answer).
+// CHECK-LABEL: func.func @use_annotation_only_extends
+// CHECK-SAME: {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}, {"y"}]>}
+// CHECK-SAME: -> (tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}, {"y"}]>})
+func.func @use_annotation_only_extends(
+    %a: tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x", ?}, {?}]>})
+    -> (tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{?}, {"y", ?}]>}) {
+  return %a : tensor<8x8xf32>
+}
+
+// Every dimension is closed afterwards, results included: an open result
+// takes what propagation found.
+// CHECK-LABEL: func.func @open_results_are_closed
+// CHECK-SAME: -> (tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}, {}]>})
+// CHECK-NOT: ?
+// CHECK: return
+func.func @open_results_are_closed(
+    %a: tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}, {}]>})
+    -> (tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{?}, {?}]>}) {
+  %n = shardc.neg %a : tensor<8x8xf32>
+  return %n : tensor<8x8xf32>
+}
+
 // An annotated sharding beats a dimension nothing reached: the replicated
 // default of the unannotated operand does not compete.
 // CHECK-LABEL: func.func @conflict_annotation_beats_unset

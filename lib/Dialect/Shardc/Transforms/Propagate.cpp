@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 
@@ -156,8 +157,15 @@ private:
       DimState &st = dims[d];
       if (!st.open)
         continue; // the value's own annotation came first
-      // An annotation on a use meets the value's own: never repeat an axis.
+      // An annotation on a use meets the value's own: never repeat an axis,
+      // and only extend what the value has (a function result returning an
+      // argument annotated {"a", ?} keeps "a").
       if (usedElsewhere(v, d, s.getDimAxes(d)))
+        continue;
+      ArrayRef<StringRef> axes = s.getDimAxes(d);
+      if (st.priority == kAnnotated &&
+          (axes.size() < st.axes.size() ||
+           !std::equal(st.axes.begin(), st.axes.end(), axes.begin())))
         continue;
       st.axes = s.getDimAxes(d);
       st.open = s.getDims()[d].getIsOpen();
@@ -314,9 +322,42 @@ private:
       op.setAttr(ShardcDialect::kShardingsAttrName,
                  ArrayAttr::get(fn.getContext(), list));
     }
-    for (auto [i, v] : llvm::enumerate(entry.getTerminator()->getOperands()))
-      if (!fn.getResultAttr(i, ShardcDialect::kShardingAttrName) && rankOf(v) >= 0)
-        fn.setResultAttr(i, ShardcDialect::kShardingAttrName, toAttr(v));
+    // Results: the value's sharding where the result had no annotation;
+    // otherwise the annotation closed, each open dimension extended by what
+    // propagation found when that extends it. Every dimension is closed
+    // afterwards.
+    MLIRContext *ctx = fn.getContext();
+    for (auto [i, v] : llvm::enumerate(entry.getTerminator()->getOperands())) {
+      if (rankOf(v) < 0)
+        continue;
+      auto user = fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
+      if (!user || user.getRank() != rankOf(v)) {
+        if (!user)
+          fn.setResultAttr(i, ShardcDialect::kShardingAttrName, toAttr(v));
+        continue;
+      }
+      SmallVector<DimShardingAttr> dims;
+      llvm::StringSet<> used; // never an axis twice in one sharding
+      for (int64_t d = 0; d < user.getRank(); ++d)
+        for (StringRef a : user.getDimAxes(d))
+          used.insert(a);
+      for (int64_t d = 0; d < user.getRank(); ++d) {
+        ArrayRef<StringRef> mine = user.getDimAxes(d), found = dimsOf(v)[d].axes;
+        bool extends = user.getDims()[d].getIsOpen() && found.size() >= mine.size() &&
+                       std::equal(mine.begin(), mine.end(), found.begin());
+        for (size_t k = mine.size(); extends && k < found.size(); ++k)
+          extends = !used.contains(found[k]);
+        if (extends)
+          for (size_t k = mine.size(); k < found.size(); ++k)
+            used.insert(found[k]);
+        SmallVector<StringAttr> axes;
+        for (StringRef a : extends ? found : mine)
+          axes.push_back(StringAttr::get(ctx, a));
+        dims.push_back(DimShardingAttr::get(ctx, axes, /*is_open=*/false));
+      }
+      fn.setResultAttr(i, ShardcDialect::kShardingAttrName,
+                       ShardingAttr::get(ctx, user.getMesh(), dims));
+    }
   }
 };
 
