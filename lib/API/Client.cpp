@@ -138,7 +138,7 @@ StatusOr<Client> Client::create(const std::string &backend, const std::string &c
   std::unique_ptr<Backend> created;
   if (backend == "cpu") {
     // Fused steps run as JIT-compiled kernels unless SHARDC_FUSED_JIT=0.
-    installFusedJit();
+    installFusedJit(cacheDir);
     created = createCpuBackend();
   } else if (backend == "cuda") {
     StatusOr<std::unique_ptr<Backend>> cuda = createCudaBackend();

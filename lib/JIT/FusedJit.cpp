@@ -11,6 +11,11 @@
 #include "shardc/JIT/FusedJit.h"
 #include "shardc/JIT/FusedKernelIR.h"
 
+#include "shardc/Runtime/CompileCache.h"
+#include "shardc/Runtime/File.h"
+
+#include "llvm/ExecutionEngine/ObjectCache.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -35,6 +40,58 @@ using namespace llvm;
 
 namespace shardc {
 
+namespace {
+
+/// Object files of compiled kernels on disk: "SHARDCK\0", an FNV-1a 64 of
+/// the object, then the object. Written atomically when LLVM has compiled
+/// a kernel's module (named by its key), read back by the key; a file that
+/// fails its checksum is ignored (and replaced on the next compile).
+class KernelDiskCache : public ObjectCache {
+public:
+  explicit KernelDiskCache(std::string dir) : dir(std::move(dir)) {}
+
+  void notifyObjectCompiled(const Module *m, MemoryBufferRef obj) override {
+    if (dir.empty() || m->getModuleIdentifier().rfind("shardc_fused_", 0) != 0)
+      return;
+    std::string bytes(kMagic, 8);
+    uint64_t sum = fnv(obj.getBuffer());
+    bytes.append((const char *)&sum, 8);
+    bytes.append(obj.getBuffer().data(), obj.getBuffer().size());
+    if (!shardc::makeDirectories(dir).ok())
+      return;
+    (void)shardc::writeFileAtomically(path(m->getModuleIdentifier()), bytes);
+  }
+  std::unique_ptr<MemoryBuffer> getObject(const Module *) override { return nullptr; }
+
+  /// The object of kernel `name`, or null.
+  std::unique_ptr<MemoryBuffer> load(const std::string &name) const {
+    if (dir.empty())
+      return nullptr;
+    shardc::StatusOr<std::string> bytes = shardc::readFile(path(name));
+    if (!bytes.ok() || bytes->size() < 16 || bytes->compare(0, 8, kMagic, 8) != 0)
+      return nullptr;
+    uint64_t sum;
+    std::memcpy(&sum, bytes->data() + 8, 8);
+    StringRef obj(bytes->data() + 16, bytes->size() - 16);
+    if (fnv(obj) != sum)
+      return nullptr;
+    return MemoryBuffer::getMemBufferCopy(obj, name);
+  }
+
+private:
+  static constexpr const char kMagic[8] = {'S', 'H', 'A', 'R', 'D', 'C', 'K', 0};
+  std::string dir;
+  std::string path(const std::string &name) const { return dir + "/" + name + ".o"; }
+  static uint64_t fnv(StringRef s) {
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : s)
+      h = (h ^ c) * 1099511628211ull;
+    return h;
+  }
+};
+
+} // namespace
+
 struct FusedJit::Impl {
   std::unique_ptr<orc::LLJIT> jit;
   std::unique_ptr<TargetMachine> tm; // for the optimization pipeline
@@ -49,12 +106,50 @@ struct FusedJit::Impl {
   std::unordered_map<std::string, Entry> programs; // by encoding
   int64_t compileAfterElements = 0, compileAfterCalls = 0;
   FusedJitStats stats;
-  int64_t nextId = 0;
+  std::shared_ptr<KernelDiskCache> disk;
+  std::string identity; // the host CPU, the vector width, the compiler
+
+  /// The kernel's symbol and file name: a hash of the program and of
+  /// everything else its machine code depends on.
+  std::string nameFor(const std::vector<int64_t> &encoded) const {
+    uint64_t a = 1469598103934665603ull, b = 0x9e3779b97f4a7c15ull;
+    auto feed = [&](const void *p, size_t n) {
+      for (size_t i = 0; i < n; ++i) {
+        unsigned char c = ((const unsigned char *)p)[i];
+        a = (a ^ c) * 1099511628211ull;
+        b = (b ^ c ^ (a >> 7)) * 1099511628211ull;
+      }
+    };
+    feed(identity.data(), identity.size());
+    feed(encoded.data(), encoded.size() * sizeof(int64_t));
+    char hex[40];
+    std::snprintf(hex, sizeof(hex), "shardc_fused_%016llx%016llx", (unsigned long long)a,
+                  (unsigned long long)b);
+    return hex;
+  }
+
+  /// The kernel from the disk cache, or null.
+  FusedKernelFn load(const std::string &name) {
+    std::unique_ptr<MemoryBuffer> obj = disk ? disk->load(name) : nullptr;
+    if (!obj)
+      return nullptr;
+    if (Error e = jit->addObjectFile(std::move(obj))) {
+      consumeError(std::move(e));
+      return nullptr;
+    }
+    Expected<orc::ExecutorAddr> addr = jit->lookup(name);
+    if (!addr) {
+      consumeError(addr.takeError());
+      return nullptr;
+    }
+    return addr->toPtr<FusedKernelFn>();
+  }
 
   /// Generates and optimizes `program`'s kernel.
   std::unique_ptr<Module> optimizedModule(const FusedProgram &program, LLVMContext &ctx,
                                           const std::string &name) {
     std::unique_ptr<Module> m = jit::buildFusedKernelIR(program, target, ctx, name);
+    m->setModuleIdentifier(name); // the disk cache files the object by it
     m->setDataLayout(tm->createDataLayout());
     m->setTargetTriple(tm->getTargetTriple());
     if (verifyModule(*m, &errs()))
@@ -73,8 +168,7 @@ struct FusedJit::Impl {
     return m;
   }
 
-  FusedKernelFn compile(const FusedProgram &program) {
-    std::string name = "shardc_fused_" + std::to_string(nextId++);
+  FusedKernelFn compile(const FusedProgram &program, const std::string &name) {
     auto ctx = std::make_unique<LLVMContext>();
     std::unique_ptr<Module> m = optimizedModule(program, *ctx, name);
     if (!m)
@@ -130,8 +224,24 @@ std::shared_ptr<FusedJit> FusedJit::create(const FusedJitOptions &options, std::
   if (!tm)
     return fail(toString(tm.takeError()));
   impl->tm = std::move(*tm);
+  impl->identity = std::string(sys::getHostCPUName()) + "/" + std::to_string(width) + "/" +
+                   CompileCache::compilerFingerprint();
+  if (!options.cacheDir.empty())
+    impl->disk = std::make_shared<KernelDiskCache>(options.cacheDir);
+  std::shared_ptr<KernelDiskCache> disk = impl->disk;
   Expected<std::unique_ptr<orc::LLJIT>> jit =
-      orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+      orc::LLJITBuilder()
+          .setJITTargetMachineBuilder(std::move(*jtmb))
+          .setCompileFunctionCreator(
+              [disk](orc::JITTargetMachineBuilder builder)
+                  -> Expected<std::unique_ptr<orc::IRCompileLayer::IRCompiler>> {
+                Expected<std::unique_ptr<TargetMachine>> machine = builder.createTargetMachine();
+                if (!machine)
+                  return machine.takeError();
+                return std::make_unique<orc::TMOwningSimpleCompiler>(std::move(*machine),
+                                                                     disk.get());
+              })
+          .create();
   if (!jit)
     return fail(toString(jit.takeError()));
   impl->jit = std::move(*jit);
@@ -157,6 +267,14 @@ FusedKernelFn FusedJit::kernelFor(const FusedProgram &program,
     entry.decided = true;
     return nullptr;
   }
+  std::string name = impl->nameFor(encoded);
+  if (inserted)
+    if (FusedKernelFn kernel = impl->load(name)) { // compiled by an earlier process
+      ++impl->stats.loaded;
+      entry.kernel = kernel;
+      entry.decided = true;
+      return kernel;
+    }
   // Not worth compiling yet: the interpreter runs this call.
   entry.interpreted += elements;
   entry.calls += 1;
@@ -166,7 +284,7 @@ FusedKernelFn FusedJit::kernelFor(const FusedProgram &program,
   }
   impl->stats.waiting -= !inserted;
   auto start = std::chrono::steady_clock::now();
-  entry.kernel = impl->compile(program);
+  entry.kernel = impl->compile(program, name);
   entry.decided = true; // failures are not retried
   impl->stats.compileMs +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -196,15 +314,18 @@ std::string FusedJit::optimizedIR(const FusedProgram &program) {
   return text;
 }
 
-std::shared_ptr<FusedJit> installFusedJit() {
+std::shared_ptr<FusedJit> installFusedJit(const std::string &cacheDir) {
   // Created once and never destroyed: kernels handed out stay valid until
   // the process exits.
-  static std::shared_ptr<FusedJit> *installed = [] {
+  static std::shared_ptr<FusedJit> *installed = [&cacheDir] {
     auto *slot = new std::shared_ptr<FusedJit>();
     const char *env = std::getenv("SHARDC_FUSED_JIT");
     if (env && std::strcmp(env, "0") == 0)
       return slot;
     FusedJitOptions options;
+    const char *cache = std::getenv("SHARDC_FUSED_JIT_CACHE");
+    if (!(cache && std::strcmp(cache, "0") == 0) && !cacheDir.empty())
+      options.cacheDir = cacheDir + "/kernels";
     if (env && std::strcmp(env, "eager") == 0)
       options.compileAfterElements = options.compileAfterCalls = 0;
     std::string error;

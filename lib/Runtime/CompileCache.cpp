@@ -29,19 +29,6 @@ uint64_t fnv1a(const std::string &s, uint64_t h) {
   return h;
 }
 
-/// mkdir -p.
-Status makeDirectories(const std::string &path) {
-  std::string partial;
-  for (size_t i = 0; i <= path.size(); ++i) {
-    if (i == path.size() || (path[i] == '/' && i > 0)) {
-      partial = path.substr(0, i);
-      if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
-        return Status::error("cannot create cache directory '" + partial +
-                             "': " + std::strerror(errno));
-    }
-  }
-  return Status::success();
-}
 } // namespace
 
 CompileCache::CompileCache(std::string dir) : dir(std::move(dir)) {}

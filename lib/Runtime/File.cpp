@@ -60,4 +60,17 @@ Status writeFileAtomically(const std::string &path, const std::string &contents)
   return Status::success();
 }
 
+Status makeDirectories(const std::string &path) {
+  std::string partial;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || (path[i] == '/' && i > 0)) {
+      partial = path.substr(0, i);
+      if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
+        return Status::error("cannot create directory '" + partial +
+                             "': " + std::strerror(errno));
+    }
+  }
+  return Status::success();
+}
+
 } // namespace shardc

@@ -17,12 +17,14 @@
 
 #include "shardc/JIT/FusedJit.h"
 #include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/File.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <random>
 
@@ -457,6 +459,58 @@ TEST(FusedJitPolicy, CompilesOnceTheInterpreterHasRunEnoughElements) {
   p.instructions[0].op = OpCode::Neg;
   EXPECT_NE(jit->kernelFor(p, p.encode(), 5000), nullptr);
   EXPECT_EQ(jit->stats().compiled, 2);
+}
+
+TEST(FusedJitPolicy, KernelsPersistOnDiskForTheNextProcess) {
+  char tmpl[] = "/tmp/shardc-kernels-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string dir = std::string(tmpl) + "/kernels";
+  FusedProgram p;
+  p.inputs = {{FusedProgram::Whole, 0}};
+  p.instructions = {I{OpCode::Tanh, 0, 0, 0}, I{OpCode::Mul, 1, 0, 0}};
+  p.outputs = {2};
+  std::vector<float> x = {-1.5f, 0.0f, 0.25f, 3.0f}, y(4), z(4);
+  auto run = [&](FusedKernelFn kernel, std::vector<float> &out) {
+    const float *in[] = {x.data()};
+    float *outs[] = {out.data()};
+    kernel(in, outs, nullptr, 0, 4);
+  };
+  std::string error;
+  FusedJitOptions options{0, /*compileAfterElements=*/0};
+  options.cacheDir = dir;
+  {
+    std::shared_ptr<FusedJit> first = FusedJit::create(options, error);
+    ASSERT_TRUE(first) << error;
+    FusedKernelFn kernel = first->kernelFor(p, p.encode(), 4);
+    ASSERT_NE(kernel, nullptr);
+    run(kernel, y);
+    EXPECT_EQ(first->stats().compiled, 1);
+    EXPECT_EQ(first->stats().loaded, 0);
+  }
+  // A new JIT (as in the next process) loads it, compiling nothing, even
+  // below the thresholds.
+  options.compileAfterElements = int64_t(1) << 40;
+  options.compileAfterCalls = 1000;
+  std::shared_ptr<FusedJit> second = FusedJit::create(options, error);
+  ASSERT_TRUE(second) << error;
+  FusedKernelFn kernel = second->kernelFor(p, p.encode(), 4);
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(second->stats().loaded, 1);
+  EXPECT_EQ(second->stats().compiled, 0);
+  run(kernel, z);
+  EXPECT_EQ(y, z);
+  EXPECT_FLOAT_EQ(z[3], std::tanh(3.0f) * 3.0f);
+  // A damaged file is ignored: the program waits for its thresholds again.
+  for (const auto &e : std::filesystem::directory_iterator(dir)) {
+    std::string bytes = readFile(e.path().string()).value();
+    bytes[bytes.size() / 2] ^= 0x40;
+    ASSERT_TRUE(writeFileAtomically(e.path().string(), bytes).ok());
+  }
+  std::shared_ptr<FusedJit> third = FusedJit::create(options, error);
+  ASSERT_TRUE(third) << error;
+  EXPECT_EQ(third->kernelFor(p, p.encode(), 4), nullptr);
+  EXPECT_EQ(third->stats().loaded, 0);
+  std::filesystem::remove_all(tmpl);
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, FusedJitTest, testing::Values(16, 8, 4),

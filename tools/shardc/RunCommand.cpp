@@ -260,8 +260,9 @@ int writeOutputs(const std::string &entry, const std::vector<Array> &results,
 /// line.
 std::unique_ptr<Backend> createBackend(const RunOptions &opts) {
   if (opts.backend != "cuda") {
-    // Fused steps run as JIT-compiled kernels unless SHARDC_FUSED_JIT=0.
-    installFusedJit();
+    // Fused steps run as JIT-compiled kernels unless SHARDC_FUSED_JIT=0,
+    // kept beside the compile cache.
+    installFusedJit(opts.noCache ? std::string() : opts.cacheDir);
     return createCpuBackend();
   }
   StatusOr<std::unique_ptr<Backend>> cuda = createCudaBackend();

@@ -31,6 +31,11 @@ struct FusedJitOptions {
   /// ... or once it has run this many times: a small program called again
   /// and again (each step of a decoding loop) pays for its kernel too.
   int64_t compileAfterCalls = 8;
+  /// Where compiled kernels persist as object files, keyed by the program,
+  /// the host CPU and the compiler's fingerprint ("" = memory only). A
+  /// program found there is loaded on its first call, with no threshold
+  /// and no compiling.
+  std::string cacheDir;
 };
 
 struct FusedJitStats {
@@ -38,6 +43,7 @@ struct FusedJitStats {
   int64_t declined = 0;  // programs left to the interpreter (unsupported)
   int64_t waiting = 0;   // programs interpreted until they run on more elements
   int64_t failed = 0;    // programs whose compilation failed
+  int64_t loaded = 0;    // programs whose kernel came from the disk cache
   double compileMs = 0;  // total time spent generating and compiling
 };
 
@@ -66,10 +72,13 @@ private:
 /// as machine code. The environment variable SHARDC_FUSED_JIT chooses: unset
 /// or 1, compile programs once they have run on 2^20 elements; `eager`,
 /// compile every program on first use; 0, no JIT (the tile-program
-/// interpreter runs every fused step). Idempotent; returns the JIT
+/// interpreter runs every fused step). Kernels persist under `cacheDir` +
+/// "/kernels" (the compile cache's directory of the first caller; "" keeps
+/// them in memory) unless SHARDC_FUSED_JIT_CACHE=0. Idempotent (the first
+/// call decides); returns the JIT
 /// installed, or nullptr. Where the JIT cannot be created it warns once on
 /// stderr and leaves the interpreter in place.
-std::shared_ptr<FusedJit> installFusedJit();
+std::shared_ptr<FusedJit> installFusedJit(const std::string &cacheDir = "");
 
 } // namespace shardc
 

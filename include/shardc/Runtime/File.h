@@ -9,6 +9,9 @@
 
 namespace shardc {
 
+/// mkdir -p: `path` and its missing parents.
+Status makeDirectories(const std::string &path);
+
 /// Reads a whole file.
 StatusOr<std::string> readFile(const std::string &path);
 /// Writes `contents` to a temporary file beside `path` and renames it over
