@@ -114,8 +114,8 @@ p(f"{info.get('Model name', '?')}, {info.get('CPU(s)', '?')} cores, avx512f "
   f"{E['ROUNDS']} interleaved rounds. shardc-gpt times a generation after an untimed one of "
   f"the same length in the same process (--warmup 200: the compile-cache lookup and the "
   f"fused kernels' JIT happen there), PyTorch after its 10 warm-up tokens; the row "
-  f"\"first generation\" has no warm-up (the JIT compiles inside the timed steps, only the "
-  f"first step and first decode step are left out).\n")
+  f"\"first generation\" has no warm-up: a new process whose plans and fused kernels come "
+  f"from the disk cache (only its first step and first decode step are left out).\n")
 peer = med("torch", "padded", "tokens_per_s") if torch_ok else None
 p("| decoding | tokens/s | ms per byte (median) | compiles (first run of round 1) | against PyTorch padded |")
 p("| --- | --- | --- | --- | --- |")
@@ -132,7 +132,7 @@ if torch_ok:
       f"{med('torch', 'naive', 'tokens_per_s') / peer:.1f}x |")
 row("shardc padded, batch 1", "padded")
 row("shardc kv-cache, batch 1", "kv1")
-row("shardc kv-cache, batch 1, first generation", "kv1-first")
+row("shardc kv-cache, batch 1, first generation of a process", "kv1-first")
 row("shardc kv-cache, batch 8 (bytes/s of all 8)", "kv8")
 # Where the time goes: a decode step reads every weight once (3.32 M f32
 # parameters, 13.3 MB) and its caches; at batch 1 that is all it does.
