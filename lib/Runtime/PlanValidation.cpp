@@ -466,10 +466,7 @@ private:
         return fail("reduces " + std::to_string(s.inputs.size()) + " buffers into " +
                     std::to_string(s.outputs.size()));
       for (size_t i = 0; i < s.inputs.size(); ++i) {
-        PlanStep one = s;
-        one.inputs = {s.inputs[i]};
-        one.outputs = {s.outputs[i]};
-        SHARDC_CHECK(collective(one));
+        SHARDC_CHECK(collective(s.part(i)));
         if (value(s.inputs[i]).dtype != value(s.inputs[0]).dtype)
           return fail("its buffers differ in element type");
       }

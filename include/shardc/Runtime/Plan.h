@@ -150,6 +150,15 @@ struct PlanStep {
   std::vector<std::string> axes; // collectives: mesh axes of the groups
   Array constant;               // Constant: the (local) value
   std::string location;         // "model.mlir:12:8", for runtime errors
+
+  /// Buffer k of a merged all_reduce (inputs[k] -> outputs[k]) as a step of
+  /// its own, for what reduces one buffer at a time.
+  PlanStep part(size_t k) const {
+    PlanStep one = *this;
+    one.inputs = {inputs[k]};
+    one.outputs = {outputs[k]};
+    return one;
+  }
 };
 
 struct Plan {

@@ -227,13 +227,9 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
     case DType::I32: return mergedAllReduce<int32_t>(plan, step, buffers, members, rank, group);
     case DType::I64: return mergedAllReduce<int64_t>(plan, step, buffers, members, rank, group);
     default: // f16/bf16: one buffer at a time
-      for (size_t i = 0; i < step.inputs.size(); ++i) {
-        PlanStep one = step;
-        one.inputs = {step.inputs[i]};
-        one.outputs = {step.outputs[i]};
-        if (!runCollective(plan, one, buffers, group))
+      for (size_t i = 0; i < step.inputs.size(); ++i)
+        if (!runCollective(plan, step.part(i), buffers, group))
           return false;
-      }
       return true;
     }
   }

@@ -758,12 +758,10 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
   mark(1);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep &step = plan.steps[i];
-    if (step.op == OpCode::AllReduce && step.inputs.size() > 1) {
-      // A merged all_reduce: NCCL takes one buffer per call.
+    if (isCollective(step.op)) {
+      // A merged all_reduce goes one buffer per NCCL call.
       for (size_t k = 0; k < step.inputs.size(); ++k) {
-        PlanStep one = step;
-        one.inputs = {step.inputs[k]};
-        one.outputs = {step.outputs[k]};
+        PlanStep one = step.inputs.size() > 1 ? step.part(k) : step;
         std::vector<CollectiveDevice> group;
         for (int64_t d : local)
           group.push_back({d, devices[d].gpu, devices[d].stream, ptrs[d][one.inputs[0]],
@@ -772,19 +770,6 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
         if (!s.ok())
           return Status::error(step.location + ": " + s.message());
       }
-      s = checkStep(step);
-      if (!s.ok())
-        return s;
-      continue;
-    }
-    if (isCollective(step.op)) {
-      std::vector<CollectiveDevice> group;
-      for (int64_t d : local)
-        group.push_back({d, devices[d].gpu, devices[d].stream, ptrs[d][step.inputs[0]],
-                         ptrs[d][step.outputs[0]], devices[d].scratch.ptr});
-      s = runCollective(plan, step, *(*prep)->comms, group);
-      if (!s.ok())
-        return Status::error(step.location + ": " + s.message());
       s = checkStep(step);
       if (!s.ok())
         return s;
