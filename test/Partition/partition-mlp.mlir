@@ -37,12 +37,13 @@ shardc.mesh @mesh_4 = <["data"=4]>
 // CHECK: shardc.compare eq, {{.*}} : tensor<2x4xi32>
 // CHECK: [[ROWS:%[a-z0-9]+]] = shardc.reduce sum {{.*}} dims = [1] : (tensor<2x4xf32>) -> tensor<2xf32>
 // CHECK-NOT: shardc.all_
+// The batch sum stays partial through the scaling (linear in it) and is
+// reduced once, at the result.
 // CHECK: [[PART:%[a-z0-9]+]] = shardc.reduce sum [[ROWS]] dims = [0] : (tensor<2xf32>) -> tensor<f32>
-// CHECK-NEXT: [[TOTAL:%[a-z0-9]+]] = shardc.all_reduce sum [[PART]] on @mesh_4 ["data"] : tensor<f32>
 // CHECK-NOT: shardc.all_
-// CHECK: [[LOSS:%[a-z0-9]+]] = shardc.mul [[TOTAL]], {{.*}} : tensor<f32>
-// CHECK-NOT: shardc.all_
-// CHECK: return [[LOSS]]
+// CHECK: [[SCALED:%[a-z0-9]+]] = shardc.mul [[PART]], {{.*}} : tensor<f32>
+// CHECK-NEXT: [[LOSS:%[a-z0-9]+]] = shardc.all_reduce sum [[SCALED]] on @mesh_4 ["data"] : tensor<f32>
+// CHECK-NEXT: return [[LOSS]]
 func.func @data_parallel_mlp_loss(
     %x: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"data"}, {}]>},
     %labels: tensor<8xi32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"data"}]>},

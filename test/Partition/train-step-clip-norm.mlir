@@ -47,29 +47,33 @@ shardc.mesh @mesh_2x2 = <["data"=2, "model"=2]>
 // OFF: return
 
 // Partitioned, each gradient keeps its all_reduce over "data"; the squares
-// of w1's and w2's gradients, split over "model", are summed on each device
-// and all-reduced over "model" as one scalar each; b2's is already whole.
+// of w1's and w2's gradients, split over "model", are summed on each device,
+// and their sum, partial over "model", is all-reduced once as one scalar;
+// b2's is already whole.
 // TP-LABEL: func.func @megatron_mlp_loss_train_step(
 // TP: [[G1:%.+]] = shardc.all_reduce sum {{%.+}} on @mesh_2x2 ["data"] : tensor<16x4xf32>
 // TP-NEXT: [[SQ1:%.+]] = shardc.mul [[G1]], [[G1]] : tensor<16x4xf32>
 // TP-NEXT: [[S1:%.+]] = shardc.reduce sum [[SQ1]] dims = [0, 1] : (tensor<16x4xf32>) -> tensor<f32>
-// TP-NEXT: shardc.all_reduce sum [[S1]] on @mesh_2x2 ["model"] : tensor<f32>
-// TP: shardc.reduce sum {{.*}} : (tensor<4x4xf32>) -> tensor<f32>
-// TP-NEXT: shardc.all_reduce sum {{.*}} on @mesh_2x2 ["model"] : tensor<f32>
+// TP-NOT: shardc.all_
+// TP: [[S2:%.+]] = shardc.reduce sum {{.*}} : (tensor<4x4xf32>) -> tensor<f32>
+// TP-NEXT: [[S12:%.+]] = shardc.add [[S1]], [[S2]] : tensor<f32>
+// TP-NOT: shardc.all_
+// TP: shardc.all_reduce sum [[S12]] on @mesh_2x2 ["model"] : tensor<f32>
 // TP-NOT: shardc.all_
 // TP: shardc.sqrt {{.*}} : tensor<f32>
 // TP-NOT: shardc.all_
 // TP: return
 
 // With shard-state-over=data, the gradients stay reduce-scattered: each
-// device sums the squares of its blocks and one scalar all_reduce per
-// gradient (over both axes where it is split over both) gives the norm.
+// device sums the squares of its blocks; the sums partial over both axes
+// (w1's and w2's) are added before their one scalar all_reduce, b2's is
+// all-reduced over "data".
 // ZERO-LABEL: func.func @megatron_mlp_loss_train_step(
 // ZERO-COUNT-3: shardc.reduce_scatter sum
 // ZERO-NOT: shardc.all_reduce {{.*}} : tensor<{{[0-9]}}
 // ZERO: shardc.all_reduce sum {{.*}} on @mesh_2x2 ["data", "model"] : tensor<f32>
-// ZERO: shardc.all_reduce sum {{.*}} on @mesh_2x2 ["model", "data"] : tensor<f32>
-// ZERO: shardc.all_reduce sum {{.*}} on @mesh_2x2 ["data"] : tensor<f32>
+// ZERO-NEXT: shardc.all_reduce sum {{.*}} on @mesh_2x2 ["data"] : tensor<f32>
+// ZERO-NOT: shardc.all_reduce
 // ZERO: shardc.min {{.*}} : tensor<f32>
 // ZERO-COUNT-3: shardc.all_slice
 // ZERO-COUNT-3: shardc.all_gather

@@ -61,11 +61,16 @@ static ShardingRule elementwiseRule(Operation *op) {
                                    op->getNumResults());
 }
 
-// Elementwise ops and the identity-like sharding_constraint.
+// Elementwise ops and the identity-like sharding_constraint. The second
+// group passes a pending sum through operand 0 (neg, the identities, and the
+// numerator of div); add and sub are linear in both operands together, mul
+// in either one, select in its two choices.
 #define SHARDC_ELEMENTWISE_RULE(OP)                                                    \
   ShardingRule OP::getShardingRule() { return elementwiseRule(*this); }
-SHARDC_ELEMENTWISE_RULE(NegOp)
-SHARDC_ELEMENTWISE_RULE(StopGradientOp)
+#define SHARDC_LINEAR_RULE(OP, FLOW, ...)                                              \
+  ShardingRule OP::getShardingRule() {                                                 \
+    return elementwiseRule(*this).linearIn(PartialFlow::FLOW, {__VA_ARGS__});          \
+  }
 SHARDC_ELEMENTWISE_RULE(AbsOp)
 SHARDC_ELEMENTWISE_RULE(ExpOp)
 SHARDC_ELEMENTWISE_RULE(LogOp)
@@ -73,19 +78,31 @@ SHARDC_ELEMENTWISE_RULE(TanhOp)
 SHARDC_ELEMENTWISE_RULE(SqrtOp)
 SHARDC_ELEMENTWISE_RULE(RsqrtOp)
 SHARDC_ELEMENTWISE_RULE(ErfOp)
-SHARDC_ELEMENTWISE_RULE(AddOp)
-SHARDC_ELEMENTWISE_RULE(SubOp)
-SHARDC_ELEMENTWISE_RULE(MulOp)
-SHARDC_ELEMENTWISE_RULE(DivOp)
 SHARDC_ELEMENTWISE_RULE(MaxOp)
 SHARDC_ELEMENTWISE_RULE(MinOp)
 SHARDC_ELEMENTWISE_RULE(PowOp)
 SHARDC_ELEMENTWISE_RULE(CompareOp)
-SHARDC_ELEMENTWISE_RULE(SelectOp)
-SHARDC_ELEMENTWISE_RULE(ConvertOp)
-SHARDC_ELEMENTWISE_RULE(ShardingConstraintOp)
 SHARDC_ELEMENTWISE_RULE(ConstantOp)
+SHARDC_LINEAR_RULE(NegOp, Additive, 0)
+SHARDC_LINEAR_RULE(StopGradientOp, Additive, 0)
+SHARDC_LINEAR_RULE(ShardingConstraintOp, Additive, 0)
+SHARDC_LINEAR_RULE(DivOp, Additive, 0)
+SHARDC_LINEAR_RULE(AddOp, Additive, 0, 1)
+SHARDC_LINEAR_RULE(SubOp, Additive, 0, 1)
+SHARDC_LINEAR_RULE(SelectOp, Additive, 1, 2)
+SHARDC_LINEAR_RULE(MulOp, Multiplicative, 0, 1)
+#undef SHARDC_LINEAR_RULE
 #undef SHARDC_ELEMENTWISE_RULE
+
+/// A conversion between float types is linear (up to rounding); one to or
+/// from an integer is not.
+ShardingRule ConvertOp::getShardingRule() {
+  ShardingRule rule = elementwiseRule(*this);
+  if (isa<FloatType>(cast<ShapedType>(getOperand().getType()).getElementType()) &&
+      isa<FloatType>(cast<ShapedType>(getResult().getType()).getElementType()))
+    rule.linearIn(PartialFlow::Additive, {0});
+  return rule;
+}
 
 /// iota counts along `dim`: a shard would need its offset, so `dim` stays
 /// whole; the other dimensions split freely.
@@ -120,7 +137,7 @@ ShardingRule DotGeneralOp::getShardingRule() {
     }
   rule.operandDims = {l, r};
   rule.resultDims = {out};
-  return rule;
+  return rule.linearIn(PartialFlow::Multiplicative, {0, 1});
 }
 
 /// Kept dimensions pass through; reduced ones are reduction factors whose
@@ -141,6 +158,8 @@ ShardingRule ReduceOp::getShardingRule() {
   rule.partial = getKind() == ReduceKind::Max   ? PartialKind::Max
                  : getKind() == ReduceKind::Min ? PartialKind::Min
                                                 : PartialKind::Sum;
+  if (rule.partial == PartialKind::Sum)
+    rule.linearIn(PartialFlow::Additive, {0});
   return rule;
 }
 
@@ -158,7 +177,7 @@ ShardingRule BroadcastInDimOp::getShardingRule() {
       out[d] = rule.addFactor(outShape[d], FactorKind::PassThrough);
   rule.operandDims = {operand};
   rule.resultDims = {out};
-  return rule;
+  return rule.linearIn(PartialFlow::Additive, {0});
 }
 
 /// Dimensions are matched in groups of equal element count. A 1:1 group
@@ -187,7 +206,7 @@ ShardingRule ReshapeOp::getShardingRule() {
   }
   rule.operandDims = {operand};
   rule.resultDims = {out};
-  return rule;
+  return rule.linearIn(PartialFlow::Additive, {0});
 }
 
 ShardingRule TransposeOp::getShardingRule() {
@@ -200,7 +219,7 @@ ShardingRule TransposeOp::getShardingRule() {
     out.push_back(operand[p]);
   rule.operandDims = {operand};
   rule.resultDims = {out};
-  return rule;
+  return rule.linearIn(PartialFlow::Additive, {0});
 }
 
 /// Dimensions taken whole (start 0, stride 1, full limit) pass through; the
@@ -216,7 +235,7 @@ ShardingRule SliceOp::getShardingRule() {
   }
   rule.operandDims = {dims};
   rule.resultDims = {dims};
-  return rule;
+  return rule.linearIn(PartialFlow::Additive, {0});
 }
 
 /// A dynamic box: dimensions the box covers whole (the index is then
@@ -239,7 +258,11 @@ static ShardingRule dynamicBoxRule(Operation *op, Value operand, Value box, int 
                                : (int)i == boxOperand ? boxDims
                                                       : std::vector<int64_t>{});
   rule.resultDims = {boxOperand < 0 ? boxDims : dims};
-  return rule;
+  // Linear in the operand and the update together; the indices stay whole.
+  std::vector<unsigned> linear = {0};
+  if (boxOperand > 0)
+    linear.push_back(boxOperand);
+  return rule.linearIn(PartialFlow::Additive, linear);
 }
 
 ShardingRule DynamicSliceOp::getShardingRule() {
@@ -253,7 +276,9 @@ ShardingRule DynamicUpdateSliceOp::getShardingRule() {
 ShardingRule ConcatenateOp::getShardingRule() {
   ShardingRule rule = elementwiseRule(*this);
   rule.factors[getDim()].kind = FactorKind::NeedReplication;
-  return rule;
+  std::vector<unsigned> all(getNumOperands());
+  std::iota(all.begin(), all.end(), 0u);
+  return rule.linearIn(PartialFlow::Additive, all);
 }
 
 /// result[i..., j...] = table[indices[i...], j...]: the row dimension must be
@@ -273,7 +298,7 @@ ShardingRule TakeOp::getShardingRule() {
   }
   rule.operandDims = {t, idx};
   rule.resultDims = {out};
-  return rule;
+  return rule.linearIn(PartialFlow::Additive, {0});
 }
 
 /// The adjoint of take: index dimensions are summed over (a reduction), the
@@ -293,7 +318,7 @@ ShardingRule ScatterAddOp::getShardingRule() {
   }
   rule.operandDims = {o, idx, upd};
   rule.resultDims = {o};
-  return rule;
+  return rule.linearIn(PartialFlow::Additive, {0, 2});
 }
 
 } // namespace shardc

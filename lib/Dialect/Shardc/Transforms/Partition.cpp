@@ -3,8 +3,16 @@
 // Rewrites a propagated global function into the per-device program. The
 // walk keeps, for every global value, its local value and the layout that
 // local value is in. Each op with a sharding rule is computed on the layout
-// its factors allow (operands resharded to it), its partial results are
-// combined, and its result is resharded to the layout propagation chose.
+// its factors allow (operands resharded to it), and its result is resharded
+// to the layout propagation chose.
+//
+// A sharded reduction (a contracting dimension of dot_general, a reduced
+// dimension of reduce, the indices of scatter_add) leaves each device with a
+// partial sum. Such a value stays partial through the ops that are linear in
+// it (its ShardingRule's PartialFlow: adds of values partial alike, products
+// with a whole value, the data-movement ops) and is reduced once, where an
+// op needs it whole or a layout uses the axes it is pending over: three
+// partial products summed cost one all_reduce, not three.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,10 +34,39 @@ namespace shardc {
 
 namespace {
 
+using Axes = SmallVector<StringRef, 2>;
+
 struct Local {
   Value value;
   Layout layout;
+  /// The mesh axes a sum is pending over, in mesh order; empty when the
+  /// local values are the global value's blocks.
+  Axes partial;
+  /// Why the value is partial: the sharded reduction that made it so.
+  std::string cause;
 };
+
+bool usesAny(const Layout &layout, ArrayRef<StringRef> axes) {
+  for (const auto &dim : layout)
+    for (StringRef a : dim)
+      if (llvm::is_contained(axes, a))
+        return true;
+  return false;
+}
+
+/// A splat zero is a partial value over any axes: every device holding 0
+/// sums to 0.
+bool isZeroSplat(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  auto splat = c ? dyn_cast<SplatElementsAttr>(c.getValue()) : nullptr;
+  if (!splat)
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(splat.getSplatValue<Attribute>()))
+    return f.getValue().isZero();
+  if (auto i = dyn_cast<IntegerAttr>(splat.getSplatValue<Attribute>()))
+    return i.getValue().isZero();
+  return false;
+}
 
 std::string opName(Operation *op) {
   return op->getName().getStringRef().str() + " at " + formatLocation(op->getLoc());
@@ -70,7 +107,7 @@ public:
       auto global = cast<RankedTensorType>(v.getType());
       auto s = fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
       Layout want = s ? layoutOf(s) : replicatedLayout(global.getRank());
-      Local &have = map[v];
+      Local have = whole(ret, v, want);
       results.push_back(reshard(b, ret->getLoc(),
                                 "reshard result #" + std::to_string(i) + " of @" +
                                     fn.getSymName().str(),
@@ -92,26 +129,150 @@ private:
   FlatSymbolRefAttr meshRef;
   OpBuilder b;
   llvm::DenseMap<Value, Local> map;
-  /// Reshards already emitted: global value -> (layout, local value).
-  llvm::DenseMap<Value, SmallVector<std::pair<Layout, Value>, 1>> resharded;
+  /// A partial value once reduced: global value -> its whole local value.
+  llvm::DenseMap<Value, Local> reduced;
+  /// Reshards already emitted: global value -> (layout, partial axes, local
+  /// value).
+  llvm::DenseMap<Value, SmallVector<std::tuple<Layout, Axes, Value>, 1>> resharded;
 
   RankedTensorType globalType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-  /// The local value of `v` in layout `want`; a reshard made for an earlier
-  /// user is reused.
-  Value operandIn(Operation *user, unsigned i, const Layout &want) {
-    Value v = user->getOperand(i);
+  int64_t localElements(RankedTensorType global, const Layout &layout) {
+    return localType(global, layout, mesh).getNumElements();
+  }
+
+  /// Whether a value partial over `have.partial` can move to `want` before
+  /// it is reduced: `want` must not use those axes, and must not gather
+  /// (reducing first makes the all_reduce smaller).
+  bool canStayPartial(const Local &have, const Layout &want, RankedTensorType global) {
+    return !usesAny(want, have.partial) &&
+           localElements(global, want) <= localElements(global, have.layout);
+  }
+
+  /// The whole value of `v`, reduced once for all its users: a
+  /// reduce_scatter when `want` is its layout split further by exactly the
+  /// pending axes, otherwise an all_reduce.
+  Local whole(Operation *user, Value v, const Layout &want) {
     Local &have = map[v];
+    if (have.partial.empty())
+      return have;
+    auto it = reduced.find(v);
+    if (it != reduced.end())
+      return it->second;
+    Local done = have;
+    done.partial.clear();
+    done.value = reduce(user->getLoc(), have.value, globalType(v), done.layout, want, have.partial,
+                        ReduceKind::Sum,
+                        have.cause + "; reduced once, where " + opName(user) +
+                            " needs it whole");
+    return reduced[v] = done;
+  }
+
+  /// The local value of `v` in layout `want`, kept partial when `keepPartial`
+  /// and the value can stay partial in `want`, else reduced first; a reshard
+  /// made for an earlier user is reused.
+  Value operandIn(Operation *user, unsigned i, const Layout &want,
+                  bool keepPartial = false) {
+    Value v = user->getOperand(i);
+    Local have = map[v];
+    if (!have.partial.empty() &&
+        !(keepPartial && canStayPartial(have, want, globalType(v))))
+      have = whole(user, v, want);
     if (have.layout == want)
       return have.value;
-    for (auto &[layout, value] : resharded[v])
-      if (layout == want)
+    for (auto &[layout, partial, value] : resharded[v])
+      if (layout == want && partial == have.partial)
         return value;
     Value value = reshard(b, user->getLoc(),
                           "reshard operand #" + std::to_string(i) + " of " + opName(user),
                           mesh, have.value, globalType(v), have.layout, want);
-    resharded[v].emplace_back(want, value);
+    resharded[v].emplace_back(want, have.partial, value);
     return value;
+  }
+
+  /// Whether `v` is to be reduced where it is, rather than kept partial for
+  /// its user: it is reduced already, or it has several uses (each would
+  /// reduce its own result: one reduction here costs less), or its one use
+  /// is not linear in it.
+  bool needsWhole(Value v) {
+    if (reduced.count(v) || !v.hasOneUse())
+      return true;
+    OpOperand &use = *v.getUses().begin();
+    auto ruleOp = dyn_cast<ShardingRuleOpInterface>(use.getOwner());
+    if (!ruleOp)
+      return true;
+    ShardingRule rule = ruleOp.getShardingRule();
+    return rule.partialFlow == PartialFlow::None ||
+           !llvm::is_contained(rule.linearOperands, use.getOperandNumber());
+  }
+
+  /// `a` and `b` together, in mesh order.
+  Axes unite(ArrayRef<StringRef> a, ArrayRef<StringRef> b) {
+    Axes all(a.begin(), a.end());
+    for (StringRef x : b)
+      if (!llvm::is_contained(all, x))
+        all.push_back(x);
+    llvm::sort(all, [&](StringRef x, StringRef y) {
+      return mesh.getAxisIndex(x) < mesh.getAxisIndex(y);
+    });
+    return all;
+  }
+
+  /// Which operands of `op` stay partial (see PartialFlow), given the layouts
+  /// they are needed in and the axes the op's factors use; returns the axes
+  /// they are partial over, and their cause in `cause`.
+  Axes keptPartials(Operation *op, const ShardingRule &rule, ArrayRef<Layout> wants,
+                    ArrayRef<SmallVector<StringRef, 2>> factorAxes,
+                    SmallVectorImpl<bool> &keep, std::string &cause) {
+    keep.assign(op->getNumOperands(), false);
+    if (rule.partialFlow == PartialFlow::None)
+      return {};
+    Layout used;
+    for (const auto &axes : factorAxes)
+      used.push_back(axes);
+    auto candidate = [&](unsigned i) {
+      const Local &have = map[op->getOperand(i)];
+      // A result larger than the operand (a broadcast) would make the
+      // reduction larger.
+      for (Value r : op->getResults())
+        if (globalType(r).getNumElements() > globalType(op->getOperand(i)).getNumElements())
+          return false;
+      return !have.partial.empty() && !usesAny(used, have.partial) &&
+             !needsWhole(op->getOperand(i)) &&
+             canStayPartial(have, wants[i], globalType(op->getOperand(i)));
+    };
+    if (rule.partialFlow == PartialFlow::Multiplicative) {
+      // The largest partial operand stays partial; the others are reduced.
+      std::optional<unsigned> best;
+      for (unsigned i : rule.linearOperands)
+        if (candidate(i) && (!best || globalType(op->getOperand(i)).getNumElements() >
+                                          globalType(op->getOperand(*best)).getNumElements()))
+          best = i;
+      if (!best)
+        return {};
+      keep[*best] = true;
+      cause = map[op->getOperand(*best)].cause;
+      return map[op->getOperand(*best)].partial;
+    }
+    // Additive: every linear operand partial over the same axes (a zero
+    // constant is partial over any), else all are reduced.
+    std::optional<Axes> axes;
+    for (unsigned i : rule.linearOperands) {
+      Value v = op->getOperand(i);
+      if (map[v].partial.empty() && isZeroSplat(v))
+        continue;
+      if (!candidate(i) || (axes && *axes != map[v].partial))
+        return {};
+      if (!axes) {
+        axes = map[v].partial;
+        cause = map[v].cause;
+      }
+    }
+    if (!axes)
+      return {};
+    for (unsigned i : rule.linearOperands)
+      keep[i] = true;
+    return *axes;
   }
 
   FailureOr<SmallVector<Layout>> resultLayouts(Operation *op) {
@@ -131,7 +292,15 @@ private:
       // Propagation may have filled the constraint's open dimensions.
       FailureOr<SmallVector<Layout>> filled = resultLayouts(op);
       Layout want = succeeded(filled) ? (*filled)[0] : layoutOf(c.getSharding());
-      map[c.getResult()] = {operandIn(op, 0, want), want};
+      const Local &have = map[c.getOperand()];
+      bool keep = !have.partial.empty() && !needsWhole(c.getOperand()) &&
+                  canStayPartial(have, want, globalType(c.getResult()));
+      Local result{operandIn(op, 0, want, keep), want};
+      if (keep) {
+        result.partial = have.partial;
+        result.cause = have.cause;
+      }
+      map[c.getResult()] = result;
       return success();
     }
     if (auto m = dyn_cast<ShardMapOp>(op))
@@ -265,21 +434,29 @@ private:
 
     auto factorAxes = chooseFactorAxes(op, rule, *wanted);
 
-    // Operands in the layout the factors give them.
+    // Operands in the layout the factors give them, partial ones kept
+    // partial where the op is linear in them.
+    SmallVector<Layout> wants;
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      wants.push_back(layoutFor(rule.operandDims[i], factorAxes));
+    SmallVector<bool> keep;
+    std::string pendingCause;
+    Axes pending = keptPartials(op, rule, wants, factorAxes, keep, pendingCause);
     SmallVector<Value> operands;
     for (unsigned i = 0; i < op->getNumOperands(); ++i)
-      operands.push_back(operandIn(op, i, layoutFor(rule.operandDims[i], factorAxes)));
+      operands.push_back(operandIn(op, i, wants[i], keep[i]));
 
-    SmallVector<StringRef, 4> partialAxes;
+    Axes partialAxes;
     for (size_t f = 0; f < rule.factors.size(); ++f)
       if (rule.factors[f].kind == FactorKind::Reduction)
         for (StringRef axis : factorAxes[f])
           if (mesh.getAxisSize(axis) > 1) // a group of one holds the whole sum
             partialAxes.push_back(axis);
 
-    // scatter_add adds its operand once, after the partial sums are combined.
+    // scatter_add adds its operand once, after the partial sums are
+    // combined; into zeros it adds nothing, and the sum can stay pending.
     Value addAfter;
-    if (isa<ScatterAddOp>(op) && !partialAxes.empty()) {
+    if (isa<ScatterAddOp>(op) && !partialAxes.empty() && !isZeroSplat(op->getOperand(0))) {
       addAfter = operands[0];
       auto type = cast<RankedTensorType>(addAfter.getType());
       operands[0] = ConstantOp::create(b, op->getLoc(),
@@ -315,37 +492,55 @@ private:
     }
     Operation *local = b.create(state);
 
+    ReduceKind kind = rule.partial == PartialKind::Max   ? ReduceKind::Max
+                      : rule.partial == PartialKind::Min ? ReduceKind::Min
+                                                         : ReduceKind::Sum;
+    std::string cause = partialAxes.empty() ? pendingCause
+                                            : partialCause(op, rule, factorAxes);
     for (auto [i, result] : llvm::enumerate(op->getResults())) {
       Value value = local->getResult(i);
       Layout layout = computed[i];
-      if (!partialAxes.empty())
-        value = combinePartials(op, rule, factorAxes, value, globalType(result), layout,
-                                (*wanted)[i], partialAxes);
-      if (addAfter) {
-        // The operand was laid out like the local result before the combine,
-        // which may have scattered it further.
-        addAfter = reshard(b, op->getLoc(), "reshard the operand of " + opName(op), mesh,
-                           addAfter, globalType(op->getOperand(0)), computed[i], layout);
-        value = AddOp::create(b, op->getLoc(), addAfter, value);
+      RankedTensorType global = globalType(result);
+      const Layout &want = (*wanted)[i];
+      Axes partial = pending;
+      if (!partialAxes.empty()) {
+        if (kind != ReduceKind::Sum || addAfter) {
+          // Max and min combine at once; so does a sum the operand of a
+          // scatter_add is added to.
+          value = reduce(op->getLoc(), value, global, layout, want, partialAxes, kind, cause);
+          if (addAfter) {
+            // The operand was laid out like the local result before the
+            // combine, which may have scattered it further.
+            addAfter = reshard(b, op->getLoc(), "reshard the operand of " + opName(op),
+                               mesh, addAfter, globalType(op->getOperand(0)), computed[i],
+                               layout);
+            value = AddOp::create(b, op->getLoc(), addAfter, value);
+          }
+        } else {
+          partial = unite(pending, partialAxes);
+        }
       }
-      value = reshard(b, op->getLoc(), "reshard the result of " + opName(op), mesh, value,
-                      globalType(result), layout, (*wanted)[i]);
-      map[result] = {value, (*wanted)[i]};
+      Local have{value, layout, partial, cause};
+      // Reduced here when no single linear user can take it partial: as
+      // early as possible, where the all_reduce can overlap what follows.
+      if (!partial.empty() && (needsWhole(result) || !canStayPartial(have, want, global))) {
+        have.value = reduce(op->getLoc(), value, global, have.layout, want, partial, ReduceKind::Sum,
+                            cause);
+        have.partial.clear();
+      }
+      have.value = reshard(b, op->getLoc(), "reshard the result of " + opName(op), mesh,
+                           have.value, global, have.layout, want);
+      have.layout = want;
+      map[result] = have;
     }
     return success();
   }
 
-  /// Completes partial results over `axes`: a reduce_scatter when the wanted
-  /// layout splits one dimension further by exactly those axes, otherwise an
-  /// all_reduce. Updates `layout` to the layout of the returned value.
-  Value combinePartials(Operation *op, const ShardingRule &rule,
-                        ArrayRef<SmallVector<StringRef, 2>> factorAxes, Value value,
-                        RankedTensorType global, Layout &layout, const Layout &want,
-                        ArrayRef<StringRef> axes) {
-    ReduceKind kind = rule.partial == PartialKind::Max   ? ReduceKind::Max
-                      : rule.partial == PartialKind::Min ? ReduceKind::Min
-                                                         : ReduceKind::Sum;
-    // Name the sharded dimensions: "dim 1 of operand #0 over ["model"]".
+  /// Why `op`'s results are partial: "partial results of shardc.dot_general
+  /// at ..., whose contracting dimensions are sharded (dim 1 of operand #0
+  /// over [{"model"}])".
+  std::string partialCause(Operation *op, const ShardingRule &rule,
+                           ArrayRef<SmallVector<StringRef, 2>> factorAxes) {
     std::string dims;
     for (size_t f = 0; f < rule.factors.size(); ++f) {
       if (rule.factors[f].kind != FactorKind::Reduction || factorAxes[f].empty())
@@ -360,12 +555,20 @@ private:
         break;
       }
     }
-    std::string cause = "partial results of " + opName(op) + ", whose " +
-                        (isa<DotGeneralOp>(op)   ? "contracting"
-                         : isa<ReduceOp>(op)     ? "reduced"
-                                                 : "index") +
-                        " dimensions are sharded (" + dims + ")";
-    Location loc = causeLoc(op->getLoc(), cause);
+    return "partial results of " + opName(op) + ", whose " +
+           (isa<DotGeneralOp>(op)   ? "contracting"
+            : isa<ReduceOp>(op)     ? "reduced"
+                                    : "index") +
+           " dimensions are sharded (" + dims + ")";
+  }
+
+  /// Completes a value partial over `axes`: a reduce_scatter when `want`
+  /// splits one dimension of `layout` further by exactly those axes,
+  /// otherwise an all_reduce. Updates `layout` to the returned value's.
+  Value reduce(Location at, Value value, RankedTensorType global, Layout &layout,
+               const Layout &want, ArrayRef<StringRef> axes, ReduceKind kind,
+               const std::string &cause) {
+    Location loc = causeLoc(at, cause);
     auto axesAttr = b.getStrArrayAttr(axes);
     auto kindAttr = ReduceKindAttr::get(b.getContext(), kind);
     for (size_t d = 0; d < layout.size(); ++d) {
@@ -382,7 +585,6 @@ private:
     return AllReduceOp::create(b, loc, kindAttr, value, meshRef, axesAttr);
   }
 };
-
 } // namespace
 
 LogicalResult partitionFunction(func::FuncOp fn) {

@@ -36,6 +36,20 @@ enum class FactorKind {
 
 enum class PartialKind { Sum, Max, Min };
 
+/// How a partial value (a sum still pending over mesh axes) flows through the
+/// op. Partitioning keeps such a value partial while every op it reaches is
+/// linear in it, and reduces it once, where an op needs it whole.
+enum class PartialFlow {
+  /// Every operand must be whole: nonlinear ops, max and min.
+  None,
+  /// Linear in `linearOperands` jointly (add, sub, concatenate, the
+  /// data-movement ops): they are all partial over the same axes, or none is.
+  Additive,
+  /// Linear in each of `linearOperands` separately (mul, dot_general): at
+  /// most one of them is partial.
+  Multiplicative,
+};
+
 struct Factor {
   int64_t size;    // e.g. 1024
   FactorKind kind; // e.g. PassThrough
@@ -53,6 +67,16 @@ struct ShardingRule {
   std::vector<std::vector<int64_t>> resultDims;
   /// How partial results over Reduction factors combine.
   PartialKind partial = PartialKind::Sum;
+  /// Which operands a pending sum passes through, and how (see PartialFlow).
+  PartialFlow partialFlow = PartialFlow::None;
+  std::vector<unsigned> linearOperands;
+
+  /// Marks the op linear in `operands` (see PartialFlow).
+  ShardingRule &linearIn(PartialFlow flow, std::vector<unsigned> operands) {
+    partialFlow = flow;
+    linearOperands = std::move(operands);
+    return *this;
+  }
 
   int64_t addFactor(int64_t size, FactorKind kind) {
     factors.push_back({size, kind});
