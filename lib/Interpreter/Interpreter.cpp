@@ -403,6 +403,13 @@ private:
                             return ref::allToAll(g, c.getSplitDim(), c.getConcatDim());
                           });
         })
+        .Case([&](CollectivePermuteOp c) {
+          std::vector<int64_t> sources(c.getSources().begin(), c.getSources().end());
+          return perGroup(op, c.getMeshAttr(), c.getAxes(),
+                          [&](const std::vector<const Array *> &g) {
+                            return ref::collectivePermute(g, sources);
+                          });
+        })
         .Default([&](Operation *other) {
           return other->emitError("the reference interpreter does not support '")
                  << other->getName() << "'";

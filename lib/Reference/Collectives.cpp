@@ -92,4 +92,12 @@ std::vector<Array> allToAll(const std::vector<const Array *> &group, int64_t spl
   return out;
 }
 
+std::vector<Array> collectivePermute(const std::vector<const Array *> &group,
+                                     const std::vector<int64_t> &sources) {
+  std::vector<Array> out;
+  for (int64_t s : sources)
+    out.push_back(*group[s]);
+  return out;
+}
+
 } // namespace shardc::ref

@@ -17,13 +17,16 @@ const char *opCodeName(OpCode op) {
       "dot_general", "reduce", "broadcast_in_dim", "reshape", "transpose", "slice",
       "concatenate", "take", "scatter_add", "all_reduce", "all_gather",
       "reduce_scatter", "all_to_all", "all_slice", "fused", "dynamic_slice",
-      "dynamic_update_slice"};
+      "dynamic_update_slice", "collective_permute"};
   static_assert(sizeof(names) / sizeof(names[0]) == (size_t)OpCode::Last + 1,
                 "one name per opcode");
   return names[(int)op];
 }
 
-bool isCollective(OpCode op) { return op >= OpCode::AllReduce && op <= OpCode::AllSlice; }
+bool isCollective(OpCode op) {
+  return (op >= OpCode::AllReduce && op <= OpCode::AllSlice) ||
+         op == OpCode::CollectivePermute;
+}
 
 DotGeneralDims DotGeneralDims::decode(const std::vector<int64_t> &ints, const Shape &lhs,
                                       const Shape &rhs) {

@@ -525,6 +525,18 @@ private:
         want[s.ints[1]] *= g;
       return shapeIs(out, want, "the output");
     }
+    case OpCode::CollectivePermute: {
+      if ((int64_t)s.ints.size() != g)
+        return fail("names " + std::to_string(s.ints.size()) +
+                    " sources for a group of " + std::to_string(g));
+      std::vector<bool> seen(g, false);
+      for (int64_t src : s.ints) {
+        if (src < 0 || src >= g || seen[src])
+          return fail("its sources are not a permutation of the group's positions");
+        seen[src] = true;
+      }
+      return shapeIs(out, is, "the output");
+    }
     default: return fail("is not a collective");
     }
   }

@@ -1191,6 +1191,24 @@ TEST_F(Autodiff, AllToAll) {
           "tensor<4x4xf64>", {}, check);
 }
 
+TEST_F(Autodiff, CollectivePermute) {
+  // The adjoint sends each gradient back along the inverse permutation
+  // (a 3-cycle, so the inverse differs from the permutation).
+  Check check;
+  check.prelude = "shardc.mesh @mesh_3 = <[\"x\"=3]>";
+  checkOp("%a: tensor<6x2xf64>",
+          "  %y = shardc.shard_map (%a) in_shardings = [<@mesh_3, [{\"x\"}, {}]>]\n"
+          "         out_shardings = [<@mesh_3, [{\"x\"}, {}]>] {\n"
+          "  ^bb0(%la: tensor<2x2xf64>):\n"
+          "    %t = shardc.collective_permute %la on @mesh_3 [\"x\"] sources = [1, 2, 0] : "
+          "tensor<2x2xf64>\n"
+          "    %e = shardc.exp %t : tensor<2x2xf64>\n"
+          "    %m = shardc.mul %e, %la : tensor<2x2xf64>\n"
+          "    shardc.return %m : tensor<2x2xf64>\n"
+          "  } : (tensor<6x2xf64>) -> tensor<6x2xf64>",
+          "tensor<6x2xf64>", {}, check);
+}
+
 TEST_F(Autodiff, RejectsExistingGradFunction) {
   expectRejected(R"mlir(
     func.func @f(%a: tensor<f64>) -> tensor<f64> {

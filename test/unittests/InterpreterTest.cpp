@@ -1224,6 +1224,34 @@ TEST_F(InterpreterTest, ShardMapAllToAll) {
   EXPECT_PAIRS_EQUAL(r, 3u);
 }
 
+TEST_F(InterpreterTest, ShardMapCollectivePermute) {
+  // On a 2x2 mesh, rows split over "a" -> rows split over "b": the device at
+  // (a=i, b=j) needs block j, which the device at (a=j, b=i) holds; and a
+  // swap of the two halves over "a". The global arrays follow.
+  std::vector<Array> r = run(R"mlir(
+    shardc.mesh @mesh = <["a"=2, "b"=2]>
+    func.func @main(%x: tensor<4x3xf32>, %rev: tensor<4x3xf32>)
+        -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) {
+      %a = shardc.shard_map (%x) in_shardings = [<@mesh, [{"a"}, {}]>]
+             out_shardings = [<@mesh, [{"b"}, {}]>] {
+      ^bb0(%l: tensor<2x3xf32>):
+        %t = shardc.collective_permute %l on @mesh ["a", "b"] sources = [0, 2, 1, 3]
+             : tensor<2x3xf32>
+        shardc.return %t : tensor<2x3xf32>
+      } : (tensor<4x3xf32>) -> tensor<4x3xf32>
+      %b = shardc.shard_map (%x) in_shardings = [<@mesh, [{"a"}, {}]>]
+             out_shardings = [<@mesh, [{"a"}, {}]>] {
+      ^bb0(%l: tensor<2x3xf32>):
+        %t = shardc.collective_permute %l on @mesh ["a"] sources = [1, 0] : tensor<2x3xf32>
+        shardc.return %t : tensor<2x3xf32>
+      } : (tensor<4x3xf32>) -> tensor<4x3xf32>
+      return %a, %x, %b, %rev : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
+    })mlir",
+                             {iotaF32({4, 3}),
+                              f32({4, 3}, {6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5})});
+  EXPECT_PAIRS_EQUAL(r, 2u);
+}
+
 TEST_F(InterpreterTest, ShardMapAllSlice) {
   // A replicated value sliced to each device's block, then assembled by the
   // out sharding: the global array is unchanged.

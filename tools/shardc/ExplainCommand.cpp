@@ -86,6 +86,10 @@ int64_t bytesSent(Operation *op, int64_t n) {
     return (n - 1) * in;
   if (isa<ReduceScatterOp, AllToAllOp>(op))
     return (n - 1) * in / n;
+  if (auto permute = dyn_cast<CollectivePermuteOp>(op)) // its value, unless it stays
+    for (auto [r, s] : llvm::enumerate(permute.getSources()))
+      if (s != (int64_t)r)
+        return in;
   return 0; // all_slice: local
 }
 
@@ -236,7 +240,8 @@ int explainCommand(const std::vector<std::string> &args) {
   std::vector<Collective> collectives;
   int64_t total = 0;
   fn.walk([&](Operation *op) {
-    if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp>(op))
+    if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp,
+           CollectivePermuteOp>(op))
       return;
     auto axes = op->getAttrOfType<ArrayAttr>("axes");
     SmallVector<StringRef> names;
@@ -261,6 +266,12 @@ int explainCommand(const std::vector<std::string> &args) {
     if (auto split = op->getAttrOfType<IntegerAttr>("split_dim"))
       line << " from dim " << op->getAttrOfType<IntegerAttr>("concat_dim").getInt()
            << " to dim " << split.getInt();
+    if (auto permute = dyn_cast<CollectivePermuteOp>(op)) {
+      line << " sources [";
+      for (auto [k, s] : llvm::enumerate(permute.getSources()))
+        line << (k ? ", " : "") << s;
+      line << "]";
+    }
     line << ": " << str(op->getOperand(0).getType()) << " -> "
          << str(op->getResult(0).getType());
     if (auto why = dyn_cast<NameLoc>(op->getLoc()))

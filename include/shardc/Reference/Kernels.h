@@ -75,6 +75,9 @@ std::vector<Array> reduceScatter(Reduction kind, const std::vector<const Array *
 std::vector<Array> allSlice(const std::vector<const Array *> &group, int64_t dim);
 std::vector<Array> allToAll(const std::vector<const Array *> &group, int64_t splitDim,
                             int64_t concatDim);
+/// Member r gets member sources[r]'s value.
+std::vector<Array> collectivePermute(const std::vector<const Array *> &group,
+                                     const std::vector<int64_t> &sources);
 
 } // namespace shardc::ref
 

@@ -52,7 +52,9 @@ enum class OpCode : uint16_t {
                   // output's shape
   DynamicUpdateSlice, // inputs = {operand, update, start indices[r]}; in
                       // place when the output shares the operand's buffer
-  Last = DynamicUpdateSlice,
+  CollectivePermute,  // ints = sources (group rank r gets rank sources[r]'s
+                      // value); axes
+  Last = CollectivePermute,
 };
 
 /// The program of a Fused step. Registers 0..inputs-1 hold the inputs (each

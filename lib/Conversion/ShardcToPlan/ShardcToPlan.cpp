@@ -152,6 +152,11 @@ LogicalResult describe(Operation *op, PlanStep &step) {
         step.axes = axisNames(c.getAxes());
         return simple(OpCode::AllSlice);
       })
+      .Case([&](CollectivePermuteOp c) {
+        step.ints.assign(c.getSources().begin(), c.getSources().end());
+        step.axes = axisNames(c.getAxes());
+        return simple(OpCode::CollectivePermute);
+      })
       .Default([&](Operation *other) -> LogicalResult {
         return other->emitError("cannot be lowered to an executable plan; ")
                << (isa<ShardMapOp, ShardingConstraintOp>(other)

@@ -251,6 +251,24 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
     localSlice(in, step.ints[0], rank, (int64_t)members.size(), src, dst);
     return true;
   }
+  if (step.op == OpCode::CollectivePermute) {
+    // Read the source's operand where it is; a buffer shared by operand and
+    // result is written only once every device has read it.
+    group.operands[d] = src;
+    if (!group.barrier.wait())
+      return false;
+    const void *from = group.operands[members[step.ints[rank]]];
+    std::vector<uint8_t> staged;
+    if (dst == src && from != src) {
+      staged.assign((const uint8_t *)from, (const uint8_t *)from + in.bytes());
+      from = staged.data();
+    }
+    if (!group.barrier.wait())
+      return false;
+    if (from != dst)
+      std::memcpy(dst, from, in.bytes());
+    return true;
+  }
   if (step.op == OpCode::AllGather ||
       (step.op == OpCode::ReduceScatter && in.dtype == DType::F32 &&
        (step.ints[0] == 0 || step.ints[0] == 3)))

@@ -7,6 +7,8 @@
 //   reduce_scatter(dim):   gather dim's n blocks outermost -> NCCL
 //   all_to_all(split, cat): blocks of split outermost -> send/recv -> concat
 //   all_slice(dim):        a local strided copy of this rank's block
+//   collective_permute:    send to the rank that reads us, receive from our
+//                          source (into scratch when in and out share a buffer)
 // mean is NCCL's sum divided by the group size (as the reference: sum, then
 // divide). Groups of one device copy.
 //
@@ -274,6 +276,18 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
                             dev.stream);
       break;
     }
+    case OpCode::CollectivePermute: {
+      int64_t rank = plan.mesh.groupRank(step.axes, dev.device), reader = rank;
+      for (int64_t p = 0; p < n; ++p)
+        if (step.ints[p] == rank)
+          reader = p;
+      void *recv = dev.out == dev.in ? dev.scratch : dev.out;
+      if (reader != rank)
+        r = ncclSend(dev.in, in.bytes(), ncclInt8, (int)reader, comm, dev.stream);
+      if (r == ncclSuccess && step.ints[rank] != rank)
+        r = ncclRecv(recv, in.bytes(), ncclInt8, (int)step.ints[rank], comm, dev.stream);
+      break;
+    }
     case OpCode::AllToAll: {
       size_t blockBytes = inCount / n * es;
       uint8_t *send = (uint8_t *)dev.scratch, *recv = send + inCount * es;
@@ -319,6 +333,14 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
       launchStridedCopy(es, recv, dev.out,
                         view3(n, sp.outer, bc, {blockCount, bc, 1}, {bc, n * bc, 1}),
                         dev.stream);
+    }
+    if (step.op == OpCode::CollectivePermute) {
+      int64_t rank = plan.mesh.groupRank(step.axes, dev.device);
+      const void *from = step.ints[rank] == rank ? dev.in
+                         : dev.out == dev.in     ? dev.scratch
+                                                 : nullptr;
+      if (from && from != dev.out && in.bytes())
+        cudaMemcpyAsync(dev.out, from, in.bytes(), cudaMemcpyDeviceToDevice, dev.stream);
     }
     bool mean = (step.op == OpCode::AllReduce && step.ints[0] == 3) ||
                 (step.op == OpCode::ReduceScatter && step.ints[0] == 3);

@@ -1,7 +1,7 @@
 // RUN: shardc-opt %s -split-input-file -verify-diagnostics
 
 // The collectives (all_reduce, all_gather, all_slice, reduce_scatter,
-// all_to_all): their mesh and axes, their dims and the result shapes the group
+// all_to_all, collective_permute): their mesh and axes, their dims and the result shapes the group
 // size gives.
 
 //===----------------------------------------------------------------------===//
@@ -456,4 +456,41 @@ func.func @all_to_all_element_type(%x: tensor<2x8xf32>) -> tensor<8x2xbf16> {
   // expected-error@+1 {{'shardc.all_to_all' op requires the same element type for all operands and results}}
   %y = shardc.all_to_all %x on @mesh_2x4 ["model"] split_dim = 1 concat_dim = 0 : tensor<2x8xf32> -> tensor<8x2xbf16>
   return %y : tensor<8x2xbf16>
+}
+
+// -----
+
+// collective_permute: one source per position of the group, a permutation.
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+func.func @collective_permute_sources_count(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error@+1 {{'shardc.collective_permute' op sources must name one position per device of the group of 4, got 2}}
+  %y = shardc.collective_permute %x on @mesh_2x4 ["model"] sources = [1, 0] : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+func.func @collective_permute_not_a_permutation(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error@+1 {{'shardc.collective_permute' op source 1 is named twice: sources must be a permutation}}
+  %y = shardc.collective_permute %x on @mesh_2x4 ["model"] sources = [1, 1, 2, 3] : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+func.func @collective_permute_source_outside(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error@+1 {{'shardc.collective_permute' op source 2 of position 1 is outside the group of 2 devices}}
+  %y = shardc.collective_permute %x on @mesh_2x4 ["data"] sources = [0, 2] : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+func.func @collective_permute_type(%x: tensor<2x8xf32>) -> tensor<8x2xf32> {
+  // expected-error@+1 {{'shardc.collective_permute' op requires the same type for all operands and results}}
+  %y = "shardc.collective_permute"(%x) <{axes = ["data"], mesh = @mesh_2x4, sources = array<i64: 1, 0>}> : (tensor<2x8xf32>) -> tensor<8x2xf32>
+  return %y : tensor<8x2xf32>
 }

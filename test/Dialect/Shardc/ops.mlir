@@ -544,6 +544,15 @@ func.func @all_to_all(%x: tensor<2x8xf32>) -> (tensor<8x2xf32>, tensor<2x8xf32>)
   return %y, %z : tensor<8x2xf32>, tensor<2x8xf32>
 }
 
+// CHECK-LABEL: func.func @collective_permute
+// CHECK: shardc.collective_permute {{%.+}} on @mesh_2x4 ["data", "model"] sources = [4, 5, 6, 7, 0, 1, 2, 3] : tensor<2x8xf32>
+// GENERIC: "shardc.collective_permute"(%{{.*}}) <{axes = ["data", "model"], mesh = @mesh_2x4, sources = array<i64: 4, 5, 6, 7, 0, 1, 2, 3>}> : (tensor<2x8xf32>) -> tensor<2x8xf32>
+func.func @collective_permute(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %y = shardc.collective_permute %x on @mesh_2x4 ["data", "model"] sources = [4, 5, 6, 7, 0, 1, 2, 3]
+      : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
 // Moving the split of a (2, 8) block from dimension 0 to dimension 1 inside a
 // shard_map.
 // CHECK-LABEL: func.func @all_to_all_in_shard_map

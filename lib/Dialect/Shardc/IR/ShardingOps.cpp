@@ -252,6 +252,7 @@ SHARDC_GROUP_SIZE(AllGatherOp)
 SHARDC_GROUP_SIZE(ReduceScatterOp)
 SHARDC_GROUP_SIZE(AllToAllOp)
 SHARDC_GROUP_SIZE(AllSliceOp)
+SHARDC_GROUP_SIZE(CollectivePermuteOp)
 #undef SHARDC_GROUP_SIZE
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -298,3 +299,23 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
                               getConcatDim(), getSplitDim());
 }
 
+LogicalResult CollectivePermuteOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<MeshOp> mesh = verifyCollective(*this, tables, getMeshAttr(), getAxes());
+  if (failed(mesh))
+    return failure();
+  int64_t group = shardc::getGroupSize(*mesh, axisNames(getAxes()));
+  ArrayRef<int64_t> sources = getSources();
+  if ((int64_t)sources.size() != group)
+    return emitOpError("sources must name one position per device of the group of ")
+           << group << ", got " << sources.size();
+  SmallVector<bool> seen(group, false);
+  for (auto [r, s] : llvm::enumerate(sources)) {
+    if (s < 0 || s >= group)
+      return emitOpError("source ") << s << " of position " << r
+                                    << " is outside the group of " << group << " devices";
+    if (seen[s])
+      return emitOpError("source ") << s << " is named twice: sources must be a permutation";
+    seen[s] = true;
+  }
+  return success();
+}

@@ -333,6 +333,15 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
                                          r.getAxes(), r.getDim())
                          .getResult()};
       })
+      .Case([&](CollectivePermuteOp p) {
+        // The adjoint sends each gradient back where its value came from.
+        SmallVector<int64_t> inverse(p.getSources().size());
+        for (auto [r, src] : llvm::enumerate(p.getSources()))
+          inverse[src] = (int64_t)r;
+        return Grads{CollectivePermuteOp::create(b, e.loc, g.getType(), g, p.getMesh(),
+                                                 p.getAxes(), b.getDenseI64ArrayAttr(inverse))
+                         .getResult()};
+      })
       .Case([&](AllToAllOp a) {
         return Grads{AllToAllOp::create(b, e.loc, a.getOperand().getType(), g, a.getMesh(),
                                         a.getAxes(), a.getConcatDim(), a.getSplitDim())

@@ -305,7 +305,8 @@ private:
     }
     if (auto m = dyn_cast<ShardMapOp>(op))
       return inlineShardMap(m);
-    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp>(op))
+    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp,
+           CollectivePermuteOp>(op))
       return op->emitError("a collective in a global function must be inside a "
                            "shard_map");
     auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
@@ -323,7 +324,8 @@ private:
     }
     for (Operation &op : body.without_terminator()) {
       Operation *copy = b.clone(op, inner);
-      if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp>(copy))
+      if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp,
+           CollectivePermuteOp>(copy))
         copy->setLoc(causeLoc(op.getLoc(), "written in the shard_map at " +
                                                formatLocation(m.getLoc())));
     }

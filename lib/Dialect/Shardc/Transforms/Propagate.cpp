@@ -59,7 +59,8 @@ FailureOr<MeshOp> findFunctionMesh(func::FuncOp fn) {
     }
     // A collective outside a shard_map names its mesh too (partitioning then
     // reports it).
-    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp>(op))
+    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp,
+           CollectivePermuteOp>(op))
       return failed(noteMesh(op->getAttrOfType<FlatSymbolRefAttr>("mesh"), op))
                  ? WalkResult::interrupt()
                  : WalkResult::advance();

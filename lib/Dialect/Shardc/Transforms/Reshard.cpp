@@ -47,6 +47,53 @@ static bool isPrefix(ArrayRef<StringRef> a, ArrayRef<StringRef> b) {
   return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
 }
 
+/// The sources of a collective_permute over `group` (mesh order) taking
+/// layout `from` to `to`, where every dimension keeps its number of blocks:
+/// position r needs, per dimension, the block its coordinates give under
+/// `to`; it reads it from the position holding that block under `from`
+/// whose coordinates along the axes `from` leaves unused match r's along
+/// the axes `to` leaves unused, which makes the sources a permutation.
+static SmallVector<int64_t> permuteSources(MeshOp mesh, ArrayRef<StringRef> group,
+                                           const Layout &from, const Layout &to) {
+  int64_t n = getGroupSize(mesh, group);
+  auto coords = [&](int64_t r) {
+    llvm::StringMap<int64_t> c;
+    for (int64_t k = (int64_t)group.size() - 1; k >= 0; --k) {
+      int64_t size = mesh.getAxisSize(group[k]);
+      c[group[k]] = r % size;
+      r /= size;
+    }
+    return c;
+  };
+  auto rankOver = [&](const llvm::StringMap<int64_t> &c, ArrayRef<StringRef> axes) {
+    int64_t r = 0;
+    for (StringRef a : axes)
+      r = r * mesh.getAxisSize(a) + c.lookup(a);
+    return r;
+  };
+  // Per position: its block of each dimension, then the rest of its
+  // coordinates, under one layout.
+  auto key = [&](int64_t r, const Layout &layout) {
+    llvm::StringMap<int64_t> c = coords(r);
+    SmallVector<int64_t> k;
+    SmallVector<StringRef> rest;
+    for (const auto &dim : layout)
+      k.push_back(rankOver(c, dim));
+    for (StringRef a : group)
+      if (llvm::none_of(layout, [&](const auto &dim) { return llvm::is_contained(dim, a); }))
+        rest.push_back(a);
+    k.push_back(rankOver(c, rest));
+    return k;
+  };
+  SmallVector<SmallVector<int64_t>> held;
+  for (int64_t r = 0; r < n; ++r)
+    held.push_back(key(r, from));
+  SmallVector<int64_t> sources;
+  for (int64_t r = 0; r < n; ++r)
+    sources.push_back(llvm::find(held, key(r, to)) - held.begin());
+  return sources;
+}
+
 Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
               Value value, RankedTensorType global, const Layout &from,
               const Layout &to) {
@@ -55,9 +102,50 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
   std::string why = cause + ": " + layoutStr(from) + " -> " + layoutStr(to);
   Location loc = causeLoc(at, why);
   int64_t rank = global.getRank();
+  auto used = [&](StringRef axis) {
+    return llvm::any_of(cur, [&](const auto &dim) { return llvm::is_contained(dim, axis); });
+  };
   while (cur != to) {
     bool progressed = false;
-    // 1. Move an axis between dimensions with one all_to_all.
+    // 0. Split dimensions by axes no dimension holds yet: local, and what
+    // moves after is smaller (slice before gather).
+    for (int64_t i = 0; i < rank; ++i) {
+      if (cur[i].size() >= to[i].size() || !isPrefix(cur[i], to[i]))
+        continue;
+      SmallVector<StringRef> axes(to[i].begin() + cur[i].size(), to[i].end());
+      if (llvm::any_of(axes, used))
+        continue;
+      Layout next = cur;
+      next[i] = to[i];
+      value = AllSliceOp::create(b, loc, localType(global, next, mesh), value, meshRef,
+                                 axesAttr(b, axes), b.getI64IntegerAttr(i));
+      cur = next;
+    }
+    if (cur == to)
+      break;
+    // 1. Dimensions that change axes but not their number of blocks: one
+    // collective_permute, each device sending its value once.
+    bool sameBlocks = true;
+    SmallVector<StringRef> group;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (cur[i] == to[i])
+        continue;
+      sameBlocks &= getGroupSize(mesh, cur[i]) == getGroupSize(mesh, to[i]);
+      for (StringRef a : llvm::concat<const StringRef>(cur[i], to[i]))
+        if (!llvm::is_contained(group, a))
+          group.push_back(a);
+    }
+    if (sameBlocks) {
+      llvm::sort(group, [&](StringRef x, StringRef y) {
+        return mesh.getAxisIndex(x) < mesh.getAxisIndex(y);
+      });
+      value = CollectivePermuteOp::create(b, loc, value.getType(), value, meshRef,
+                                          axesAttr(b, group),
+                                          b.getDenseI64ArrayAttr(permuteSources(mesh, group, cur, to)));
+      cur = to;
+      break;
+    }
+    // 2. Move an axis between dimensions with one all_to_all.
     for (int64_t i = 0; i < rank && !progressed; ++i) {
       if (cur[i].empty() || isPrefix(cur[i], to[i]))
         continue;
@@ -80,7 +168,7 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
     }
     if (progressed)
       continue;
-    // 2. Gather the axes a dimension has beyond what it keeps.
+    // 3. Gather the axes a dimension has beyond what it keeps.
     for (int64_t i = 0; i < rank && !progressed; ++i) {
       if (isPrefix(cur[i], to[i]))
         continue;
@@ -97,7 +185,7 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
     }
     if (progressed)
       continue;
-    // 3. Split dimensions that need more axes: local, no communication.
+    // 4. Split dimensions that need more axes: local, no communication.
     for (int64_t i = 0; i < rank; ++i) {
       if (cur[i].size() == to[i].size())
         continue;

@@ -2,8 +2,10 @@
 //
 // A Layout is the axes of each dimension of a value (its sharding without the
 // mesh). Reshard emits the collectives that take a per-device value from one
-// layout to another: all_to_all to move an axis between dimensions,
-// all_gather to make dimensions whole, all_slice to split them.
+// layout to another: all_slice first where a dimension can be split at once
+// (what moves after is smaller), collective_permute where dimensions change
+// axes but not their number of blocks, all_to_all to move an axis between
+// dimensions, all_gather to make dimensions whole, all_slice to split them.
 //
 //===----------------------------------------------------------------------===//
 

@@ -643,4 +643,29 @@ def Shardc_AllToAllOp : Shardc_CollectiveOp<"all_to_all",
   }];
 }
 
+def Shardc_CollectivePermuteOp : Shardc_CollectiveOp<"collective_permute",
+    [SameOperandsAndResultType]> {
+  let summary = "Moves each device's value to another device of its group";
+  let description = [{
+    The device at position `r` of each group (its coordinates along `axes`,
+    first axis major) receives the operand of the device at position
+    `sources[r]`; `sources` is a permutation of the group's positions.
+    Partitioning uses it where dimensions change axes but not their number
+    of blocks (a dimension moving from axis "a" to an axis "b" of the same
+    size, or a reorder of a dimension's axes): each device sends its value
+    once, where a gather and a slice would send the group's.
+
+    ```mlir
+    %y = shardc.collective_permute %x on @mesh ["a", "b"] sources = [0, 2, 1, 3]
+         : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Shardc_Tensor:$operand, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, DenseI64ArrayAttr:$sources);
+  let results = (outs Shardc_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `on` $mesh $axes `sources` `=` $sources attr-dict `:` type($result)
+  }];
+}
+
 #endif // SHARDC_DIALECT_SHARDC_IR_SHARDCOPS_TD
