@@ -59,13 +59,16 @@ def ShardcPartition : Pass<"shardc-partition", "::mlir::ModuleOp"> {
 
     - an op computed over a sharded reduction factor (a contracting dimension
       of `dot_general`, a reduced dimension of `reduce`, the index
-      dimensions of `scatter_add`) leaves partial results on each device:
-      `all_reduce` over those axes, or `reduce_scatter` when the result is
-      sharded on them;
+      dimensions of `scatter_add`) leaves partial sums on each device; they
+      stay partial through the ops linear in them (adds of values partial
+      alike, products with a whole value, the data-movement ops) and are
+      reduced once, where an op needs them whole: `all_reduce` over those
+      axes, or `reduce_scatter` when the value is needed sharded on them;
     - an operand whose sharding differs from what its user computes with is
-      resharded: `all_slice` (no communication) to split a replicated
-      dimension, `all_to_all` to move an axis between dimensions,
-      `all_gather` to make a dimension whole;
+      resharded: `all_slice` (no communication) to split a dimension,
+      `collective_permute` where dimensions change axes but not their number
+      of blocks, `all_to_all` to move an axis between dimensions,
+      `all_gather` to make a dimension whole; slices come first;
     - `shard_map` regions are inlined with their explicit collectives.
 
     Each inserted collective's location names its cause (`loc("cause"(...))`
