@@ -1,5 +1,6 @@
 // RUN: shardc-opt %s --shardc-propagate --shardc-partition | FileCheck %s
 // RUN: shardc explain %s --entry axis_swap | FileCheck %s --check-prefix=EXPLAIN
+// RUN: shardc explain %s --entry multi_axis_all_to_all | FileCheck %s --check-prefix=EXPLAIN-A2A
 
 // Reshards that keep every dimension's number of blocks are one
 // collective_permute: each device sends its value once, where gathering and
@@ -67,4 +68,21 @@ func.func @slice_then_permute(
     -> (tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"y"}, {"z"}]>}) {
   %n = shardc.neg %x : tensor<8x8xf32>
   return %n : tensor<8x8xf32>
+}
+
+// The minor axes of one dimension moving to another together: one
+// all_to_all over both, where moving them one at a time cannot start (the
+// target takes "y" first, but "z" is the minor one).
+// EXPLAIN-A2A: all_to_all over ["y", "z"] (groups of 4) from dim 2 to dim 1: tensor<8x8x2xf32> -> tensor<8x2x8xf32>
+// EXPLAIN-A2A: sends 384 bytes per device
+// EXPLAIN-A2A: Total: 1 collective, 384 bytes sent per device
+// CHECK-LABEL: func.func @multi_axis_all_to_all
+// CHECK-NEXT: [[T:%[0-9]+]] = shardc.all_to_all {{%[a-z0-9]+}} on @mesh_2x2x2 ["y", "z"] split_dim = 1 concat_dim = 2 : tensor<8x8x2xf32> -> tensor<8x2x8xf32>
+// CHECK-NOT: shardc.all_
+// CHECK: return
+func.func @multi_axis_all_to_all(
+    %x: tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"x"}, {}, {"y", "z"}]>})
+    -> (tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"x"}, {"y", "z"}, {}]>}) {
+  %n = shardc.neg %x : tensor<16x8x8xf32>
+  return %n : tensor<16x8x8xf32>
 }

@@ -145,25 +145,28 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
       cur = to;
       break;
     }
-    // 2. Move an axis between dimensions with one all_to_all.
+    // 2. Move the minor axes of one dimension to another with one
+    // all_to_all, as many at once as the target takes next.
     for (int64_t i = 0; i < rank && !progressed; ++i) {
       if (cur[i].empty() || isPrefix(cur[i], to[i]))
         continue;
-      StringRef axis = cur[i].back();
-      for (int64_t j = 0; j < rank && !progressed; ++j) {
-        if (j == i || !isPrefix(cur[j], to[j]) || cur[j].size() == to[j].size() ||
-            to[j][cur[j].size()] != axis)
-          continue;
-        Layout next = cur;
-        next[i].pop_back();
-        next[j].push_back(axis);
-        if (global.getDimSize(j) % getGroupSize(mesh, next[j]) != 0)
-          continue;
-        value = AllToAllOp::create(b, loc, localType(global, next, mesh), value, meshRef,
-                                   axesAttr(b, {axis}), b.getI64IntegerAttr(j),
-                                   b.getI64IntegerAttr(i));
-        cur = next;
-        progressed = true;
+      for (size_t len = cur[i].size(); len >= 1 && !progressed; --len) {
+        ArrayRef<StringRef> moved = ArrayRef<StringRef>(cur[i]).take_back(len);
+        for (int64_t j = 0; j < rank && !progressed; ++j) {
+          if (j == i || !isPrefix(cur[j], to[j]) || cur[j].size() + len > to[j].size() ||
+              ArrayRef<StringRef>(to[j]).slice(cur[j].size(), len) != moved)
+            continue;
+          Layout next = cur;
+          next[i].resize(cur[i].size() - len);
+          next[j].append(moved.begin(), moved.end());
+          if (global.getDimSize(j) % getGroupSize(mesh, next[j]) != 0)
+            continue;
+          value = AllToAllOp::create(b, loc, localType(global, next, mesh), value, meshRef,
+                                     axesAttr(b, moved), b.getI64IntegerAttr(j),
+                                     b.getI64IntegerAttr(i));
+          cur = next;
+          progressed = true;
+        }
       }
     }
     if (progressed)
