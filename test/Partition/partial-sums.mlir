@@ -141,6 +141,28 @@ func.func @reduced_before_broadcast(
   return %b : tensor<4x8xf32>
 }
 
+// A sharding_constraint with partial = {"model"} keeps a value partial
+// where the partitioner would reduce it: %p has two users, which would
+// reduce it where it is made ([4, 8]); kept partial, both products are, and
+// their sum is reduced once, at a quarter of the size ([4, 2]).
+// CHECK-LABEL: func.func @asked_partial
+// CHECK-NOT: shardc.all_reduce
+// CHECK: shardc.add
+// CHECK-NEXT: shardc.all_reduce sum {{.*}} on @mesh_model_2 ["model"] : tensor<4x2xf32>
+// CHECK-NEXT: return
+func.func @asked_partial(
+    %a: tensor<4x16xf32> {shardc.sharding = #shardc.sharding<@mesh_model_2, [{}, {"model"}]>},
+    %w: tensor<16x8xf32> {shardc.sharding = #shardc.sharding<@mesh_model_2, [{"model"}, {}]>},
+    %u: tensor<8x2xf32>, %v: tensor<8x2xf32>)
+    -> tensor<4x2xf32> {
+  %p = shardc.dot_general %a, %w contracting_dims = [1] x [0] : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %c = shardc.sharding_constraint %p <@mesh_model_2, [{}, {}], partial = {"model"}> : tensor<4x8xf32>
+  %x = shardc.dot_general %c, %u contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  %y = shardc.dot_general %c, %v contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  %s = shardc.add %x, %y : tensor<4x2xf32>
+  return %s : tensor<4x2xf32>
+}
+
 // A pre-LN transformer block with Megatron shardings: q, k, v and the FFN's
 // first weight split by columns over "model" (heads split), the attention
 // output and the FFN's second weight by rows. Forward: 2 all_reduces (after

@@ -120,3 +120,15 @@ func.func @collective_without_annotations(%a: tensor<8x16xf32>) -> tensor<8x16xf
   %r = shardc.all_reduce sum %a on @mesh_4 ["x"] : tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+// partial = {...} keeps a partial value so; on a whole one it is an error.
+shardc.mesh @mesh_4 = <["x"=4]>
+func.func @asked_partial_but_whole(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})
+    -> tensor<8x16xf32> {
+  // expected-error @+1 {{asks for a value partial over [{"x"}], but here it is whole}}
+  %c = shardc.sharding_constraint %a <@mesh_4, [{}, {}], partial = {"x"}> : tensor<8x16xf32>
+  return %c : tensor<8x16xf32>
+}

@@ -565,3 +565,40 @@ func.func @partitioned_rank_mismatch(%x: tensor<4x16xf32> {shardc.sharding = #sh
 
 // expected-error@+1 {{'shardc.mesh' op has more than 1048576 devices}}
 shardc.mesh @too_big = <["a"=4294967296, "b"=4294967296]>
+
+// -----
+
+// partial = {...}: axes of the mesh, not used by a dimension, only on a
+// sharding_constraint.
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+func.func @partial_axis_also_splits(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error@+1 {{'shardc.sharding_constraint' op sharding is partial over axis "data", which it also uses elsewhere (a dimension or partial)}}
+  %y = shardc.sharding_constraint %x <@mesh_2x4, [{"data"}, {}], partial = {"data"}> : tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+func.func @partial_unknown_axis(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error@+1 {{'shardc.sharding_constraint' op sharding is partial over axis "x", but mesh @mesh_2x4 has no such axis}}
+  %y = shardc.sharding_constraint %x <@mesh_2x4, [{}, {}], partial = {"x"}> : tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+// expected-error@+1 {{argument #0: partial = {...} is allowed only on a sharding_constraint (arguments, results and op results are whole values)}}
+func.func @partial_argument(%x: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{}, {}], partial = {"model"}>}) {
+  return
+}
+
+// -----
+
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+func.func @partial_open(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error@+1 {{partial = {...} names one or more mesh axes, without '?'}}
+  %y = shardc.sharding_constraint %x <@mesh_2x4, [{}, {}], partial = {?}> : tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}

@@ -106,17 +106,44 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
           return failure();
         dims.push_back(*dim);
         return success();
-      }) ||
-      parser.parseGreater())
+      }))
     return {};
-  return ShardingAttr::get(parser.getContext(), flat, dims);
+  SmallVector<StringAttr> partial;
+  if (succeeded(parser.parseOptionalComma())) {
+    SMLoc at = parser.getCurrentLocation();
+    if (parser.parseKeyword("partial") || parser.parseEqual())
+      return {};
+    FailureOr<DimShardingAttr> axes = parseDimBraces(parser);
+    if (failed(axes))
+      return {};
+    if (axes->getIsOpen() || axes->getAxes().empty()) {
+      parser.emitError(at, "partial = {...} names one or more mesh axes, without '?'");
+      return {};
+    }
+    partial.assign(axes->getAxes().begin(), axes->getAxes().end());
+  }
+  if (parser.parseGreater())
+    return {};
+  return ShardingAttr::get(parser.getContext(), flat, dims, partial);
 }
 
 void ShardingAttr::print(AsmPrinter &printer) const {
   printer << "<" << getMesh() << ", [";
   llvm::interleaveComma(getDims(), printer,
                         [&](DimShardingAttr dim) { printDimBraces(printer, dim); });
-  printer << "]>";
+  printer << "]";
+  if (!getPartial().empty()) {
+    printer << ", partial = ";
+    printDimBraces(printer, DimShardingAttr::get(getContext(), getPartial(), false));
+  }
+  printer << ">";
+}
+
+SmallVector<StringRef> ShardingAttr::getPartialAxes() const {
+  SmallVector<StringRef> axes;
+  for (StringAttr axis : getPartial())
+    axes.push_back(axis.getValue());
+  return axes;
 }
 
 bool ShardingAttr::isClosed() const {
@@ -192,6 +219,14 @@ LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitErro
         return emitError() << "sharding uses axis \"" << axis.getValue()
                            << "\" more than once";
     }
+  }
+  for (StringAttr axis : sharding.getPartial()) {
+    if (mesh.getAxisIndex(axis.getValue()) < 0)
+      return emitError() << "sharding is partial over axis \"" << axis.getValue()
+                         << "\", but mesh " << sharding.getMesh() << " has no such axis";
+    if (!seen.insert(axis.getValue()).second)
+      return emitError() << "sharding is partial over axis \"" << axis.getValue()
+                         << "\", which it also uses elsewhere (a dimension or partial)";
   }
   if (!type)
     return success();

@@ -37,6 +37,10 @@ static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr, Typ
   if (partitioned && sharding.getMesh() != partitioned)
     return op->emitError() << what << ": sharding uses mesh " << sharding.getMesh()
                            << " but the function is partitioned over " << partitioned;
+  if (!sharding.getPartial().empty())
+    return op->emitError() << what
+                           << ": partial = {...} is allowed only on a sharding_constraint "
+                              "(arguments, results and op results are whole values)";
   return verifyShardingAt(
       op, [&] { return op->emitError() << what << ": "; }, sharding, type,
       /*localType=*/partitioned != nullptr);

@@ -163,6 +163,8 @@ LogicalResult ShardMapOp::verifySymbolUses(SymbolTableCollection &tables) {
                     << sharding.getMesh();
     if (!sharding.isClosed())
       return emit() << "shard_map shardings must be closed (no '?')";
+    if (!sharding.getPartial().empty())
+      return emit() << "shard_map shardings are whole values (no partial = {...})";
     if (failed(verifySharding(emit, sharding, mesh, global)))
       return failure();
     auto expected = getLocalType(cast<RankedTensorType>(global), sharding, mesh);

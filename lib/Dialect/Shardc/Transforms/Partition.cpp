@@ -131,6 +131,9 @@ private:
   llvm::DenseMap<Value, Local> map;
   /// A partial value once reduced: global value -> its whole local value.
   llvm::DenseMap<Value, Local> reduced;
+  /// Values a sharding_constraint keeps partial: every user linear in them
+  /// takes them partial, however many there are.
+  llvm::DenseSet<Value> askedPartial;
   /// Reshards already emitted: global value -> (layout, partial axes, local
   /// value).
   llvm::DenseMap<Value, SmallVector<std::tuple<Layout, Axes, Value>, 1>> resharded;
@@ -193,17 +196,26 @@ private:
   /// Whether `v` is to be reduced where it is, rather than kept partial for
   /// its user: it is reduced already, or it has several uses (each would
   /// reduce its own result: one reduction here costs less), or its one use
-  /// is not linear in it.
+  /// is not linear in it. A value a sharding_constraint keeps partial stays
+  /// so while all its uses are linear in it.
   bool needsWhole(Value v) {
-    if (reduced.count(v) || !v.hasOneUse())
+    if (reduced.count(v))
       return true;
-    OpOperand &use = *v.getUses().begin();
+    if (askedPartial.contains(v)) // kept partial by a sharding_constraint
+      return llvm::any_of(v.getUses(), [&](OpOperand &use) { return !linearUse(use); });
+    if (!v.hasOneUse())
+      return true;
+    return !linearUse(*v.getUses().begin());
+  }
+
+  /// Whether the user of `use` is linear in it (see PartialFlow).
+  bool linearUse(OpOperand &use) {
     auto ruleOp = dyn_cast<ShardingRuleOpInterface>(use.getOwner());
     if (!ruleOp)
-      return true;
+      return false;
     ShardingRule rule = ruleOp.getShardingRule();
-    return rule.partialFlow == PartialFlow::None ||
-           !llvm::is_contained(rule.linearOperands, use.getOperandNumber());
+    return rule.partialFlow != PartialFlow::None &&
+           llvm::is_contained(rule.linearOperands, use.getOperandNumber());
   }
 
   /// `a` and `b` together, in mesh order.
@@ -293,6 +305,8 @@ private:
       FailureOr<SmallVector<Layout>> filled = resultLayouts(op);
       Layout want = succeeded(filled) ? (*filled)[0] : layoutOf(c.getSharding());
       const Local &have = map[c.getOperand()];
+      if (!c.getSharding().getPartial().empty())
+        return keepPartialAsAsked(c, want);
       bool keep = !have.partial.empty() && !needsWhole(c.getOperand()) &&
                   canStayPartial(have, want, globalType(c.getResult()));
       Local result{operandIn(op, 0, want, keep), want};
@@ -313,6 +327,34 @@ private:
     if (!ruleOp)
       return op->emitError("cannot be partitioned: it has no sharding rule");
     return partitionWithRule(op, ruleOp.getShardingRule());
+  }
+
+  /// A sharding_constraint with `partial = {...}`: its operand must be
+  /// partial over exactly those axes here, and stays so.
+  LogicalResult keepPartialAsAsked(ShardingConstraintOp c, const Layout &want) {
+    Axes asked = unite(c.getSharding().getPartialAxes(), {});
+    Local have = map[c.getOperand()];
+    auto axesStr = [](ArrayRef<StringRef> axes) {
+      return layoutStr(Layout{SmallVector<StringRef, 2>(axes.begin(), axes.end())});
+    };
+    if (have.partial != asked)
+      return c.emitError("asks for a value partial over ")
+             << axesStr(asked) << ", but here it is "
+             << (have.partial.empty() ? std::string("whole")
+                                      : "partial over " + axesStr(have.partial))
+             << (have.partial.empty() && !c.getOperand().hasOneUse()
+                     ? " (a partial value with several uses is reduced where it is made)"
+                     : "");
+    if (usesAny(want, asked))
+      return c.emitError("keeps a value partial over ")
+             << axesStr(asked) << ", so no dimension may be split over those axes; "
+             << "it is to be " << layoutStr(want);
+    Local result = have;
+    result.value = operandIn(c, 0, want, /*keepPartial=*/true);
+    result.layout = want;
+    map[c.getResult()] = result;
+    askedPartial.insert(c.getResult());
+    return success();
   }
 
   LogicalResult inlineShardMap(ShardMapOp m) {

@@ -50,16 +50,29 @@ def Shardc_ShardingAttr : Shardc_Attr<"Sharding", "sharding"> {
     #shardc.sharding<@mesh, [{"data"}, {} ]>           dim 0 over "data", dim 1 replicated
     #shardc.sharding<@mesh, [{"data", "model"}, {} ]>  dim 0 over data then model
     #shardc.sharding<@mesh, [{?}, {} ]>                dim 0 open
+    #shardc.sharding<@mesh, [{}, {} ], partial = {"model"}>  sum pending over "model"
     ```
 
-    Verified wherever it is attached: the mesh must exist, every axis must
-    belong to it and appear at most once, the rank must match the tensor's,
-    and the product of the sizes of a dimension's axes must divide it.
+    `partial` names mesh axes a sum is still pending over: each device holds
+    a part, and the value is the sum of the parts over each group of those
+    axes. Only a `sharding_constraint` may say so: it keeps the value
+    partial there (partitioning checks it is), where it would otherwise be
+    reduced. Verified wherever it is attached: the mesh must exist, every
+    axis must belong to it and appear at most once (dimensions and `partial`
+    together), the rank must match the tensor's, and the product of the
+    sizes of a dimension's axes must divide it.
   }];
   let parameters = (ins
     "::mlir::FlatSymbolRefAttr":$mesh,
-    OptionalArrayRefParameter<"DimShardingAttr">:$dims
+    OptionalArrayRefParameter<"DimShardingAttr">:$dims,
+    OptionalArrayRefParameter<"::mlir::StringAttr">:$partial
   );
+  let builders = [
+    AttrBuilder<(ins "::mlir::FlatSymbolRefAttr":$mesh,
+                     "::llvm::ArrayRef<DimShardingAttr>":$dims), [{
+      return $_get($_ctxt, mesh, dims, ::llvm::ArrayRef<::mlir::StringAttr>());
+    }]>
+  ];
   let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{
     int64_t getRank() const { return getDims().size(); }
@@ -69,6 +82,8 @@ def Shardc_ShardingAttr : Shardc_Attr<"Sharding", "sharding"> {
     bool isReplicated() const;
     /// Axes of dimension `dim`, major to minor.
     ::llvm::SmallVector<::llvm::StringRef> getDimAxes(int64_t dim) const;
+    /// The axes a sum is pending over (`partial = {...}`).
+    ::llvm::SmallVector<::llvm::StringRef> getPartialAxes() const;
     /// A closed, fully replicated sharding of the given rank.
     static ShardingAttr getReplicated(::mlir::MLIRContext *ctx,
                                       ::mlir::FlatSymbolRefAttr mesh,
