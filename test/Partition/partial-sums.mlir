@@ -141,6 +141,59 @@ func.func @reduced_before_broadcast(
   return %b : tensor<4x8xf32>
 }
 
+// A chain of sums, the first term whole: the whole term joins the sum as a
+// partial value (kept on the first device of each group, zero elsewhere:
+// one mask made by a local all_slice), so the two partial terms after it
+// need one reduction, not two.
+// CHECK-LABEL: func.func @whole_term_joins_partial_sum
+// CHECK: [[M:%[0-9]+]] = shardc.all_slice {{%[0-9]+}} on @mesh_model_2 ["model"] dim = 0 : tensor<2xi1> -> tensor<1xi1>
+// CHECK: shardc.select
+// CHECK-NOT: shardc.all_reduce
+// CHECK: shardc.add
+// CHECK-NEXT: [[T:%[0-9]+]] = shardc.add
+// CHECK-NEXT: [[R:%[0-9]+]] = shardc.all_reduce sum [[T]] on @mesh_model_2 ["model"] : tensor<f32>
+// CHECK-NEXT: shardc.sqrt [[R]]
+// CHECK-NOT: shardc.all_
+// CHECK: return
+func.func @whole_term_joins_partial_sum(
+    %g0: tensor<4xf32>,
+    %g1: tensor<8x4xf32> {shardc.sharding = #shardc.sharding<@mesh_model_2, [{"model"}, {}]>},
+    %g2: tensor<8x4xf32> {shardc.sharding = #shardc.sharding<@mesh_model_2, [{"model"}, {}]>})
+    -> tensor<f32> {
+  %q0 = shardc.mul %g0, %g0 : tensor<4xf32>
+  %s0 = shardc.reduce sum %q0 dims = [0] : (tensor<4xf32>) -> tensor<f32>
+  %q1 = shardc.mul %g1, %g1 : tensor<8x4xf32>
+  %s1 = shardc.reduce sum %q1 dims = [0, 1] : (tensor<8x4xf32>) -> tensor<f32>
+  %q2 = shardc.mul %g2, %g2 : tensor<8x4xf32>
+  %s2 = shardc.reduce sum %q2 dims = [0, 1] : (tensor<8x4xf32>) -> tensor<f32>
+  %t1 = shardc.add %s0, %s1 : tensor<f32>
+  %t2 = shardc.add %t1, %s2 : tensor<f32>
+  %n = shardc.sqrt %t2 : tensor<f32>
+  return %n : tensor<f32>
+}
+
+// Where no other partial term follows (a bias, then a residual whose sum is
+// needed whole), the partial product is reduced before the bias is added:
+// the same one reduction, without the mask.
+// CHECK-LABEL: func.func @whole_term_without_partial_after
+// CHECK-NOT: shardc.select
+// CHECK: [[P:%[0-9]+]] = shardc.dot_general
+// CHECK-NEXT: [[R:%[0-9]+]] = shardc.all_reduce sum [[P]]
+// CHECK-NEXT: shardc.add [[R]], %arg2
+// CHECK-NOT: shardc.all_
+// CHECK: return
+func.func @whole_term_without_partial_after(
+    %a: tensor<4x16xf32> {shardc.sharding = #shardc.sharding<@mesh_model_2, [{}, {"model"}]>},
+    %w: tensor<16x8xf32> {shardc.sharding = #shardc.sharding<@mesh_model_2, [{"model"}, {}]>},
+    %bias: tensor<4x8xf32>, %x: tensor<4x8xf32>)
+    -> tensor<4x8xf32> {
+  %p = shardc.dot_general %a, %w contracting_dims = [1] x [0] : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %q = shardc.add %p, %bias : tensor<4x8xf32>
+  %y = shardc.add %q, %x : tensor<4x8xf32>
+  %e = shardc.exp %y : tensor<4x8xf32>
+  return %e : tensor<4x8xf32>
+}
+
 // A sharding_constraint with partial = {"model"} keeps a value partial
 // where the partitioner would reduce it: %p has two users, which would
 // reduce it where it is made ([4, 8]); kept partial, both products are, and

@@ -134,6 +134,8 @@ private:
   /// Values a sharding_constraint keeps partial: every user linear in them
   /// takes them partial, however many there are.
   llvm::DenseSet<Value> askedPartial;
+  /// Per axes: true on the first device of each group (firstOfEachGroup).
+  llvm::StringMap<Value> firstDeviceMask;
   /// Reshards already emitted: global value -> (layout, partial axes, local
   /// value).
   llvm::DenseMap<Value, SmallVector<std::tuple<Layout, Axes, Value>, 1>> resharded;
@@ -218,6 +220,95 @@ private:
            llvm::is_contained(rule.linearOperands, use.getOperandNumber());
   }
 
+  /// The layout propagation gave `v` (the partitioner's map holds it for the
+  /// values already partitioned; this reads the annotations for any).
+  Layout propagatedLayout(Value v) {
+    auto rank = cast<RankedTensorType>(v.getType()).getRank();
+    ShardingAttr s;
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      s = fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
+                                            ShardcDialect::kShardingAttrName);
+    else if (auto list = v.getDefiningOp()->getAttrOfType<ArrayAttr>(
+                 ShardcDialect::kShardingsAttrName))
+      s = dyn_cast<ShardingAttr>(list[cast<OpResult>(v).getResultNumber()]);
+    return s && s.getRank() == rank ? layoutOf(s) : replicatedLayout(rank);
+  }
+
+  /// Whether `v` is expected to be partial over some of `axes`: a sum or a
+  /// contraction over a dimension split over them, or an op linear in such
+  /// a value (up to a few ops back).
+  bool predictPartial(Value v, ArrayRef<StringRef> axes, int depth = 0) {
+    if (auto it = map.find(v); it != map.end())
+      return !it->second.partial.empty();
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 8)
+      return false;
+    auto splitOver = [&](Value operand, int64_t d) {
+      return llvm::any_of(propagatedLayout(operand)[d],
+                          [&](StringRef a) { return llvm::is_contained(axes, a); });
+    };
+    if (auto r = dyn_cast<ReduceOp>(def))
+      return r.getKind() == ReduceKind::Sum &&
+             llvm::any_of(r.getDims(), [&](int64_t d) { return splitOver(r.getOperand(), d); });
+    if (auto dot = dyn_cast<DotGeneralOp>(def))
+      return llvm::any_of(dot.getLhsContractingDims(),
+                          [&](int64_t d) { return splitOver(dot.getLhs(), d); });
+    auto ruleOp = dyn_cast<ShardingRuleOpInterface>(def);
+    if (!ruleOp)
+      return false;
+    ShardingRule rule = ruleOp.getShardingRule();
+    if (rule.partialFlow == PartialFlow::None)
+      return false;
+    return llvm::any_of(rule.linearOperands, [&](unsigned i) {
+      return predictPartial(def->getOperand(i), axes, depth + 1);
+    });
+  }
+
+  /// Whether the chain of single linear uses from `v` reaches a sum with
+  /// another term expected to be partial over `axes`.
+  bool meetsAnotherPartial(Value v, ArrayRef<StringRef> axes) {
+    for (int steps = 0; steps < 16 && v.hasOneUse(); ++steps) {
+      OpOperand &use = *v.getUses().begin();
+      Operation *user = use.getOwner();
+      if (!linearUse(use) || user->getNumResults() != 1)
+        return false;
+      ShardingRule rule = cast<ShardingRuleOpInterface>(user).getShardingRule();
+      if (rule.partialFlow == PartialFlow::Additive)
+        for (unsigned i : rule.linearOperands)
+          if (i != use.getOperandNumber() && user->getOperand(i) != v &&
+              predictPartial(user->getOperand(i), axes))
+            return true;
+      v = user->getResult(0);
+    }
+    return false;
+  }
+
+  /// A whole local value as a partial one over `axes`: the first device of
+  /// each group keeps it, the others hold zeros (a select, so that even inf
+  /// and NaN sum back to themselves).
+  Value firstOfEachGroup(Location at, Value local, ArrayRef<StringRef> axes) {
+    std::string key = layoutStr(Layout{Axes(axes.begin(), axes.end())});
+    Location loc = causeLoc(at, "a whole value joining a sum partial over " + key);
+    Type i1 = b.getI1Type();
+    Value &scalar = firstDeviceMask[key]; // made once per function
+    if (!scalar) {
+      int64_t n = getGroupSize(mesh, axes);
+      SmallVector<bool> first(n, false);
+      first[0] = true;
+      Value all = ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(RankedTensorType::get({n}, i1), ArrayRef<bool>(first)));
+      Value mine = AllSliceOp::create(b, loc, RankedTensorType::get({1}, i1), all, meshRef,
+                                      b.getStrArrayAttr(axes), b.getI64IntegerAttr(0));
+      scalar = ReshapeOp::create(b, loc, RankedTensorType::get({}, i1), mine);
+    }
+    auto type = cast<RankedTensorType>(local.getType());
+    Value mask =
+        BroadcastInDimOp::create(b, loc, type.clone(i1), scalar, ArrayRef<int64_t>{});
+    Value zero = ConstantOp::create(b, loc, cast<ElementsAttr>(b.getZeroAttr(type)));
+    return SelectOp::create(b, loc, type, mask, local, zero);
+  }
+
   /// `a` and `b` together, in mesh order.
   Axes unite(ArrayRef<StringRef> a, ArrayRef<StringRef> b) {
     Axes all(a.begin(), a.end());
@@ -235,8 +326,10 @@ private:
   /// they are partial over, and their cause in `cause`.
   Axes keptPartials(Operation *op, const ShardingRule &rule, ArrayRef<Layout> wants,
                     ArrayRef<SmallVector<StringRef, 2>> factorAxes,
-                    SmallVectorImpl<bool> &keep, std::string &cause) {
+                    SmallVectorImpl<bool> &keep, SmallVectorImpl<bool> &toPartial,
+                    std::string &cause) {
     keep.assign(op->getNumOperands(), false);
+    toPartial.assign(op->getNumOperands(), false);
     if (rule.partialFlow == PartialFlow::None)
       return {};
     Layout used;
@@ -269,10 +362,14 @@ private:
     // Additive: every linear operand partial over the same axes (a zero
     // constant is partial over any), else all are reduced.
     std::optional<Axes> axes;
+    SmallVector<unsigned> whole;
     for (unsigned i : rule.linearOperands) {
       Value v = op->getOperand(i);
-      if (map[v].partial.empty() && isZeroSplat(v))
+      if (map[v].partial.empty()) {
+        if (!isZeroSplat(v))
+          whole.push_back(i);
         continue;
+      }
       if (!candidate(i) || (axes && *axes != map[v].partial))
         return {};
       if (!axes) {
@@ -282,6 +379,20 @@ private:
     }
     if (!axes)
       return {};
+    // Whole operands join the sum as partial values (kept by the first
+    // device of each group, zero on the others) where the sum meets another
+    // partial term further on: a chain of sums (a norm's squares) then
+    // costs one reduction, not one per partial term. Elsewhere reducing the
+    // partial operands now costs the same.
+    if (!whole.empty()) {
+      if (op->getNumResults() != 1 || !meetsAnotherPartial(op->getResult(0), *axes))
+        return {};
+      for (unsigned i : whole) {
+        if (usesAny(wants[i], *axes))
+          return {};
+        toPartial[i] = true;
+      }
+    }
     for (unsigned i : rule.linearOperands)
       keep[i] = true;
     return *axes;
@@ -483,12 +594,16 @@ private:
     SmallVector<Layout> wants;
     for (unsigned i = 0; i < op->getNumOperands(); ++i)
       wants.push_back(layoutFor(rule.operandDims[i], factorAxes));
-    SmallVector<bool> keep;
+    SmallVector<bool> keep, toPartial;
     std::string pendingCause;
-    Axes pending = keptPartials(op, rule, wants, factorAxes, keep, pendingCause);
+    Axes pending =
+        keptPartials(op, rule, wants, factorAxes, keep, toPartial, pendingCause);
     SmallVector<Value> operands;
-    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    for (unsigned i = 0; i < op->getNumOperands(); ++i) {
       operands.push_back(operandIn(op, i, wants[i], keep[i]));
+      if (toPartial[i])
+        operands.back() = firstOfEachGroup(op->getLoc(), operands.back(), pending);
+    }
 
     Axes partialAxes;
     for (size_t f = 0; f < rule.factors.size(); ++f)
