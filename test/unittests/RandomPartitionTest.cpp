@@ -825,7 +825,7 @@ TEST_P(RandomPartitionTest, MatchesGlobalRun) {
 uint32_t numSeeds() {
   if (const char *n = std::getenv("SHARDC_RANDOM_SEEDS"))
     return (uint32_t)std::max(1, std::atoi(n));
-  return 200;
+  return 400;
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomPartitionTest, ::testing::Range(0u, numSeeds()));

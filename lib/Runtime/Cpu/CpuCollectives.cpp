@@ -257,16 +257,18 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
     group.operands[d] = src;
     if (!group.barrier.wait())
       return false;
-    const void *from = group.operands[members[step.ints[rank]]];
+    // Every read happens before the second barrier: after it, a device
+    // whose result shares its operand's buffer overwrites it.
+    const uint8_t *from = (const uint8_t *)group.operands[members[step.ints[rank]]];
     std::vector<uint8_t> staged;
-    if (dst == src && from != src) {
-      staged.assign((const uint8_t *)from, (const uint8_t *)from + in.bytes());
-      from = staged.data();
-    }
+    if (dst == src && from != src)
+      staged.assign(from, from + in.bytes());
+    else if (from != dst)
+      std::memcpy(dst, from, in.bytes());
     if (!group.barrier.wait())
       return false;
-    if (from != dst)
-      std::memcpy(dst, from, in.bytes());
+    if (!staged.empty())
+      std::memcpy(dst, staged.data(), staged.size());
     return true;
   }
   if (step.op == OpCode::AllGather ||
