@@ -174,6 +174,36 @@ func.func @conflict_larger_tensor_wins(
   return %y : tensor<4x8x64xf32>
 }
 
+// Explicit priorities (lower is stronger) order the annotations: %b's
+// p0 propagates first, to the sum and through the neg to %a's use, before
+// %a's p1 is applied (to %a alone; partitioning reshards it). Without them
+// the first operand would win (above).
+// CHECK-LABEL: func.func @priority_p0_before_p1
+// CHECK-SAME: {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}, {}]>}
+// CHECK-SAME: {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"y"}, {}]>}
+// CHECK-SAME: -> (tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"y"}, {}]>})
+// CHECK: shardc.neg {{.*}} {shardc.shardings = [#shardc.sharding<@mesh_2x2, [{"y"}, {}]>]}
+// CHECK: shardc.add {{.*}} {shardc.shardings = [#shardc.sharding<@mesh_2x2, [{"y"}, {}]>]}
+func.func @priority_p0_before_p1(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}p1, {}]>},
+    %b: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"y"}p0, {}]>})
+    -> tensor<8x16xf32> {
+  %n = shardc.neg %a : tensor<8x16xf32>
+  %s = shardc.add %n, %b : tensor<8x16xf32>
+  return %s : tensor<8x16xf32>
+}
+
+// Priorities per dimension: dimension 0 follows %a's p0, dimension 1 %b's.
+// CHECK-LABEL: func.func @priority_per_dimension
+// CHECK: shardc.add {{.*}} {shardc.shardings = [#shardc.sharding<@mesh_2x2, [{"x"}, {"y"}]>]}
+func.func @priority_per_dimension(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}p0, {}p1]>},
+    %b: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{}p1, {"y"}p0]>})
+    -> tensor<8x16xf32> {
+  %s = shardc.add %a, %b : tensor<8x16xf32>
+  return %s : tensor<8x16xf32>
+}
+
 // A user annotation beats a propagated sharding: the neg's "x" came from
 // %a, %b's "y" was written on %b itself, so the sum takes "y" (and the neg
 // keeps "x"; partitioning reshards it).

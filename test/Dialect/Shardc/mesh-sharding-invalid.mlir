@@ -602,3 +602,12 @@ func.func @partial_open(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %y = shardc.sharding_constraint %x <@mesh_2x4, [{}, {}], partial = {?}> : tensor<8x16xf32>
   return %y : tensor<8x16xf32>
 }
+
+// -----
+
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+func.func @priority_malformed(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error@+1 {{expected a priority p0, p1, ... after a dimension's braces}}
+  %y = shardc.sharding_constraint %x <@mesh_2x4, [{"data"}q1, {}]> : tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}

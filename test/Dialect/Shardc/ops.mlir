@@ -436,7 +436,8 @@ func.func @scatter_add(%zeros: tensor<256x64xf32>, %tokens: tensor<4x16xi32>, %d
 // CHECK: [[Z:%.+]] = shardc.sharding_constraint [[Y]] <@mesh_2x4, [{"data", "model"}, {}]> : tensor<8x16xf32>
 // CHECK: [[W:%.+]] = shardc.sharding_constraint [[Z]] <@mesh_4, [{}, {"x", ?}]> : tensor<8x16xf32>
 // CHECK: [[P:%.+]] = shardc.sharding_constraint [[W]] <@mesh_2x4, [{"data"}, {}], partial = {"model"}> : tensor<8x16xf32>
-// CHECK: return [[P]]
+// CHECK: [[Q:%.+]] = shardc.sharding_constraint [[P]] <@mesh_2x4, [{"data"}p0, {"model", ?}p2]> : tensor<8x16xf32>
+// CHECK: return [[Q]]
 // GENERIC: "shardc.sharding_constraint"(%{{.*}}) <{sharding = #shardc.sharding<@mesh_2x4, [{"data"}, {?}]>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
 // GENERIC: "shardc.sharding_constraint"(%{{.*}}) <{sharding = #shardc.sharding<@mesh_2x4, [{"data"}, {}], partial = {"model"}>}> : (tensor<8x16xf32>) -> tensor<8x16xf32>
 func.func @sharding_constraint(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
@@ -444,7 +445,8 @@ func.func @sharding_constraint(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %z = shardc.sharding_constraint %y <@mesh_2x4, [{"data", "model"}, {}]> : tensor<8x16xf32>
   %w = shardc.sharding_constraint %z <@mesh_4, [{}, {"x", ?}]> : tensor<8x16xf32>
   %p = shardc.sharding_constraint %w <@mesh_2x4, [{"data"}, {}], partial = {"model"}> : tensor<8x16xf32>
-  return %p : tensor<8x16xf32>
+  %q = shardc.sharding_constraint %p <@mesh_2x4, [{"data"}p0, {"model", ?}p2]> : tensor<8x16xf32>
+  return %q : tensor<8x16xf32>
 }
 
 // CHECK-LABEL: func.func @shard_map

@@ -39,8 +39,22 @@ static FailureOr<DimShardingAttr> parseDimBraces(AsmParser &parser) {
     return failure();
   SmallVector<StringAttr> axes;
   bool open = false;
+  // `p<N>` after the braces: the annotation's priority.
+  auto withPriority = [&]() -> FailureOr<DimShardingAttr> {
+    int64_t priority = -1;
+    SMLoc at = parser.getCurrentLocation();
+    StringRef word;
+    if (succeeded(parser.parseOptionalKeyword(&word))) {
+      if (!word.consume_front("p") || word.empty() || word.getAsInteger(10, priority) ||
+          priority < 0 || priority > (1 << 20)) {
+        parser.emitError(at, "expected a priority p0, p1, ... after a dimension's braces");
+        return failure();
+      }
+    }
+    return DimShardingAttr::get(ctx, axes, open, priority);
+  };
   if (succeeded(parser.parseOptionalRBrace()))
-    return DimShardingAttr::get(ctx, axes, false);
+    return withPriority();
   while (true) {
     if (succeeded(parser.parseOptionalQuestion())) {
       open = true;
@@ -57,7 +71,7 @@ static FailureOr<DimShardingAttr> parseDimBraces(AsmParser &parser) {
     if (parser.parseComma())
       return failure();
   }
-  return DimShardingAttr::get(ctx, axes, open);
+  return withPriority();
 }
 
 static void printDimBraces(AsmPrinter &printer, DimShardingAttr dim) {
@@ -68,6 +82,8 @@ static void printDimBraces(AsmPrinter &printer, DimShardingAttr dim) {
   if (dim.getIsOpen())
     printer << (dim.getAxes().empty() ? "?" : ", ?");
   printer << "}";
+  if (dim.getPriority() >= 0)
+    printer << "p" << dim.getPriority();
 }
 
 Attribute DimShardingAttr::parse(AsmParser &parser, Type) {
@@ -116,8 +132,9 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
     FailureOr<DimShardingAttr> axes = parseDimBraces(parser);
     if (failed(axes))
       return {};
-    if (axes->getIsOpen() || axes->getAxes().empty()) {
-      parser.emitError(at, "partial = {...} names one or more mesh axes, without '?'");
+    if (axes->getIsOpen() || axes->getAxes().empty() || axes->getPriority() >= 0) {
+      parser.emitError(at, "partial = {...} names one or more mesh axes, without '?' "
+                           "or a priority");
       return {};
     }
     partial.assign(axes->getAxes().begin(), axes->getAxes().end());

@@ -18,6 +18,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <set>
+
 using namespace mlir;
 
 namespace shardc {
@@ -102,9 +104,47 @@ public:
   Propagator(func::FuncOp fn, MeshOp mesh) : fn(fn), mesh(mesh) {}
 
   LogicalResult run(ShardingProvenance *provenance) {
+    // Annotations with explicit priorities propagate first, lowest number
+    // first, each round to a fixed point; then those without one.
+    std::set<int64_t> priorities;
+    collecting = &priorities;
     seed();
-    // Forward then backward sweeps until nothing changes. Each change only
-    // ever lengthens an open dimension's axes, so this terminates.
+    collecting = nullptr;
+    priorities.insert(-1);
+    for (int64_t p : priorities) {
+      if (p < 0)
+        continue;
+      round = p;
+      seed();
+      if (failed(sweep()))
+        return failure();
+    }
+    round = -1;
+    seed();
+    if (failed(sweep()))
+      return failure();
+    write();
+    if (provenance)
+      for (auto &[value, dims] : state) {
+        std::vector<DimOrigin> &out = (*provenance)[value];
+        for (DimState &d : dims)
+          out.push_back(d.origin);
+      }
+    return success();
+  }
+
+private:
+  func::FuncOp fn;
+  MeshOp mesh;
+  llvm::DenseMap<Value, SmallVector<DimState>> state;
+  /// The priority whose annotations seed() applies (-1: those without one).
+  int64_t round = -1;
+  /// When set, seed() only collects the priorities annotations use.
+  std::set<int64_t> *collecting = nullptr;
+
+  /// Forward then backward sweeps until nothing changes. Each change only
+  /// ever lengthens an open dimension's axes, so this terminates.
+  LogicalResult sweep() {
     SmallVector<Operation *> ops;
     for (Operation &op : fn.getBody().front())
       ops.push_back(&op);
@@ -121,20 +161,8 @@ public:
     if (changed)
       return fn.emitError() << "sharding propagation did not settle after " << kMaxSweeps
                             << " sweeps (a sharding rule that changes a value back and forth)";
-    write();
-    if (provenance)
-      for (auto &[value, dims] : state) {
-        std::vector<DimOrigin> &out = (*provenance)[value];
-        for (DimState &d : dims)
-          out.push_back(d.origin);
-      }
     return success();
   }
-
-private:
-  func::FuncOp fn;
-  MeshOp mesh;
-  llvm::DenseMap<Value, SmallVector<DimState>> state;
 
   static int64_t rankOf(Value v) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
@@ -153,8 +181,15 @@ private:
   void annotate(Value v, ShardingAttr s, const std::string &source) {
     if (!s || s.getRank() != rankOf(v))
       return;
+    if (collecting) {
+      for (DimShardingAttr dim : s.getDims())
+        collecting->insert(dim.getPriority());
+      return;
+    }
     SmallVector<DimState> &dims = dimsOf(v);
     for (int64_t d = 0; d < s.getRank(); ++d) {
+      if (s.getDims()[d].getPriority() != round)
+        continue; // applied in its own round
       DimState &st = dims[d];
       if (!st.open)
         continue; // the value's own annotation came first

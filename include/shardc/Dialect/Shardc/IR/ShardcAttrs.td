@@ -28,12 +28,26 @@ def Shardc_DimShardingAttr : Shardc_Attr<"DimSharding", "dim"> {
     {"a", "b"}      closed, split over a then b (a is major)
     {?}             open, nothing chosen yet
     {"a", ?}        open, split over "a" so far
+    {"data"}p0      closed, split over "data", with priority 0
     ```
+
+    A priority (`p0`, `p1`, ...; lower is stronger) on a user annotation
+    orders propagation: annotations of priority 0 propagate first, to a fixed
+    point, then those of priority 1 and so on, then those without one. A
+    later annotation still holds for its own value but no longer changes
+    what earlier ones decided elsewhere. Propagation's own output carries no
+    priorities.
   }];
   let parameters = (ins
     OptionalArrayRefParameter<"::mlir::StringAttr">:$axes,
-    "bool":$is_open
+    "bool":$is_open,
+    "int64_t":$priority
   );
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<::mlir::StringAttr>":$axes, "bool":$is_open), [{
+      return $_get($_ctxt, axes, is_open, /*priority=*/-1);
+    }]>
+  ];
   let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{
     bool isReplicated() const { return getAxes().empty(); }

@@ -24,6 +24,11 @@ def ShardcPropagate : Pass<"shardc-propagate", "::mlir::ModuleOp"> {
     bytes), then the first in operand order, results last. The losers keep
     their sharding and partitioning reshards between them.
 
+    Dimensions annotated with an explicit priority (`{"data"}p0`, lower is
+    stronger) propagate in rounds: priority 0 to a fixed point, then 1, and
+    so on, then the annotations without one. Not settling within 64 sweeps
+    is an error.
+
     Afterwards every dimension is closed, every op with tensor results has
     `shardc.shardings` and every function argument and result has
     `shardc.sharding`. Dimensions no annotation reached are replicated.
