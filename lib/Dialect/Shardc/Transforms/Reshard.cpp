@@ -94,16 +94,19 @@ static SmallVector<int64_t> permuteSources(MeshOp mesh, ArrayRef<StringRef> grou
   return sources;
 }
 
-Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
-              Value value, RankedTensorType global, const Layout &from,
-              const Layout &to) {
+std::vector<ReshardStep> planReshard(MeshOp mesh, RankedTensorType global,
+                                     const Layout &from, const Layout &to) {
+  std::vector<ReshardStep> steps;
   Layout cur = from;
-  auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-  std::string why = cause + ": " + layoutStr(from) + " -> " + layoutStr(to);
-  Location loc = causeLoc(at, why);
   int64_t rank = global.getRank();
   auto used = [&](StringRef axis) {
     return llvm::any_of(cur, [&](const auto &dim) { return llvm::is_contained(dim, axis); });
+  };
+  auto add = [&](ReshardStep::Kind kind, ArrayRef<StringRef> axes, int64_t dim,
+                 int64_t fromDim, Layout next) {
+    ReshardStep step{kind, Axes(axes.begin(), axes.end()), dim, fromDim, cur, next, {}};
+    cur = std::move(next);
+    steps.push_back(std::move(step));
   };
   while (cur != to) {
     bool progressed = false;
@@ -117,9 +120,7 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
         continue;
       Layout next = cur;
       next[i] = to[i];
-      value = AllSliceOp::create(b, loc, localType(global, next, mesh), value, meshRef,
-                                 axesAttr(b, axes), b.getI64IntegerAttr(i));
-      cur = next;
+      add(ReshardStep::Slice, axes, i, -1, next);
     }
     if (cur == to)
       break;
@@ -139,10 +140,9 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
       llvm::sort(group, [&](StringRef x, StringRef y) {
         return mesh.getAxisIndex(x) < mesh.getAxisIndex(y);
       });
-      value = CollectivePermuteOp::create(b, loc, value.getType(), value, meshRef,
-                                          axesAttr(b, group),
-                                          b.getDenseI64ArrayAttr(permuteSources(mesh, group, cur, to)));
-      cur = to;
+      SmallVector<int64_t> sources = permuteSources(mesh, group, cur, to);
+      add(ReshardStep::Permute, group, -1, -1, to);
+      steps.back().sources = std::move(sources);
       break;
     }
     // 2. Move the minor axes of one dimension to another with one
@@ -151,20 +151,17 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
       if (cur[i].empty() || isPrefix(cur[i], to[i]))
         continue;
       for (size_t len = cur[i].size(); len >= 1 && !progressed; --len) {
-        ArrayRef<StringRef> moved = ArrayRef<StringRef>(cur[i]).take_back(len);
+        SmallVector<StringRef> moved(ArrayRef<StringRef>(cur[i]).take_back(len));
         for (int64_t j = 0; j < rank && !progressed; ++j) {
           if (j == i || !isPrefix(cur[j], to[j]) || cur[j].size() + len > to[j].size() ||
-              ArrayRef<StringRef>(to[j]).slice(cur[j].size(), len) != moved)
+              ArrayRef<StringRef>(to[j]).slice(cur[j].size(), len) != ArrayRef(moved))
             continue;
           Layout next = cur;
           next[i].resize(cur[i].size() - len);
           next[j].append(moved.begin(), moved.end());
           if (global.getDimSize(j) % getGroupSize(mesh, next[j]) != 0)
             continue;
-          value = AllToAllOp::create(b, loc, localType(global, next, mesh), value, meshRef,
-                                     axesAttr(b, moved), b.getI64IntegerAttr(j),
-                                     b.getI64IntegerAttr(i));
-          cur = next;
+          add(ReshardStep::AllToAll, moved, j, i, next);
           progressed = true;
         }
       }
@@ -181,9 +178,7 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
       SmallVector<StringRef> axes(cur[i].begin() + keep, cur[i].end());
       Layout next = cur;
       next[i].resize(keep);
-      value = AllGatherOp::create(b, loc, localType(global, next, mesh), value, meshRef,
-                                  axesAttr(b, axes), b.getI64IntegerAttr(i));
-      cur = next;
+      add(ReshardStep::Gather, axes, i, -1, next);
       progressed = true;
     }
     if (progressed)
@@ -195,9 +190,55 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
       SmallVector<StringRef> axes(to[i].begin() + cur[i].size(), to[i].end());
       Layout next = cur;
       next[i] = to[i];
-      value = AllSliceOp::create(b, loc, localType(global, next, mesh), value, meshRef,
-                                 axesAttr(b, axes), b.getI64IntegerAttr(i));
-      cur = next;
+      add(ReshardStep::Slice, axes, i, -1, next);
+    }
+  }
+  return steps;
+}
+
+int64_t reshardBytes(MeshOp mesh, RankedTensorType global, const Layout &from,
+                     const Layout &to) {
+  int64_t bytes = 0;
+  int64_t elementBytes = std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8);
+  for (const ReshardStep &step : planReshard(mesh, global, from, to)) {
+    int64_t in = localType(global, step.from, mesh).getNumElements() * elementBytes;
+    int64_t n = getGroupSize(mesh, step.axes);
+    switch (step.kind) {
+    case ReshardStep::Slice: break;
+    case ReshardStep::Permute: bytes += in; break;
+    case ReshardStep::AllToAll: bytes += (n - 1) * in / n; break;
+    case ReshardStep::Gather: bytes += (n - 1) * in; break;
+    }
+  }
+  return bytes;
+}
+
+Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
+              Value value, RankedTensorType global, const Layout &from,
+              const Layout &to) {
+  auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+  Location loc = causeLoc(at, cause + ": " + layoutStr(from) + " -> " + layoutStr(to));
+  for (const ReshardStep &step : planReshard(mesh, global, from, to)) {
+    RankedTensorType type = localType(global, step.to, mesh);
+    auto axes = axesAttr(b, step.axes);
+    switch (step.kind) {
+    case ReshardStep::Slice:
+      value = AllSliceOp::create(b, loc, type, value, meshRef, axes,
+                                 b.getI64IntegerAttr(step.dim));
+      break;
+    case ReshardStep::Permute:
+      value = CollectivePermuteOp::create(b, loc, type, value, meshRef, axes,
+                                          b.getDenseI64ArrayAttr(step.sources));
+      break;
+    case ReshardStep::AllToAll:
+      value = AllToAllOp::create(b, loc, type, value, meshRef, axes,
+                                 b.getI64IntegerAttr(step.dim),
+                                 b.getI64IntegerAttr(step.fromDim));
+      break;
+    case ReshardStep::Gather:
+      value = AllGatherOp::create(b, loc, type, value, meshRef, axes,
+                                  b.getI64IntegerAttr(step.dim));
+      break;
     }
   }
   return value;

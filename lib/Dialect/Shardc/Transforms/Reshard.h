@@ -17,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <string>
+#include <vector>
 
 namespace shardc {
 
@@ -30,6 +31,29 @@ std::string layoutStr(const Layout &layout);
 /// Local type of a `global` tensor under `layout`.
 mlir::RankedTensorType localType(mlir::RankedTensorType global, const Layout &layout,
                                  MeshOp mesh);
+
+using Axes = llvm::SmallVector<llvm::StringRef, 2>;
+
+/// One collective of a reshard: `axes` move from layout `from` to `to`.
+struct ReshardStep {
+  enum Kind { Slice, Permute, AllToAll, Gather } kind;
+  Axes axes;
+  int64_t dim;     // the dimension split (Slice), gathered, or that all_to_all splits
+  int64_t fromDim; // all_to_all: the dimension it concatenates
+  Layout from, to;
+  llvm::SmallVector<int64_t> sources; // Permute
+};
+
+/// The collectives that take a value of global type `global` from layout
+/// `from` to `to`, in order.
+std::vector<ReshardStep> planReshard(MeshOp mesh, mlir::RankedTensorType global,
+                                     const Layout &from, const Layout &to);
+
+/// Bytes one device sends for that reshard (the cost model of `shardc
+/// explain`: all_gather (n-1) shards, all_to_all (n-1)/n of the buffer,
+/// collective_permute the buffer, all_slice nothing).
+int64_t reshardBytes(MeshOp mesh, mlir::RankedTensorType global, const Layout &from,
+                     const Layout &to);
 
 /// Emits collectives taking `value` (local, in layout `from`, of global type
 /// `global`) to layout `to`. Every op gets a location naming `cause`.
