@@ -489,12 +489,15 @@ private:
   }
 
   /// Axes per factor: reduction factors take the axes their operands are
-  /// sharded on; pass-through factors those of the result, less any axis a
-  /// reduction factor already uses (the combine then scatters it); a factor
-  /// keeps only axes that divide every dimension it indexes.
+  /// sharded on; pass-through factors those of the result (or, with
+  /// `operandsFirst`, of the first operand sharded along them: computing at
+  /// the operands' layout), less any axis a reduction factor already uses
+  /// (the combine then scatters it); a factor keeps only axes that divide
+  /// every dimension it indexes.
   SmallVector<SmallVector<StringRef, 2>> chooseFactorAxes(Operation *op,
                                                           const ShardingRule &rule,
-                                                          ArrayRef<Layout> results) {
+                                                          ArrayRef<Layout> results,
+                                                          bool operandsFirst = false) {
     size_t n = rule.factors.size();
     SmallVector<SmallVector<StringRef, 2>> axes(n);
     llvm::StringSet<> used;
@@ -547,7 +550,20 @@ private:
       if (rule.factors[f].kind != FactorKind::PassThrough)
         continue;
       bool found = false;
+      for (auto [i, dims] : llvm::enumerate(rule.operandDims)) {
+        auto it = llvm::find(dims, (int64_t)f);
+        if (!operandsFirst || it == dims.end())
+          continue;
+        const auto &candidate = map[op->getOperand(i)].layout[it - dims.begin()];
+        if (!candidate.empty()) {
+          take(f, candidate);
+          found = true;
+          break;
+        }
+      }
       for (auto [i, dims] : llvm::enumerate(rule.resultDims)) {
+        if (found)
+          break;
         auto it = llvm::find(dims, (int64_t)f);
         if (it != dims.end()) {
           take(f, results[i][it - dims.begin()]);
@@ -566,6 +582,48 @@ private:
       }
     }
     return axes;
+  }
+
+  /// Bytes per device that computing `op` with `factorAxes` sends: its
+  /// operands' reshards, the combine of its partial results (a
+  /// reduce_scatter where the wanted layout splits a dimension by exactly
+  /// those axes, else an all_reduce) and its results' reshards.
+  int64_t strategyBytes(Operation *op, const ShardingRule &rule,
+                        ArrayRef<SmallVector<StringRef, 2>> factorAxes,
+                        ArrayRef<Layout> wanted) {
+    int64_t bytes = 0;
+    for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+      Value v = op->getOperand(i);
+      bytes += reshardBytes(mesh, globalType(v), map[v].layout,
+                            layoutFor(rule.operandDims[i], factorAxes));
+    }
+    Axes partial;
+    for (size_t f = 0; f < rule.factors.size(); ++f)
+      if (rule.factors[f].kind == FactorKind::Reduction)
+        for (StringRef axis : factorAxes[f])
+          if (mesh.getAxisSize(axis) > 1)
+            partial.push_back(axis);
+    for (auto [i, result] : llvm::enumerate(op->getResults())) {
+      RankedTensorType global = globalType(result);
+      Layout layout = layoutFor(rule.resultDims[i], factorAxes);
+      if (!partial.empty()) {
+        int64_t n = getGroupSize(mesh, partial);
+        int64_t local = localType(global, layout, mesh).getNumElements() *
+                        std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8);
+        bool scattered = false;
+        for (size_t d = 0; d < layout.size() && !scattered; ++d) {
+          SmallVector<StringRef, 2> next = layout[d];
+          next.append(partial.begin(), partial.end());
+          if (next == wanted[i][d] && global.getDimSize(d) % getGroupSize(mesh, next) == 0) {
+            layout[d] = next;
+            scattered = true;
+          }
+        }
+        bytes += (scattered ? 1 : 2) * (n - 1) * local / n;
+      }
+      bytes += reshardBytes(mesh, global, layout, wanted[i]);
+    }
+    return bytes;
   }
 
   static Layout layoutFor(ArrayRef<int64_t> dims,
@@ -588,6 +646,14 @@ private:
         f.kind = FactorKind::NeedReplication;
 
     auto factorAxes = chooseFactorAxes(op, rule, *wanted);
+    // Computing at the operands' layout and resharding the result can send
+    // less (a slice of a split operand: gather the small result, not the
+    // operand); the cheaper by bytes per device wins, ties to the result's.
+    auto atOperands = chooseFactorAxes(op, rule, *wanted, /*operandsFirst=*/true);
+    if (atOperands != factorAxes &&
+        strategyBytes(op, rule, atOperands, *wanted) <
+            strategyBytes(op, rule, factorAxes, *wanted))
+      factorAxes = atOperands;
 
     // Operands in the layout the factors give them, partial ones kept
     // partial where the op is linear in them.

@@ -1,0 +1,40 @@
+// RUN: shardc-opt %s --shardc-propagate --shardc-partition | FileCheck %s
+// RUN: shardc explain %s --entry slice_then_gather | FileCheck %s --check-prefix=EXPLAIN
+
+// An op is computed either at the layout its results want (operands
+// resharded before it) or at its operands' layout (results resharded
+// after); the one that sends fewer bytes per device wins, ties to the
+// first.
+
+shardc.mesh @mesh_4 = <["x"=4]>
+
+// A slice of a split operand whose result is wanted whole: slicing each
+// device's rows and gathering the small result sends 192 bytes per device;
+// gathering the operand first would send 3,072.
+// CHECK-LABEL: func.func @slice_then_gather
+// CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<8x4x8xf32>
+// CHECK-NEXT: [[S:%[0-9]+]] = shardc.slice [[A]], {{.*}} : (tensor<8x4x8xf32>) -> tensor<8x1x2xf32>
+// CHECK-NEXT: [[G:%[0-9]+]] = shardc.all_gather [[S]] on @mesh_4 ["x"] dim = 0 : tensor<8x1x2xf32> -> tensor<32x1x2xf32>
+// CHECK-NEXT: return [[G]]
+// EXPLAIN: Total: 1 collective, 192 bytes sent per device
+func.func @slice_then_gather(
+    %a: tensor<32x4x8xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}, {}]>})
+    -> (tensor<32x1x2xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {}, {}]>}) {
+  %s = shardc.slice %a, start = [0, 1, 2], limit = [32, 2, 4], strides = [1, 1, 1]
+      : (tensor<32x4x8xf32>) -> tensor<32x1x2xf32>
+  return %s : tensor<32x1x2xf32>
+}
+
+// The other way round: a small operand split, a large result wanted split
+// another way: resharding the operand first is cheaper, and kept.
+// CHECK-LABEL: func.func @reshard_small_operand
+// CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<8x1xf32>
+// CHECK-NEXT: [[G:%[0-9]+]] = shardc.all_gather [[A]] on @mesh_4 ["x"] dim = 0 : tensor<8x1xf32> -> tensor<32x1xf32>
+// CHECK-NEXT: shardc.broadcast_in_dim [[G]], dims = [0, 1] : (tensor<32x1xf32>) -> tensor<32x16xf32>
+// CHECK-NOT: shardc.all_gather
+func.func @reshard_small_operand(
+    %a: tensor<32x1xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})
+    -> (tensor<32x64xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}]>}) {
+  %b = shardc.broadcast_in_dim %a, dims = [0, 1] : (tensor<32x1xf32>) -> tensor<32x64xf32>
+  return %b : tensor<32x64xf32>
+}
