@@ -265,3 +265,15 @@ func.func @iota_counting_dim_sharded(
   %s = shardc.add %a, %i : tensor<8x16xf32>
   return %s : tensor<8x16xf32>
 }
+
+// A reshape of an empty tensor: nothing passes through (no crash on the
+// zero-size dimension); the operand is made whole, which moves no bytes.
+// CHECK-LABEL: func.func @reshape_zero_size
+// CHECK: shardc.all_gather {{.*}} : tensor<2x0xf32> -> tensor<8x0xf32>
+// CHECK-NEXT: shardc.reshape {{.*}} : (tensor<8x0xf32>) -> tensor<0x4xf32>
+func.func @reshape_zero_size(
+    %x: tensor<8x0xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})
+    -> tensor<0x4xf32> {
+  %y = shardc.reshape %x : (tensor<8x0xf32>) -> tensor<0x4xf32>
+  return %y : tensor<0x4xf32>
+}

@@ -188,6 +188,16 @@ ShardingRule ReshapeOp::getShardingRule() {
   ShardingRule rule;
   std::vector<int64_t> in = shapeOf(getOperand()), outShape = shapeOf(getResult());
   std::vector<int64_t> operand(in.size(), kNoFactor), out(outShape.size(), kNoFactor);
+  // An empty tensor has no blocks to keep apart: nothing passes through
+  // (the operand is made whole, which moves no bytes).
+  auto elements = [](const std::vector<int64_t> &shape) {
+    return std::accumulate(shape.begin(), shape.end(), (int64_t)1, std::multiplies<>());
+  };
+  if (elements(in) == 0 || elements(outShape) == 0) {
+    rule.operandDims = {operand};
+    rule.resultDims = {out};
+    return rule.linearIn(PartialFlow::Additive, {0});
+  }
   size_t i = 0, j = 0;
   while (i < in.size() && j < outShape.size()) {
     if (in[i] == 1) { ++i; continue; }
