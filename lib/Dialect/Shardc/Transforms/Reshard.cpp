@@ -2,6 +2,9 @@
 
 #include "Reshard.h"
 
+#include <map>
+#include <set>
+
 using namespace mlir;
 
 namespace shardc {
@@ -94,8 +97,10 @@ static SmallVector<int64_t> permuteSources(MeshOp mesh, ArrayRef<StringRef> grou
   return sources;
 }
 
-std::vector<ReshardStep> planReshard(MeshOp mesh, RankedTensorType global,
-                                     const Layout &from, const Layout &to) {
+/// The greedy plan: slices by free axes first, then one permute if the
+/// block counts allow, else all_to_all moves, gathers and slices.
+static std::vector<ReshardStep> greedyReshard(MeshOp mesh, RankedTensorType global,
+                                              const Layout &from, const Layout &to) {
   std::vector<ReshardStep> steps;
   Layout cur = from;
   int64_t rank = global.getRank();
@@ -196,21 +201,229 @@ std::vector<ReshardStep> planReshard(MeshOp mesh, RankedTensorType global,
   return steps;
 }
 
-int64_t reshardBytes(MeshOp mesh, RankedTensorType global, const Layout &from,
-                     const Layout &to) {
-  int64_t bytes = 0;
+/// Bytes one device sends for `step` (the model of `shardc explain`).
+static int64_t stepBytes(MeshOp mesh, RankedTensorType global, const ReshardStep &step) {
   int64_t elementBytes = std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8);
-  for (const ReshardStep &step : planReshard(mesh, global, from, to)) {
-    int64_t in = localType(global, step.from, mesh).getNumElements() * elementBytes;
-    int64_t n = getGroupSize(mesh, step.axes);
-    switch (step.kind) {
-    case ReshardStep::Slice: break;
-    case ReshardStep::Permute: bytes += in; break;
-    case ReshardStep::AllToAll: bytes += (n - 1) * in / n; break;
-    case ReshardStep::Gather: bytes += (n - 1) * in; break;
+  int64_t in = localType(global, step.from, mesh).getNumElements() * elementBytes;
+  int64_t n = getGroupSize(mesh, step.axes);
+  switch (step.kind) {
+  case ReshardStep::Slice: return 0;
+  case ReshardStep::Permute: return in;
+  case ReshardStep::AllToAll: return (n - 1) * in / n;
+  case ReshardStep::Gather: return (n - 1) * in;
+  }
+  return 0;
+}
+
+static int64_t planBytes(MeshOp mesh, RankedTensorType global,
+                         const std::vector<ReshardStep> &steps) {
+  int64_t bytes = 0;
+  for (const ReshardStep &step : steps)
+    bytes += stepBytes(mesh, global, step);
+  return bytes;
+}
+
+/// The cheapest plan by bytes per device (then by collectives), searched
+/// over layouts: each step slices a dimension by a free axis, gathers the
+/// minor axes of a dimension, moves them to another with an all_to_all, or
+/// permutes (renaming axes of the same size, reordering a dimension's axes,
+/// or towards the target where the block counts agree). Consecutive slices
+/// of one dimension and consecutive permutes become one step. Empty if the
+/// search gives up (too many layouts).
+static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
+                                              const Layout &from, const Layout &to) {
+  int64_t rank = global.getRank();
+  SmallVector<StringRef> axes;
+  for (Attribute a : mesh.getAxisNames())
+    if (mesh.getAxisSize(cast<StringAttr>(a).getValue()) > 1)
+      axes.push_back(cast<StringAttr>(a).getValue());
+  auto divides = [&](const Layout &l) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (global.getDimSize(d) % getGroupSize(mesh, l[d]) != 0)
+        return false;
+    return true;
+  };
+  auto usedIn = [](const Layout &l, StringRef a) {
+    return llvm::any_of(l, [&](const auto &dim) { return llvm::is_contained(dim, a); });
+  };
+  auto blocks = [&](const Layout &l) {
+    SmallVector<int64_t> b;
+    for (const auto &dim : l)
+      b.push_back(getGroupSize(mesh, dim));
+    return b;
+  };
+  struct Cost {
+    int64_t bytes = 0, collectives = 0;
+    bool operator<(const Cost &o) const {
+      return std::tie(bytes, collectives) < std::tie(o.bytes, o.collectives);
+    }
+  };
+  struct Node {
+    Cost cost;
+    std::string parent;
+    ReshardStep step;
+  };
+  std::map<std::string, Node> best;
+  std::set<std::pair<std::pair<int64_t, int64_t>, std::string>> queue;
+  std::map<std::string, Layout> layouts;
+  auto key = [](const Layout &l) { return layoutStr(l); };
+  std::string start = key(from), goal = key(to);
+  best[start] = Node{};
+  layouts[start] = from;
+  queue.insert({{0, 0}, start});
+  auto relax = [&](const std::string &at, const Cost &base, ReshardStep step) {
+    if (!divides(step.to))
+      return;
+    Cost cost = base;
+    cost.bytes += stepBytes(mesh, global, step);
+    cost.collectives += step.kind == ReshardStep::Slice ? 0 : 1;
+    std::string k = key(step.to);
+    auto it = best.find(k);
+    if (it != best.end() && !(cost < it->second.cost))
+      return;
+    if (it != best.end())
+      queue.erase({{it->second.cost.bytes, it->second.cost.collectives}, k});
+    layouts[k] = step.to;
+    best[k] = Node{cost, at, std::move(step)};
+    queue.insert({{cost.bytes, cost.collectives}, k});
+  };
+  int expanded = 0;
+  while (!queue.empty()) {
+    auto [c, at] = *queue.begin();
+    queue.erase(queue.begin());
+    if (at == goal)
+      break;
+    if (++expanded > 20000)
+      return {};
+    Layout cur = layouts[at];
+    Cost base = best[at].cost;
+    auto make = [&](ReshardStep::Kind kind, Axes moved, int64_t dim, int64_t fromDim,
+                    Layout next) {
+      return ReshardStep{kind, std::move(moved), dim, fromDim, cur, std::move(next), {}};
+    };
+    for (int64_t d = 0; d < rank; ++d) {
+      // Slice by one free axis.
+      for (StringRef a : axes)
+        if (!usedIn(cur, a)) {
+          Layout next = cur;
+          next[d].push_back(a);
+          relax(at, base, make(ReshardStep::Slice, {a}, d, -1, next));
+        }
+      for (size_t k = 1; k <= cur[d].size(); ++k) {
+        Axes suffix(ArrayRef<StringRef>(cur[d]).take_back(k));
+        // Gather the minor axes.
+        Layout gathered = cur;
+        gathered[d].resize(cur[d].size() - k);
+        relax(at, base, make(ReshardStep::Gather, suffix, d, -1, gathered));
+        // Move them to another dimension.
+        for (int64_t j = 0; j < rank; ++j) {
+          if (j == d)
+            continue;
+          Layout next = gathered;
+          next[j].append(suffix.begin(), suffix.end());
+          relax(at, base, make(ReshardStep::AllToAll, suffix, j, d, next));
+        }
+      }
+    }
+    // Permutes: towards the target dimension by dimension where the block
+    // counts agree (whole target dimension or a prefix of it), a rename to a
+    // free axis of the same size, a swap of two axes of the same size, an
+    // adjacent reorder within a dimension.
+    SmallVector<Layout> targets;
+    {
+      Layout aligned = cur;
+      for (int64_t d = 0; d < rank; ++d)
+        for (size_t len = to[d].size(); len >= 1; --len) {
+          Axes prefix(ArrayRef<StringRef>(to[d]).take_front(len));
+          if (getGroupSize(mesh, prefix) == getGroupSize(mesh, cur[d])) {
+            aligned[d] = prefix;
+            break;
+          }
+        }
+      targets.push_back(aligned);
+    }
+    for (StringRef a : axes)
+      for (StringRef other : axes) {
+        if (a == other || mesh.getAxisSize(a) != mesh.getAxisSize(other) || !usedIn(cur, a))
+          continue;
+        Layout next = cur;
+        for (auto &dim : next)
+          for (StringRef &x : dim)
+            x = x == a ? other : x == other ? a : x;
+        targets.push_back(next);
+      }
+    for (int64_t d = 0; d < rank; ++d)
+      for (size_t k = 0; k + 1 < cur[d].size(); ++k) {
+        Layout next = cur;
+        std::swap(next[d][k], next[d][k + 1]);
+        targets.push_back(next);
+      }
+    for (Layout &next : targets) {
+      // A valid layout (no axis twice) with the same block counts.
+      SmallVector<StringRef> seen;
+      bool valid = blocks(next) == blocks(cur) && next != cur;
+      for (const auto &dim : next)
+        for (StringRef x : dim) {
+          valid &= !llvm::is_contained(seen, x);
+          seen.push_back(x);
+        }
+      if (valid)
+        relax(at, base, make(ReshardStep::Permute, {}, -1, -1, next));
     }
   }
-  return bytes;
+  if (!best.count(goal))
+    return {};
+  std::vector<ReshardStep> path;
+  for (std::string at = goal; at != start; at = best[at].parent)
+    path.push_back(best[at].step);
+  std::reverse(path.begin(), path.end());
+  // One slice per dimension run, one permute per run of permutes.
+  std::vector<ReshardStep> merged;
+  for (ReshardStep &step : path) {
+    if (!merged.empty() && merged.back().kind == step.kind &&
+        ((step.kind == ReshardStep::Slice && merged.back().dim == step.dim) ||
+         step.kind == ReshardStep::Permute)) {
+      merged.back().axes.append(step.axes.begin(), step.axes.end());
+      merged.back().to = step.to;
+      if (step.kind == ReshardStep::Permute && merged.back().from == merged.back().to)
+        merged.pop_back();
+      continue;
+    }
+    merged.push_back(std::move(step));
+  }
+  for (ReshardStep &step : merged) {
+    if (step.kind != ReshardStep::Permute)
+      continue;
+    // The group: the axes of the dimensions that change, in mesh order.
+    step.axes.clear();
+    for (int64_t d = 0; d < rank; ++d)
+      if (step.from[d] != step.to[d])
+        for (StringRef a : llvm::concat<const StringRef>(step.from[d], step.to[d]))
+          if (!llvm::is_contained(step.axes, a))
+            step.axes.push_back(a);
+    llvm::sort(step.axes, [&](StringRef x, StringRef y) {
+      return mesh.getAxisIndex(x) < mesh.getAxisIndex(y);
+    });
+    step.sources = permuteSources(mesh, step.axes, step.from, step.to);
+  }
+  return merged;
+}
+
+std::vector<ReshardStep> planReshard(MeshOp mesh, RankedTensorType global,
+                                     const Layout &from, const Layout &to) {
+  std::vector<ReshardStep> greedy = greedyReshard(mesh, global, from, to);
+  if (planBytes(mesh, global, greedy) == 0)
+    return greedy;
+  // The search only replaces the greedy plan where it sends fewer bytes.
+  std::vector<ReshardStep> searched = searchReshard(mesh, global, from, to);
+  if (!searched.empty() && planBytes(mesh, global, searched) < planBytes(mesh, global, greedy))
+    return searched;
+  return greedy;
+}
+
+int64_t reshardBytes(MeshOp mesh, RankedTensorType global, const Layout &from,
+                     const Layout &to) {
+  return planBytes(mesh, global, planReshard(mesh, global, from, to));
 }
 
 Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Compares the bytes shardc's reshards send with Shardy's.
+
+usage: check_reshard_bytes.py FILE SHARDC_BIN
+
+For every function @NAME of FILE whose name does not end in `_shardy`, runs
+`SHARDC_BIN explain FILE --entry NAME` and reads the bytes each device sends
+from its last line (`Total: N collectives, B bytes sent per device`). Shardy's
+bytes for the case are those of @NAME_shardy (its collectives written out in a
+shard_map) when FILE has it, otherwise the `// SHARDY-BYTES: @NAME N` comment.
+
+A shard_map body is per device, so partitioning it cannot show that the
+collectives in @NAME_shardy really are a reshard: the script also runs
+@NAME_shardy (`SHARDC_BIN run --backend reference`) on the numbers 0, 1, 2, ...
+and requires its result to be its argument, unchanged. A case that fails this
+counts as an error.
+
+A case marked `// NEEDS-SUB-AXES: @NAME` is one where Shardy's sequence goes
+through sub-axes, which shardc cannot express: sending more there is counted
+apart and does not fail.
+
+Prints one line per case, `NAME shardc=B shardy=S same|fewer|more`, then
+`same: a, fewer: b, more: c, more where Shardy uses sub-axes: k, errors: d`.
+Exits 1 if any other case sends more than Shardy or could not be measured.
+"""
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+FUNC_RE = re.compile(r"^\s*func\.func\s+(?:(?:public|private|nested)\s+)?@([A-Za-z_][\w$.]*)")
+HAND_RE = re.compile(r"^\s*//\s*SHARDY-BYTES:\s*@([A-Za-z_][\w$.]*)\s+(\d+)\s*$")
+SUBAXES_RE = re.compile(r"^\s*//\s*NEEDS-SUB-AXES:\s*@([A-Za-z_][\w$.]*)\s*$")
+TOTAL_RE = re.compile(r"^Total: (\d+) collectives?(?:, (\d+) bytes sent per device)?")
+
+
+def explain_bytes(shardc, path, name):
+    """Bytes sent per device by @name, or an error message."""
+    try:
+        proc = subprocess.run([shardc, "explain", path, "--entry", name],
+                              capture_output=True, text=True)
+    except OSError as e:
+        return None, "cannot run %s: %s" % (shardc, e)
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        return None, "explain failed: %s" % (lines[0] if lines else "exit %d" % proc.returncode)
+    lines = [l for l in proc.stdout.splitlines() if l.strip()]
+    match = TOTAL_RE.match(lines[-1]) if lines else None
+    if not match:
+        return None, "no Total line in the explain output"
+    return int(match.group(2) or 0), None
+
+
+def npy_bytes(shape, payload):
+    """A version 1.0 .npy file of little-endian float32 values."""
+    dims = "".join("%d," % d for d in shape) if len(shape) == 1 else ", ".join(map(str, shape))
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % dims
+    # The magic, version, length and header together fill whole 64-byte lines.
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1") + payload
+
+
+def npy_payload(data):
+    """(descr, shape, payload) of a version 1.x .npy file."""
+    if data[:6] != b"\x93NUMPY":
+        return None
+    if data[6] == 1:
+        (n,), start = struct.unpack("<H", data[8:10]), 10
+    else:
+        (n,), start = struct.unpack("<I", data[8:12]), 12
+    header = data[start:start + n].decode("latin1")
+    descr = re.search(r"'descr':\s*'([^']*)'", header)
+    shape = re.search(r"'shape':\s*\(([^)]*)\)", header)
+    if not descr or not shape:
+        return None
+    dims = tuple(int(d) for d in shape.group(1).replace(" ", "").split(",") if d)
+    return descr.group(1), dims, data[start + n:]
+
+
+def check_identity(shardc, path, name, shape, workdir):
+    """None if @name returns its f32 argument unchanged, else what went wrong."""
+    count = 1
+    for d in shape:
+        count *= d
+    payload = struct.pack("<%df" % count, *range(count))
+    inp = os.path.join(workdir, name + ".in.npy")
+    with open(inp, "wb") as f:
+        f.write(npy_bytes(shape, payload))
+    try:
+        proc = subprocess.run([shardc, "run", path, "--entry", name, "--backend", "reference",
+                               "--input", "arg0=" + inp, "--output-dir", workdir],
+                              capture_output=True, text=True)
+    except OSError as e:
+        return "cannot run %s: %s" % (shardc, e)
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        return "run failed: %s" % (lines[0] if lines else "exit %d" % proc.returncode)
+    try:
+        with open(os.path.join(workdir, name + ".result0.npy"), "rb") as f:
+            got = npy_payload(f.read())
+    except OSError:
+        return "run wrote no result"
+    if got != ("<f4", tuple(shape), payload):
+        return "its result is not its argument: the collectives are not this reshard"
+    return None
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: %s FILE SHARDC_BIN\n" % argv[0])
+        return 2
+    path, shardc = argv[1], argv[2]
+    with open(path) as f:
+        text = f.read().splitlines()
+
+    names, hand, subaxes = [], {}, set()
+    for line in text:
+        m = SUBAXES_RE.match(line)
+        if m:
+            subaxes.add(m.group(1))
+            continue
+        m = HAND_RE.match(line)
+        if m:
+            hand[m.group(1)] = int(m.group(2))
+            continue
+        if line.lstrip().startswith("//"):
+            continue
+        m = FUNC_RE.match(line)
+        if m:
+            names.append(m.group(1))
+    defined = set(names)
+    source = "\n".join(text)
+    workdir = tempfile.mkdtemp(prefix="check_reshard_bytes.")
+    try:
+        return report(shardc, path, source, names, defined, hand, subaxes, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def report(shardc, path, source, names, defined, hand, subaxes, workdir):
+    counts = {"same": 0, "fewer": 0, "more": 0, "subaxes": 0, "errors": 0}
+    for name in names:
+        if name.endswith("_shardy"):
+            continue
+        ours, err = explain_bytes(shardc, path, name)
+        if err is None:
+            if name + "_shardy" in defined:
+                theirs, err = explain_bytes(shardc, path, name + "_shardy")
+                if err is None:
+                    sig = re.search(r"func\.func\s+@%s_shardy\(\s*%%[\w$.]+:\s*tensor<((?:\d+x)+)f32>"
+                                    % re.escape(name), source)
+                    if not sig:
+                        err = "its argument is not one f32 tensor"
+                    else:
+                        shape = [int(d) for d in sig.group(1).split("x") if d]
+                        err = check_identity(shardc, path, name + "_shardy", shape, workdir)
+                if err:
+                    err = "@%s_shardy: %s" % (name, err)
+            elif name in hand:
+                theirs = hand[name]
+            else:
+                err = "no @%s_shardy and no SHARDY-BYTES comment" % name
+        if err:
+            counts["errors"] += 1
+            print("%s error: %s" % (name, err))
+            continue
+        verdict = "same" if ours == theirs else ("fewer" if ours < theirs else "more")
+        if verdict == "more" and name in subaxes:
+            counts["subaxes"] += 1
+            print("%s shardc=%d shardy=%d more (Shardy uses sub-axes)" % (name, ours, theirs))
+            continue
+        counts[verdict] += 1
+        print("%s shardc=%d shardy=%d %s" % (name, ours, theirs, verdict))
+
+    for name in sorted(set(hand) - defined):
+        counts["errors"] += 1
+        print("%s error: SHARDY-BYTES for a function that is not defined" % name)
+
+    print("same: %(same)d, fewer: %(fewer)d, more: %(more)d, "
+          "more where Shardy uses sub-axes: %(subaxes)d, errors: %(errors)d" % counts)
+    return 1 if counts["more"] or counts["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
