@@ -165,14 +165,18 @@ func.func @broadcast_size_one_dim(
   return %s : tensor<8x16xf32>
 }
 
-// Rows 2..5 straddle devices: the sliced dimension is gathered first.
+// Rows 2..5 straddle devices, so the sliced dimension must be whole: the
+// split moves to the columns (an all_to_all), each device slices the rows
+// of its columns, and the small result is gathered: 288 bytes per device,
+// where gathering the operand first would send 384.
 // CHECK-LABEL: func.func @slice_sharded_dim
 // CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<2x16xf32>
 // CHECK-SAME: -> (tensor<4x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {}]>})
-// CHECK: [[G:%[a-z0-9]+]] = shardc.all_gather [[A]] on @mesh_4 ["x"] dim = 0 : tensor<2x16xf32> -> tensor<8x16xf32>
-// CHECK: [[S:%[a-z0-9]+]] = shardc.slice [[G]], start = [2, 0], limit = [6, 16], strides = [1, 1] : (tensor<8x16xf32>) -> tensor<4x16xf32>
+// CHECK: [[T:%[a-z0-9]+]] = shardc.all_to_all [[A]] on @mesh_4 ["x"] split_dim = 1 concat_dim = 0 : tensor<2x16xf32> -> tensor<8x4xf32>
+// CHECK: [[S:%[a-z0-9]+]] = shardc.slice [[T]], start = [2, 0], limit = [6, 4], strides = [1, 1] : (tensor<8x4xf32>) -> tensor<4x4xf32>
+// CHECK: [[G:%[a-z0-9]+]] = shardc.all_gather [[S]] on @mesh_4 ["x"] dim = 1 : tensor<4x4xf32> -> tensor<4x16xf32>
 // CHECK-NOT: shardc.all_
-// CHECK: return [[S]]
+// CHECK: return [[G]]
 func.func @slice_sharded_dim(
     %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})
     -> tensor<4x16xf32> {

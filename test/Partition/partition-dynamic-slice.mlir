@@ -48,11 +48,14 @@ func.func @position_row(
   return %row : tensor<1x8xf32>
 }
 
-// The indexed dimension is split: it is gathered first, since the offset
-// is known only at run time.
+// The indexed dimension is split, and must be whole since the offset is
+// known only at run time: the split moves to the columns (an all_to_all,
+// 128 bytes per device) and the one row is gathered after (16), where
+// gathering the table would send 256.
 // CHECK-LABEL: func.func @split_indexed_dim
-// CHECK: [[G:%.+]] = shardc.all_gather %{{.*}} on @mesh ["model"] dim = 0 : tensor<8x8xf32> -> tensor<16x8xf32>
-// CHECK: shardc.dynamic_slice [[G]] {{.*}} -> tensor<1x8xf32>
+// CHECK: [[T:%.+]] = shardc.all_to_all %{{.*}} on @mesh ["model"] split_dim = 1 concat_dim = 0 : tensor<8x8xf32> -> tensor<16x4xf32>
+// CHECK: [[R:%.+]] = shardc.dynamic_slice [[T]] {{.*}} -> tensor<1x4xf32>
+// CHECK: shardc.all_gather [[R]] on @mesh ["model"] dim = 1 : tensor<1x4xf32> -> tensor<1x8xf32>
 func.func @split_indexed_dim(
     %emb: tensor<16x8xf32> {shardc.sharding = #shardc.sharding<@mesh, [{"model"}, {}]>},
     %pos: tensor<i32>) -> tensor<1x8xf32> {

@@ -584,6 +584,51 @@ private:
     return axes;
   }
 
+  /// `factorAxes` with the axes an operand is split by along a factor the op
+  /// needs whole given to the largest pass-through factor that has none and
+  /// that they divide.
+  SmallVector<SmallVector<StringRef, 2>>
+  relocateWholeFactorAxes(Operation *op, const ShardingRule &rule,
+                          SmallVector<SmallVector<StringRef, 2>> factorAxes) {
+    auto usedAxis = [&](StringRef a) {
+      return llvm::any_of(factorAxes, [&](const auto &axes) { return llvm::is_contained(axes, a); });
+    };
+    auto divides = [&](size_t g, int64_t n) {
+      for (auto [i, dims] : llvm::enumerate(rule.operandDims))
+        for (auto [d, f] : llvm::enumerate(dims))
+          if (f == (int64_t)g && globalType(op->getOperand(i)).getDimSize(d) % n != 0)
+            return false;
+      for (auto [i, dims] : llvm::enumerate(rule.resultDims))
+        for (auto [d, f] : llvm::enumerate(dims))
+          if (f == (int64_t)g && globalType(op->getResult(i)).getDimSize(d) % n != 0)
+            return false;
+      return true;
+    };
+    for (size_t f = 0; f < rule.factors.size(); ++f) {
+      if (rule.factors[f].kind != FactorKind::NeedReplication)
+        continue;
+      for (auto [i, dims] : llvm::enumerate(rule.operandDims)) {
+        auto it = llvm::find(dims, (int64_t)f);
+        if (it == dims.end())
+          continue;
+        const auto &axes = map[op->getOperand(i)].layout[it - dims.begin()];
+        if (axes.empty() || llvm::any_of(axes, usedAxis))
+          continue;
+        int64_t n = getGroupSize(mesh, axes);
+        std::optional<size_t> best;
+        for (size_t g = 0; g < rule.factors.size(); ++g)
+          if (rule.factors[g].kind == FactorKind::PassThrough && factorAxes[g].empty() &&
+              divides(g, n) &&
+              (!best || rule.factors[g].size > rule.factors[*best].size))
+            best = g;
+        if (best)
+          factorAxes[*best] = axes;
+        break;
+      }
+    }
+    return factorAxes;
+  }
+
   /// Bytes per device that computing `op` with `factorAxes` sends: its
   /// operands' reshards, the combine of its partial results (a
   /// reduce_scatter where the wanted layout splits a dimension by exactly
@@ -654,6 +699,13 @@ private:
         strategyBytes(op, rule, atOperands, *wanted) <
             strategyBytes(op, rule, factorAxes, *wanted))
       factorAxes = atOperands;
+    // A dimension the op needs whole (a concatenate's) whose operands are
+    // split: moving the axes to another dimension (all_to_all) and back can
+    // send less than gathering.
+    auto moved = relocateWholeFactorAxes(op, rule, factorAxes);
+    if (moved != factorAxes &&
+        strategyBytes(op, rule, moved, *wanted) < strategyBytes(op, rule, factorAxes, *wanted))
+      factorAxes = moved;
 
     // Operands in the layout the factors give them, partial ones kept
     // partial where the op is linear in them.
