@@ -240,8 +240,7 @@ int explainCommand(const std::vector<std::string> &args) {
   std::vector<Collective> collectives;
   int64_t total = 0;
   fn.walk([&](Operation *op) {
-    if (!isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp,
-           CollectivePermuteOp>(op))
+    if (!isCollectiveOp(op))
       return;
     auto axes = op->getAttrOfType<ArrayAttr>("axes");
     SmallVector<StringRef> names;

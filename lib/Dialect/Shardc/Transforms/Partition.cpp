@@ -430,8 +430,7 @@ private:
     }
     if (auto m = dyn_cast<ShardMapOp>(op))
       return inlineShardMap(m);
-    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp,
-           CollectivePermuteOp>(op))
+    if (isCollectiveOp(op))
       return op->emitError("a collective in a global function must be inside a "
                            "shard_map");
     auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
@@ -477,8 +476,7 @@ private:
     }
     for (Operation &op : body.without_terminator()) {
       Operation *copy = b.clone(op, inner);
-      if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp,
-           CollectivePermuteOp>(copy))
+      if (isCollectiveOp(copy))
         copy->setLoc(causeLoc(op.getLoc(), "written in the shard_map at " +
                                                formatLocation(m.getLoc())));
     }

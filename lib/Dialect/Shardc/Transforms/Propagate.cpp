@@ -61,8 +61,7 @@ FailureOr<MeshOp> findFunctionMesh(func::FuncOp fn) {
     }
     // A collective outside a shard_map names its mesh too (partitioning then
     // reports it).
-    if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp, AllSliceOp,
-           CollectivePermuteOp>(op))
+    if (isCollectiveOp(op))
       return failed(noteMesh(op->getAttrOfType<FlatSymbolRefAttr>("mesh"), op))
                  ? WalkResult::interrupt()
                  : WalkResult::advance();

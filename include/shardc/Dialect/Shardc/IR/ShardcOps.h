@@ -16,7 +16,21 @@
 #include "shardc/Dialect/Shardc/IR/ShardcDialect.h"
 #include "shardc/Dialect/Shardc/Interfaces/ShardingRuleOpInterface.h"
 
+namespace mlir::OpTrait {
+/// Marks the collectives (all_reduce, all_gather, ...): ops of the
+/// per-device view that communicate over mesh axes.
+template <typename ConcreteType>
+class ShardcCollective : public TraitBase<ConcreteType, ShardcCollective> {};
+} // namespace mlir::OpTrait
+
 #define GET_OP_CLASSES
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h.inc"
+
+namespace shardc {
+/// Whether `op` is one of the dialect's collectives.
+inline bool isCollectiveOp(mlir::Operation *op) {
+  return op->hasTrait<mlir::OpTrait::ShardcCollective>();
+}
+} // namespace shardc
 
 #endif // SHARDC_DIALECT_SHARDC_IR_SHARDCOPS_H

@@ -528,9 +528,11 @@ def Shardc_ReturnOp : Shardc_Op<"return", [Pure, Terminator, ReturnLike,
 // Collectives (per-device view)
 //===----------------------------------------------------------------------===//
 
+def Shardc_CollectiveTrait : NativeOpTrait<"ShardcCollective">;
+
 class Shardc_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : Shardc_Op<mnemonic, traits # [
-        DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>, Shardc_CollectiveTrait]> {
   let extraClassDeclaration = [{
     /// Number of devices in each group (the product of the axes' sizes).
     /// The mesh must have been verified.
