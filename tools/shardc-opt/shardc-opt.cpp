@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "shardc/Conversion/Passes.h"
 #include "shardc/Dialect/Shardc/IR/ShardcDialect.h"
 #include "shardc/Dialect/Shardc/Transforms/Passes.h"
 
@@ -16,6 +17,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   shardc::registerShardcPasses();
+  shardc::registerShardcConversionPasses();
   mlir::DialectRegistry registry;
   registry.insert<shardc::ShardcDialect, mlir::func::FuncDialect>();
   return mlir::asMainReturnCode(
