@@ -82,7 +82,6 @@ SHARDC_ELEMENTWISE_RULE(MaxOp)
 SHARDC_ELEMENTWISE_RULE(MinOp)
 SHARDC_ELEMENTWISE_RULE(PowOp)
 SHARDC_ELEMENTWISE_RULE(CompareOp)
-SHARDC_ELEMENTWISE_RULE(ConstantOp)
 SHARDC_LINEAR_RULE(NegOp, Additive, 0)
 SHARDC_LINEAR_RULE(StopGradientOp, Additive, 0)
 SHARDC_LINEAR_RULE(ShardingConstraintOp, Additive, 0)
@@ -93,6 +92,25 @@ SHARDC_LINEAR_RULE(SelectOp, Additive, 1, 2)
 SHARDC_LINEAR_RULE(MulOp, Multiplicative, 0, 1)
 #undef SHARDC_LINEAR_RULE
 #undef SHARDC_ELEMENTWISE_RULE
+
+/// A splat constant splits like an elementwise op (each device makes its
+/// block); any other is made whole, then split: its dimensions need
+/// replication.
+ShardingRule ConstantOp::getShardingRule() {
+  ShardingRule rule = elementwiseRule(*this);
+  if (!isa<SplatElementsAttr>(getValue()))
+    for (Factor &f : rule.factors)
+      f.kind = FactorKind::NeedReplication;
+  return rule;
+}
+
+void ConstantOp::localizeAttributes(NamedAttrList &attributes, TypeRange,
+                                    TypeRange localResultTypes) {
+  if (auto splat = dyn_cast<SplatElementsAttr>(getValue()))
+    attributes.set(getValueAttrName(),
+                   SplatElementsAttr::get(cast<ShapedType>(localResultTypes[0]),
+                                          splat.getSplatValue<Attribute>()));
+}
 
 /// A conversion between float types is linear (up to rounding); one to or
 /// from an integer is not.
@@ -273,6 +291,17 @@ static ShardingRule dynamicBoxRule(Operation *op, Value operand, Value box, int 
   if (boxOperand > 0)
     linear.push_back(boxOperand);
   return rule.linearIn(PartialFlow::Additive, linear);
+}
+
+/// A dimension taken whole may be split: it is taken whole locally too.
+void SliceOp::localizeAttributes(NamedAttrList &attributes, TypeRange localOperandTypes,
+                                 TypeRange) {
+  SmallVector<int64_t> limit(getLimit());
+  auto localIn = cast<RankedTensorType>(localOperandTypes[0]);
+  for (size_t d = 0; d < limit.size(); ++d)
+    if (localIn.getDimSize(d) != getOperand().getType().getDimSize(d))
+      limit[d] = localIn.getDimSize(d);
+  attributes.set(getLimitAttrName(), DenseI64ArrayAttr::get(getContext(), limit));
 }
 
 ShardingRule DynamicSliceOp::getShardingRule() {

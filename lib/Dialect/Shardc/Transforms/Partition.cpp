@@ -681,13 +681,6 @@ private:
     FailureOr<SmallVector<Layout>> wanted = resultLayouts(op);
     if (failed(wanted))
       return failure();
-    // A non-splat constant is computed whole, then split.
-    auto constant = dyn_cast<ConstantOp>(op);
-    bool wholeConstant = constant && !isa<SplatElementsAttr>(constant.getValue());
-    if (wholeConstant)
-      for (Factor &f : rule.factors)
-        f.kind = FactorKind::NeedReplication;
-
     auto factorAxes = chooseFactorAxes(op, rule, *wanted);
     // Computing at the operands' layout and resharding the result can send
     // less (a slice of a split operand: gather the small result, not the
@@ -751,20 +744,8 @@ private:
     for (NamedAttribute attr : op->getAttrs())
       if (attr.getName() != ShardcDialect::kShardingsAttrName)
         state.addAttribute(attr.getName(), attr.getValue());
-    if (auto slice = dyn_cast<SliceOp>(op)) {
-      // A dimension taken whole may be split: it is taken whole locally too.
-      SmallVector<int64_t> limit(slice.getLimit());
-      auto localIn = cast<RankedTensorType>(operands[0].getType());
-      for (size_t d = 0; d < limit.size(); ++d)
-        if (localIn.getDimSize(d) != globalType(slice.getOperand()).getDimSize(d))
-          limit[d] = localIn.getDimSize(d);
-      state.attributes.set(slice.getLimitAttrName(), b.getDenseI64ArrayAttr(limit));
-    }
-    if (constant && !wholeConstant) {
-      auto splat = cast<SplatElementsAttr>(constant.getValue());
-      state.attributes.set("value", SplatElementsAttr::get(cast<ShapedType>(types[0]),
-                                                           splat.getSplatValue<Attribute>()));
-    }
+    cast<ShardingRuleOpInterface>(op).localizeAttributes(
+        state.attributes, ValueRange(operands).getTypes(), types);
     Operation *local = b.create(state);
 
     ReduceKind kind = rule.partial == PartialKind::Max   ? ReduceKind::Max

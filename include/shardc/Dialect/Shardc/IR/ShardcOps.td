@@ -19,6 +19,9 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "shardc/Dialect/Shardc/Interfaces/ShardingRuleOpInterface.td"
 
 defvar ShardingRule = DeclareOpInterfaceMethods<Shardc_ShardingRuleOpInterface>;
+// Ops whose per-device copy rewrites attributes that depend on shapes.
+defvar ShardingRuleLocalized =
+    DeclareOpInterfaceMethods<Shardc_ShardingRuleOpInterface, ["localizeAttributes"]>;
 
 //===----------------------------------------------------------------------===//
 // Mesh
@@ -57,7 +60,7 @@ def Shardc_MeshOp : Shardc_Op<"mesh", [Symbol, HasParent<"::mlir::ModuleOp">]> {
 //===----------------------------------------------------------------------===//
 
 def Shardc_ConstantOp : Shardc_Op<"constant",
-    [ShardingRule, ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+    [ShardingRuleLocalized, ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
   let summary = "A constant tensor";
   let description = [{
     ```mlir
@@ -318,7 +321,7 @@ def Shardc_TransposeOp : Shardc_Op<"transpose", [ShardingRule, Pure,
   }];
 }
 
-def Shardc_SliceOp : Shardc_Op<"slice", [ShardingRule, Pure,
+def Shardc_SliceOp : Shardc_Op<"slice", [ShardingRuleLocalized, Pure,
     InferTypeOpAdaptor]> {
   let summary = "A strided box of a tensor";
   let description = [{

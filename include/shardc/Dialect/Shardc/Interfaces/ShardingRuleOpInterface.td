@@ -17,6 +17,16 @@ def Shardc_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
   let methods = [
     InterfaceMethod<"The op's sharding rule.", "::shardc::ShardingRule",
                     "getShardingRule">,
+    InterfaceMethod<[{
+        Partitioning's hook: rewrites, in `attributes`, the attributes of the
+        op's per-device copy whose values depend on shapes (a splat
+        constant's value, a slice's limits), given its local operand and
+        result types. The default keeps them.
+      }], "void", "localizeAttributes",
+      (ins "::mlir::NamedAttrList &":$attributes,
+           "::mlir::TypeRange":$localOperandTypes,
+           "::mlir::TypeRange":$localResultTypes),
+      /*methodBody=*/"", /*defaultImplementation=*/[{ return; }]>,
   ];
 }
 
