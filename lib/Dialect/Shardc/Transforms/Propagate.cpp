@@ -94,6 +94,9 @@ constexpr int kMaxSweeps = 64;
 struct DimState {
   SmallVector<StringRef> axes;
   bool open = true;
+  /// Annotated with a priority whose round has not come: nothing changes
+  /// it and it is no source until then.
+  bool held = false;
   int priority = kUnset;
   DimOrigin origin;
 };
@@ -187,14 +190,38 @@ private:
     }
     SmallVector<DimState> &dims = dimsOf(v);
     for (int64_t d = 0; d < s.getRank(); ++d) {
-      if (s.getDims()[d].getPriority() != round)
-        continue; // applied in its own round
+      int64_t priority = s.getDims()[d].getPriority();
       DimState &st = dims[d];
+      if (priority != round) {
+        // A later round's annotation holds its dimension until then
+        // (annotations without a priority come after all explicit ones).
+        bool later = round >= 0 && (priority > round || priority < 0);
+        if (later && st.open && st.axes.empty()) {
+          st.held = true;
+          st.open = false;
+        }
+        continue;
+      }
+      if (st.held) {
+        st.held = false;
+        st.open = true;
+      }
       if (!st.open)
         continue; // the value's own annotation came first
       // An annotation on a use meets the value's own: never repeat an axis,
       // and only extend what the value has (a function result returning an
-      // argument annotated {"a", ?} keeps "a").
+      // argument annotated {"a", ?} keeps "a"). An axis an earlier round
+      // propagated into another dimension of the value gives way to it.
+      for (int64_t e = 0; e < s.getRank(); ++e) {
+        DimState &other = dims[e];
+        if (e == d || other.priority == kAnnotated || other.held)
+          continue;
+        auto it = llvm::find_if(other.axes, [&](StringRef a) {
+          return llvm::is_contained(s.getDimAxes(d), a);
+        });
+        if (it != other.axes.end())
+          other.axes.erase(it, other.axes.end());
+      }
       if (usedElsewhere(v, d, s.getDimAxes(d)))
         continue;
       ArrayRef<StringRef> axes = s.getDimAxes(d);
@@ -287,7 +314,7 @@ private:
       const Slot *best = nullptr;
       for (const Slot &s : slots[f]) {
         DimState &st = dimsOf(s.value)[s.dim];
-        if (st.axes.empty())
+        if (st.held || st.axes.empty())
           continue;
         if (!best) {
           best = &s;
