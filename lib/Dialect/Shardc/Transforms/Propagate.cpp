@@ -343,11 +343,17 @@ private:
         if (st.axes.size() > winner.axes.size() ||
             !std::equal(st.axes.begin(), st.axes.end(), winner.axes.begin()))
           continue;
+        // The longest prefix of the winner that divides the dimension and
+        // repeats no axis of the value's other dimensions.
         auto type = cast<RankedTensorType>(s.value.getType());
-        if (type.getDimSize(s.dim) % getGroupSize(mesh, winner.axes) != 0 ||
-            usedElsewhere(s.value, s.dim, winner.axes))
+        SmallVector<StringRef> axes(winner.axes.begin(), winner.axes.end());
+        while (axes.size() > st.axes.size() &&
+               (type.getDimSize(s.dim) % getGroupSize(mesh, axes) != 0 ||
+                usedElsewhere(s.value, s.dim, axes)))
+          axes.pop_back();
+        if (axes.size() == st.axes.size())
           continue;
-        st.axes = winner.axes;
+        st.axes = axes;
         st.priority = std::max(winner.priority, kPropagated);
         st.origin = winner.origin;
         st.origin.path.push_back(op);
