@@ -309,10 +309,12 @@ func.func @shard_map_seeds(%a: tensor<8x16xf32>) -> tensor<8x16xf32> {
   return %e : tensor<8x16xf32>
 }
 
-// M and N both reach the result over "x"; it is used once, by M.
+// M and N both reach the result over "x"; it is used once, by the factor
+// of the larger tensor (N, from the 16x32 weight): gathering the smaller
+// operand instead of the larger one.
 // CHECK-LABEL: func.func @axis_not_repeated
-// CHECK-SAME: -> (tensor<8x32xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})
-// CHECK: shardc.dot_general {{.*}} {shardc.shardings = [#shardc.sharding<@mesh_4, [{"x"}, {}]>]}
+// CHECK-SAME: -> (tensor<8x32xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}]>})
+// CHECK: shardc.dot_general {{.*}} {shardc.shardings = [#shardc.sharding<@mesh_4, [{}, {"x"}]>]}
 func.func @axis_not_repeated(
     %x: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>},
     %w: tensor<16x32xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}]>})

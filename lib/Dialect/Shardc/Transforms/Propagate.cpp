@@ -306,12 +306,12 @@ private:
         if (f != kNoFactor)
           slots[f].push_back({op->getResult(i), (int64_t)d});
 
-    bool changed = false;
+    // The winning sharding along each factor.
+    std::vector<const Slot *> winners(rule.factors.size(), nullptr);
     for (size_t f = 0; f < rule.factors.size(); ++f) {
       if (rule.factors[f].kind == FactorKind::NeedReplication)
         continue;
-      // The winning sharding along this factor.
-      const Slot *best = nullptr;
+      const Slot *&best = winners[f];
       for (const Slot &s : slots[f]) {
         DimState &st = dimsOf(s.value)[s.dim];
         if (st.held || st.axes.empty())
@@ -332,8 +332,24 @@ private:
              (extends || (!extended && bytesOf(s.value) > bytesOf(best->value)))))
           best = &s;
       }
-      if (!best)
-        continue;
+    }
+    // Factors whose winners want the same axis take it in order of priority,
+    // then of the winner's tensor size (Shardy's rule: the larger tensor's
+    // sharding moves the more bytes if resharded).
+    std::vector<size_t> order;
+    for (size_t f = 0; f < rule.factors.size(); ++f)
+      if (winners[f])
+        order.push_back(f);
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      const DimState &a = dimsOf(winners[x]->value)[winners[x]->dim];
+      const DimState &b = dimsOf(winners[y]->value)[winners[y]->dim];
+      if (a.priority != b.priority)
+        return a.priority < b.priority;
+      return bytesOf(winners[x]->value) > bytesOf(winners[y]->value);
+    });
+    bool changed = false;
+    for (size_t f : order) {
+      const Slot *best = winners[f];
       DimState winner = dimsOf(best->value)[best->dim];
       for (const Slot &s : slots[f]) {
         DimState &st = dimsOf(s.value)[s.dim];
