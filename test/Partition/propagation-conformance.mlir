@@ -452,19 +452,19 @@ func.func @basic_fully_closed_replicated_operand(
 // SHARDY: @aggr_same_axis_both_free_dims result0 [{}, {"a"}]
 // SHARDY: @aggr_same_axis_both_free_dims op0 [{}, {"a"}]
 // CHECK-LABEL: func.func @aggr_same_axis_both_free_dims(
-// CHECK-SAME: %arg0: tensor<256x512xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a"}, {}]>},
-// CHECK-SAME: %arg1: tensor<128x512xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a"}, {}]>})
-// CHECK-SAME: -> (tensor<256x128xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{}, {"a"}]>})
+// CHECK-SAME: %arg0: tensor<32x64xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a"}, {}]>},
+// CHECK-SAME: %arg1: tensor<16x64xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a"}, {}]>})
+// CHECK-SAME: -> (tensor<32x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{}, {"a"}]>})
 // CHECK-NEXT: shardc.dot_general {{.*}}{shardc.shardings = [#shardc.sharding<@mesh_2x2, [{}, {"a"}]>]}
 // CHECK-NEXT: return
 func.func @aggr_same_axis_both_free_dims(
-    %arg0: tensor<256x512xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a", ?}, {?}]>},
-    %arg1: tensor<128x512xf32>)
-    -> (tensor<256x128xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{?}, {"a", ?}]>}) {
+    %arg0: tensor<32x64xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a", ?}, {?}]>},
+    %arg1: tensor<16x64xf32>)
+    -> (tensor<32x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{?}, {"a", ?}]>}) {
   %0 = shardc.dot_general %arg0, %arg1 contracting_dims = [1] x [1]
       {shardc.shardings = [#shardc.sharding<@mesh_2x2, [{?}, {"a", ?}]>]}
-      : (tensor<256x512xf32>, tensor<128x512xf32>) -> tensor<256x128xf32>
-  return %0 : tensor<256x128xf32>
+      : (tensor<32x64xf32>, tensor<16x64xf32>) -> tensor<32x16xf32>
+  return %0 : tensor<32x16xf32>
 }
 
 // ---- @aggr_contracting_vs_free_axes (Shardy: @fake_conflict_between_contracting_and_non_contracting_dims) ----
@@ -473,18 +473,18 @@ func.func @aggr_same_axis_both_free_dims(
 // SHARDY: @aggr_contracting_vs_free_axes result0 [{"a"}, {"c", "b"}]
 // SHARDY: @aggr_contracting_vs_free_axes op0 [{"a"}, {"c", "b"}]
 // CHECK-LABEL: func.func @aggr_contracting_vs_free_axes(
-// CHECK-SAME: %arg0: tensor<256x512xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"a"}, {"b", "c"}]>},
-// CHECK-SAME: %arg1: tensor<128x512xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"c", "b"}, {"a"}]>})
-// CHECK-SAME: -> (tensor<256x128xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"a"}, {"c", "b"}]>})
+// CHECK-SAME: %arg0: tensor<32x64xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"a"}, {"b", "c"}]>},
+// CHECK-SAME: %arg1: tensor<16x64xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"c", "b"}, {"a"}]>})
+// CHECK-SAME: -> (tensor<32x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"a"}, {"c", "b"}]>})
 // CHECK-NEXT: shardc.dot_general {{.*}}{shardc.shardings = [#shardc.sharding<@mesh_2x2x2, [{"a"}, {"c", "b"}]>]}
 // CHECK-NEXT: return
 func.func @aggr_contracting_vs_free_axes(
-    %arg0: tensor<256x512xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"a"}, {"b", "c"}]>},
-    %arg1: tensor<128x512xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"c", "b"}, {"a"}]>})
-    -> tensor<256x128xf32> {
+    %arg0: tensor<32x64xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"a"}, {"b", "c"}]>},
+    %arg1: tensor<16x64xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"c", "b"}, {"a"}]>})
+    -> tensor<32x16xf32> {
   %0 = shardc.dot_general %arg0, %arg1 contracting_dims = [1] x [1]
-      : (tensor<256x512xf32>, tensor<128x512xf32>) -> tensor<256x128xf32>
-  return %0 : tensor<256x128xf32>
+      : (tensor<32x64xf32>, tensor<16x64xf32>) -> tensor<32x16xf32>
+  return %0 : tensor<32x16xf32>
 }
 
 // ---- @aggr_closed_dims_no_conflict (Shardy: @fake_conflict_closed_dims) ----
@@ -823,19 +823,19 @@ func.func @opprio_concat_three(
 // SHARDY: @opprio_free_dims_before_contracting arg1 [{"a"}, {"b"}]
 // SHARDY: @opprio_free_dims_before_contracting result0 [{"a"}, {"b"}]
 // SHARDY: @opprio_free_dims_before_contracting op0 [{"a"}, {"b"}]
-// DIFFERS: @opprio_free_dims_before_contracting choice: the rhs's K "a" and the result's M "a" both reach the lhs; shardc takes K (first in its factor order) where Shardy prefers the pass-through M, and then needs one reduce_scatter where Shardy's layout gathers the rhs.
+// DIFFERS: @opprio_free_dims_before_contracting choice: the rhs's K "a" and the result's M "a" both reach the lhs; shardc gives "a" to K (its winner, the rhs, is the larger tensor) where Shardy prefers the pass-through M, and then needs one reduce_scatter where Shardy's layout gathers the rhs.
 // CHECK-LABEL: func.func @opprio_free_dims_before_contracting(
-// CHECK-SAME: %arg0: tensor<32x1024xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{}, {"a"}]>},
-// CHECK-SAME: %arg1: tensor<1024x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a"}, {"b"}]>})
+// CHECK-SAME: %arg0: tensor<32x128xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{}, {"a"}]>},
+// CHECK-SAME: %arg1: tensor<128x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a"}, {"b"}]>})
 // CHECK-SAME: -> (tensor<32x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a"}, {"b"}]>})
 // CHECK-NEXT: shardc.dot_general {{.*}}{shardc.shardings = [#shardc.sharding<@mesh_2x2, [{"a"}, {"b"}]>]}
 // CHECK-NEXT: return
 func.func @opprio_free_dims_before_contracting(
-    %arg0: tensor<32x1024xf32>,
-    %arg1: tensor<1024x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a", ?}, {"b", ?}]>})
+    %arg0: tensor<32x128xf32>,
+    %arg1: tensor<128x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a", ?}, {"b", ?}]>})
     -> (tensor<32x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"a", ?}, {"b", ?}]>}) {
   %0 = shardc.dot_general %arg0, %arg1 contracting_dims = [1] x [0]
-      : (tensor<32x1024xf32>, tensor<1024x16xf32>) -> tensor<32x16xf32>
+      : (tensor<32x128xf32>, tensor<128x16xf32>) -> tensor<32x16xf32>
   return %0 : tensor<32x16xf32>
 }
 
