@@ -146,17 +146,29 @@ private:
 
   /// Forward then backward sweeps until nothing changes. Each change only
   /// ever lengthens an open dimension's axes, so this terminates.
+  /// Element-wise ops (and sharding constraints) first, to a fixed point,
+  /// then all ops (Shardy's op priorities): a sharding travels along a chain
+  /// of element-wise ops before a broadcast or a contraction can claim its
+  /// axes for another dimension.
   LogicalResult sweep() {
-    SmallVector<Operation *> ops;
-    for (Operation &op : fn.getBody().front())
-      ops.push_back(&op);
-    bool changed = true;
-    for (int sweep = 0; changed && sweep < kMaxSweeps; ++sweep) {
-      changed = false;
-      for (Operation *op : ops)
-        changed |= step(op);
-      for (Operation *op : llvm::reverse(ops))
-        changed |= step(op);
+    SmallVector<Operation *> all, elementwise;
+    for (Operation &op : fn.getBody().front()) {
+      all.push_back(&op);
+      if (op.hasTrait<OpTrait::Elementwise>() || isa<ShardingConstraintOp>(op))
+        elementwise.push_back(&op);
+    }
+    bool changed = false;
+    for (ArrayRef<Operation *> ops : {ArrayRef<Operation *>(elementwise), ArrayRef<Operation *>(all)}) {
+      changed = true;
+      for (int sweep = 0; changed && sweep < kMaxSweeps; ++sweep) {
+        changed = false;
+        for (Operation *op : ops)
+          changed |= step(op);
+        for (Operation *op : llvm::reverse(ops))
+          changed |= step(op);
+      }
+      if (changed)
+        break;
     }
     // Every change lengthens an open dimension's axes, so the sweeps settle
     // long before the cap; reaching it means a rule keeps undoing another.

@@ -26,8 +26,9 @@ def ShardcPropagate : Pass<"shardc-propagate", "::mlir::ModuleOp"> {
 
     Dimensions annotated with an explicit priority (`{"data"}p0`, lower is
     stronger) propagate in rounds: priority 0 to a fixed point, then 1, and
-    so on, then the annotations without one. Not settling within 64 sweeps
-    is an error.
+    so on, then the annotations without one. Each round sweeps the
+    element-wise ops first, to a fixed point, then all ops. Not settling
+    within 64 sweeps is an error.
 
     Afterwards every dimension is closed, every op with tensor results has
     `shardc.shardings` and every function argument and result has
