@@ -28,6 +28,7 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <set>
 
 using namespace mlir;
 using namespace shardc;
@@ -122,6 +123,37 @@ TEST_P(PartitionEquivalence, PartitionedRunEqualsGlobalRun) {
     ASSERT_TRUE(fromCpu.ok()) << fromCpu.message();
     expectClose(*fromCpu, *want, "cpu backend");
   }
+}
+
+// The corpus walks the plan's op catalogue: every opcode (or, for
+// elementwise ops, every fused instruction) must run on the CPU backend in
+// some partitioned program of test/Partition, so an op added to the plan
+// without a partitioned test fails here.
+TEST(PartitionCorpus, CoversEveryPlanOpCode) {
+  MLIRContext ctx;
+  ctx.loadDialect<ShardcDialect, func::FuncDialect>();
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+  std::set<OpCode> seen;
+  for (const std::string &file : corpusFiles()) {
+    OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(file, &ctx);
+    ASSERT_TRUE(module) << file;
+    for (auto fn : llvm::make_early_inc_range(module->getOps<func::FuncOp>())) {
+      if (fn.isExternal() || failed(propagateShardings(fn)) || failed(partitionFunction(fn)))
+        continue;
+      FailureOr<Plan> plan = lowerToPlan(fn);
+      if (failed(plan))
+        continue;
+      for (const PlanStep &step : plan->steps) {
+        seen.insert(step.op);
+        if (step.op == OpCode::Fused)
+          for (const FusedProgram::Instruction &i : FusedProgram::decode(step.ints).instructions)
+            seen.insert(i.op);
+      }
+    }
+  }
+  for (int op = 0; op <= (int)OpCode::Last; ++op)
+    EXPECT_TRUE(seen.count((OpCode)op))
+        << opCodeName((OpCode)op) << " runs in no partitioned program of test/Partition";
 }
 
 std::string testName(const testing::TestParamInfo<std::string> &info) {
