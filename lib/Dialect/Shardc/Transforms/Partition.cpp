@@ -142,16 +142,12 @@ private:
 
   RankedTensorType globalType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-  int64_t localElements(RankedTensorType global, const Layout &layout) {
-    return localType(global, layout, mesh).getNumElements();
-  }
-
   /// Whether a value partial over `have.partial` can move to `want` before
   /// it is reduced: `want` must not use those axes, and must not gather
   /// (reducing first makes the all_reduce smaller).
   bool canStayPartial(const Local &have, const Layout &want, RankedTensorType global) {
     return !usesAny(want, have.partial) &&
-           localElements(global, want) <= localElements(global, have.layout);
+           localBytes(mesh, global, want) <= localBytes(mesh, global, have.layout);
   }
 
   /// The whole value of `v`, reduced once for all its users: a
@@ -500,16 +496,7 @@ private:
     SmallVector<SmallVector<StringRef, 2>> axes(n);
     llvm::StringSet<> used;
     auto divides = [&](size_t f, ArrayRef<StringRef> candidate) {
-      int64_t g = getGroupSize(mesh, candidate);
-      for (auto [i, dims] : llvm::enumerate(rule.operandDims))
-        for (auto [d, ff] : llvm::enumerate(dims))
-          if (ff == (int64_t)f && globalType(op->getOperand(i)).getDimSize(d) % g != 0)
-            return false;
-      for (auto [i, dims] : llvm::enumerate(rule.resultDims))
-        for (auto [d, ff] : llvm::enumerate(dims))
-          if (ff == (int64_t)f && globalType(op->getResult(i)).getDimSize(d) % g != 0)
-            return false;
-      return true;
+      return factorDivides(op, rule, f, getGroupSize(mesh, candidate));
     };
     auto take = [&](size_t f, ArrayRef<StringRef> candidate) {
       SmallVector<StringRef, 2> chosen;
@@ -582,6 +569,19 @@ private:
     return axes;
   }
 
+  /// Whether `n` blocks divide every dimension factor `f` of `op` indexes.
+  bool factorDivides(Operation *op, const ShardingRule &rule, size_t f, int64_t n) {
+    for (auto [i, dims] : llvm::enumerate(rule.operandDims))
+      for (auto [d, ff] : llvm::enumerate(dims))
+        if (ff == (int64_t)f && globalType(op->getOperand(i)).getDimSize(d) % n != 0)
+          return false;
+    for (auto [i, dims] : llvm::enumerate(rule.resultDims))
+      for (auto [d, ff] : llvm::enumerate(dims))
+        if (ff == (int64_t)f && globalType(op->getResult(i)).getDimSize(d) % n != 0)
+          return false;
+    return true;
+  }
+
   /// `factorAxes` with the axes an operand is split by along a factor the op
   /// needs whole given to the largest pass-through factor that has none and
   /// that they divide.
@@ -590,17 +590,6 @@ private:
                           SmallVector<SmallVector<StringRef, 2>> factorAxes) {
     auto usedAxis = [&](StringRef a) {
       return llvm::any_of(factorAxes, [&](const auto &axes) { return llvm::is_contained(axes, a); });
-    };
-    auto divides = [&](size_t g, int64_t n) {
-      for (auto [i, dims] : llvm::enumerate(rule.operandDims))
-        for (auto [d, f] : llvm::enumerate(dims))
-          if (f == (int64_t)g && globalType(op->getOperand(i)).getDimSize(d) % n != 0)
-            return false;
-      for (auto [i, dims] : llvm::enumerate(rule.resultDims))
-        for (auto [d, f] : llvm::enumerate(dims))
-          if (f == (int64_t)g && globalType(op->getResult(i)).getDimSize(d) % n != 0)
-            return false;
-      return true;
     };
     for (size_t f = 0; f < rule.factors.size(); ++f) {
       if (rule.factors[f].kind != FactorKind::NeedReplication)
@@ -616,7 +605,7 @@ private:
         std::optional<size_t> best;
         for (size_t g = 0; g < rule.factors.size(); ++g)
           if (rule.factors[g].kind == FactorKind::PassThrough && factorAxes[g].empty() &&
-              divides(g, n) &&
+              factorDivides(op, rule, g, n) &&
               (!best || rule.factors[g].size > rule.factors[*best].size))
             best = g;
         if (best)
@@ -651,18 +640,11 @@ private:
       Layout layout = layoutFor(rule.resultDims[i], factorAxes);
       if (!partial.empty()) {
         int64_t n = getGroupSize(mesh, partial);
-        int64_t local = localType(global, layout, mesh).getNumElements() *
-                        std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8);
-        bool scattered = false;
-        for (size_t d = 0; d < layout.size() && !scattered; ++d) {
-          SmallVector<StringRef, 2> next = layout[d];
-          next.append(partial.begin(), partial.end());
-          if (next == wanted[i][d] && global.getDimSize(d) % getGroupSize(mesh, next) == 0) {
-            layout[d] = next;
-            scattered = true;
-          }
-        }
-        bytes += (scattered ? 1 : 2) * (n - 1) * local / n;
+        int64_t local = localBytes(mesh, global, layout);
+        std::optional<size_t> d = scatterDim(global, layout, wanted[i], partial);
+        if (d)
+          layout[*d].append(partial.begin(), partial.end());
+        bytes += (d ? 1 : 2) * (n - 1) * local / n;
       }
       bytes += reshardBytes(mesh, global, layout, wanted[i]);
     }
@@ -827,18 +809,25 @@ private:
     Location loc = causeLoc(at, cause);
     auto axesAttr = b.getStrArrayAttr(axes);
     auto kindAttr = ReduceKindAttr::get(b.getContext(), kind);
+    if (std::optional<size_t> d = scatterDim(global, layout, want, axes)) {
+      layout[*d].append(axes.begin(), axes.end());
+      return ReduceScatterOp::create(b, loc, localType(global, layout, mesh), kindAttr,
+                                     value, meshRef, axesAttr, b.getI64IntegerAttr(*d));
+    }
+    return AllReduceOp::create(b, loc, kindAttr, value, meshRef, axesAttr);
+  }
+
+  /// The dimension `want` splits further than `layout` by exactly `axes`
+  /// (where the reduction of a value partial over them is a reduce_scatter).
+  std::optional<size_t> scatterDim(RankedTensorType global, const Layout &layout,
+                                   const Layout &want, ArrayRef<StringRef> axes) {
     for (size_t d = 0; d < layout.size(); ++d) {
       SmallVector<StringRef, 2> next = layout[d];
       next.append(axes.begin(), axes.end());
-      if (next != want[d] || global.getDimSize(d) % getGroupSize(mesh, next) != 0)
-        continue;
-      Layout scattered = layout;
-      scattered[d] = next;
-      layout = scattered;
-      return ReduceScatterOp::create(b, loc, localType(global, layout, mesh), kindAttr,
-                                     value, meshRef, axesAttr, b.getI64IntegerAttr(d));
+      if (next == want[d] && global.getDimSize(d) % getGroupSize(mesh, next) == 0)
+        return d;
     }
-    return AllReduceOp::create(b, loc, kindAttr, value, meshRef, axesAttr);
+    return std::nullopt;
   }
 };
 } // namespace

@@ -38,6 +38,11 @@ RankedTensorType localType(RankedTensorType global, const Layout &layout, MeshOp
   return RankedTensorType::get(shape, global.getElementType());
 }
 
+int64_t localBytes(MeshOp mesh, RankedTensorType global, const Layout &layout) {
+  return localType(global, layout, mesh).getNumElements() *
+         std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8);
+}
+
 Location causeLoc(Location at, const std::string &cause) {
   return NameLoc::get(StringAttr::get(at.getContext(), cause), at);
 }
@@ -203,8 +208,7 @@ static std::vector<ReshardStep> greedyReshard(MeshOp mesh, RankedTensorType glob
 
 /// Bytes one device sends for `step` (the model of `shardc explain`).
 static int64_t stepBytes(MeshOp mesh, RankedTensorType global, const ReshardStep &step) {
-  int64_t elementBytes = std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8);
-  int64_t in = localType(global, step.from, mesh).getNumElements() * elementBytes;
+  int64_t in = localBytes(mesh, global, step.from);
   int64_t n = getGroupSize(mesh, step.axes);
   switch (step.kind) {
   case ReshardStep::Slice: return 0;

@@ -55,6 +55,9 @@ std::vector<ReshardStep> planReshard(MeshOp mesh, mlir::RankedTensorType global,
 int64_t reshardBytes(MeshOp mesh, mlir::RankedTensorType global, const Layout &from,
                      const Layout &to);
 
+/// Bytes of one device's block of `global` under `layout`.
+int64_t localBytes(MeshOp mesh, mlir::RankedTensorType global, const Layout &layout);
+
 /// Emits collectives taking `value` (local, in layout `from`, of global type
 /// `global`) to layout `to`. Every op gets a location naming `cause`.
 mlir::Value reshard(mlir::OpBuilder &b, mlir::Location at, const std::string &cause,
