@@ -42,6 +42,8 @@ import subprocess
 import sys
 import tempfile
 
+from shardc_explain import explain_bytes
+
 SHARDY_RE = re.compile(
     r"^\s*//\s*SHARDY:\s*@([A-Za-z_][\w$.]*)\s+(arg|result|op)(\d+)\s+(\[.*\])\s*$")
 DIFFERS_RE = re.compile(r"^\s*//\s*DIFFERS:\s*@([A-Za-z_][\w$.]*)\s+\S")
@@ -51,7 +53,6 @@ OP_RESULT_RE = re.compile(r"^\s*(%[\w$.-]+)(?::(\d+))?\s*=\s*")
 SHARDING_RE = re.compile(r"#shardc\.sharding<@([\w$.-]+),\s*\[([^\]]*)\]\s*>")
 SHARDING_ATTR_RE = re.compile(r"shardc\.sharding\s*=\s*#shardc\.sharding<[^>]*>")
 SHARDINGS_ATTR_RE = re.compile(r"shardc\.shardings\s*=\s*\[(?:[^\[\]]|\[[^\[\]]*\])*\]")
-TOTAL_RE = re.compile(r"^Total: (\d+) collectives?(?:, (\d+) bytes sent per device)?")
 
 
 def parse_dims(text):
@@ -64,9 +65,10 @@ def show(dims):
     return "[" + ", ".join("{" + ", ".join('"%s"' % a for a in d) + "}" for d in dims) + "]"
 
 
-def split_top(text, sep=","):
-    """Splits at `sep` outside brackets and quotes."""
-    parts, depth, quoted, start = [], 0, False, 0
+def top_level(text):
+    """Indices of the characters of `text` outside brackets and quotes (the
+    brackets themselves excluded; `->` is no bracket)."""
+    depth, quoted = 0, False
     for i, ch in enumerate(text):
         if ch == '"':
             quoted = not quoted
@@ -76,7 +78,15 @@ def split_top(text, sep=","):
             depth += 1
         elif ch in ")]}>" and not (ch == ">" and i > 0 and text[i - 1] == "-"):
             depth -= 1
-        elif ch == sep and depth == 0:
+        elif depth == 0:
+            yield i
+
+
+def split_top(text, sep=","):
+    """Splits at `sep` outside brackets and quotes."""
+    parts, start = [], 0
+    for i in top_level(text):
+        if text[i] == sep:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
@@ -236,18 +246,8 @@ def shardy_copy(func, meshes, checks, mesh):
                 line = SHARDINGS_ATTR_RE.sub(lambda _: new, line)
             else:
                 # Before the type: the last ` : ` outside brackets.
-                cut, depth, quoted = -1, 0, False
-                for i, ch in enumerate(line):
-                    if ch == '"':
-                        quoted = not quoted
-                    elif quoted:
-                        continue
-                    elif ch in "([{<":
-                        depth += 1
-                    elif ch in ")]}>" and not (ch == ">" and line[i - 1] == "-"):
-                        depth -= 1
-                    elif depth == 0 and line.startswith(" : ", i):
-                        cut = i
+                cut = max((i for i in top_level(line) if line.startswith(" : ", i)),
+                          default=-1)
                 if cut < 0:
                     raise ValueError("op%d: cannot find its type" % index)
                 line = line[:cut] + " {" + new + "}" + line[cut:]
@@ -272,17 +272,6 @@ def run(cmd):
         return None, "%s failed: %s" % (os.path.basename(cmd[0]),
                                         lines[0] if lines else "exit %d" % proc.returncode)
     return proc.stdout, None
-
-
-def explain_bytes(shardc, path, name):
-    out, err = run([shardc, "explain", path, "--entry", name])
-    if err:
-        return None, err
-    lines = [l for l in out.splitlines() if l.strip()]
-    m = TOTAL_RE.match(lines[-1]) if lines else None
-    if not m:
-        return None, "no Total line in the explain output"
-    return int(m.group(2) or 0), None
 
 
 def main(argv):

@@ -32,27 +32,11 @@ import subprocess
 import sys
 import tempfile
 
+from shardc_explain import explain_bytes
+
 FUNC_RE = re.compile(r"^\s*func\.func\s+(?:(?:public|private|nested)\s+)?@([A-Za-z_][\w$.]*)")
 HAND_RE = re.compile(r"^\s*//\s*SHARDY-BYTES:\s*@([A-Za-z_][\w$.]*)\s+(\d+)\s*$")
 SUBAXES_RE = re.compile(r"^\s*//\s*NEEDS-SUB-AXES:\s*@([A-Za-z_][\w$.]*)\s*$")
-TOTAL_RE = re.compile(r"^Total: (\d+) collectives?(?:, (\d+) bytes sent per device)?")
-
-
-def explain_bytes(shardc, path, name):
-    """Bytes sent per device by @name, or an error message."""
-    try:
-        proc = subprocess.run([shardc, "explain", path, "--entry", name],
-                              capture_output=True, text=True)
-    except OSError as e:
-        return None, "cannot run %s: %s" % (shardc, e)
-    if proc.returncode != 0:
-        lines = proc.stderr.strip().splitlines()
-        return None, "explain failed: %s" % (lines[0] if lines else "exit %d" % proc.returncode)
-    lines = [l for l in proc.stdout.splitlines() if l.strip()]
-    match = TOTAL_RE.match(lines[-1]) if lines else None
-    if not match:
-        return None, "no Total line in the explain output"
-    return int(match.group(2) or 0), None
 
 
 def npy_bytes(shape, payload):
