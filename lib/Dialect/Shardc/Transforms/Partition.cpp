@@ -3,8 +3,9 @@
 // Rewrites a propagated global function into the per-device program. The
 // walk keeps, for every global value, its local value and the layout that
 // local value is in. Each op with a sharding rule is computed on the layout
-// its factors allow (operands resharded to it), and its result is resharded
-// to the layout propagation chose.
+// its factors allow, the cheapest by bytes (OpStrategy.h), with its operands
+// resharded to it, and its result is resharded to the layout propagation
+// chose (Reshard.h plans the collectives).
 //
 // A sharded reduction (a contracting dimension of dot_general, a reduced
 // dimension of reduce, the indices of scatter_add) leaves each device with a
@@ -16,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OpStrategy.h"
 #include "Reshard.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
@@ -33,8 +35,6 @@ namespace shardc {
 #include "shardc/Dialect/Shardc/Transforms/Passes.h.inc"
 
 namespace {
-
-using Axes = SmallVector<StringRef, 2>;
 
 struct Local {
   Value value;
@@ -482,203 +482,14 @@ private:
     return success();
   }
 
-  /// Axes per factor: reduction factors take the axes their operands are
-  /// sharded on; pass-through factors those of the result (or, with
-  /// `operandsFirst`, of the first operand sharded along them: computing at
-  /// the operands' layout), less any axis a reduction factor already uses
-  /// (the combine then scatters it); a factor keeps only axes that divide
-  /// every dimension it indexes.
-  SmallVector<SmallVector<StringRef, 2>> chooseFactorAxes(Operation *op,
-                                                          const ShardingRule &rule,
-                                                          ArrayRef<Layout> results,
-                                                          bool operandsFirst = false) {
-    size_t n = rule.factors.size();
-    SmallVector<SmallVector<StringRef, 2>> axes(n);
-    llvm::StringSet<> used;
-    auto divides = [&](size_t f, ArrayRef<StringRef> candidate) {
-      return factorDivides(op, rule, f, getGroupSize(mesh, candidate));
-    };
-    auto take = [&](size_t f, ArrayRef<StringRef> candidate) {
-      SmallVector<StringRef, 2> chosen;
-      for (StringRef a : candidate) {
-        if (used.contains(a))
-          break; // keep a prefix: blocks stay contiguous
-        SmallVector<StringRef, 2> next = chosen;
-        next.push_back(a);
-        if (!divides(f, next))
-          break;
-        chosen = next;
-      }
-      for (StringRef a : chosen)
-        used.insert(a);
-      axes[f] = chosen;
-    };
-    // Reduction factors first, from the first operand sharded along them.
-    for (size_t f = 0; f < n; ++f) {
-      if (rule.factors[f].kind != FactorKind::Reduction)
-        continue;
-      for (auto [i, dims] : llvm::enumerate(rule.operandDims)) {
-        auto it = llvm::find(dims, (int64_t)f);
-        if (it == dims.end())
-          continue;
-        const Layout &have = map[op->getOperand(i)].layout;
-        const auto &candidate = have[it - dims.begin()];
-        if (!candidate.empty()) {
-          take(f, candidate);
-          break;
-        }
-      }
-    }
-    // Pass-through factors: from the result where they appear there, else
-    // from the operands.
-    for (size_t f = 0; f < n; ++f) {
-      if (rule.factors[f].kind != FactorKind::PassThrough)
-        continue;
-      bool found = false;
-      for (auto [i, dims] : llvm::enumerate(rule.operandDims)) {
-        auto it = llvm::find(dims, (int64_t)f);
-        if (!operandsFirst || it == dims.end())
-          continue;
-        const auto &candidate = map[op->getOperand(i)].layout[it - dims.begin()];
-        if (!candidate.empty()) {
-          take(f, candidate);
-          found = true;
-          break;
-        }
-      }
-      for (auto [i, dims] : llvm::enumerate(rule.resultDims)) {
-        if (found)
-          break;
-        auto it = llvm::find(dims, (int64_t)f);
-        if (it != dims.end()) {
-          take(f, results[i][it - dims.begin()]);
-          found = true;
-          break;
-        }
-      }
-      for (auto [i, dims] : llvm::enumerate(rule.operandDims)) {
-        if (found)
-          break;
-        auto it = llvm::find(dims, (int64_t)f);
-        if (it != dims.end()) {
-          take(f, map[op->getOperand(i)].layout[it - dims.begin()]);
-          found = true;
-        }
-      }
-    }
-    return axes;
-  }
-
-  /// Whether `n` blocks divide every dimension factor `f` of `op` indexes.
-  bool factorDivides(Operation *op, const ShardingRule &rule, size_t f, int64_t n) {
-    for (auto [i, dims] : llvm::enumerate(rule.operandDims))
-      for (auto [d, ff] : llvm::enumerate(dims))
-        if (ff == (int64_t)f && globalType(op->getOperand(i)).getDimSize(d) % n != 0)
-          return false;
-    for (auto [i, dims] : llvm::enumerate(rule.resultDims))
-      for (auto [d, ff] : llvm::enumerate(dims))
-        if (ff == (int64_t)f && globalType(op->getResult(i)).getDimSize(d) % n != 0)
-          return false;
-    return true;
-  }
-
-  /// `factorAxes` with the axes an operand is split by along a factor the op
-  /// needs whole given to the largest pass-through factor that has none and
-  /// that they divide.
-  SmallVector<SmallVector<StringRef, 2>>
-  relocateWholeFactorAxes(Operation *op, const ShardingRule &rule,
-                          SmallVector<SmallVector<StringRef, 2>> factorAxes) {
-    auto usedAxis = [&](StringRef a) {
-      return llvm::any_of(factorAxes, [&](const auto &axes) { return llvm::is_contained(axes, a); });
-    };
-    for (size_t f = 0; f < rule.factors.size(); ++f) {
-      if (rule.factors[f].kind != FactorKind::NeedReplication)
-        continue;
-      for (auto [i, dims] : llvm::enumerate(rule.operandDims)) {
-        auto it = llvm::find(dims, (int64_t)f);
-        if (it == dims.end())
-          continue;
-        const auto &axes = map[op->getOperand(i)].layout[it - dims.begin()];
-        if (axes.empty() || llvm::any_of(axes, usedAxis))
-          continue;
-        int64_t n = getGroupSize(mesh, axes);
-        std::optional<size_t> best;
-        for (size_t g = 0; g < rule.factors.size(); ++g)
-          if (rule.factors[g].kind == FactorKind::PassThrough && factorAxes[g].empty() &&
-              factorDivides(op, rule, g, n) &&
-              (!best || rule.factors[g].size > rule.factors[*best].size))
-            best = g;
-        if (best)
-          factorAxes[*best] = axes;
-        break;
-      }
-    }
-    return factorAxes;
-  }
-
-  /// Bytes per device that computing `op` with `factorAxes` sends: its
-  /// operands' reshards, the combine of its partial results (a
-  /// reduce_scatter where the wanted layout splits a dimension by exactly
-  /// those axes, else an all_reduce) and its results' reshards.
-  int64_t strategyBytes(Operation *op, const ShardingRule &rule,
-                        ArrayRef<SmallVector<StringRef, 2>> factorAxes,
-                        ArrayRef<Layout> wanted) {
-    int64_t bytes = 0;
-    for (unsigned i = 0; i < op->getNumOperands(); ++i) {
-      Value v = op->getOperand(i);
-      bytes += reshardBytes(mesh, globalType(v), map[v].layout,
-                            layoutFor(rule.operandDims[i], factorAxes));
-    }
-    Axes partial;
-    for (size_t f = 0; f < rule.factors.size(); ++f)
-      if (rule.factors[f].kind == FactorKind::Reduction)
-        for (StringRef axis : factorAxes[f])
-          if (mesh.getAxisSize(axis) > 1)
-            partial.push_back(axis);
-    for (auto [i, result] : llvm::enumerate(op->getResults())) {
-      RankedTensorType global = globalType(result);
-      Layout layout = layoutFor(rule.resultDims[i], factorAxes);
-      if (!partial.empty()) {
-        int64_t n = getGroupSize(mesh, partial);
-        int64_t local = localBytes(mesh, global, layout);
-        std::optional<size_t> d = scatterDim(global, layout, wanted[i], partial);
-        if (d)
-          layout[*d].append(partial.begin(), partial.end());
-        bytes += (d ? 1 : 2) * (n - 1) * local / n;
-      }
-      bytes += reshardBytes(mesh, global, layout, wanted[i]);
-    }
-    return bytes;
-  }
-
-  static Layout layoutFor(ArrayRef<int64_t> dims,
-                          ArrayRef<SmallVector<StringRef, 2>> factorAxes) {
-    Layout layout;
-    for (int64_t f : dims)
-      layout.push_back(f == kNoFactor ? SmallVector<StringRef, 2>() : factorAxes[f]);
-    return layout;
-  }
-
   LogicalResult partitionWithRule(Operation *op, ShardingRule rule) {
     FailureOr<SmallVector<Layout>> wanted = resultLayouts(op);
     if (failed(wanted))
       return failure();
-    auto factorAxes = chooseFactorAxes(op, rule, *wanted);
-    // Computing at the operands' layout and resharding the result can send
-    // less (a slice of a split operand: gather the small result, not the
-    // operand); the cheaper by bytes per device wins, ties to the result's.
-    auto atOperands = chooseFactorAxes(op, rule, *wanted, /*operandsFirst=*/true);
-    if (atOperands != factorAxes &&
-        strategyBytes(op, rule, atOperands, *wanted) <
-            strategyBytes(op, rule, factorAxes, *wanted))
-      factorAxes = atOperands;
-    // A dimension the op needs whole (a concatenate's) whose operands are
-    // split: moving the axes to another dimension (all_to_all) and back can
-    // send less than gathering.
-    auto moved = relocateWholeFactorAxes(op, rule, factorAxes);
-    if (moved != factorAxes &&
-        strategyBytes(op, rule, moved, *wanted) < strategyBytes(op, rule, factorAxes, *wanted))
-      factorAxes = moved;
+    SmallVector<Layout> have;
+    for (Value v : op->getOperands())
+      have.push_back(map[v].layout);
+    FactorAxes factorAxes = chooseOpStrategy({op, rule, mesh, have, *wanted});
 
     // Operands in the layout the factors give them, partial ones kept
     // partial where the op is linear in them.
@@ -696,12 +507,7 @@ private:
         operands.back() = firstOfEachGroup(op->getLoc(), operands.back(), pending);
     }
 
-    Axes partialAxes;
-    for (size_t f = 0; f < rule.factors.size(); ++f)
-      if (rule.factors[f].kind == FactorKind::Reduction)
-        for (StringRef axis : factorAxes[f])
-          if (mesh.getAxisSize(axis) > 1) // a group of one holds the whole sum
-            partialAxes.push_back(axis);
+    Axes partialAxes = reductionAxes(mesh, rule, factorAxes);
 
     // scatter_add adds its operand once, after the partial sums are
     // combined; into zeros it adds nothing, and the sum can stay pending.
@@ -809,25 +615,12 @@ private:
     Location loc = causeLoc(at, cause);
     auto axesAttr = b.getStrArrayAttr(axes);
     auto kindAttr = ReduceKindAttr::get(b.getContext(), kind);
-    if (std::optional<size_t> d = scatterDim(global, layout, want, axes)) {
+    if (std::optional<size_t> d = scatterDim(mesh, global, layout, want, axes)) {
       layout[*d].append(axes.begin(), axes.end());
       return ReduceScatterOp::create(b, loc, localType(global, layout, mesh), kindAttr,
                                      value, meshRef, axesAttr, b.getI64IntegerAttr(*d));
     }
     return AllReduceOp::create(b, loc, kindAttr, value, meshRef, axesAttr);
-  }
-
-  /// The dimension `want` splits further than `layout` by exactly `axes`
-  /// (where the reduction of a value partial over them is a reduce_scatter).
-  std::optional<size_t> scatterDim(RankedTensorType global, const Layout &layout,
-                                   const Layout &want, ArrayRef<StringRef> axes) {
-    for (size_t d = 0; d < layout.size(); ++d) {
-      SmallVector<StringRef, 2> next = layout[d];
-      next.append(axes.begin(), axes.end());
-      if (next == want[d] && global.getDimSize(d) % getGroupSize(mesh, next) == 0)
-        return d;
-    }
-    return std::nullopt;
   }
 };
 } // namespace

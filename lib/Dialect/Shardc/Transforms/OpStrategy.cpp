@@ -1,0 +1,207 @@
+//===- OpStrategy.cpp - the layout an op is computed at -------------------===//
+
+#include "OpStrategy.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+
+namespace shardc {
+
+static RankedTensorType globalType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+Layout layoutFor(ArrayRef<int64_t> dims, ArrayRef<Axes> factorAxes) {
+  Layout layout;
+  for (int64_t f : dims)
+    layout.push_back(f == kNoFactor ? Axes() : factorAxes[f]);
+  return layout;
+}
+
+Axes reductionAxes(MeshOp mesh, const ShardingRule &rule, ArrayRef<Axes> factorAxes) {
+  Axes axes;
+  for (size_t f = 0; f < rule.factors.size(); ++f)
+    if (rule.factors[f].kind == FactorKind::Reduction)
+      for (StringRef axis : factorAxes[f])
+        if (mesh.getAxisSize(axis) > 1)
+          axes.push_back(axis);
+  return axes;
+}
+
+std::optional<size_t> scatterDim(MeshOp mesh, RankedTensorType global, const Layout &layout,
+                                 const Layout &want, ArrayRef<StringRef> axes) {
+  for (size_t d = 0; d < layout.size(); ++d) {
+    Axes next = layout[d];
+    next.append(axes.begin(), axes.end());
+    if (next == want[d] && global.getDimSize(d) % getGroupSize(mesh, next) == 0)
+      return d;
+  }
+  return std::nullopt;
+}
+
+/// Whether `n` blocks divide every dimension factor `f` indexes.
+static bool factorDivides(const OpLayouts &l, size_t f, int64_t n) {
+  for (auto [i, dims] : llvm::enumerate(l.rule.operandDims))
+    for (auto [d, ff] : llvm::enumerate(dims))
+      if (ff == (int64_t)f && globalType(l.op->getOperand(i)).getDimSize(d) % n != 0)
+        return false;
+  for (auto [i, dims] : llvm::enumerate(l.rule.resultDims))
+    for (auto [d, ff] : llvm::enumerate(dims))
+      if (ff == (int64_t)f && globalType(l.op->getResult(i)).getDimSize(d) % n != 0)
+        return false;
+  return true;
+}
+
+/// Axes per factor: reduction factors take the axes their operands are
+/// sharded on; pass-through factors those of the result (or, with
+/// `operandsFirst`, of the first operand sharded along them: computing at
+/// the operands' layout), less any axis a reduction factor already uses
+/// (the combine then scatters it); a factor keeps only axes that divide
+/// every dimension it indexes.
+static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst) {
+  const ShardingRule &rule = l.rule;
+  size_t n = rule.factors.size();
+  FactorAxes axes(n);
+  llvm::StringSet<> used;
+  auto take = [&](size_t f, ArrayRef<StringRef> candidate) {
+    Axes chosen;
+    for (StringRef a : candidate) {
+      if (used.contains(a))
+        break; // keep a prefix: blocks stay contiguous
+      Axes next = chosen;
+      next.push_back(a);
+      if (!factorDivides(l, f, getGroupSize(l.mesh, next)))
+        break;
+      chosen = next;
+    }
+    for (StringRef a : chosen)
+      used.insert(a);
+    axes[f] = chosen;
+  };
+  // The axes operand i is split by along factor f, if it indexes it.
+  auto operandAxes = [&](size_t i, size_t f) -> const Axes * {
+    auto it = llvm::find(rule.operandDims[i], (int64_t)f);
+    return it == rule.operandDims[i].end() ? nullptr
+                                           : &l.operands[i][it - rule.operandDims[i].begin()];
+  };
+  // Reduction factors first, from the first operand sharded along them.
+  for (size_t f = 0; f < n; ++f) {
+    if (rule.factors[f].kind != FactorKind::Reduction)
+      continue;
+    for (size_t i = 0; i < rule.operandDims.size(); ++i)
+      if (const Axes *candidate = operandAxes(i, f); candidate && !candidate->empty()) {
+        take(f, *candidate);
+        break;
+      }
+  }
+  // Pass-through factors: from the result where they appear there, else
+  // from the operands (with `operandsFirst`, from a split operand first).
+  for (size_t f = 0; f < n; ++f) {
+    if (rule.factors[f].kind != FactorKind::PassThrough)
+      continue;
+    bool found = false;
+    for (size_t i = 0; operandsFirst && !found && i < rule.operandDims.size(); ++i)
+      if (const Axes *candidate = operandAxes(i, f); candidate && !candidate->empty()) {
+        take(f, *candidate);
+        found = true;
+      }
+    for (auto [i, dims] : llvm::enumerate(rule.resultDims)) {
+      if (found)
+        break;
+      auto it = llvm::find(dims, (int64_t)f);
+      if (it != dims.end()) {
+        take(f, l.wanted[i][it - dims.begin()]);
+        found = true;
+      }
+    }
+    for (size_t i = 0; !found && i < rule.operandDims.size(); ++i)
+      if (const Axes *candidate = operandAxes(i, f)) {
+        take(f, *candidate);
+        found = true;
+      }
+  }
+  return axes;
+}
+
+/// `factorAxes` with the axes an operand is split by along a factor the op
+/// needs whole given to the largest pass-through factor that has none and
+/// that they divide.
+static FactorAxes relocateWholeFactorAxes(const OpLayouts &l, FactorAxes factorAxes) {
+  const ShardingRule &rule = l.rule;
+  auto usedAxis = [&](StringRef a) {
+    return llvm::any_of(factorAxes, [&](const Axes &axes) { return llvm::is_contained(axes, a); });
+  };
+  for (size_t f = 0; f < rule.factors.size(); ++f) {
+    if (rule.factors[f].kind != FactorKind::NeedReplication)
+      continue;
+    for (auto [i, dims] : llvm::enumerate(rule.operandDims)) {
+      auto it = llvm::find(dims, (int64_t)f);
+      if (it == dims.end())
+        continue;
+      const Axes &axes = l.operands[i][it - dims.begin()];
+      if (axes.empty() || llvm::any_of(axes, usedAxis))
+        continue;
+      int64_t n = getGroupSize(l.mesh, axes);
+      std::optional<size_t> best;
+      for (size_t g = 0; g < rule.factors.size(); ++g)
+        if (rule.factors[g].kind == FactorKind::PassThrough && factorAxes[g].empty() &&
+            factorDivides(l, g, n) &&
+            (!best || rule.factors[g].size > rule.factors[*best].size))
+          best = g;
+      if (best)
+        factorAxes[*best] = axes;
+      break;
+    }
+  }
+  return factorAxes;
+}
+
+/// Bytes per device that computing the op with `factorAxes` sends: its
+/// operands' reshards, the combine of its partial results (a
+/// reduce_scatter where the wanted layout splits a dimension by exactly
+/// those axes, else an all_reduce) and its results' reshards.
+static int64_t strategyBytes(const OpLayouts &l, ArrayRef<Axes> factorAxes) {
+  int64_t bytes = 0;
+  for (unsigned i = 0; i < l.op->getNumOperands(); ++i)
+    bytes += reshardBytes(l.mesh, globalType(l.op->getOperand(i)), l.operands[i],
+                          layoutFor(l.rule.operandDims[i], factorAxes));
+  Axes partial = reductionAxes(l.mesh, l.rule, factorAxes);
+  for (auto [i, result] : llvm::enumerate(l.op->getResults())) {
+    RankedTensorType global = globalType(result);
+    Layout layout = layoutFor(l.rule.resultDims[i], factorAxes);
+    if (!partial.empty()) {
+      int64_t n = getGroupSize(l.mesh, partial);
+      int64_t local = localBytes(l.mesh, global, layout);
+      std::optional<size_t> d = scatterDim(l.mesh, global, layout, l.wanted[i], partial);
+      if (d)
+        layout[*d].append(partial.begin(), partial.end());
+      bytes += (d ? 1 : 2) * (n - 1) * local / n;
+    }
+    bytes += reshardBytes(l.mesh, global, layout, l.wanted[i]);
+  }
+  return bytes;
+}
+
+FactorAxes chooseOpStrategy(const OpLayouts &l) {
+  FactorAxes best = factorAxesFrom(l, /*operandsFirst=*/false);
+  int64_t bestBytes = strategyBytes(l, best);
+  auto consider = [&](FactorAxes candidate) {
+    if (candidate == best)
+      return;
+    int64_t bytes = strategyBytes(l, candidate);
+    if (bytes < bestBytes) {
+      best = std::move(candidate);
+      bestBytes = bytes;
+    }
+  };
+  // Computing at the operands' layout and resharding the result can send
+  // less (a slice of a split operand: gather the small result, not the
+  // operand).
+  consider(factorAxesFrom(l, /*operandsFirst=*/true));
+  // A dimension the op needs whole (a concatenate's) whose operands are
+  // split: moving the axes to another dimension (all_to_all) and back can
+  // send less than gathering.
+  consider(relocateWholeFactorAxes(l, best));
+  return best;
+}
+
+} // namespace shardc
