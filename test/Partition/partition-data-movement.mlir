@@ -3,11 +3,13 @@
 // transpose, reshape, broadcast_in_dim, slice, concatenate and iota. A
 // dimension that maps onto one dimension of the result keeps its split; a
 // dimension the op needs whole (a sliced or concatenated dimension, iota's
-// counting dimension, the minor dimension of a merged reshape group) is
-// gathered first, or computed whole when it is replicated anyway.
+// counting dimension, the minor factor of a reshape group whose major
+// factor is not split whole) is gathered first, or computed whole when it
+// is replicated anyway.
 
 shardc.mesh @mesh_4 = <["x"=4]>
 shardc.mesh @mesh_2x2 = <["x"=2, "y"=2]>
+shardc.mesh @mesh_2x2x2 = <["x"=2, "y"=2, "z"=2]>
 
 // CHECK-LABEL: func.func @transpose_sharded_dim_follows
 // CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<2x16xf32>
@@ -113,6 +115,73 @@ func.func @reshape_merge_inner_dims(
     %a: tensor<4x8x2xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}, {"y"}, {}]>})
     -> tensor<4x16xf32> {
   %r = shardc.reshape %a : (tensor<4x8x2xf32>) -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// A reshape group is decomposed into factors both sides share, major
+// first: (8) -> (2, 4) has factors 2 and 4, so ["y", "x"] on the 8 is "y" on
+// the 2 and "x" on the 4, and no data moves.
+// CHECK-LABEL: func.func @reshape_split_axes_follow_factors
+// CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<2xf32>
+// CHECK-SAME: -> (tensor<1x2xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"y"}, {"x"}]>})
+// CHECK-NOT: shardc.all_
+// CHECK: [[R:%[a-z0-9]+]] = shardc.reshape [[A]] : (tensor<2xf32>) -> tensor<1x2xf32>
+// CHECK-NOT: shardc.all_
+// CHECK: return [[R]]
+func.func @reshape_split_axes_follow_factors(
+    %a: tensor<8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"y", "x"}]>})
+    -> tensor<2x4xf32> {
+  %r = shardc.reshape %a : (tensor<8xf32>) -> tensor<2x4xf32>
+  return %r : tensor<2x4xf32>
+}
+
+// (2, 4) -> (8) with "x" filling the major dimension: the minor's "y"
+// follows it into the merged dimension.
+// CHECK-LABEL: func.func @reshape_merge_both_sharded
+// CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<1x2xf32>
+// CHECK-SAME: -> (tensor<2xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x", "y"}]>})
+// CHECK-NOT: shardc.all_
+// CHECK: [[R:%[a-z0-9]+]] = shardc.reshape [[A]] : (tensor<1x2xf32>) -> tensor<2xf32>
+// CHECK-NOT: shardc.all_
+// CHECK: return [[R]]
+func.func @reshape_merge_both_sharded(
+    %a: tensor<2x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}, {"y"}]>})
+    -> tensor<8xf32> {
+  %r = shardc.reshape %a : (tensor<2x4xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// (4, 4) -> (16) asked for ["x", "y"]: "x" splits the major 4 only in two,
+// so a device's "y" columns would not be contiguous. One all_to_all moves
+// "y" to the rows first, where the reshape is local.
+// CHECK-LABEL: func.func @reshape_merge_major_not_filled
+// CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<2x2xf32>
+// CHECK-SAME: -> (tensor<4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x", "y"}]>})
+// CHECK: [[T:%[a-z0-9]+]] = shardc.all_to_all [[A]] on @mesh_2x2 ["y"] split_dim = 0 concat_dim = 1 : tensor<2x2xf32> -> tensor<1x4xf32>
+// CHECK: [[R:%[a-z0-9]+]] = shardc.reshape [[T]] : (tensor<1x4xf32>) -> tensor<4xf32>
+// CHECK-NOT: shardc.all_
+// CHECK: return [[R]]
+func.func @reshape_merge_major_not_filled(
+    %a: tensor<4x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x"}, {"y"}]>})
+    -> (tensor<16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"x", "y"}]>}) {
+  %r = shardc.reshape %a : (tensor<4x4xf32>) -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// (8, 8) -> (4, 16) has factors 4, 2 and 8: ["x", "y"] on the rows is the
+// 4, which the result's rows keep; the result is asked for ["y", "x"] on its
+// columns, two all_to_all away (64 bytes per device).
+// CHECK-LABEL: func.func @reshape_regroup
+// CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<2x8xf32>
+// CHECK: [[R:%[a-z0-9]+]] = shardc.reshape [[A]] : (tensor<2x8xf32>) -> tensor<1x16xf32>
+// CHECK: [[T:%[a-z0-9]+]] = shardc.all_to_all [[R]] on @mesh_2x2x2 ["y"] split_dim = 1 concat_dim = 0 : tensor<1x16xf32> -> tensor<2x8xf32>
+// CHECK: [[U:%[a-z0-9]+]] = shardc.all_to_all [[T]] on @mesh_2x2x2 ["x"] split_dim = 1 concat_dim = 0 : tensor<2x8xf32> -> tensor<4x4xf32>
+// CHECK-NOT: shardc.all_
+// CHECK: return [[U]]
+func.func @reshape_regroup(
+    %a: tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{"x", "y"}, {}]>})
+    -> (tensor<4x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2x2, [{}, {"y", "x"}]>}) {
+  %r = shardc.reshape %a : (tensor<8x8xf32>) -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
 }
 

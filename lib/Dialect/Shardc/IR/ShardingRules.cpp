@@ -22,22 +22,26 @@ ShardingRule ShardingRule::elementwise(const std::vector<int64_t> &shape,
   std::vector<int64_t> dims;
   for (int64_t size : shape)
     dims.push_back(rule.addFactor(size, FactorKind::PassThrough));
-  rule.operandDims.assign(numOperands, dims);
-  rule.resultDims.assign(numResults, dims);
-  return rule;
+  return rule.setDims(std::vector<std::vector<int64_t>>(numOperands, dims),
+                      std::vector<std::vector<int64_t>>(numResults, dims));
 }
 
 std::string ShardingRule::str() const {
   auto name = [](int64_t f) {
-    return f == kNoFactor ? std::string("_") : std::string(1, char('i' + f % 18)) +
-                                                   (f >= 18 ? std::to_string(f / 18) : "");
+    return std::string(1, char('i' + f % 18)) + (f >= 18 ? std::to_string(f / 18) : "");
   };
-  auto list = [&](const std::vector<std::vector<int64_t>> &values) {
+  auto dimName = [&](const DimFactors &dim) {
+    std::string s;
+    for (int64_t f : dim)
+      s += (s.empty() ? "" : "*") + name(f);
+    return s.empty() ? std::string("_") : s;
+  };
+  auto list = [&](const std::vector<std::vector<DimFactors>> &values) {
     std::string s = "(";
     for (size_t v = 0; v < values.size(); ++v) {
       s += v ? ", [" : "[";
       for (size_t d = 0; d < values[v].size(); ++d)
-        s += (d ? ", " : "") + name(values[v][d]);
+        s += (d ? ", " : "") + dimName(values[v][d]);
       s += "]";
     }
     return s + ")";
@@ -153,8 +157,7 @@ ShardingRule DotGeneralOp::getShardingRule() {
       r[d] = rule.addFactor(rhs[d], FactorKind::PassThrough);
       out.push_back(r[d]);
     }
-  rule.operandDims = {l, r};
-  rule.resultDims = {out};
+  rule.setDims({l, r}, {out});
   return rule.linearIn(PartialFlow::Multiplicative, {0, 1});
 }
 
@@ -171,8 +174,7 @@ ShardingRule ReduceOp::getShardingRule() {
     if (!reduced)
       out.push_back(f);
   }
-  rule.operandDims = {operand};
-  rule.resultDims = {out};
+  rule.setDims({operand}, {out});
   rule.partial = getKind() == ReduceKind::Max   ? PartialKind::Max
                  : getKind() == ReduceKind::Min ? PartialKind::Min
                                                 : PartialKind::Sum;
@@ -193,29 +195,32 @@ ShardingRule BroadcastInDimOp::getShardingRule() {
   for (size_t d = 0; d < outShape.size(); ++d)
     if (out[d] == kNoFactor && outShape[d] != 1)
       out[d] = rule.addFactor(outShape[d], FactorKind::PassThrough);
-  rule.operandDims = {operand};
-  rule.resultDims = {out};
+  rule.setDims({operand}, {out});
   return rule.linearIn(PartialFlow::Additive, {0});
 }
 
-/// Dimensions are matched in groups of equal element count. A 1:1 group
-/// passes through; in a merged or split group only the major dimensions
-/// share a factor (a block of the major dimension is a contiguous block of
-/// the group), and the minor ones must stay whole.
+/// Dimensions are matched in groups of equal element count, and each group
+/// is decomposed into factors that both sides share, major first: (8) ->
+/// (2, 4) has factors 2 and 4, with the operand's dimension [2*4]. Where the
+/// remaining sizes of two dimensions do not divide one another (6 -> 4 after
+/// nothing), their greatest common divisor is the group's last factor and
+/// the rest of the group has none (it stays whole).
 ShardingRule ReshapeOp::getShardingRule() {
   ShardingRule rule;
   std::vector<int64_t> in = shapeOf(getOperand()), outShape = shapeOf(getResult());
-  std::vector<int64_t> operand(in.size(), kNoFactor), out(outShape.size(), kNoFactor);
+  std::vector<DimFactors> operand(in.size()), out(outShape.size());
+  auto finish = [&] {
+    rule.operandDims = {operand};
+    rule.resultDims = {out};
+    return rule.linearIn(PartialFlow::Additive, {0});
+  };
   // An empty tensor has no blocks to keep apart: nothing passes through
   // (the operand is made whole, which moves no bytes).
   auto elements = [](const std::vector<int64_t> &shape) {
     return std::accumulate(shape.begin(), shape.end(), (int64_t)1, std::multiplies<>());
   };
-  if (elements(in) == 0 || elements(outShape) == 0) {
-    rule.operandDims = {operand};
-    rule.resultDims = {out};
-    return rule.linearIn(PartialFlow::Additive, {0});
-  }
+  if (elements(in) == 0 || elements(outShape) == 0)
+    return finish();
   size_t i = 0, j = 0;
   while (i < in.size() && j < outShape.size()) {
     if (in[i] == 1) { ++i; continue; }
@@ -228,13 +233,35 @@ ShardingRule ReshapeOp::getShardingRule() {
       else
         pj *= outShape[j++];
     }
-    int64_t size = std::gcd(in[i0], outShape[j0]);
-    if (size > 1)
-      operand[i0] = out[j0] = rule.addFactor(size, FactorKind::PassThrough);
+    // The group is in[i0, i) and outShape[j0, j); what is left of the
+    // current dimension on each side is ra and rc.
+    size_t a = i0, c = j0;
+    int64_t ra = in[a], rc = outShape[c];
+    while (a < i && c < j) {
+      if (ra == 1) {
+        if (++a < i)
+          ra = in[a];
+        continue;
+      }
+      if (rc == 1) {
+        if (++c < j)
+          rc = outShape[c];
+        continue;
+      }
+      bool divides = ra % rc == 0 || rc % ra == 0;
+      int64_t size = divides ? std::min(ra, rc) : std::gcd(ra, rc);
+      if (size > 1) {
+        int64_t f = rule.addFactor(size, FactorKind::PassThrough);
+        operand[a].push_back(f);
+        out[c].push_back(f);
+      }
+      if (!divides)
+        break;
+      ra /= size;
+      rc /= size;
+    }
   }
-  rule.operandDims = {operand};
-  rule.resultDims = {out};
-  return rule.linearIn(PartialFlow::Additive, {0});
+  return finish();
 }
 
 ShardingRule TransposeOp::getShardingRule() {
@@ -245,8 +272,7 @@ ShardingRule TransposeOp::getShardingRule() {
     operand.push_back(rule.addFactor(size, FactorKind::PassThrough));
   for (int64_t p : getPermutation())
     out.push_back(operand[p]);
-  rule.operandDims = {operand};
-  rule.resultDims = {out};
+  rule.setDims({operand}, {out});
   return rule.linearIn(PartialFlow::Additive, {0});
 }
 
@@ -261,8 +287,7 @@ ShardingRule SliceOp::getShardingRule() {
     dims.push_back(rule.addFactor(
         outShape[d], whole ? FactorKind::PassThrough : FactorKind::NeedReplication));
   }
-  rule.operandDims = {dims};
-  rule.resultDims = {dims};
+  rule.setDims({dims}, {dims});
   return rule.linearIn(PartialFlow::Additive, {0});
 }
 
@@ -281,11 +306,12 @@ static ShardingRule dynamicBoxRule(Operation *op, Value operand, Value box, int 
   for (size_t d = 0; d < in.size(); ++d)
     if (boxShape[d] != in[d]) // a factor of another size: a new one, never split
       boxDims[d] = rule.addFactor(boxShape[d], FactorKind::NeedReplication);
+  std::vector<std::vector<int64_t>> operands;
   for (unsigned i = 0; i < op->getNumOperands(); ++i)
-    rule.operandDims.push_back(i == 0                 ? dims
-                               : (int)i == boxOperand ? boxDims
-                                                      : std::vector<int64_t>{});
-  rule.resultDims = {boxOperand < 0 ? boxDims : dims};
+    operands.push_back(i == 0                 ? dims
+                       : (int)i == boxOperand ? boxDims
+                                              : std::vector<int64_t>{});
+  rule.setDims(operands, {boxOperand < 0 ? boxDims : dims});
   // Linear in the operand and the update together; the indices stay whole.
   std::vector<unsigned> linear = {0};
   if (boxOperand > 0)
@@ -335,8 +361,7 @@ ShardingRule TakeOp::getShardingRule() {
     t.push_back(rule.addFactor(table[d], FactorKind::PassThrough));
     out.push_back(t.back());
   }
-  rule.operandDims = {t, idx};
-  rule.resultDims = {out};
+  rule.setDims({t, idx}, {out});
   return rule.linearIn(PartialFlow::Additive, {0});
 }
 
@@ -355,8 +380,7 @@ ShardingRule ScatterAddOp::getShardingRule() {
     o.push_back(rule.addFactor(operand[d], FactorKind::PassThrough));
     upd.push_back(o.back());
   }
-  rule.operandDims = {o, idx, upd};
-  rule.resultDims = {o};
+  rule.setDims({o, idx, upd}, {o});
   return rule.linearIn(PartialFlow::Additive, {0, 2});
 }
 

@@ -10,11 +10,60 @@ namespace shardc {
 
 static RankedTensorType globalType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-Layout layoutFor(ArrayRef<int64_t> dims, ArrayRef<Axes> factorAxes) {
+Layout layoutFor(ArrayRef<DimFactors> dims, ArrayRef<Axes> factorAxes) {
   Layout layout;
-  for (int64_t f : dims)
-    layout.push_back(f == kNoFactor ? Axes() : factorAxes[f]);
+  for (const DimFactors &factors : dims) {
+    layout.emplace_back();
+    for (int64_t f : factors)
+      layout.back().append(factorAxes[f].begin(), factorAxes[f].end());
+  }
   return layout;
+}
+
+SmallVector<Axes> splitByFactors(MeshOp mesh, ArrayRef<StringRef> axes,
+                                 ArrayRef<int64_t> sizes) {
+  SmallVector<Axes> out(sizes.size());
+  size_t k = 0;
+  int64_t group = 1;
+  for (StringRef a : axes) {
+    int64_t n = mesh.getAxisSize(a);
+    while (n > 1 && k < sizes.size() && group == sizes[k]) {
+      ++k;
+      group = 1;
+    }
+    if (k == sizes.size() || sizes[k] % (group * n) != 0)
+      break;
+    out[k].push_back(a);
+    group *= n;
+  }
+  return out;
+}
+
+std::optional<Axes> factorAxesIn(MeshOp mesh, const ShardingRule &rule,
+                                 ArrayRef<DimFactors> dims, const Layout &layout, int64_t f) {
+  std::optional<FactorPosition> at = ShardingRule::find(dims, f);
+  if (!at)
+    return std::nullopt;
+  return splitByFactors(mesh, layout[at->dim], rule.sizes(dims[at->dim]))[at->position];
+}
+
+void keepBlocksContiguous(MeshOp mesh, const ShardingRule &rule, FactorAxes &factorAxes) {
+  auto fills = [&](int64_t f) {
+    return getGroupSize(mesh, factorAxes[f]) == rule.factors[f].size;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto *values : {&rule.operandDims, &rule.resultDims})
+      for (const std::vector<DimFactors> &dims : *values)
+        for (const DimFactors &dim : dims)
+          for (size_t k = 1; k < dim.size(); ++k)
+            if (!fills(dim[k - 1]))
+              for (size_t m = k; m < dim.size(); ++m)
+                if (!factorAxes[dim[m]].empty()) {
+                  factorAxes[dim[m]].clear();
+                  changed = true;
+                }
+  }
 }
 
 Axes reductionAxes(MeshOp mesh, const ShardingRule &rule, ArrayRef<Axes> factorAxes) {
@@ -38,17 +87,10 @@ std::optional<size_t> scatterDim(MeshOp mesh, RankedTensorType global, const Lay
   return std::nullopt;
 }
 
-/// Whether `n` blocks divide every dimension factor `f` indexes.
+/// Whether `n` blocks divide factor `f` (and so every dimension it is the
+/// major factor of).
 static bool factorDivides(const OpLayouts &l, size_t f, int64_t n) {
-  for (auto [i, dims] : llvm::enumerate(l.rule.operandDims))
-    for (auto [d, ff] : llvm::enumerate(dims))
-      if (ff == (int64_t)f && globalType(l.op->getOperand(i)).getDimSize(d) % n != 0)
-        return false;
-  for (auto [i, dims] : llvm::enumerate(l.rule.resultDims))
-    for (auto [d, ff] : llvm::enumerate(dims))
-      if (ff == (int64_t)f && globalType(l.op->getResult(i)).getDimSize(d) % n != 0)
-        return false;
-  return true;
+  return l.rule.factors[f].size % n == 0;
 }
 
 /// Axes per factor: reduction factors take the axes their operands are
@@ -78,17 +120,15 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst) {
     axes[f] = chosen;
   };
   // The axes operand i is split by along factor f, if it indexes it.
-  auto operandAxes = [&](size_t i, size_t f) -> const Axes * {
-    auto it = llvm::find(rule.operandDims[i], (int64_t)f);
-    return it == rule.operandDims[i].end() ? nullptr
-                                           : &l.operands[i][it - rule.operandDims[i].begin()];
+  auto operandAxes = [&](size_t i, size_t f) {
+    return factorAxesIn(l.mesh, rule, rule.operandDims[i], l.operands[i], f);
   };
   // Reduction factors first, from the first operand sharded along them.
   for (size_t f = 0; f < n; ++f) {
     if (rule.factors[f].kind != FactorKind::Reduction)
       continue;
     for (size_t i = 0; i < rule.operandDims.size(); ++i)
-      if (const Axes *candidate = operandAxes(i, f); candidate && !candidate->empty()) {
+      if (std::optional<Axes> candidate = operandAxes(i, f); candidate && !candidate->empty()) {
         take(f, *candidate);
         break;
       }
@@ -100,25 +140,23 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst) {
       continue;
     bool found = false;
     for (size_t i = 0; operandsFirst && !found && i < rule.operandDims.size(); ++i)
-      if (const Axes *candidate = operandAxes(i, f); candidate && !candidate->empty()) {
+      if (std::optional<Axes> candidate = operandAxes(i, f); candidate && !candidate->empty()) {
         take(f, *candidate);
         found = true;
       }
-    for (auto [i, dims] : llvm::enumerate(rule.resultDims)) {
-      if (found)
-        break;
-      auto it = llvm::find(dims, (int64_t)f);
-      if (it != dims.end()) {
-        take(f, l.wanted[i][it - dims.begin()]);
+    for (size_t i = 0; !found && i < rule.resultDims.size(); ++i)
+      if (std::optional<Axes> candidate =
+              factorAxesIn(l.mesh, rule, rule.resultDims[i], l.wanted[i], f)) {
+        take(f, *candidate);
         found = true;
       }
-    }
     for (size_t i = 0; !found && i < rule.operandDims.size(); ++i)
-      if (const Axes *candidate = operandAxes(i, f)) {
+      if (std::optional<Axes> candidate = operandAxes(i, f)) {
         take(f, *candidate);
         found = true;
       }
   }
+  keepBlocksContiguous(l.mesh, rule, axes);
   return axes;
 }
 
@@ -134,10 +172,10 @@ static FactorAxes relocateWholeFactorAxes(const OpLayouts &l, FactorAxes factorA
     if (rule.factors[f].kind != FactorKind::NeedReplication)
       continue;
     for (auto [i, dims] : llvm::enumerate(rule.operandDims)) {
-      auto it = llvm::find(dims, (int64_t)f);
-      if (it == dims.end())
+      std::optional<Axes> found = factorAxesIn(l.mesh, rule, dims, l.operands[i], f);
+      if (!found)
         continue;
-      const Axes &axes = l.operands[i][it - dims.begin()];
+      const Axes &axes = *found;
       if (axes.empty() || llvm::any_of(axes, usedAxis))
         continue;
       int64_t n = getGroupSize(l.mesh, axes);
@@ -152,6 +190,7 @@ static FactorAxes relocateWholeFactorAxes(const OpLayouts &l, FactorAxes factorA
       break;
     }
   }
+  keepBlocksContiguous(l.mesh, rule, factorAxes);
   return factorAxes;
 }
 

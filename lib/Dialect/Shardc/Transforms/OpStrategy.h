@@ -37,8 +37,27 @@ struct OpLayouts {
 /// the results' layout.
 FactorAxes chooseOpStrategy(const OpLayouts &op);
 
-/// The layout of a value whose dimensions index factors `dims`.
-Layout layoutFor(llvm::ArrayRef<int64_t> dims, llvm::ArrayRef<Axes> factorAxes);
+/// The layout of a value whose dimensions index factors `dims`: each
+/// dimension is split by its factors' axes, major first.
+Layout layoutFor(llvm::ArrayRef<DimFactors> dims, llvm::ArrayRef<Axes> factorAxes);
+
+/// The axes of a dimension whose factors have `sizes` (major first), split
+/// among the factors: each takes axes while their group divides its size,
+/// and the next begins once the group is the factor's whole size. Axes past
+/// a point where that fails belong to no factor.
+llvm::SmallVector<Axes> splitByFactors(MeshOp mesh, llvm::ArrayRef<llvm::StringRef> axes,
+                                       llvm::ArrayRef<int64_t> sizes);
+
+/// The axes factor `f` has in a value of dimensions `dims` laid out as
+/// `layout`, if the value indexes it.
+std::optional<Axes> factorAxesIn(MeshOp mesh, const ShardingRule &rule,
+                                 llvm::ArrayRef<DimFactors> dims, const Layout &layout,
+                                 int64_t f);
+
+/// Clears the axes of every factor that follows, in some dimension, a
+/// factor its axes do not fill: a device's block of that dimension would
+/// not be contiguous.
+void keepBlocksContiguous(MeshOp mesh, const ShardingRule &rule, FactorAxes &factorAxes);
 
 /// The axes the op's partial results are pending over: those of its
 /// reduction factors (groups of one hold the whole sum).

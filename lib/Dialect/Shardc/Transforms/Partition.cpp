@@ -590,11 +590,11 @@ private:
       if (rule.factors[f].kind != FactorKind::Reduction || factorAxes[f].empty())
         continue;
       for (auto [i, operandDims] : llvm::enumerate(rule.operandDims)) {
-        auto it = llvm::find(operandDims, (int64_t)f);
-        if (it == operandDims.end())
+        std::optional<FactorPosition> at = ShardingRule::find(operandDims, f);
+        if (!at)
           continue;
         dims += (dims.empty() ? "" : ", ") + std::string("dim ") +
-                std::to_string(it - operandDims.begin()) + " of operand #" +
+                std::to_string(at->dim) + " of operand #" +
                 std::to_string(i) + " over " + layoutStr(Layout{factorAxes[f]});
         break;
       }

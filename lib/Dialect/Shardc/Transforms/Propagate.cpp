@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OpStrategy.h"
 #include "Reshard.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
@@ -304,45 +305,61 @@ private:
     if (!ruleOp)
       return false;
     ShardingRule rule = ruleOp.getShardingRule();
+    // A slot is where a factor appears: a dimension of an operand or
+    // result, and the factor's place among that dimension's factors.
     struct Slot {
       Value value;
       int64_t dim;
+      const DimFactors *factors;
+      size_t position;
     };
     std::vector<std::vector<Slot>> slots(rule.factors.size());
+    auto addSlots = [&](Value v, const std::vector<DimFactors> &dims) {
+      for (auto [d, factors] : llvm::enumerate(dims))
+        for (auto [k, f] : llvm::enumerate(factors))
+          slots[f].push_back({v, (int64_t)d, &factors, k});
+    };
     for (auto [i, dims] : llvm::enumerate(rule.operandDims))
-      for (auto [d, f] : llvm::enumerate(dims))
-        if (f != kNoFactor)
-          slots[f].push_back({op->getOperand(i), (int64_t)d});
+      addSlots(op->getOperand(i), dims);
     for (auto [i, dims] : llvm::enumerate(rule.resultDims))
-      for (auto [d, f] : llvm::enumerate(dims))
-        if (f != kNoFactor)
-          slots[f].push_back({op->getResult(i), (int64_t)d});
+      addSlots(op->getResult(i), dims);
+    // The axes a slot's dimension gives its factor (all of them where the
+    // dimension is the factor alone).
+    auto axesAt = [&](const Slot &s) {
+      return splitByFactors(mesh, dimsOf(s.value)[s.dim].axes,
+                            rule.sizes(*s.factors))[s.position];
+    };
 
     // The winning sharding along each factor.
-    std::vector<const Slot *> winners(rule.factors.size(), nullptr);
+    struct Winner {
+      const Slot *slot = nullptr;
+      Axes axes;
+    };
+    std::vector<Winner> winners(rule.factors.size());
     for (size_t f = 0; f < rule.factors.size(); ++f) {
       if (rule.factors[f].kind == FactorKind::NeedReplication)
         continue;
-      const Slot *&best = winners[f];
+      Winner &best = winners[f];
       for (const Slot &s : slots[f]) {
         DimState &st = dimsOf(s.value)[s.dim];
-        if (st.held || st.axes.empty())
+        Axes axes = axesAt(s);
+        if (st.held || axes.empty())
           continue;
-        if (!best) {
-          best = &s;
+        if (!best.slot) {
+          best = {&s, axes};
           continue;
         }
-        DimState &b = dimsOf(best->value)[best->dim];
+        DimState &b = dimsOf(best.slot->value)[best.slot->dim];
         // At equal priority, a sharding that extends the other agrees with
         // it and says more: it wins; then the larger tensor.
-        bool extends = st.axes.size() > b.axes.size() &&
-                       std::equal(b.axes.begin(), b.axes.end(), st.axes.begin());
-        bool extended = b.axes.size() > st.axes.size() &&
-                        std::equal(st.axes.begin(), st.axes.end(), b.axes.begin());
+        bool extends = axes.size() > best.axes.size() &&
+                       std::equal(best.axes.begin(), best.axes.end(), axes.begin());
+        bool extended = best.axes.size() > axes.size() &&
+                        std::equal(axes.begin(), axes.end(), best.axes.begin());
         if (st.priority < b.priority ||
             (st.priority == b.priority &&
-             (extends || (!extended && bytesOf(s.value) > bytesOf(best->value)))))
-          best = &s;
+             (extends || (!extended && bytesOf(s.value) > bytesOf(best.slot->value)))))
+          best = {&s, axes};
       }
     }
     // Factors whose winners want the same axis take it in order of priority,
@@ -350,38 +367,58 @@ private:
     // sharding moves the more bytes if resharded).
     std::vector<size_t> order;
     for (size_t f = 0; f < rule.factors.size(); ++f)
-      if (winners[f])
+      if (winners[f].slot)
         order.push_back(f);
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      const DimState &a = dimsOf(winners[x]->value)[winners[x]->dim];
-      const DimState &b = dimsOf(winners[y]->value)[winners[y]->dim];
+      const DimState &a = dimsOf(winners[x].slot->value)[winners[x].slot->dim];
+      const DimState &b = dimsOf(winners[y].slot->value)[winners[y].slot->dim];
       if (a.priority != b.priority)
         return a.priority < b.priority;
-      return bytesOf(winners[x]->value) > bytesOf(winners[y]->value);
+      return bytesOf(winners[x].slot->value) > bytesOf(winners[y].slot->value);
     });
     bool changed = false;
     for (size_t f : order) {
-      const Slot *best = winners[f];
+      const Slot *best = winners[f].slot;
+      const Axes &want = winners[f].axes;
       DimState winner = dimsOf(best->value)[best->dim];
       for (const Slot &s : slots[f]) {
         DimState &st = dimsOf(s.value)[s.dim];
-        if (!st.open || st.axes == winner.axes)
+        if (!st.open)
+          continue;
+        // The dimension's axes by factor: those before this factor must
+        // fill theirs (blocks stay contiguous), none may come after.
+        SmallVector<Axes> split =
+            splitByFactors(mesh, st.axes, rule.sizes(*s.factors));
+        Axes before;
+        bool filled = true;
+        for (size_t k = 0; k < s.position; ++k) {
+          filled &= getGroupSize(mesh, split[k]) == rule.factors[(*s.factors)[k]].size;
+          before.append(split[k].begin(), split[k].end());
+        }
+        const Axes &have = split[s.position];
+        if (!filled || have == want || st.axes.size() != before.size() + have.size())
           continue;
         // Only extend: an open dimension keeps the axes it has.
-        if (st.axes.size() > winner.axes.size() ||
-            !std::equal(st.axes.begin(), st.axes.end(), winner.axes.begin()))
+        if (have.size() > want.size() || !std::equal(have.begin(), have.end(), want.begin()))
           continue;
-        // The longest prefix of the winner that divides the dimension and
-        // repeats no axis of the value's other dimensions.
+        // The longest prefix of the winner that divides the factor and the
+        // dimension, and repeats no axis of the value's dimensions.
         auto type = cast<RankedTensorType>(s.value.getType());
-        SmallVector<StringRef> axes(winner.axes.begin(), winner.axes.end());
-        while (axes.size() > st.axes.size() &&
-               (type.getDimSize(s.dim) % getGroupSize(mesh, axes) != 0 ||
-                usedElsewhere(s.value, s.dim, axes)))
+        Axes axes = want;
+        auto usable = [&] {
+          Axes all = before;
+          all.append(axes.begin(), axes.end());
+          return rule.factors[f].size % getGroupSize(mesh, axes) == 0 &&
+                 type.getDimSize(s.dim) % getGroupSize(mesh, all) == 0 &&
+                 !usedElsewhere(s.value, s.dim, axes) &&
+                 llvm::none_of(axes, [&](StringRef a) { return llvm::is_contained(before, a); });
+        };
+        while (axes.size() > have.size() && !usable())
           axes.pop_back();
-        if (axes.size() == st.axes.size())
+        if (axes.size() == have.size())
           continue;
-        st.axes = axes;
+        st.axes.assign(before.begin(), before.end());
+        st.axes.append(axes.begin(), axes.end());
         st.priority = std::max(winner.priority, kPropagated);
         st.origin = winner.origin;
         st.origin.path.push_back(op);

@@ -11,12 +11,20 @@
 // Sharding k over an axis leaves each device with a partial sum, which
 // partitioning completes with an all_reduce over that axis.
 //
+// A dimension may index several factors, major to minor, when its size is
+// their product: a reshape (8) -> (2, 4) has factors a: 2 and b: 4, the
+// operand's dimension is [a, b] and the result's are [a], [b]. Such a
+// dimension is split by a's axes, then b's; b may have axes only where a's
+// split it into blocks of one (a's axes make a group of a's size), so that
+// each device's block stays contiguous in both layouts.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef SHARDC_DIALECT_SHARDC_IR_SHARDINGRULE_H
 #define SHARDC_DIALECT_SHARDC_IR_SHARDINGRULE_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,16 +63,26 @@ struct Factor {
   FactorKind kind; // e.g. PassThrough
 };
 
-/// No factor: the dimension is not shardable through this op (size-1
-/// broadcast dimensions, the minor dimensions of a reshape group).
+/// The factors one dimension indexes, major to minor. Empty: none, the
+/// dimension is not shardable through this op (size-1 broadcast
+/// dimensions, a reshape group without a common factor).
+using DimFactors = std::vector<int64_t>;
+
+/// In the one-factor-per-dimension lists rules are built from: no factor.
 constexpr int64_t kNoFactor = -1;
+
+/// Where a factor appears in one value's dimensions.
+struct FactorPosition {
+  size_t dim;      // the dimension
+  size_t position; // its place among the dimension's factors, major first
+};
 
 struct ShardingRule {
   std::vector<Factor> factors;
-  /// operandDims[i][d]: the factor dimension d of operand i indexes.
-  std::vector<std::vector<int64_t>> operandDims;
-  /// resultDims[i][d]: the factor dimension d of result i indexes.
-  std::vector<std::vector<int64_t>> resultDims;
+  /// operandDims[i][d]: the factors dimension d of operand i indexes.
+  std::vector<std::vector<DimFactors>> operandDims;
+  /// resultDims[i][d]: the factors dimension d of result i indexes.
+  std::vector<std::vector<DimFactors>> resultDims;
   /// How partial results over Reduction factors combine.
   PartialKind partial = PartialKind::Sum;
   /// Which operands a pending sum passes through, and how (see PartialFlow).
@@ -78,6 +96,42 @@ struct ShardingRule {
     return *this;
   }
 
+  /// Sets the dimensions from one factor (or kNoFactor) per dimension.
+  ShardingRule &setDims(const std::vector<std::vector<int64_t>> &operands,
+                        const std::vector<std::vector<int64_t>> &results) {
+    operandDims = single(operands);
+    resultDims = single(results);
+    return *this;
+  }
+  static std::vector<std::vector<DimFactors>>
+  single(const std::vector<std::vector<int64_t>> &values) {
+    std::vector<std::vector<DimFactors>> out;
+    for (const std::vector<int64_t> &dims : values) {
+      out.emplace_back();
+      for (int64_t f : dims)
+        out.back().push_back(f == kNoFactor ? DimFactors{} : DimFactors{f});
+    }
+    return out;
+  }
+
+  /// Where factor `f` appears among `dims` (one value's), if it does.
+  static std::optional<FactorPosition> find(const std::vector<DimFactors> &dims,
+                                            int64_t f) {
+    for (size_t d = 0; d < dims.size(); ++d)
+      for (size_t k = 0; k < dims[d].size(); ++k)
+        if (dims[d][k] == f)
+          return FactorPosition{d, k};
+    return std::nullopt;
+  }
+
+  /// The sizes of the factors dimension `dims` indexes, major first.
+  std::vector<int64_t> sizes(const DimFactors &dims) const {
+    std::vector<int64_t> out;
+    for (int64_t f : dims)
+      out.push_back(factors[f].size);
+    return out;
+  }
+
   int64_t addFactor(int64_t size, FactorKind kind) {
     factors.push_back({size, kind});
     return (int64_t)factors.size() - 1;
@@ -85,7 +139,8 @@ struct ShardingRule {
   /// A rule where operand and result dim d share factor d (elementwise ops).
   static ShardingRule elementwise(const std::vector<int64_t> &shape,
                                   unsigned numOperands, unsigned numResults);
-  /// Human-readable form, e.g. "([i, k], [k, j]) -> ([i, j]) {k: reduction}".
+  /// Human-readable form, e.g. "([i, k], [k, j]) -> ([i, j]) {k: reduction}";
+  /// a dimension of several factors is written "i*j".
   std::string str() const;
 };
 
