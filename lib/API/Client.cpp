@@ -38,7 +38,7 @@ std::vector<Array> DeviceArray::takeShards() && {
   return *shards_;
 }
 
-Array DeviceArray::fetch() const { return sharding_.assemble(*shards_); }
+Array DeviceArray::fetch() const { return sharding_.assemble(*shards_, globalShape_); }
 
 std::string DeviceArray::visualize() const { return sharding_.visualize(globalShape_); }
 
@@ -159,7 +159,8 @@ StatusOr<Client> Client::create(const std::string &backend, const std::string &c
 const std::string &Client::backend() const { return impl->backendName; }
 
 StatusOr<DeviceArray> Client::device_put(const Array &array, const NamedSharding &sharding) {
-  Status valid = sharding.validate(array.shape());
+  // A layout that does not divide a dimension pads it (see localShape).
+  Status valid = sharding.validate(array.shape(), /*allowPadding=*/true);
   if (!valid.ok())
     return Status::error("device_put of " + array.typeString() + ": " + valid.message());
   std::vector<Array> shards;

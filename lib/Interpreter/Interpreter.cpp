@@ -487,7 +487,15 @@ FailureOr<std::vector<Array>> interpretPartitioned(func::FuncOp fn,
   std::vector<Lanes> lanes;
   for (auto [i, global] : llvm::enumerate(globalArgs)) {
     NamedSharding s = signatureSharding(fn, mesh, false, i, global.rank());
-    Status valid = s.validate(global.shape());
+    // A padded argument records its global shape.
+    auto recorded = fn.getArgAttrOfType<DenseI64ArrayAttr>(i, ShardcDialect::kGlobalShapeAttrName);
+    if (recorded && ArrayRef<int64_t>(global.shape()) != recorded.asArrayRef())
+      return fn.emitError() << "argument #" << i << " must have the shape "
+                            << Array(global.dtype(), Shape(recorded.asArrayRef().begin(),
+                                                           recorded.asArrayRef().end()))
+                                   .typeString()
+                            << ", got " << global.typeString();
+    Status valid = s.validate(global.shape(), /*allowPadding=*/recorded != nullptr);
     if (!valid.ok())
       return fn.emitError() << "argument #" << i << ": " << valid.message();
     Lanes shards;
@@ -499,8 +507,14 @@ FailureOr<std::vector<Array>> interpretPartitioned(func::FuncOp fn,
   if (failed(results))
     return failure();
   std::vector<Array> out;
-  for (auto [i, shards] : llvm::enumerate(*results))
-    out.push_back(signatureSharding(fn, mesh, true, i, shards[0].rank()).assemble(shards));
+  for (auto [i, shards] : llvm::enumerate(*results)) {
+    NamedSharding s = signatureSharding(fn, mesh, true, i, shards[0].rank());
+    auto recorded =
+        fn.getResultAttrOfType<DenseI64ArrayAttr>(i, ShardcDialect::kGlobalShapeAttrName);
+    out.push_back(recorded ? s.assemble(shards, Shape(recorded.asArrayRef().begin(),
+                                                      recorded.asArrayRef().end()))
+                           : s.assemble(shards));
+  }
   return out;
 }
 

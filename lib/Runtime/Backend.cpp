@@ -90,7 +90,8 @@ StatusOr<std::vector<Array>> runPlan(Backend &backend, const Plan &plan,
   std::vector<Array> out;
   for (size_t r = 0; r < results->size(); ++r)
     out.push_back(single ? std::move((*results)[r][0])
-                         : plan.resultShardings[r].assemble((*results)[r]));
+                         : plan.resultShardings[r].assemble((*results)[r],
+                                                            plan.resultGlobalShapes[r]));
   return out;
 }
 

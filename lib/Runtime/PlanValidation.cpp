@@ -182,9 +182,11 @@ private:
       for (const std::string &axis : s.spec[d])
         if (plan.mesh.axisIndex(axis) < 0 || !used.insert(axis).second)
           return fail(name + ": axis '" + axis + "' is unknown or used twice");
-      if (local[d] * plan.mesh.groupSize(s.spec[d]) != global[d])
-        return fail(name + ": global dimension " + std::to_string(d) + " is not its local " +
-                    "size times the devices it is split over");
+      // A dimension the devices do not divide is padded to the next multiple.
+      int64_t n = plan.mesh.groupSize(s.spec[d]);
+      if (local[d] != (global[d] + n - 1) / n)
+        return fail(name + ": global dimension " + std::to_string(d) + " is not split " +
+                    "into its local size over the devices it is split over");
     }
     return Status::success();
   }

@@ -2,6 +2,7 @@
 
 #include "shardc/Runtime/Sharding.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 #include <map>
@@ -75,12 +76,21 @@ std::vector<int64_t> Mesh::group(const std::vector<std::string> &axes,
 
 Shape NamedSharding::localShape(const Shape &global) const {
   Shape local = global;
-  for (size_t d = 0; d < spec.size() && d < local.size(); ++d)
-    local[d] /= mesh.groupSize(spec[d]);
+  for (size_t d = 0; d < spec.size() && d < local.size(); ++d) {
+    int64_t n = mesh.groupSize(spec[d]);
+    local[d] = (local[d] + n - 1) / n;
+  }
   return local;
 }
 
-Status NamedSharding::validate(const Shape &global) const {
+bool NamedSharding::padded(const Shape &global) const {
+  for (size_t d = 0; d < spec.size() && d < global.size(); ++d)
+    if (global[d] % mesh.groupSize(spec[d]) != 0)
+      return true;
+  return false;
+}
+
+Status NamedSharding::validate(const Shape &global, bool allowPadding) const {
   if (spec.size() != global.size())
     return Status::error("partition spec has " + std::to_string(spec.size()) +
                          " dimensions but the array has rank " +
@@ -96,7 +106,7 @@ Status NamedSharding::validate(const Shape &global) const {
       seen.push_back(a);
     }
     int64_t n = mesh.groupSize(spec[d]);
-    if (global[d] % n != 0)
+    if (!allowPadding && global[d] % n != 0)
       return Status::error("dimension " + std::to_string(d) + " of size " +
                            std::to_string(global[d]) + " does not divide over " +
                            std::to_string(n) + " devices");
@@ -106,37 +116,41 @@ Status NamedSharding::validate(const Shape &global) const {
 
 /// Copies the box of `global` at `offset` with the shape of `local` into
 /// `local` (toGlobal=false), or `local` into that box (toGlobal=true), one
-/// contiguous row of the innermost dimension at a time.
+/// contiguous row of the innermost dimension at a time. The part of the box
+/// past the end of `global` (a padded shard's padding) is not copied.
 static void copyBox(Array &global, Array &local, const std::vector<int64_t> &offset,
                     bool toGlobal) {
-  const Shape &ls = local.shape();
+  const Shape &ls = local.shape(), &gs = global.shape();
   size_t es = dtypeSize(local.dtype());
-  if (ls.empty() || local.shape() == global.shape()) {
-    if (!local.sizeInBytes())
-      return; // an empty array may have no buffer (memcpy of null is undefined)
+  Shape box(ls.size());
+  for (size_t d = 0; d < ls.size(); ++d)
+    box[d] = std::clamp<int64_t>(gs[d] - offset[d], 0, ls[d]);
+  if (numElements(box) == 0)
+    return; // also: an empty array may have no buffer (memcpy of null is undefined)
+  if (ls.empty() || (ls == gs && box == ls)) {
     if (toGlobal)
       std::memcpy(global.bytes(), local.bytes(), local.sizeInBytes());
     else
       std::memcpy(local.bytes(), global.bytes(), local.sizeInBytes());
     return;
   }
-  int64_t row = ls.back();
-  if (row == 0 || local.numElements() == 0)
-    return;
-  int64_t rows = local.numElements() / row;
-  std::vector<int64_t> gstrides = stridesOf(global.shape());
+  int64_t row = box.back();
+  int64_t rows = numElements(box) / row;
+  std::vector<int64_t> gstrides = stridesOf(gs), lstrides = stridesOf(ls);
   std::vector<int64_t> idx(ls.size() - 1, 0);
   for (int64_t r = 0; r < rows; ++r) {
-    int64_t g = offset.back();
-    for (size_t d = 0; d + 1 < ls.size(); ++d)
+    int64_t g = offset.back(), l = 0;
+    for (size_t d = 0; d + 1 < ls.size(); ++d) {
       g += (idx[d] + offset[d]) * gstrides[d];
-    uint8_t *gp = global.bytes() + g * es, *lp = local.bytes() + r * row * es;
+      l += idx[d] * lstrides[d];
+    }
+    uint8_t *gp = global.bytes() + g * es, *lp = local.bytes() + l * es;
     if (toGlobal)
       std::memcpy(gp, lp, row * es);
     else
       std::memcpy(lp, gp, row * es);
     for (int64_t d = (int64_t)idx.size() - 1; d >= 0; --d) {
-      if (++idx[d] < ls[d])
+      if (++idx[d] < box[d])
         break;
       idx[d] = 0;
     }
@@ -163,6 +177,11 @@ Array NamedSharding::assemble(const std::vector<Array> &shards) const {
   Shape global = shards[0].shape();
   for (size_t d = 0; d < global.size(); ++d)
     global[d] *= mesh.groupSize(spec[d]);
+  return assemble(shards, global);
+}
+
+Array NamedSharding::assemble(const std::vector<Array> &shards, const Shape &global) const {
+  assert(!shards.empty());
   Array out(shards[0].dtype(), global);
   // Later devices holding the same block would write the same place; keep the
   // first device's copy.

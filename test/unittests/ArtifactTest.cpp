@@ -134,7 +134,7 @@ TEST(Artifact, CraftedMeshesAndSignaturesAreRejected) {
       },
       "the mesh has more than 65536 devices");
   expectRejected([](Plan &p) { p.argGlobalShapes[0] = {8, 8}; },
-                 "argument 'x': global dimension 0 is not its local size times the devices");
+                 "argument 'x': global dimension 0 is not split into its local size");
 }
 
 TEST(Artifact, CraftedOpcodesAndProgramsAreRejected) {

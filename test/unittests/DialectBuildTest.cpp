@@ -463,17 +463,13 @@ TEST_F(ShardingVerifyTest, UnknownAxisIsRejected) {
   EXPECT_TRUE(contains(diag, "mesh @mesh has no such axis"));
 }
 
-TEST_F(ShardingVerifyTest, NonDividingSplitIsRejected) {
-  // 6 rows over "model" (4 devices).
-  std::string diag =
-      verifyArgSharding({6, 16}, sharding("mesh", {dim({"model"}), dim({})}));
-  EXPECT_TRUE(contains(diag, "argument #0"));
-  EXPECT_TRUE(contains(diag,
-                       "dimension 0 of size 6 cannot be split over axes [model] of total "
-                       "size 4 (it does not divide)"));
-  // Each axis divides on its own, but not their product: 4 over 2 x 4.
-  diag = verifyArgSharding({4, 16}, sharding("mesh", {dim({"data", "model"}), dim({})}));
-  EXPECT_TRUE(contains(diag, "cannot be split over axes [data, model] of total size 8"));
+TEST_F(ShardingVerifyTest, NonDividingSplitIsAPaddedLayout) {
+  // 6 rows over "model" (4 devices) is a padded layout: valid IR, which
+  // partitioning accepts only where padding is asked for (and reports
+  // otherwise, test/Partition/pad-uneven-invalid.mlir).
+  EXPECT_EQ(verifyArgSharding({6, 16}, sharding("mesh", {dim({"model"}), dim({})})), "");
+  EXPECT_EQ(verifyArgSharding({4, 16}, sharding("mesh", {dim({"data", "model"}), dim({})})),
+            "");
 }
 
 TEST_F(ShardingVerifyTest, RepeatedAxisRankMismatchAndUnknownMeshAreRejected) {
@@ -490,12 +486,12 @@ TEST_F(ShardingVerifyTest, RepeatedAxisRankMismatchAndUnknownMeshAreRejected) {
 TEST_F(ShardingVerifyTest, BadShardingOnAConstraintIsRejected) {
   func::FuncOp fn = addFunc("g", {f32({6, 4})}, {f32({6, 4})});
   Value c = ShardingConstraintOp::create(builder, loc, fn.getArgument(0),
-                                         sharding("mesh", {dim({"model"}), dim({})}));
+                                         sharding("mesh", {dim({"model"}), dim({"model"})}));
   func::ReturnOp::create(builder, loc, ValueRange{c});
   DiagnosticCollector diags(ctx);
   EXPECT_TRUE(failed(verify(*module)));
   EXPECT_TRUE(contains(diags.text(), "'shardc.sharding_constraint' op"));
-  EXPECT_TRUE(contains(diags.text(), "dimension 0 of size 6 cannot be split"));
+  EXPECT_TRUE(contains(diags.text(), "sharding uses axis \"model\" more than once"));
 }
 
 TEST_F(ShardingVerifyTest, BadShardingsOnOperationResultsAreRejected) {

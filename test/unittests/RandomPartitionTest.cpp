@@ -121,6 +121,9 @@ struct Val {
 struct Program {
   std::string text;
   std::vector<Shape> argShapes;
+  /// Shardings may leave dimensions their axes do not divide: partitioned
+  /// with pad-uneven.
+  bool padded = false;
 };
 
 class ProgramGenerator {
@@ -129,6 +132,9 @@ public:
       : rng(seed), families(families) {}
 
   Program generate() {
+    // One program in four has sizes the mesh does not divide, sharded with
+    // padding.
+    padded = chance(0.25);
     chooseMesh();
     int numInitialArgs = chance(0.35) ? 2 : 1;
     for (int i = 0; i < numInitialArgs; ++i)
@@ -160,6 +166,7 @@ private:
   std::string body;
   int nextValue = 0; // %v<N> names
   bool anyConstraint = false;
+  bool padded = false;
 
   //--- randomness ---------------------------------------------------------//
 
@@ -176,7 +183,9 @@ private:
       std::swap(v[i - 1], v[uniform(0, (int)i - 1)]);
   }
 
-  int64_t randomDim() { return pick<int64_t>({4, 8, 12, 16}); }
+  int64_t randomDim() {
+    return padded ? pick<int64_t>({3, 5, 6, 8, 10, 12}) : pick<int64_t>({4, 8, 12, 16});
+  }
 
   Shape randomShape() {
     Shape shape(uniform(1, 3));
@@ -214,7 +223,7 @@ private:
         continue;
       std::vector<int> fits;
       for (size_t d = 0; d < shape.size(); ++d)
-        if (shape[d] % (split[d] * axis.size) == 0)
+        if (shape[d] % (split[d] * axis.size) == 0 || (padded && shape[d] > 1))
           fits.push_back((int)d);
       if (fits.empty())
         continue;
@@ -712,6 +721,7 @@ private:
     }
     s += ") {\n" + body + "    return " + names + " : " + types + "\n  }\n}\n";
     program.text = s;
+    program.padded = padded;
     return program;
   }
 };
@@ -797,7 +807,9 @@ TEST_P(RandomPartitionTest, MatchesGlobalRun) {
       << "propagation failed:\n" << diagnostics;
   std::string propagated = printOp(*module);
   SCOPED_TRACE("propagated:\n" + propagated);
-  ASSERT_TRUE(succeeded(partitionFunction(fn)))
+  PartitionOptions options;
+  options.padUneven = program.padded;
+  ASSERT_TRUE(succeeded(partitionFunction(fn, options)))
       << "partitioning failed:\n" << diagnostics;
   std::string partitioned = printOp(*module);
   SCOPED_TRACE("partitioned:\n" + partitioned);

@@ -267,6 +267,44 @@ TEST(NamedSharding, AssembleUsesTheFirstDeviceOfReplicatedBlocks) {
   EXPECT_TRUE(s.assemble(shards) == global);
 }
 
+TEST(NamedSharding, PaddedLayoutRoundsUpAndPadsWithZeros) {
+  // 17 over 8 devices: shards of 3; device 5 holds 15, 16 and one zero,
+  // devices 6 and 7 only zeros.
+  NamedSharding s{Mesh{{"x"}, {8}}, {{"x"}}};
+  Array global = iotaArray(DType::F32, {17});
+  EXPECT_EQ(s.localShape({17}), (Shape{3}));
+  EXPECT_TRUE(s.padded({17}));
+  EXPECT_FALSE(s.padded({24}));
+  EXPECT_FALSE(s.validate({17}).ok());
+  EXPECT_TRUE(s.validate({17}, /*allowPadding=*/true).ok());
+  std::vector<Array> shards;
+  for (int64_t d = 0; d < 8; ++d)
+    shards.push_back(s.shard(global, d));
+  EXPECT_EQ(shards[0].toInts(), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(shards[5].toInts(), (std::vector<int64_t>{15, 16, 0}));
+  EXPECT_EQ(shards[6].toInts(), (std::vector<int64_t>{0, 0, 0}));
+  EXPECT_EQ(shards[7].toInts(), (std::vector<int64_t>{0, 0, 0}));
+  // Assembled with the global shape, the padding is dropped (whatever it
+  // holds).
+  shards[7].setDouble(0, 99.0);
+  EXPECT_TRUE(s.assemble(shards, {17}) == global);
+}
+
+TEST(NamedSharding, PaddedLayoutOverTwoAxesAndDimensions) {
+  // 5x6 over 2x4: rows 3 per "data" block (the second has one padding
+  // row), columns 2 per "model" block (the last block all padding).
+  NamedSharding s{mesh2x4(), {{"data"}, {"model"}}};
+  Array global = iotaArray(DType::F32, {5, 6});
+  EXPECT_EQ(s.localShape({5, 6}), (Shape{3, 2}));
+  std::vector<Array> shards;
+  for (int64_t d = 0; d < 8; ++d)
+    shards.push_back(s.shard(global, d));
+  // Device 5 is data 1, model 1: rows 3, 4 and padding; columns 2, 3.
+  EXPECT_EQ(shards[5].toInts(), (std::vector<int64_t>{20, 21, 26, 27, 0, 0}));
+  EXPECT_EQ(shards[7].toInts(), (std::vector<int64_t>{0, 0, 0, 0, 0, 0}));
+  EXPECT_TRUE(s.assemble(shards, {5, 6}) == global);
+}
+
 struct RoundTripCase {
   Mesh mesh;
   PartitionSpec spec;

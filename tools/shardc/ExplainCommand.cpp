@@ -33,8 +33,12 @@ namespace shardc::driver {
 namespace {
 const char kExplainHelp[] =
     "usage: shardc explain FILE.mlir [--entry NAME] [--show NAME] [--summary]\n"
+    "                              [--pad-uneven]\n"
     "\n"
     "  --entry NAME   function to explain (default: main, or the only public one)\n"
+    "  --pad-uneven   pad dimensions their axes do not divide (as\n"
+    "                 --shardc-partition=\"pad-uneven\"); shardc.pad_uneven on an\n"
+    "                 argument allows it for that argument\n"
     "  --summary      only what one call sends per device: by mesh axes, by kind of\n"
     "                 collective, and the three largest collectives with their causes\n"
     "  --show NAME    draw the layout of one array on the devices: an argument\n"
@@ -104,10 +108,12 @@ std::string argName(func::FuncOp fn, unsigned i) {
 int explainCommand(const std::vector<std::string> &args) {
   CommandLine cl;
   if (std::optional<int> code =
-          parseCommandLine(args, "explain", {"--entry", "--show"}, {"--summary"}, kExplainHelp,
-                           cl))
+          parseCommandLine(args, "explain", {"--entry", "--show"}, {"--summary", "--pad-uneven"},
+                           kExplainHelp, cl))
     return *code;
   bool summary = cl.has("--summary");
+  PartitionOptions partitionOptions;
+  partitionOptions.padUneven = cl.has("--pad-uneven");
   std::string file = cl.file, entry = cl.get("--entry"), show = cl.get("--show");
   if (file.empty()) {
     reportError("'shardc explain' needs a FILE.mlir (try --help)");
@@ -171,8 +177,39 @@ int explainCommand(const std::vector<std::string> &args) {
     return s;
   };
   std::map<std::string, std::pair<Type, ShardingAttr>> byName;
+  // Values split unevenly, and the padding they hold per device (on
+  // average over the mesh).
+  int64_t paddedValues = 0, paddingBytes = 0;
+  auto describePadding = [&](Value v, ShardingAttr s) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!s || !type || type.getRank() != s.getRank())
+      return;
+    int64_t padded = 1, real = type.getNumElements(), blocks = 1;
+    std::string dims;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      int64_t n = getGroupSize(mesh, s.getDimAxes(d)), size = type.getDimSize(d);
+      int64_t local = (size + n - 1) / n;
+      padded *= local * n;
+      blocks *= n;
+      if (size % n != 0)
+        dims += (dims.empty() ? "" : ", ") + std::string("dim ") + std::to_string(d) + " " +
+                std::to_string(size) + " -> " + std::to_string(local * n) + " (" +
+                std::to_string(local) + " per device)";
+    }
+    if (dims.empty())
+      return;
+    int64_t elementBytes = std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+    // Each block is held by numDevices / blocks devices.
+    int64_t bytes = (padded - real) * elementBytes * (mesh.getNumDevices() / blocks) /
+                    mesh.getNumDevices();
+    ++paddedValues;
+    paddingBytes += bytes;
+    detail << "      padded: " << dims << ", " << bytes
+           << " bytes of padding per device on average\n";
+  };
   auto describe = [&](Value v, const std::string &label, ShardingAttr s) {
     detail << "  " << label << " : " << str(v.getType()) << "  " << specStr(s) << "\n";
+    describePadding(v, s);
     auto it = provenance.find(v);
     if (it == provenance.end())
       return;
@@ -231,7 +268,7 @@ int explainCommand(const std::vector<std::string> &args) {
         fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName)};
 
   // Collectives of the per-device program.
-  if (failed(partitionFunction(fn)) || failed(verify(*module)))
+  if (failed(partitionFunction(fn, partitionOptions)) || failed(verify(*module)))
     return kFailed;
   struct Collective {
     std::string line, why, kind, axes;
@@ -301,6 +338,9 @@ int explainCommand(const std::vector<std::string> &args) {
     };
     os << "Sent per device per call: " << total << " bytes in " << count << " collective"
        << (count == 1 ? "" : "s") << "\n";
+    if (paddedValues)
+      os << "  padding: " << paddedValues << " value" << (paddedValues == 1 ? "" : "s")
+         << " split unevenly, " << paddingBytes << " bytes per device on average\n";
     // What the executable plan runs: all_reduces merged into buckets.
     if (FailureOr<Plan> plan = lowerToPlan(fn); succeeded(plan)) {
       int64_t steps = 0;
@@ -350,6 +390,10 @@ int explainCommand(const std::vector<std::string> &args) {
     os << "  none: every device computes on its own shards\n";
   os << "\nTotal: " << count << " collective" << (count == 1 ? "" : "s") << ", " << total
      << " bytes sent per device\n";
+  if (paddedValues)
+    os << "Padding: " << paddedValues << " value" << (paddedValues == 1 ? "" : "s")
+       << " split unevenly, " << paddingBytes
+       << " bytes of padding per device on average (the bytes sent include it)\n";
 
   if (!show.empty()) {
     auto it = byName.find(show);

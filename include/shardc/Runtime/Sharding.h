@@ -50,15 +50,24 @@ struct NamedSharding {
   Mesh mesh;
   PartitionSpec spec;
 
-  /// Shape of each device's shard of an array of shape `global`.
+  /// Shape of each device's shard of an array of shape `global`. A dimension
+  /// its axes do not divide is padded: every shard has the rounded-up size,
+  /// and the last ones end in padding (17 over 8: shards of 3, of which the
+  /// sixth holds 2 elements and the last two none).
   Shape localShape(const Shape &global) const;
-  /// Checks rank, axis names and divisibility for `global`.
-  Status validate(const Shape &global) const;
-  /// The shard of `global` that `device` holds.
+  /// Whether some dimension of `global` is padded (see localShape).
+  bool padded(const Shape &global) const;
+  /// Checks rank and axis names for `global`, and that the axes divide each
+  /// dimension unless `allowPadding`.
+  Status validate(const Shape &global, bool allowPadding = false) const;
+  /// The shard of `global` that `device` holds; padding is zeros.
   Array shard(const Array &global, int64_t device) const;
   /// Inverse of shard(): assembles the global array from one shard per device
-  /// (for replicated dimensions, the first device holding a block is used).
+  /// (for replicated dimensions, the first device holding a block is used),
+  /// dropping the padding. Without `global`, the layout must divide: the
+  /// global shape is the shards' times the devices along each dimension.
   Array assemble(const std::vector<Array> &shards) const;
+  Array assemble(const std::vector<Array> &shards, const Shape &global) const;
   /// A text picture of the layout of an array of shape `global` (rank <= 2):
   /// a grid of blocks, each labelled with the devices that hold it, like
   /// jax.debug.visualize_array_sharding.

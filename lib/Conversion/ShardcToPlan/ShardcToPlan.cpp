@@ -247,13 +247,18 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
         PlanValue{*dtype, Shape(type.getShape().begin(), type.getShape().end()), -1});
     return ids[v] = (int32_t)plan.values.size() - 1;
   };
-  auto signature = [&](ShardingAttr s, const Shape &local, std::vector<Shape> &globals) {
+  // The global shape: recorded where the layout pads it, else the local
+  // shape times the blocks of each dimension.
+  auto signature = [&](ShardingAttr s, DenseI64ArrayAttr recorded, const Shape &local,
+                       std::vector<Shape> &globals) {
     NamedSharding named{plan.mesh, PartitionSpec(local.size())};
     if (s && mesh)
       named = toNamedSharding(s, mesh);
     Shape global = local;
     for (size_t d = 0; d < global.size(); ++d)
       global[d] *= plan.mesh.groupSize(named.spec[d]);
+    if (recorded)
+      global.assign(recorded.asArrayRef().begin(), recorded.asArrayRef().end());
     globals.push_back(global);
     return named;
   };
@@ -269,6 +274,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
     plan.argNames.push_back(name ? name.getValue().str() : "arg" + std::to_string(i));
     plan.argShardings.push_back(
         signature(fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
+                  fn.getArgAttrOfType<DenseI64ArrayAttr>(i, ShardcDialect::kGlobalShapeAttrName),
                   plan.values[*id].shape, plan.argGlobalShapes));
     plan.donated.push_back(fn.getArgAttr(i, ShardcDialect::kDonatedAttrName) != nullptr);
   }
@@ -293,6 +299,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
     plan.results.push_back(id);
     plan.resultShardings.push_back(signature(
         fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
+        fn.getResultAttrOfType<DenseI64ArrayAttr>(i, ShardcDialect::kGlobalShapeAttrName),
         plan.values[id].shape, plan.resultGlobalShapes));
   }
 

@@ -135,31 +135,6 @@ func.func @arg_rank_mismatch_scalar(%x: tensor<f32> {shardc.sharding = #shardc.s
 // -----
 
 shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
-// expected-error@+1 {{argument #0: dimension 1 of size 6 cannot be split over axes [model] of total size 4 (it does not divide)}}
-func.func @arg_axis_does_not_divide(%x: tensor<8x6xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{"data"}, {"model"}]>}) {
-  return
-}
-
-// -----
-
-shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
-// expected-error@+1 {{argument #0: dimension 0 of size 4 cannot be split over axes [data, model] of total size 8 (it does not divide)}}
-func.func @arg_axes_product_does_not_divide(%x: tensor<4x6xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{"data", "model"}, {}]>}) {
-  return
-}
-
-// -----
-
-// Open dimensions are checked too: the axes chosen so far must divide.
-shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
-// expected-error@+1 {{argument #0: dimension 0 of size 6 cannot be split over axes [model] of total size 4 (it does not divide)}}
-func.func @arg_open_axis_does_not_divide(%x: tensor<6xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{"model", ?}]>}) {
-  return
-}
-
-// -----
-
-shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
 // expected-error@+1 {{argument #1: sharding is attached to 'f32', which is not a ranked tensor}}
 func.func @arg_not_a_tensor(%x: tensor<8xf32>, %s: f32 {shardc.sharding = #shardc.sharding<@mesh_2x4, []>}) {
   return
@@ -264,14 +239,6 @@ shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
 // expected-error@+1 {{result #0: sharding has 3 dimensions but the tensor 'tensor<8x8xf32>' has rank 2}}
 func.func @result_rank_mismatch(%x: tensor<8x8xf32>) -> (tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{}, {}, {}]>}) {
   return %x : tensor<8x8xf32>
-}
-
-// -----
-
-shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
-// expected-error@+1 {{result #0: dimension 0 of size 3 cannot be split over axes [data] of total size 2 (it does not divide)}}
-func.func @result_axis_does_not_divide(%x: tensor<3x8xf32>) -> (tensor<3x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{"data"}, {}]>}) {
-  return %x : tensor<3x8xf32>
 }
 
 // -----
@@ -398,31 +365,6 @@ func.func @op_shardings_rank_mismatch(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
-func.func @op_shardings_does_not_divide(%x: tensor<8x2xf32>) -> tensor<8x2xf32> {
-  // expected-error@+1 {{result #0: dimension 1 of size 2 cannot be split over axes [model] of total size 4 (it does not divide)}}
-  %y = shardc.neg %x {shardc.shardings = [#shardc.sharding<@mesh_2x4, [{"data"}, {"model"}]>]} : tensor<8x2xf32>
-  return %y : tensor<8x2xf32>
-}
-
-// -----
-
-// Every result is checked, not only the first.
-shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
-func.func @op_shardings_second_result(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<6xf32>) {
-  // expected-error@+1 {{result #1: dimension 0 of size 6 cannot be split over axes [model] of total size 4 (it does not divide)}}
-  %r:2 = shardc.shard_map (%x) in_shardings = [<@mesh_2x4, [{}]>]
-      out_shardings = [<@mesh_2x4, [{}]>, <@mesh_2x4, [{}]>] {
-  ^bb0(%l: tensor<8xf32>):
-    %s = shardc.slice %l, start = [0], limit = [6], strides = [1] : (tensor<8xf32>) -> tensor<6xf32>
-    shardc.return %l, %s : tensor<8xf32>, tensor<6xf32>
-  } {shardc.shardings = [#shardc.sharding<@mesh_2x4, [{"data"}]>, #shardc.sharding<@mesh_2x4, [{"model"}]>]}
-    : (tensor<8xf32>) -> (tensor<8xf32>, tensor<6xf32>)
-  return %r#0, %r#1 : tensor<8xf32>, tensor<6xf32>
-}
-
-// -----
-
-shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
 func.func private @scalar() -> i32
 func.func @op_shardings_non_tensor_result() -> i32 {
   // expected-error@+1 {{result #0: sharding is attached to 'i32', which is not a ranked tensor}}
@@ -467,15 +409,6 @@ func.func @constraint_rank_mismatch(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   // expected-error@+1 {{'shardc.sharding_constraint' op sharding has 1 dimensions but the tensor 'tensor<8x16xf32>' has rank 2}}
   %y = shardc.sharding_constraint %x <@mesh_2x4, [{?}]> : tensor<8x16xf32>
   return %y : tensor<8x16xf32>
-}
-
-// -----
-
-shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
-func.func @constraint_does_not_divide(%x: tensor<8x10xf32>) -> tensor<8x10xf32> {
-  // expected-error@+1 {{'shardc.sharding_constraint' op dimension 1 of size 10 cannot be split over axes [model] of total size 4 (it does not divide)}}
-  %y = shardc.sharding_constraint %x <@mesh_2x4, [{}, {"model"}]> : tensor<8x10xf32>
-  return %y : tensor<8x10xf32>
 }
 
 // -----

@@ -222,7 +222,7 @@ MeshOp shardc::lookupMesh(Operation *from, FlatSymbolRefAttr ref) {
 
 LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitError,
                                      ShardingAttr sharding, MeshOp mesh, Type type,
-                                     bool localType) {
+                                     bool localType, bool allowPadding) {
   if (!mesh)
     return emitError() << "sharding refers to unknown mesh " << sharding.getMesh();
   llvm::SmallSet<StringRef, 4> seen;
@@ -255,7 +255,7 @@ LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitErro
     return emitError() << "sharding has " << sharding.getRank()
                        << " dimensions but the tensor " << type << " has rank "
                        << tensor.getRank();
-  if (localType)
+  if (localType || allowPadding)
     return success();
   for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
     SmallVector<StringRef> axes = sharding.getDimAxes(d);
@@ -272,16 +272,18 @@ LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitErro
 LogicalResult shardc::verifyShardingAt(Operation *op,
                                        function_ref<InFlightDiagnostic()> emitError,
                                        ShardingAttr sharding, Type type,
-                                       bool localType) {
+                                       bool localType, bool allowPadding) {
   return verifySharding(emitError, sharding, lookupMesh(op, sharding.getMesh()), type,
-                        localType);
+                        localType, allowPadding);
 }
 
 RankedTensorType shardc::getLocalType(RankedTensorType global, ShardingAttr sharding,
                                       MeshOp mesh) {
   SmallVector<int64_t> shape(global.getShape());
-  for (int64_t d = 0; d < (int64_t)shape.size(); ++d)
-    shape[d] /= getGroupSize(mesh, sharding.getDimAxes(d));
+  for (int64_t d = 0; d < (int64_t)shape.size(); ++d) {
+    int64_t n = getGroupSize(mesh, sharding.getDimAxes(d));
+    shape[d] = (shape[d] + n - 1) / n; // padded where n does not divide
+  }
   return RankedTensorType::get(shape, global.getElementType());
 }
 

@@ -43,7 +43,24 @@ static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr, Typ
                               "(arguments, results and op results are whole values)";
   return verifyShardingAt(
       op, [&] { return op->emitError() << what << ": "; }, sharding, type,
-      /*localType=*/partitioned != nullptr);
+      /*localType=*/partitioned != nullptr, /*allowPadding=*/true);
+}
+
+/// `shardc.global_shape` of a partitioned function's argument or result: the
+/// global shape, one size per dimension of the local type, each at most the
+/// local size times the number of blocks.
+static LogicalResult verifyGlobalShape(Operation *op, NamedAttribute attr, Type type,
+                                       const Twine &what) {
+  auto shape = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!shape || !tensor || shape.size() != tensor.getRank() ||
+      llvm::any_of(shape.asArrayRef(), [](int64_t s) { return s < 0; }))
+    return op->emitError() << "'" << attr.getName().getValue() << "' on " << what
+                           << " must be an array<i64: ...> of one size per dimension";
+  if (!op->hasAttr(ShardcDialect::kPartitionedAttrName))
+    return op->emitError() << "'" << attr.getName().getValue() << "' on " << what
+                           << " is allowed on a partitioned function only";
+  return success();
 }
 
 LogicalResult ShardcDialect::verifyOperationAttribute(Operation *op,
@@ -96,12 +113,15 @@ LogicalResult ShardcDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                << " are both named '" << name.getValue() << "'";
     return success();
   }
-  if (attr.getName() == kDonatedAttrName) {
+  if (attr.getName() == kDonatedAttrName || attr.getName() == kPadUnevenAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << kDonatedAttrName << "' on argument #" << argIndex
-                             << " takes no value";
+      return op->emitError() << "'" << attr.getName().getValue() << "' on argument #"
+                             << argIndex << " takes no value";
     return success();
   }
+  if (attr.getName() == kGlobalShapeAttrName)
+    return verifyGlobalShape(op, attr, fn.getArgumentTypes()[argIndex],
+                             "argument #" + Twine(argIndex));
   if (attr.getName() != kShardingAttrName)
     return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
                            << "' on argument #" << argIndex;
@@ -116,6 +136,9 @@ LogicalResult ShardcDialect::verifyRegionResultAttribute(Operation *op, unsigned
   if (!fn)
     return op->emitError() << "'" << attr.getName().getValue()
                            << "' is only allowed on function results";
+  if (attr.getName() == kGlobalShapeAttrName)
+    return verifyGlobalShape(op, attr, fn.getResultTypes()[resultIndex],
+                             "result #" + Twine(resultIndex));
   if (attr.getName() != kShardingAttrName)
     return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
                            << "' on result #" << resultIndex;

@@ -113,7 +113,8 @@ int64_t MeshOp::getAxisSize(StringRef axis) {
 
 LogicalResult ShardingConstraintOp::verifySymbolUses(SymbolTableCollection &tables) {
   auto mesh = tables.lookupNearestSymbolFrom<MeshOp>(*this, getSharding().getMesh());
-  return verifySharding([&] { return emitOpError(); }, getSharding(), mesh, getType());
+  return verifySharding([&] { return emitOpError(); }, getSharding(), mesh, getType(),
+                        /*localType=*/false, /*allowPadding=*/true);
 }
 
 FlatSymbolRefAttr ShardMapOp::getMeshRef() {

@@ -40,10 +40,14 @@ SmallVector<Axes> splitByFactors(MeshOp mesh, ArrayRef<StringRef> axes,
 }
 
 std::optional<Axes> factorAxesIn(MeshOp mesh, const ShardingRule &rule,
-                                 ArrayRef<DimFactors> dims, const Layout &layout, int64_t f) {
+                                 ArrayRef<DimFactors> dims, ArrayRef<int64_t> shape,
+                                 const Layout &layout, int64_t f) {
   std::optional<FactorPosition> at = ShardingRule::find(dims, f);
   if (!at)
     return std::nullopt;
+  // A dimension that is the factor alone: all its axes, even where they pad.
+  if (dims[at->dim].size() == 1 && rule.factors[f].size == shape[at->dim])
+    return layout[at->dim];
   return splitByFactors(mesh, layout[at->dim], rule.sizes(dims[at->dim]))[at->position];
 }
 
@@ -93,6 +97,22 @@ static bool factorDivides(const OpLayouts &l, size_t f, int64_t n) {
   return l.rule.factors[f].size % n == 0;
 }
 
+/// Whether every dimension factor `f` indexes is the factor alone, of its
+/// size: where a padded split of it is a padded split of each dimension.
+static bool paddable(const OpLayouts &l, size_t f) {
+  auto check = [&](const std::vector<std::vector<DimFactors>> &values, bool results) {
+    for (auto [i, dims] : llvm::enumerate(values)) {
+      Value v = results ? l.op->getResult(i) : l.op->getOperand(i);
+      for (auto [d, factors] : llvm::enumerate(dims))
+        if (llvm::is_contained(factors, (int64_t)f) &&
+            (factors.size() != 1 || globalType(v).getDimSize(d) != l.rule.factors[f].size))
+          return false;
+    }
+    return true;
+  };
+  return check(l.rule.operandDims, false) && check(l.rule.resultDims, true);
+}
+
 /// Axes per factor: reduction factors take the axes their operands are
 /// sharded on; pass-through factors those of the result (or, with
 /// `operandsFirst`, of the first operand sharded along them: computing at
@@ -105,13 +125,16 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst) {
   FactorAxes axes(n);
   llvm::StringSet<> used;
   auto take = [&](size_t f, ArrayRef<StringRef> candidate) {
+    // A value split with padding along the factor is computed so: its
+    // padding then never moves (reductions mask it).
+    bool padded = !factorDivides(l, f, getGroupSize(l.mesh, candidate)) && paddable(l, f);
     Axes chosen;
     for (StringRef a : candidate) {
       if (used.contains(a))
         break; // keep a prefix: blocks stay contiguous
       Axes next = chosen;
       next.push_back(a);
-      if (!factorDivides(l, f, getGroupSize(l.mesh, next)))
+      if (!padded && !factorDivides(l, f, getGroupSize(l.mesh, next)))
         break;
       chosen = next;
     }
@@ -121,7 +144,8 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst) {
   };
   // The axes operand i is split by along factor f, if it indexes it.
   auto operandAxes = [&](size_t i, size_t f) {
-    return factorAxesIn(l.mesh, rule, rule.operandDims[i], l.operands[i], f);
+    return factorAxesIn(l.mesh, rule, rule.operandDims[i],
+                        globalType(l.op->getOperand(i)).getShape(), l.operands[i], f);
   };
   // Reduction factors first, from the first operand sharded along them.
   for (size_t f = 0; f < n; ++f) {
@@ -146,7 +170,8 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst) {
       }
     for (size_t i = 0; !found && i < rule.resultDims.size(); ++i)
       if (std::optional<Axes> candidate =
-              factorAxesIn(l.mesh, rule, rule.resultDims[i], l.wanted[i], f)) {
+              factorAxesIn(l.mesh, rule, rule.resultDims[i],
+                           globalType(l.op->getResult(i)).getShape(), l.wanted[i], f)) {
         take(f, *candidate);
         found = true;
       }
@@ -172,7 +197,8 @@ static FactorAxes relocateWholeFactorAxes(const OpLayouts &l, FactorAxes factorA
     if (rule.factors[f].kind != FactorKind::NeedReplication)
       continue;
     for (auto [i, dims] : llvm::enumerate(rule.operandDims)) {
-      std::optional<Axes> found = factorAxesIn(l.mesh, rule, dims, l.operands[i], f);
+      std::optional<Axes> found = factorAxesIn(
+          l.mesh, rule, dims, globalType(l.op->getOperand(i)).getShape(), l.operands[i], f);
       if (!found)
         continue;
       const Axes &axes = *found;

@@ -48,10 +48,13 @@ Layout layoutFor(llvm::ArrayRef<DimFactors> dims, llvm::ArrayRef<Axes> factorAxe
 llvm::SmallVector<Axes> splitByFactors(MeshOp mesh, llvm::ArrayRef<llvm::StringRef> axes,
                                        llvm::ArrayRef<int64_t> sizes);
 
-/// The axes factor `f` has in a value of dimensions `dims` laid out as
-/// `layout`, if the value indexes it.
+/// The axes factor `f` has in a value of dimensions `dims` and global shape
+/// `shape` laid out as `layout`, if the value indexes it: all of a
+/// dimension's axes where the factor is the whole dimension (even where they
+/// pad it), else its share of them (splitByFactors).
 std::optional<Axes> factorAxesIn(MeshOp mesh, const ShardingRule &rule,
-                                 llvm::ArrayRef<DimFactors> dims, const Layout &layout,
+                                 llvm::ArrayRef<DimFactors> dims,
+                                 llvm::ArrayRef<int64_t> shape, const Layout &layout,
                                  int64_t f);
 
 /// Clears the axes of every factor that follows, in some dimension, a

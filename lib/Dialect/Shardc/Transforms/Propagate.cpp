@@ -323,12 +323,20 @@ private:
       addSlots(op->getOperand(i), dims);
     for (auto [i, dims] : llvm::enumerate(rule.resultDims))
       addSlots(op->getResult(i), dims);
-    // The axes a slot's dimension gives its factor (all of them where the
-    // dimension is the factor alone).
-    auto axesAt = [&](const Slot &s) {
-      return splitByFactors(mesh, dimsOf(s.value)[s.dim].axes,
-                            rule.sizes(*s.factors))[s.position];
+    // The axes a slot's dimension gives each of its factors: all of them
+    // where the dimension is the factor alone (even where they pad it).
+    auto whole = [&](const Slot &s) {
+      return s.factors->size() == 1 &&
+             rule.factors[(*s.factors)[0]].size ==
+                 cast<RankedTensorType>(s.value.getType()).getDimSize(s.dim);
     };
+    auto splitAt = [&](const Slot &s) {
+      const auto &axes = dimsOf(s.value)[s.dim].axes;
+      if (whole(s))
+        return SmallVector<Axes>{Axes(axes.begin(), axes.end())};
+      return splitByFactors(mesh, axes, rule.sizes(*s.factors));
+    };
+    auto axesAt = [&](const Slot &s) { return splitAt(s)[s.position]; };
 
     // The winning sharding along each factor.
     struct Winner {
@@ -387,8 +395,7 @@ private:
           continue;
         // The dimension's axes by factor: those before this factor must
         // fill theirs (blocks stay contiguous), none may come after.
-        SmallVector<Axes> split =
-            splitByFactors(mesh, st.axes, rule.sizes(*s.factors));
+        SmallVector<Axes> split = splitAt(s);
         Axes before;
         bool filled = true;
         for (size_t k = 0; k < s.position; ++k) {
@@ -403,13 +410,16 @@ private:
           continue;
         // The longest prefix of the winner that divides the factor and the
         // dimension, and repeats no axis of the value's dimensions.
+        // A winner that pads the factor (an annotation asked for padding)
+        // carries into dimensions that are the factor alone, as it is.
         auto type = cast<RankedTensorType>(s.value.getType());
+        bool padded = rule.factors[f].size % getGroupSize(mesh, want) != 0 && whole(s);
         Axes axes = want;
         auto usable = [&] {
           Axes all = before;
           all.append(axes.begin(), axes.end());
-          return rule.factors[f].size % getGroupSize(mesh, axes) == 0 &&
-                 type.getDimSize(s.dim) % getGroupSize(mesh, all) == 0 &&
+          return (padded || (rule.factors[f].size % getGroupSize(mesh, axes) == 0 &&
+                             type.getDimSize(s.dim) % getGroupSize(mesh, all) == 0)) &&
                  !usedElsewhere(s.value, s.dim, axes) &&
                  llvm::none_of(axes, [&](StringRef a) { return llvm::is_contained(before, a); });
         };

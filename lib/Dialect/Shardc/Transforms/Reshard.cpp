@@ -33,8 +33,10 @@ std::string layoutStr(const Layout &layout) {
 
 RankedTensorType localType(RankedTensorType global, const Layout &layout, MeshOp mesh) {
   SmallVector<int64_t> shape(global.getShape());
-  for (size_t d = 0; d < shape.size(); ++d)
-    shape[d] /= getGroupSize(mesh, layout[d]);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t n = getGroupSize(mesh, layout[d]);
+    shape[d] = (shape[d] + n - 1) / n; // padded where n does not divide
+  }
   return RankedTensorType::get(shape, global.getElementType());
 }
 
@@ -413,8 +415,56 @@ static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType glob
   return merged;
 }
 
+bool padsDim(MeshOp mesh, RankedTensorType global, const Layout &layout, int64_t d) {
+  return global.getDimSize(d) % getGroupSize(mesh, layout[d]) != 0;
+}
+
+bool pads(MeshOp mesh, RankedTensorType global, const Layout &layout) {
+  for (int64_t d = 0; d < global.getRank(); ++d)
+    if (padsDim(mesh, global, layout, d))
+      return true;
+  return false;
+}
+
+/// A reshard where `from` or `to` pads a dimension: the padded dimensions
+/// that change are gathered whole (and the padding sliced off), the greedy
+/// plan moves the others (it never touches a dimension that is already as
+/// wanted, so a padded one that stays is left alone), and the dimensions
+/// `to` pads are padded and split last.
+static std::vector<ReshardStep> paddedReshard(MeshOp mesh, RankedTensorType global,
+                                              const Layout &from, const Layout &to) {
+  std::vector<ReshardStep> steps;
+  Layout cur = from;
+  for (int64_t d = 0; d < global.getRank(); ++d) {
+    if (cur[d] == to[d] || !padsDim(mesh, global, cur, d))
+      continue;
+    Layout next = cur;
+    next[d].clear();
+    steps.push_back({ReshardStep::Gather, cur[d], d, -1, cur, next, {}, /*padded=*/true});
+    cur = next;
+  }
+  Layout mid = to;
+  for (int64_t d = 0; d < global.getRank(); ++d)
+    if (cur[d] != to[d] && padsDim(mesh, global, to, d))
+      mid[d].clear();
+  for (ReshardStep &step : greedyReshard(mesh, global, cur, mid))
+    steps.push_back(std::move(step));
+  cur = mid;
+  for (int64_t d = 0; d < global.getRank(); ++d) {
+    if (cur[d] == to[d])
+      continue;
+    Layout next = cur;
+    next[d] = to[d];
+    steps.push_back({ReshardStep::Slice, to[d], d, -1, cur, next, {}, /*padded=*/true});
+    cur = next;
+  }
+  return steps;
+}
+
 std::vector<ReshardStep> planReshard(MeshOp mesh, RankedTensorType global,
                                      const Layout &from, const Layout &to) {
+  if (pads(mesh, global, from) || pads(mesh, global, to))
+    return paddedReshard(mesh, global, from, to);
   std::vector<ReshardStep> greedy = greedyReshard(mesh, global, from, to);
   if (planBytes(mesh, global, greedy) == 0)
     return greedy;
@@ -430,6 +480,26 @@ int64_t reshardBytes(MeshOp mesh, RankedTensorType global, const Layout &from,
   return planBytes(mesh, global, planReshard(mesh, global, from, to));
 }
 
+Value sliceDim(OpBuilder &b, Location loc, Value value, int64_t dim, int64_t size) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
+      strides(type.getRank(), 1);
+  limit[dim] = size;
+  return SliceOp::create(b, loc, value, b.getDenseI64ArrayAttr(start),
+                         b.getDenseI64ArrayAttr(limit), b.getDenseI64ArrayAttr(strides));
+}
+
+Value padWithZeros(OpBuilder &b, Location loc, Value value, int64_t dim, int64_t size) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getDimSize(dim) == size)
+    return value;
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = size - type.getDimSize(dim);
+  auto zerosType = type.clone(shape);
+  Value zeros = ConstantOp::create(b, loc, cast<ElementsAttr>(b.getZeroAttr(zerosType)));
+  return ConcatenateOp::create(b, loc, ValueRange{value, zeros}, b.getI64IntegerAttr(dim));
+}
+
 Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
               Value value, RankedTensorType global, const Layout &from,
               const Layout &to) {
@@ -440,6 +510,9 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
     auto axes = axesAttr(b, step.axes);
     switch (step.kind) {
     case ReshardStep::Slice:
+      if (step.padded)
+        value = padWithZeros(b, loc, value, step.dim,
+                             type.getDimSize(step.dim) * getGroupSize(mesh, step.axes));
       value = AllSliceOp::create(b, loc, type, value, meshRef, axes,
                                  b.getI64IntegerAttr(step.dim));
       break;
@@ -453,6 +526,16 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
                                  b.getI64IntegerAttr(step.fromDim));
       break;
     case ReshardStep::Gather:
+      if (step.padded) {
+        // Gathered, the dimension is its padded size; the padding goes.
+        auto in = cast<RankedTensorType>(value.getType());
+        SmallVector<int64_t> shape(in.getShape());
+        shape[step.dim] *= getGroupSize(mesh, step.axes);
+        value = AllGatherOp::create(b, loc, in.clone(shape), value, meshRef, axes,
+                                    b.getI64IntegerAttr(step.dim));
+        value = sliceDim(b, loc, value, step.dim, type.getDimSize(step.dim));
+        break;
+      }
       value = AllGatherOp::create(b, loc, type, value, meshRef, axes,
                                   b.getI64IntegerAttr(step.dim));
       break;

@@ -42,10 +42,21 @@ struct ReshardStep {
   int64_t fromDim; // all_to_all: the dimension it concatenates
   Layout from, to;
   llvm::SmallVector<int64_t> sources; // Permute
+  /// A dimension the axes do not divide (padded to the next multiple): the
+  /// Gather makes it whole and slices the padding off after; the Slice pads
+  /// the whole dimension with zeros before.
+  bool padded = false;
 };
 
+/// Whether `layout` pads dimension `d` of `global` (its axes do not divide
+/// it: every device holds the rounded-up size, the last ones padding).
+bool padsDim(MeshOp mesh, mlir::RankedTensorType global, const Layout &layout, int64_t d);
+/// Whether `layout` pads some dimension of `global`.
+bool pads(MeshOp mesh, mlir::RankedTensorType global, const Layout &layout);
+
 /// The collectives that take a value of global type `global` from layout
-/// `from` to `to`, in order.
+/// `from` to `to`, in order. A padded dimension that changes is made whole
+/// first and split last (a padded block is not a block of any other split).
 std::vector<ReshardStep> planReshard(MeshOp mesh, mlir::RankedTensorType global,
                                      const Layout &from, const Layout &to);
 
@@ -63,6 +74,13 @@ int64_t localBytes(MeshOp mesh, mlir::RankedTensorType global, const Layout &lay
 mlir::Value reshard(mlir::OpBuilder &b, mlir::Location at, const std::string &cause,
                     MeshOp mesh, mlir::Value value, mlir::RankedTensorType global,
                     const Layout &from, const Layout &to);
+
+/// The first `size` elements of `value` along `dim` (local).
+mlir::Value sliceDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, int64_t dim,
+                     int64_t size);
+/// `value` extended with zeros along `dim` to `size` (local).
+mlir::Value padWithZeros(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                         int64_t dim, int64_t size);
 
 /// The location of an inserted collective: its cause, then where it was
 /// needed.

@@ -35,16 +35,19 @@ MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr ref);
 /// Checks `sharding` against `mesh` and, when `type` is given, against the
 /// tensor type: known and unrepeated axes, matching rank, dividing sizes.
 /// With `localType`, `type` is a per-device type and sizes are not checked.
+/// With `allowPadding`, a dimension the axes do not divide is accepted: the
+/// layout pads it, which partitioning allows only where asked to
+/// (`pad-uneven`, `shardc.pad_uneven`) and reports otherwise.
 mlir::LogicalResult
 verifySharding(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
                ShardingAttr sharding, MeshOp mesh, mlir::Type type,
-               bool localType = false);
+               bool localType = false, bool allowPadding = false);
 
 /// Convenience: looks the mesh up from `op` and verifies.
 mlir::LogicalResult verifyShardingAt(mlir::Operation *op,
                                      llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
                                      ShardingAttr sharding, mlir::Type type,
-                                     bool localType = false);
+                                     bool localType = false, bool allowPadding = false);
 
 /// The per-device type of a tensor of type `global` sharded by `sharding`
 /// (each split dimension divided by the product of its axis sizes).

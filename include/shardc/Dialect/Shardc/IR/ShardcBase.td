@@ -34,7 +34,13 @@ def Shardc_Dialect : Dialect {
     argument may be given a name for the driver's `--input NAME=FILE.npy` with
     the `shardc.name` string attribute, and marked `shardc.donated` (a unit
     attribute, like JAX's donate_argnums) when the caller gives its buffer
-    up: lowering may then write a result over it in place.
+    up: lowering may then write a result over it in place. An argument
+    marked `shardc.pad_uneven` (a unit attribute) may be sharded over axes
+    that do not divide a dimension: partitioning pads it, as
+    `--shardc-partition="pad-uneven"` allows for every value. A partitioned
+    function records the global shape of a padded argument or result in
+    `shardc.global_shape` (`array<i64: ...>`), which the local type and the
+    sharding alone no longer give.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
@@ -47,6 +53,8 @@ def Shardc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kShardingsAttrName = "shardc.shardings";
     static constexpr ::llvm::StringLiteral kArgNameAttrName = "shardc.name";
     static constexpr ::llvm::StringLiteral kDonatedAttrName = "shardc.donated";
+    static constexpr ::llvm::StringLiteral kPadUnevenAttrName = "shardc.pad_uneven";
+    static constexpr ::llvm::StringLiteral kGlobalShapeAttrName = "shardc.global_shape";
     /// On a function: it is the per-device program over this mesh; the
     /// shardings of its arguments and results describe the global arrays.
     static constexpr ::llvm::StringLiteral kPartitionedAttrName = "shardc.partitioned";

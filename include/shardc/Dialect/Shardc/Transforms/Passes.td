@@ -96,9 +96,25 @@ def ShardcPartition : Pass<"shardc-partition", "::mlir::ModuleOp"> {
          : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
     %y = shardc.all_reduce sum %p on @mesh_4 ["model"] : tensor<8x4xf32>
     ```
-    A dimension whose size an axis does not divide is an error naming the
-    value and the axis.
+    A dimension whose size its axes do not divide is an error naming the
+    value, the axes and how to allow it, unless padding is asked for:
+    `pad-uneven` allows it for every value, `shardc.pad_uneven` on an
+    argument for that argument (and then for the values propagation gave
+    its layout). A padded dimension is rounded up to the next multiple (17
+    over 8 devices: 3 per device, 24 in all, the last 7 padding); arguments
+    are padded with zeros, and the function records the global shape of a
+    padded argument or result in `shardc.global_shape`. The padding is
+    masked where it would change a result: before a reduction over a padded
+    dimension (a contraction's operands, a reduce's, a scatter_add's
+    updates) it is replaced by the reduction's identity (0 for sums, -inf
+    for max, +inf for min), so a softmax over a padded vocabulary is exact;
+    a padded dimension is made whole by an all_gather and a slice that drops
+    the padding, and split by a concatenate of zeros and an all_slice.
   }];
+  let options = [
+    Option<"padUneven", "pad-uneven", "bool", /*default=*/"false",
+           "pad dimensions whose size the axes do not divide to the next multiple">,
+  ];
   let dependentDialects = ["::shardc::ShardcDialect"];
 }
 

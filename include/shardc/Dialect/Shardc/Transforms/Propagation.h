@@ -44,9 +44,16 @@ class MeshOp;
 /// shard_maps) refer to; null when none does. Two meshes are an error.
 mlir::FailureOr<MeshOp> findFunctionMesh(mlir::func::FuncOp fn);
 
+struct PartitionOptions {
+  /// Pad dimensions their axes do not divide (`pad-uneven`); without it,
+  /// only arguments marked `shardc.pad_uneven` may be padded.
+  bool padUneven = false;
+};
+
 /// Rewrites `fn`, whose values carry shardings (see --shardc-partition), into
 /// its per-device program.
-mlir::LogicalResult partitionFunction(mlir::func::FuncOp fn);
+mlir::LogicalResult partitionFunction(mlir::func::FuncOp fn,
+                                      const PartitionOptions &options = {});
 
 } // namespace shardc
 
