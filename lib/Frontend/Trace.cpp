@@ -154,7 +154,7 @@ std::vector<Tensor> shard_map(const LocalFn &fn, const std::vector<Tensor> &inpu
         if (g->mesh.axisIndex(axis) < 0)
           fail(site, "shard_map", "out_spec " + std::to_string(i) + " names axis '" + axis +
                                       "' that the mesh does not have");
-        global[d] *= g->mesh.axisSizes[g->mesh.axisIndex(axis)];
+        global[d] *= g->mesh.axisSize(axis);
       }
     int v = g->newValue(r.dtype(), global);
     resultIds.push_back(v);

@@ -171,17 +171,28 @@ private:
     return Status::success();
   }
 
+  /// Whether `axis` shares devices' coordinates with one of `axes` (the
+  /// same axis, or overlapping sub-axes of one).
+  bool overlapsAny(const std::vector<std::string> &axes, const std::string &axis) {
+    for (const std::string &a : axes)
+      if (plan.mesh.overlap(a, axis))
+        return true;
+    return false;
+  }
+
   Status sharding(const NamedSharding &s, const Shape &local, const Shape &global,
                   const std::string &name) {
     if (s.mesh.axisNames != plan.mesh.axisNames || s.mesh.axisSizes != plan.mesh.axisSizes)
       return fail(name + " is laid out on another mesh than the plan's");
     if (s.spec.size() != local.size() || global.size() != local.size())
       return fail(name + ": its layout, local and global shapes have different ranks");
-    std::set<std::string> used;
+    std::vector<std::string> used;
     for (size_t d = 0; d < local.size(); ++d) {
-      for (const std::string &axis : s.spec[d])
-        if (plan.mesh.axisIndex(axis) < 0 || !used.insert(axis).second)
+      for (const std::string &axis : s.spec[d]) {
+        if (plan.mesh.axisIndex(axis) < 0 || overlapsAny(used, axis))
           return fail(name + ": axis '" + axis + "' is unknown or used twice");
+        used.push_back(axis);
+      }
       // A dimension the devices do not divide is padded to the next multiple.
       int64_t n = plan.mesh.groupSize(s.spec[d]);
       if (local[d] != (global[d] + n - 1) / n)
@@ -475,10 +486,12 @@ private:
       return Status::success();
     }
     SHARDC_CHECK(counts(s, 1, 1));
-    std::set<std::string> seen;
-    for (const std::string &a : s.axes)
-      if (plan.mesh.axisIndex(a) < 0 || !seen.insert(a).second)
+    std::vector<std::string> seen;
+    for (const std::string &a : s.axes) {
+      if (plan.mesh.axisIndex(a) < 0 || overlapsAny(seen, a))
         return fail("mesh axis '" + a + "' is unknown or repeated");
+      seen.push_back(a);
+    }
     if (s.axes.empty())
       return fail("names no mesh axis");
     int64_t g = plan.mesh.groupSize(s.axes);

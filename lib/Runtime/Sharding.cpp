@@ -20,7 +20,41 @@ int Mesh::axisIndex(const std::string &axis) const {
   for (size_t i = 0; i < axisNames.size(); ++i)
     if (axisNames[i] == axis)
       return (int)i;
+  if (std::optional<SubAxis> sub = parseSubAxis(axis))
+    for (size_t i = 0; i < axisNames.size(); ++i)
+      if (axisNames[i] == sub->axis)
+        return axisSizes[i] % (sub->pre * sub->size) == 0 && sub->size > 1 &&
+                       sub->size < axisSizes[i]
+                   ? (int)i
+                   : -1;
   return -1;
+}
+
+/// The axis index, pre-size and size of an axis or sub-axis.
+static void resolve(const Mesh &m, const std::string &axis, int &index, int64_t &pre,
+                    int64_t &size) {
+  index = m.axisIndex(axis);
+  std::optional<SubAxis> sub =
+      index >= 0 && m.axisNames[index] != axis ? parseSubAxis(axis) : std::nullopt;
+  pre = sub ? sub->pre : 1;
+  size = sub ? sub->size : (index >= 0 ? m.axisSizes[index] : 1);
+}
+
+int64_t Mesh::axisSize(const std::string &axis) const {
+  int index;
+  int64_t pre, size;
+  resolve(*this, axis, index, pre, size);
+  return size;
+}
+
+bool Mesh::overlap(const std::string &a, const std::string &b) const {
+  int ia, ib;
+  int64_t pa, sa, pb, sb;
+  resolve(*this, a, ia, pa, sa);
+  resolve(*this, b, ib, pb, sb);
+  // The factors [pre, pre * size) of one axis, compared as intervals of
+  // place values.
+  return ia >= 0 && ia == ib && std::max(pa, pb) < std::min(pa * sa, pb * sb);
 }
 
 std::vector<int64_t> Mesh::coords(int64_t device) const {
@@ -42,7 +76,7 @@ int64_t Mesh::deviceAt(const std::vector<int64_t> &c) const {
 int64_t Mesh::groupSize(const std::vector<std::string> &axes) const {
   int64_t n = 1;
   for (const std::string &a : axes)
-    n *= axisSizes[axisIndex(a)];
+    n *= axisSize(a);
   return n;
 }
 
@@ -50,8 +84,11 @@ int64_t Mesh::groupRank(const std::vector<std::string> &axes, int64_t device) co
   std::vector<int64_t> c = coords(device);
   int64_t r = 0;
   for (const std::string &a : axes) {
-    int i = axisIndex(a);
-    r = r * axisSizes[i] + c[i];
+    int i;
+    int64_t pre, size;
+    resolve(*this, a, i, pre, size);
+    int64_t post = axisSizes[i] / (pre * size);
+    r = r * size + (c[i] / post) % size;
   }
   return r;
 }
@@ -65,9 +102,13 @@ std::vector<int64_t> Mesh::group(const std::vector<std::string> &axes,
     std::vector<int64_t> c = base;
     int64_t rest = r;
     for (int64_t k = (int64_t)axes.size() - 1; k >= 0; --k) {
-      int i = axisIndex(axes[k]);
-      c[i] = rest % axisSizes[i];
-      rest /= axisSizes[i];
+      int i;
+      int64_t pre, size;
+      resolve(*this, axes[k], i, pre, size);
+      int64_t post = axisSizes[i] / (pre * size);
+      int64_t digit = (c[i] / post) % size;
+      c[i] += (rest % size - digit) * post;
+      rest /= size;
     }
     members[r] = deviceAt(c);
   }
@@ -101,8 +142,9 @@ Status NamedSharding::validate(const Shape &global, bool allowPadding) const {
       if (mesh.axisIndex(a) < 0)
         return Status::error("unknown mesh axis \"" + a + "\"");
       for (const std::string &s : seen)
-        if (s == a)
-          return Status::error("mesh axis \"" + a + "\" used more than once");
+        if (mesh.overlap(s, a))
+          return Status::error("mesh axis \"" + a + "\" used more than once" +
+                               (s == a ? "" : " (it overlaps \"" + s + "\")"));
       seen.push_back(a);
     }
     int64_t n = mesh.groupSize(spec[d]);

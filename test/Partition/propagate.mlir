@@ -325,10 +325,12 @@ func.func @axis_not_repeated(
 }
 
 // The reshape's major factor has size 6, which "x"=4 does not divide: the
-// result stays replicated.
+// major half of "x", the sub-axis "x":(1)2, divides it and carries (as in
+// Shardy); the minor half cannot follow into the 8, since the 6 is not
+// split whole.
 // CHECK-LABEL: func.func @non_dividing_axis_not_propagated
-// CHECK-SAME: -> (tensor<6x8xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {}]>})
-// CHECK: shardc.reshape {{.*}} {shardc.shardings = [#shardc.sharding<@mesh_4, [{}, {}]>]}
+// CHECK-SAME: -> (tensor<6x8xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x":(1)2}, {}]>})
+// CHECK: shardc.reshape {{.*}} {shardc.shardings = [#shardc.sharding<@mesh_4, [{"x":(1)2}, {}]>]}
 func.func @non_dividing_axis_not_propagated(
     %a: tensor<48xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}]>})
     -> tensor<6x8xf32> {

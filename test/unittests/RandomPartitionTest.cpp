@@ -213,7 +213,17 @@ private:
   std::string randomSharding(const Shape &shape) {
     std::vector<std::vector<std::string>> dimAxes(shape.size());
     std::vector<int64_t> split(shape.size(), 1);
-    std::vector<MeshAxis> order = mesh;
+    // An axis of 4 is sometimes used as its two halves, sub-axes placed
+    // apart ("b":(1)2 and "b":(2)2).
+    std::vector<MeshAxis> order;
+    for (const MeshAxis &axis : mesh) {
+      if (axis.size == 4 && chance(0.25)) {
+        order.push_back({"\"" + axis.name + "\":(1)2", 2});
+        order.push_back({"\"" + axis.name + "\":(2)2", 2});
+      } else {
+        order.push_back({"\"" + axis.name + "\"", axis.size});
+      }
+    }
     shuffle(order);
     // Sometimes aim both axes of a 2-D mesh at one dimension.
     int preferred = shape.empty() ? -1 : uniform(0, (int)shape.size() - 1);
@@ -235,7 +245,7 @@ private:
     for (size_t d = 0; d < shape.size(); ++d) {
       s += d ? ", {" : "{";
       for (size_t k = 0; k < dimAxes[d].size(); ++k)
-        s += (k ? ", \"" : "\"") + dimAxes[d][k] + "\"";
+        s += (k ? ", " : "") + dimAxes[d][k];
       if (chance(0.25))
         s += dimAxes[d].empty() ? "?" : ", ?";
       s += "}";

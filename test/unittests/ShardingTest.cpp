@@ -109,6 +109,50 @@ TEST(Mesh, TwoByFourGroupsOverBothAxes) {
   EXPECT_EQ(m.groupRank({"model", "data"}, 3), 6);
 }
 
+TEST(Mesh, SubAxesAreFactorsOfAnAxisMajorFirst) {
+  // "model" (4) is "model":(1)2 (its major half) then "model":(2)2.
+  Mesh m = mesh2x4();
+  EXPECT_EQ(m.axisIndex("model:(1)2"), 1);
+  EXPECT_EQ(m.axisIndex("model:(1)3"), -1); // 3 does not divide 4
+  EXPECT_EQ(m.axisIndex("model:(1)4"), -1); // all of it: the axis itself
+  EXPECT_EQ(m.axisIndex("model:(2"), -1);
+  EXPECT_EQ(m.axisSize("model:(2)2"), 2);
+  for (int64_t d = 0; d < 8; ++d) {
+    int64_t model = d % 4, row = d / 4 * 4;
+    EXPECT_EQ(m.groupRank({"model:(1)2"}, d), model / 2);
+    EXPECT_EQ(m.groupRank({"model:(2)2"}, d), model % 2);
+    EXPECT_EQ(m.group({"model:(1)2"}, d), (Devices{row + model % 2, row + model % 2 + 2}));
+    EXPECT_EQ(m.group({"model:(2)2"}, d), (Devices{row + model / 2 * 2, row + model / 2 * 2 + 1}));
+    // Both halves, major first, are the axis.
+    EXPECT_EQ(m.group({"model:(1)2", "model:(2)2"}, d), m.group({"model"}, d));
+    EXPECT_EQ(m.groupRank({"model:(1)2", "model:(2)2"}, d), m.groupRank({"model"}, d));
+    // Minor half before data.
+    EXPECT_EQ(m.groupRank({"model:(2)2", "data"}, d), (model % 2) * 2 + d / 4);
+  }
+  EXPECT_TRUE(m.overlap("model", "model:(2)2"));
+  EXPECT_TRUE(m.overlap("model:(1)2", "model:(1)2"));
+  EXPECT_FALSE(m.overlap("model:(1)2", "model:(2)2"));
+  EXPECT_FALSE(m.overlap("data", "model:(1)2"));
+}
+
+TEST(NamedSharding, SubAxesShardAndAssemble) {
+  NamedSharding s{mesh2x4(), {{"model:(1)2"}, {"data", "model:(2)2"}}};
+  EXPECT_TRUE(s.validate({4, 8}).ok());
+  Array global = iotaArray(DType::F32, {4, 8});
+  EXPECT_EQ(s.localShape({4, 8}), (Shape{2, 2}));
+  std::vector<Array> shards;
+  for (int64_t d = 0; d < 8; ++d)
+    shards.push_back(s.shard(global, d));
+  // Device 6 is data 1, model 2: rows of block 1 ("model" 2 / 2), columns of
+  // block data * 2 + model % 2 = 2.
+  EXPECT_EQ(shards[6].toInts(), (std::vector<int64_t>{20, 21, 28, 29}));
+  EXPECT_TRUE(s.assemble(shards) == global);
+  Status repeated = NamedSharding{mesh2x4(), {{"model"}, {"model:(2)2"}}}.validate({4, 8});
+  ASSERT_FALSE(repeated.ok());
+  EXPECT_EQ(repeated.message(),
+            "mesh axis \"model:(2)2\" used more than once (it overlaps \"model\")");
+}
+
 TEST(Mesh, GroupIsOrderedByGroupRank) {
   for (const Mesh &m : {mesh1d(), mesh2x4(), mesh3x2()}) {
     std::vector<std::vector<std::string>> axesLists = {{}};

@@ -58,7 +58,7 @@ std::string specStr(ShardingAttr s) {
     out += d ? ", {" : "{";
     auto axes = s.getDimAxes(d);
     for (size_t k = 0; k < axes.size(); ++k)
-      out += (k ? ", \"" : "\"") + axes[k].str() + "\"";
+      out += (k ? ", " : "") + axisSyntax(axes[k]);
     out += "}";
   }
   return out + "]";
@@ -219,7 +219,7 @@ int explainCommand(const std::vector<std::string> &args) {
       detail << "      dim " << d << " over [";
       auto axes = s.getDimAxes(d);
       for (size_t k = 0; k < axes.size(); ++k)
-        detail << (k ? ", \"" : "\"") << axes[k] << "\"";
+        detail << (k ? ", " : "") << axisSyntax(axes[k]);
       detail << "]: from " << origin.source;
       if (!origin.path.empty()) {
         // Long paths keep their two first and three last steps.
@@ -294,7 +294,7 @@ int explainCommand(const std::vector<std::string> &args) {
       line << " " << stringifyReduceKind(kind.getValue());
     axesOs << "[";
     for (size_t k = 0; k < names.size(); ++k)
-      axesOs << (k ? ", \"" : "\"") << names[k] << "\"";
+      axesOs << (k ? ", " : "") << axisSyntax(names[k]);
     axesOs << "]";
     line << " over " << c.axes << " (groups of " << n << ")";
     if (auto dim = op->getAttrOfType<IntegerAttr>("dim"))

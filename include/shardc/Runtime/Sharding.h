@@ -12,7 +12,9 @@
 
 #include "shardc/Runtime/Array.h"
 #include "shardc/Runtime/Status.h"
+#include "shardc/Runtime/SubAxis.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,14 +22,21 @@ namespace shardc {
 
 /// A logical device mesh: named axes with sizes, e.g. {"data"=2, "model"=4}.
 /// Device ids are the row-major linearization of mesh coordinates (the first
-/// axis is the most significant).
+/// axis is the most significant). Wherever axes are named, a sub-axis
+/// ("model:(1)2", see SubAxis) may stand for a factor of one.
 struct Mesh {
   std::vector<std::string> axisNames; // e.g. {"data", "model"}
   std::vector<int64_t> axisSizes;     // e.g. {2, 4}
 
   int64_t numDevices() const;
-  /// Index of `axis`, or -1.
+  /// Index of `axis` (of the axis a sub-axis is a factor of), or -1 if there
+  /// is none or the sub-axis does not divide it.
   int axisIndex(const std::string &axis) const;
+  /// Size of `axis` or sub-axis (which must exist).
+  int64_t axisSize(const std::string &axis) const;
+  /// Whether two axes or sub-axes share devices' coordinates: the same axis,
+  /// with overlapping factors.
+  bool overlap(const std::string &a, const std::string &b) const;
   /// Coordinates of `device`, one per axis.
   std::vector<int64_t> coords(int64_t device) const;
   int64_t deviceAt(const std::vector<int64_t> &coords) const;

@@ -544,3 +544,30 @@ func.func @priority_malformed(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %y = shardc.sharding_constraint %x <@mesh_2x4, [{"data"}q1, {}]> : tensor<8x16xf32>
   return %y : tensor<8x16xf32>
 }
+
+// -----
+
+// A sub-axis must divide its axis: "model" (4) has no factor of 3.
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+// expected-error@+1 {{argument #0: sharding uses axis "model":(1)3 in dimension 0, but mesh @mesh_2x4 has no such axis, or the sub-axis does not divide it}}
+func.func @sub_axis_does_not_divide(%x: tensor<12xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{"model":(1)3}]>}) {
+  return
+}
+
+// -----
+
+// An axis and one of its own factors overlap: they would split by the same
+// devices' coordinates twice.
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+// expected-error@+1 {{argument #0: sharding uses axis "model":(2)2 more than once (it overlaps another axis or sub-axis)}}
+func.func @sub_axis_overlaps_its_axis(%x: tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{"model"}, {"model":(2)2}]>}) {
+  return
+}
+
+// -----
+
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+// expected-error@+1 {{a sub-axis "a":(pre)size needs pre >= 1 and size >= 2}}
+func.func @sub_axis_size_one(%x: tensor<8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{"model":(1)1}]>}) {
+  return
+}

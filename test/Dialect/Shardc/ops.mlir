@@ -29,6 +29,22 @@ func.func @sharding_closed(
   return %x : tensor<8x16xf32>
 }
 
+// Sub-axes: the two halves of "model", and an all_gather over one.
+// CHECK-LABEL: func.func @sharding_sub_axes
+// CHECK-SAME: {shardc.sharding = #shardc.sharding<@mesh_2x4, [{"model":(1)2}, {"data", "model":(2)2}]>}
+// CHECK: shardc.all_gather %{{.*}} on @mesh_2x4 ["model:(2)2"] dim = 1
+// GENERIC: shardc.sharding = #shardc.sharding<@mesh_2x4, [{"model":(1)2}, {"data", "model":(2)2}]>
+func.func @sharding_sub_axes(
+    %x: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{"model":(1)2}, {"data", "model":(2)2}]>}) {
+  %s = shardc.shard_map (%x) in_shardings = [<@mesh_2x4, [{"model":(1)2}, {"model":(2)2}]>]
+      out_shardings = [<@mesh_2x4, [{"model":(1)2}, {}]>] {
+  ^bb0(%l: tensor<4x8xf32>):
+    %g = shardc.all_gather %l on @mesh_2x4 ["model:(2)2"] dim = 1 : tensor<4x8xf32> -> tensor<4x16xf32>
+    shardc.return %g : tensor<4x16xf32>
+  } : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @sharding_replicated
 // CHECK-SAME: {shardc.sharding = #shardc.sharding<@mesh_2x4, [{}, {}]>}
 // CHECK-SAME: -> (tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {}]>})

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Runtime/SubAxis.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -65,6 +66,19 @@ static FailureOr<DimShardingAttr> parseDimBraces(AsmParser &parser) {
     std::string axis;
     if (parser.parseString(&axis))
       return failure();
+    // A sub-axis: "a":(pre)size.
+    if (succeeded(parser.parseOptionalColon())) {
+      int64_t pre = 0, size = 0;
+      SMLoc at = parser.getCurrentLocation();
+      if (parser.parseLParen() || parser.parseInteger(pre) || parser.parseRParen() ||
+          parser.parseInteger(size))
+        return failure();
+      if (pre < 1 || size < 2) {
+        parser.emitError(at, "a sub-axis \"a\":(pre)size needs pre >= 1 and size >= 2");
+        return failure();
+      }
+      axis = subAxisName(axis, pre, size);
+    }
     axes.push_back(StringAttr::get(ctx, axis));
     if (succeeded(parser.parseOptionalRBrace()))
       break;
@@ -76,9 +90,8 @@ static FailureOr<DimShardingAttr> parseDimBraces(AsmParser &parser) {
 
 static void printDimBraces(AsmPrinter &printer, DimShardingAttr dim) {
   printer << "{";
-  llvm::interleaveComma(dim.getAxes(), printer, [&](StringAttr axis) {
-    printer << "\"" << axis.getValue() << "\"";
-  });
+  llvm::interleaveComma(dim.getAxes(), printer,
+                        [&](StringAttr axis) { printer << axisSyntax(axis.getValue()); });
   if (dim.getIsOpen())
     printer << (dim.getAxes().empty() ? "?" : ", ?");
   printer << "}";
@@ -225,25 +238,32 @@ LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitErro
                                      bool localType, bool allowPadding) {
   if (!mesh)
     return emitError() << "sharding refers to unknown mesh " << sharding.getMesh();
-  llvm::SmallSet<StringRef, 4> seen;
+  SmallVector<StringRef> seen;
   for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
     for (StringAttr axis : dim.getAxes()) {
       if (mesh.getAxisIndex(axis.getValue()) < 0)
-        return emitError() << "sharding uses axis \"" << axis.getValue()
-                           << "\" in dimension " << d << ", but mesh "
-                           << sharding.getMesh() << " has no such axis";
-      if (!seen.insert(axis.getValue()).second)
-        return emitError() << "sharding uses axis \"" << axis.getValue()
-                           << "\" more than once";
+        return emitError() << "sharding uses axis " << axisSyntax(axis.getValue())
+                           << " in dimension " << d << ", but mesh " << sharding.getMesh()
+                           << (parseSubAxis(axis.getValue().str())
+                                   ? " has no such axis, or the sub-axis does not divide it"
+                                   : " has no such axis");
+      if (overlapsAny(mesh, seen, axis.getValue()))
+        return emitError() << "sharding uses axis " << axisSyntax(axis.getValue())
+                           << " more than once"
+                           << (llvm::is_contained(seen, axis.getValue())
+                                   ? ""
+                                   : " (it overlaps another axis or sub-axis)");
+      seen.push_back(axis.getValue());
     }
   }
   for (StringAttr axis : sharding.getPartial()) {
     if (mesh.getAxisIndex(axis.getValue()) < 0)
-      return emitError() << "sharding is partial over axis \"" << axis.getValue()
-                         << "\", but mesh " << sharding.getMesh() << " has no such axis";
-    if (!seen.insert(axis.getValue()).second)
-      return emitError() << "sharding is partial over axis \"" << axis.getValue()
-                         << "\", which it also uses elsewhere (a dimension or partial)";
+      return emitError() << "sharding is partial over axis " << axisSyntax(axis.getValue())
+                         << ", but mesh " << sharding.getMesh() << " has no such axis";
+    if (overlapsAny(mesh, seen, axis.getValue()))
+      return emitError() << "sharding is partial over axis " << axisSyntax(axis.getValue())
+                         << ", which it also uses elsewhere (a dimension or partial)";
+    seen.push_back(axis.getValue());
   }
   if (!type)
     return success();
@@ -287,6 +307,42 @@ RankedTensorType shardc::getLocalType(RankedTensorType global, ShardingAttr shar
   return RankedTensorType::get(shape, global.getElementType());
 }
 
+std::string shardc::axisSyntax(StringRef axis) {
+  if (std::optional<SubAxis> sub = parseSubAxis(axis.str()))
+    return "\"" + sub->axis + "\":(" + std::to_string(sub->pre) + ")" +
+           std::to_string(sub->size);
+  return "\"" + axis.str() + "\"";
+}
+
+bool shardc::overlapsAny(MeshOp mesh, ArrayRef<StringRef> axes, StringRef axis) {
+  return llvm::any_of(axes, [&](StringRef a) { return mesh.axesOverlap(a, axis); });
+}
+
+StringRef shardc::subAxisOf(MeshOp mesh, StringRef axis, int64_t pre, int64_t size) {
+  int64_t i = mesh.getAxisIndex(axis);
+  StringRef base = cast<StringAttr>(mesh.getAxisNames()[i]).getValue();
+  if (pre == 1 && size == mesh.getAxisSizes()[i])
+    return base;
+  return StringAttr::get(mesh.getContext(), subAxisName(base.str(), pre, size)).getValue();
+}
+
+SmallVector<StringRef, 2> shardc::mergeSubAxes(MeshOp mesh, ArrayRef<StringRef> axes) {
+  SmallVector<StringRef, 2> out;
+  for (StringRef a : axes) {
+    if (!out.empty()) {
+      StringRef last = out.back();
+      int64_t i = mesh.getAxisIndex(last);
+      int64_t lastPre = mesh.getAxisPreSize(last), lastSize = mesh.getAxisSize(last);
+      if (i >= 0 && i == mesh.getAxisIndex(a) && mesh.getAxisPreSize(a) == lastPre * lastSize) {
+        out.back() = subAxisOf(mesh, last, lastPre, lastSize * mesh.getAxisSize(a));
+        continue;
+      }
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
 int64_t shardc::getGroupSize(MeshOp mesh, ArrayRef<StringRef> axes) {
   int64_t n = 1;
   for (StringRef axis : axes)
@@ -298,13 +354,14 @@ LogicalResult shardc::verifyMeshAxes(function_ref<InFlightDiagnostic()> emitErro
                                      MeshOp mesh, ArrayRef<StringRef> axes) {
   if (axes.empty())
     return emitError() << "must name at least one mesh axis";
-  llvm::SmallSet<StringRef, 4> seen;
+  SmallVector<StringRef> seen;
   for (StringRef axis : axes) {
     if (mesh.getAxisIndex(axis) < 0)
       return emitError() << "mesh @" << mesh.getSymName() << " has no axis \"" << axis
                          << "\"";
-    if (!seen.insert(axis).second)
+    if (overlapsAny(mesh, seen, axis))
       return emitError() << "axis \"" << axis << "\" is named more than once";
+    seen.push_back(axis);
   }
   return success();
 }

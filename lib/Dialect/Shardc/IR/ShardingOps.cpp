@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Runtime/SubAxis.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -98,13 +99,37 @@ int64_t MeshOp::getAxisIndex(StringRef axis) {
   for (auto [i, name] : llvm::enumerate(getAxisNames()))
     if (cast<StringAttr>(name).getValue() == axis)
       return i;
+  if (std::optional<SubAxis> sub = parseSubAxis(axis.str()))
+    for (auto [i, name] : llvm::enumerate(getAxisNames()))
+      if (cast<StringAttr>(name).getValue() == sub->axis) {
+        int64_t n = getAxisSizes()[i];
+        return n % (sub->pre * sub->size) == 0 && sub->size > 1 && sub->size < n ? (int64_t)i
+                                                                                 : -1;
+      }
   return -1;
 }
 
 int64_t MeshOp::getAxisSize(StringRef axis) {
   int64_t i = getAxisIndex(axis);
   assert(i >= 0 && "unknown mesh axis");
-  return getAxisSizes()[i];
+  if (cast<StringAttr>(getAxisNames()[i]).getValue() == axis)
+    return getAxisSizes()[i];
+  return parseSubAxis(axis.str())->size;
+}
+
+int64_t MeshOp::getAxisPreSize(StringRef axis) {
+  int64_t i = getAxisIndex(axis);
+  if (i < 0 || cast<StringAttr>(getAxisNames()[i]).getValue() == axis)
+    return 1;
+  return parseSubAxis(axis.str())->pre;
+}
+
+bool MeshOp::axesOverlap(StringRef a, StringRef b) {
+  int64_t ia = getAxisIndex(a), ib = getAxisIndex(b);
+  if (ia < 0 || ia != ib)
+    return false;
+  int64_t pa = getAxisPreSize(a), pb = getAxisPreSize(b);
+  return std::max(pa, pb) < std::min(pa * getAxisSize(a), pb * getAxisSize(b));
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,7 +2,7 @@
 
 #include "OpStrategy.h"
 
-#include "llvm/ADT/StringSet.h"
+#include <numeric>
 
 using namespace mlir;
 
@@ -10,12 +10,13 @@ namespace shardc {
 
 static RankedTensorType globalType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-Layout layoutFor(ArrayRef<DimFactors> dims, ArrayRef<Axes> factorAxes) {
+Layout layoutFor(MeshOp mesh, ArrayRef<DimFactors> dims, ArrayRef<Axes> factorAxes) {
   Layout layout;
   for (const DimFactors &factors : dims) {
-    layout.emplace_back();
+    Axes axes;
     for (int64_t f : factors)
-      layout.back().append(factorAxes[f].begin(), factorAxes[f].end());
+      axes.append(factorAxes[f].begin(), factorAxes[f].end());
+    layout.push_back(mergeSubAxes(mesh, axes));
   }
   return layout;
 }
@@ -26,15 +27,31 @@ SmallVector<Axes> splitByFactors(MeshOp mesh, ArrayRef<StringRef> axes,
   size_t k = 0;
   int64_t group = 1;
   for (StringRef a : axes) {
-    int64_t n = mesh.getAxisSize(a);
-    while (n > 1 && k < sizes.size() && group == sizes[k]) {
-      ++k;
-      group = 1;
+    // What is left of `a`: its factor [pre, pre * rest).
+    int64_t pre = mesh.getAxisPreSize(a), rest = mesh.getAxisSize(a);
+    if (rest == 1 && k < sizes.size())
+      out[k].push_back(a); // an axis of size 1 splits nothing: it stays where it is
+    while (rest > 1) {
+      while (k < sizes.size() && group == sizes[k]) {
+        ++k;
+        group = 1;
+      }
+      if (k == sizes.size())
+        return out;
+      int64_t room = sizes[k] / group;
+      // The major part of what is left that the factor has room for (a
+      // sub-axis where that is not all of it, as Shardy splits "a" of 4
+      // over factors 2 and 2 into "a":(1)2 and "a":(2)2).
+      int64_t take = room % rest == 0 ? rest : std::gcd(room, rest);
+      if (take == 1)
+        return out;
+      out[k].push_back(subAxisOf(mesh, a, pre, take));
+      group *= take;
+      pre *= take;
+      rest /= take;
+      if (rest > 1 && group != sizes[k])
+        return out; // the factor is not filled: the rest cannot go minor to it
     }
-    if (k == sizes.size() || sizes[k] % (group * n) != 0)
-      break;
-    out[k].push_back(a);
-    group *= n;
   }
   return out;
 }
@@ -123,14 +140,14 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst) {
   const ShardingRule &rule = l.rule;
   size_t n = rule.factors.size();
   FactorAxes axes(n);
-  llvm::StringSet<> used;
+  SmallVector<StringRef> used;
   auto take = [&](size_t f, ArrayRef<StringRef> candidate) {
     // A value split with padding along the factor is computed so: its
     // padding then never moves (reductions mask it).
     bool padded = !factorDivides(l, f, getGroupSize(l.mesh, candidate)) && paddable(l, f);
     Axes chosen;
     for (StringRef a : candidate) {
-      if (used.contains(a))
+      if (overlapsAny(l.mesh, used, a))
         break; // keep a prefix: blocks stay contiguous
       Axes next = chosen;
       next.push_back(a);
@@ -138,8 +155,7 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst) {
         break;
       chosen = next;
     }
-    for (StringRef a : chosen)
-      used.insert(a);
+    used.append(chosen.begin(), chosen.end());
     axes[f] = chosen;
   };
   // The axes operand i is split by along factor f, if it indexes it.
@@ -191,7 +207,7 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst) {
 static FactorAxes relocateWholeFactorAxes(const OpLayouts &l, FactorAxes factorAxes) {
   const ShardingRule &rule = l.rule;
   auto usedAxis = [&](StringRef a) {
-    return llvm::any_of(factorAxes, [&](const Axes &axes) { return llvm::is_contained(axes, a); });
+    return llvm::any_of(factorAxes, [&](const Axes &axes) { return overlapsAny(l.mesh, axes, a); });
   };
   for (size_t f = 0; f < rule.factors.size(); ++f) {
     if (rule.factors[f].kind != FactorKind::NeedReplication)
@@ -228,11 +244,11 @@ static int64_t strategyBytes(const OpLayouts &l, ArrayRef<Axes> factorAxes) {
   int64_t bytes = 0;
   for (unsigned i = 0; i < l.op->getNumOperands(); ++i)
     bytes += reshardBytes(l.mesh, globalType(l.op->getOperand(i)), l.operands[i],
-                          layoutFor(l.rule.operandDims[i], factorAxes));
+                          layoutFor(l.mesh, l.rule.operandDims[i], factorAxes));
   Axes partial = reductionAxes(l.mesh, l.rule, factorAxes);
   for (auto [i, result] : llvm::enumerate(l.op->getResults())) {
     RankedTensorType global = globalType(result);
-    Layout layout = layoutFor(l.rule.resultDims[i], factorAxes);
+    Layout layout = layoutFor(l.mesh, l.rule.resultDims[i], factorAxes);
     if (!partial.empty()) {
       int64_t n = getGroupSize(l.mesh, partial);
       int64_t local = localBytes(l.mesh, global, layout);

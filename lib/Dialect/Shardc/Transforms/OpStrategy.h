@@ -39,7 +39,8 @@ FactorAxes chooseOpStrategy(const OpLayouts &op);
 
 /// The layout of a value whose dimensions index factors `dims`: each
 /// dimension is split by its factors' axes, major first.
-Layout layoutFor(llvm::ArrayRef<DimFactors> dims, llvm::ArrayRef<Axes> factorAxes);
+Layout layoutFor(MeshOp mesh, llvm::ArrayRef<DimFactors> dims,
+                 llvm::ArrayRef<Axes> factorAxes);
 
 /// The axes of a dimension whose factors have `sizes` (major first), split
 /// among the factors: each takes axes while their group divides its size,

@@ -46,10 +46,10 @@ struct Local {
   std::string cause;
 };
 
-bool usesAny(const Layout &layout, ArrayRef<StringRef> axes) {
+bool usesAny(MeshOp mesh, const Layout &layout, ArrayRef<StringRef> axes) {
   for (const auto &dim : layout)
     for (StringRef a : dim)
-      if (llvm::is_contained(axes, a))
+      if (overlapsAny(mesh, axes, a))
         return true;
   return false;
 }
@@ -91,7 +91,7 @@ public:
       auto global = cast<RankedTensorType>(arg.getType());
       auto s = fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
                                                  ShardcDialect::kShardingAttrName);
-      Layout layout = s ? layoutOf(s) : replicatedLayout(global.getRank());
+      Layout layout = s ? layoutOf(s, mesh) : replicatedLayout(global.getRank());
       RankedTensorType local = localType(global, layout, mesh);
       argTypes.push_back(local);
       map[arg] = {body->addArgument(local, arg.getLoc()), layout};
@@ -111,7 +111,7 @@ public:
     for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
       auto global = cast<RankedTensorType>(v.getType());
       auto s = fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
-      Layout want = s ? layoutOf(s) : replicatedLayout(global.getRank());
+      Layout want = s ? layoutOf(s, mesh) : replicatedLayout(global.getRank());
       Local have = whole(ret, v, want);
       results.push_back(reshard(b, ret->getLoc(),
                                 "reshard result #" + std::to_string(i) + " of @" +
@@ -174,7 +174,7 @@ private:
           continue;
         std::string list;
         for (StringRef a : axes)
-          list += (list.empty() ? "\"" : ", \"") + a.str() + "\"";
+          list += (list.empty() ? "" : ", ") + axisSyntax(a);
         return emit() << "dimension " << d << " of size " << size
                       << " does not divide over axes [" << list << "] (" << n
                       << " devices); to pad it to " << (size + n - 1) / n * n
@@ -262,7 +262,7 @@ private:
   /// it is reduced: `want` must not use those axes, and must not gather
   /// (reducing first makes the all_reduce smaller).
   bool canStayPartial(const Local &have, const Layout &want, RankedTensorType global) {
-    return !usesAny(want, have.partial) &&
+    return !usesAny(mesh, want, have.partial) &&
            localBytes(mesh, global, want) <= localBytes(mesh, global, have.layout);
   }
 
@@ -343,7 +343,7 @@ private:
     else if (auto list = v.getDefiningOp()->getAttrOfType<ArrayAttr>(
                  ShardcDialect::kShardingsAttrName))
       s = dyn_cast<ShardingAttr>(list[cast<OpResult>(v).getResultNumber()]);
-    return s && s.getRank() == rank ? layoutOf(s) : replicatedLayout(rank);
+    return s && s.getRank() == rank ? layoutOf(s, mesh) : replicatedLayout(rank);
   }
 
   /// Whether `v` is expected to be partial over some of `axes`: a sum or a
@@ -357,7 +357,7 @@ private:
       return false;
     auto splitOver = [&](Value operand, int64_t d) {
       return llvm::any_of(propagatedLayout(operand)[d],
-                          [&](StringRef a) { return llvm::is_contained(axes, a); });
+                          [&](StringRef a) { return overlapsAny(mesh, axes, a); });
     };
     if (auto r = dyn_cast<ReduceOp>(def))
       return r.getKind() == ReduceKind::Sum &&
@@ -427,10 +427,8 @@ private:
     for (StringRef x : b)
       if (!llvm::is_contained(all, x))
         all.push_back(x);
-    llvm::sort(all, [&](StringRef x, StringRef y) {
-      return mesh.getAxisIndex(x) < mesh.getAxisIndex(y);
-    });
-    return all;
+    llvm::sort(all, [&](StringRef x, StringRef y) { return meshOrder(mesh, x, y); });
+    return mergeSubAxes(mesh, all);
   }
 
   /// Which operands of `op` stay partial (see PartialFlow), given the layouts
@@ -454,7 +452,7 @@ private:
       for (Value r : op->getResults())
         if (globalType(r).getNumElements() > globalType(op->getOperand(i)).getNumElements())
           return false;
-      return !have.partial.empty() && !usesAny(used, have.partial) &&
+      return !have.partial.empty() && !usesAny(mesh, used, have.partial) &&
              !needsWhole(op->getOperand(i)) &&
              canStayPartial(have, wants[i], globalType(op->getOperand(i)));
     };
@@ -500,7 +498,7 @@ private:
       if (op->getNumResults() != 1 || !meetsAnotherPartial(op->getResult(0), *axes))
         return {};
       for (unsigned i : whole) {
-        if (usesAny(wants[i], *axes))
+        if (usesAny(mesh, wants[i], *axes))
           return {};
         toPartial[i] = true;
       }
@@ -518,7 +516,7 @@ private:
              << "'; run --shardc-propagate before --shardc-partition";
     SmallVector<Layout> layouts;
     for (Attribute a : list)
-      layouts.push_back(layoutOf(cast<ShardingAttr>(a)));
+      layouts.push_back(layoutOf(cast<ShardingAttr>(a), mesh));
     return layouts;
   }
 
@@ -526,7 +524,7 @@ private:
     if (auto c = dyn_cast<ShardingConstraintOp>(op)) {
       // Propagation may have filled the constraint's open dimensions.
       FailureOr<SmallVector<Layout>> filled = resultLayouts(op);
-      Layout want = succeeded(filled) ? (*filled)[0] : layoutOf(c.getSharding());
+      Layout want = succeeded(filled) ? (*filled)[0] : layoutOf(c.getSharding(), mesh);
       const Local &have = map[c.getOperand()];
       if (!c.getSharding().getPartial().empty())
         return keepPartialAsAsked(c, want);
@@ -567,7 +565,7 @@ private:
              << (have.partial.empty() && !c.getOperand().hasOneUse()
                      ? " (a partial value with several uses is reduced where it is made)"
                      : "");
-    if (usesAny(want, asked))
+    if (usesAny(mesh, want, asked))
       return c.emitError("keeps a value partial over ")
              << axesStr(asked) << ", so no dimension may be split over those axes; "
              << "it is to be " << layoutStr(want);
@@ -583,7 +581,7 @@ private:
     Block &body = m.getBody().front();
     IRMapping inner;
     for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-      Layout want = layoutOf(cast<ShardingAttr>(m.getInShardings()[i]));
+      Layout want = layoutOf(cast<ShardingAttr>(m.getInShardings()[i]), mesh);
       inner.map(arg, operandIn(m, i, want));
     }
     for (Operation &op : body.without_terminator()) {
@@ -594,7 +592,7 @@ private:
     }
     for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands()))
       map[m.getResult(i)] = {inner.lookup(v),
-                             layoutOf(cast<ShardingAttr>(m.getOutShardings()[i]))};
+                             layoutOf(cast<ShardingAttr>(m.getOutShardings()[i]), mesh)};
     return success();
   }
 
@@ -611,7 +609,7 @@ private:
     // partial where the op is linear in them.
     SmallVector<Layout> wants;
     for (unsigned i = 0; i < op->getNumOperands(); ++i)
-      wants.push_back(layoutFor(rule.operandDims[i], factorAxes));
+      wants.push_back(layoutFor(mesh, rule.operandDims[i], factorAxes));
     SmallVector<bool> keep, toPartial;
     std::string pendingCause;
     Axes pending =
@@ -650,7 +648,7 @@ private:
     SmallVector<Layout> computed;
     SmallVector<Type> types;
     for (auto [i, result] : llvm::enumerate(op->getResults())) {
-      computed.push_back(layoutFor(rule.resultDims[i], factorAxes));
+      computed.push_back(layoutFor(mesh, rule.resultDims[i], factorAxes));
       types.push_back(localType(globalType(result), computed.back(), mesh));
     }
     OperationState state(op->getLoc(), op->getName());

@@ -230,19 +230,19 @@ private:
         if (e == d || other.priority == kAnnotated || other.held)
           continue;
         auto it = llvm::find_if(other.axes, [&](StringRef a) {
-          return llvm::is_contained(s.getDimAxes(d), a);
+          return overlapsAny(mesh, s.getDimAxes(d), a);
         });
         if (it != other.axes.end())
           other.axes.erase(it, other.axes.end());
       }
       if (usedElsewhere(v, d, s.getDimAxes(d)))
         continue;
-      ArrayRef<StringRef> axes = s.getDimAxes(d);
+      SmallVector<StringRef, 2> axes = mergeSubAxes(mesh, s.getDimAxes(d));
       if (st.priority == kAnnotated &&
           (axes.size() < st.axes.size() ||
            !std::equal(st.axes.begin(), st.axes.end(), axes.begin())))
         continue;
-      st.axes = s.getDimAxes(d);
+      st.axes.assign(axes.begin(), axes.end());
       st.open = s.getDims()[d].getIsOpen();
       st.priority = kAnnotated;
       st.origin = DimOrigin{source, {}};
@@ -294,7 +294,7 @@ private:
     for (int64_t d = 0; d < (int64_t)dims.size(); ++d)
       if (d != dim)
         for (StringRef a : axes)
-          if (llvm::is_contained(dims[d].axes, a))
+          if (overlapsAny(mesh, dims[d].axes, a))
             return true;
     return false;
   }
@@ -421,14 +421,15 @@ private:
           return (padded || (rule.factors[f].size % getGroupSize(mesh, axes) == 0 &&
                              type.getDimSize(s.dim) % getGroupSize(mesh, all) == 0)) &&
                  !usedElsewhere(s.value, s.dim, axes) &&
-                 llvm::none_of(axes, [&](StringRef a) { return llvm::is_contained(before, a); });
+                 llvm::none_of(axes, [&](StringRef a) { return overlapsAny(mesh, before, a); });
         };
         while (axes.size() > have.size() && !usable())
           axes.pop_back();
         if (axes.size() == have.size())
           continue;
-        st.axes.assign(before.begin(), before.end());
-        st.axes.append(axes.begin(), axes.end());
+        Axes all = before;
+        all.append(axes.begin(), axes.end());
+        st.axes.assign(mergeSubAxes(mesh, all));
         st.priority = std::max(winner.priority, kPropagated);
         st.origin = winner.origin;
         st.origin.path.push_back(op);
@@ -480,19 +481,19 @@ private:
         continue;
       }
       SmallVector<DimShardingAttr> dims;
-      llvm::StringSet<> used; // never an axis twice in one sharding
+      SmallVector<StringRef> used; // never an axis twice in one sharding
       for (int64_t d = 0; d < user.getRank(); ++d)
         for (StringRef a : user.getDimAxes(d))
-          used.insert(a);
+          used.push_back(a);
       for (int64_t d = 0; d < user.getRank(); ++d) {
         ArrayRef<StringRef> mine = user.getDimAxes(d), found = dimsOf(v)[d].axes;
         bool extends = user.getDims()[d].getIsOpen() && found.size() >= mine.size() &&
                        std::equal(mine.begin(), mine.end(), found.begin());
         for (size_t k = mine.size(); extends && k < found.size(); ++k)
-          extends = !used.contains(found[k]);
+          extends = !overlapsAny(mesh, used, found[k]);
         if (extends)
           for (size_t k = mine.size(); k < found.size(); ++k)
-            used.insert(found[k]);
+            used.push_back(found[k]);
         SmallVector<StringAttr> axes;
         for (StringRef a : extends ? found : mine)
           axes.push_back(StringAttr::get(ctx, a));

@@ -9,13 +9,16 @@ using namespace mlir;
 
 namespace shardc {
 
-Layout layoutOf(ShardingAttr sharding) {
+Layout layoutOf(ShardingAttr sharding, MeshOp mesh) {
   Layout layout;
-  for (int64_t d = 0; d < sharding.getRank(); ++d) {
-    SmallVector<StringRef> axes = sharding.getDimAxes(d);
-    layout.emplace_back(axes.begin(), axes.end());
-  }
+  for (int64_t d = 0; d < sharding.getRank(); ++d)
+    layout.push_back(mergeSubAxes(mesh, sharding.getDimAxes(d)));
   return layout;
+}
+
+bool meshOrder(MeshOp mesh, StringRef x, StringRef y) {
+  return std::make_pair(mesh.getAxisIndex(x), mesh.getAxisPreSize(x)) <
+         std::make_pair(mesh.getAxisIndex(y), mesh.getAxisPreSize(y));
 }
 
 Layout replicatedLayout(int64_t rank) { return Layout(rank); }
@@ -25,7 +28,7 @@ std::string layoutStr(const Layout &layout) {
   for (size_t d = 0; d < layout.size(); ++d) {
     s += d ? ", {" : "{";
     for (size_t k = 0; k < layout[d].size(); ++k)
-      s += (k ? ", \"" : "\"") + layout[d][k].str() + "\"";
+      s += (k ? ", " : "") + axisSyntax(layout[d][k]);
     s += "}";
   }
   return s + "]";
@@ -149,9 +152,7 @@ static std::vector<ReshardStep> greedyReshard(MeshOp mesh, RankedTensorType glob
           group.push_back(a);
     }
     if (sameBlocks) {
-      llvm::sort(group, [&](StringRef x, StringRef y) {
-        return mesh.getAxisIndex(x) < mesh.getAxisIndex(y);
-      });
+      llvm::sort(group, [&](StringRef x, StringRef y) { return meshOrder(mesh, x, y); });
       SmallVector<int64_t> sources = permuteSources(mesh, group, cur, to);
       add(ReshardStep::Permute, group, -1, -1, to);
       steps.back().sources = std::move(sources);
@@ -237,12 +238,13 @@ static int64_t planBytes(MeshOp mesh, RankedTensorType global,
 /// of one dimension and consecutive permutes become one step. Empty if the
 /// search gives up (too many layouts).
 static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
-                                              const Layout &from, const Layout &to) {
+                                              const Layout &from, const Layout &to,
+                                              ArrayRef<StringRef> atoms) {
   int64_t rank = global.getRank();
   SmallVector<StringRef> axes;
-  for (Attribute a : mesh.getAxisNames())
-    if (mesh.getAxisSize(cast<StringAttr>(a).getValue()) > 1)
-      axes.push_back(cast<StringAttr>(a).getValue());
+  for (StringRef a : atoms)
+    if (mesh.getAxisSize(a) > 1)
+      axes.push_back(a);
   auto divides = [&](const Layout &l) {
     for (int64_t d = 0; d < rank; ++d)
       if (global.getDimSize(d) % getGroupSize(mesh, l[d]) != 0)
@@ -407,9 +409,7 @@ static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType glob
         for (StringRef a : llvm::concat<const StringRef>(step.from[d], step.to[d]))
           if (!llvm::is_contained(step.axes, a))
             step.axes.push_back(a);
-    llvm::sort(step.axes, [&](StringRef x, StringRef y) {
-      return mesh.getAxisIndex(x) < mesh.getAxisIndex(y);
-    });
+    llvm::sort(step.axes, [&](StringRef x, StringRef y) { return meshOrder(mesh, x, y); });
     step.sources = permuteSources(mesh, step.axes, step.from, step.to);
   }
   return merged;
@@ -461,15 +461,49 @@ static std::vector<ReshardStep> paddedReshard(MeshOp mesh, RankedTensorType glob
   return steps;
 }
 
+/// `from` and `to` over the finest factors of each axis that either names:
+/// beside "a:(1)2", "a" becomes "a:(1)2", "a:(2)2", so that the planners
+/// compare names alone. `atoms` gets every mesh axis so split.
+static void refineToAtoms(MeshOp mesh, Layout &from, Layout &to,
+                          SmallVectorImpl<StringRef> &atoms) {
+  std::map<int64_t, std::set<int64_t>> cuts; // per axis: factor boundaries
+  for (auto [i, size] : llvm::enumerate(mesh.getAxisSizes()))
+    cuts[i] = {1, size};
+  for (const Layout *l : {&from, &to})
+    for (const auto &dim : *l)
+      for (StringRef a : dim) {
+        int64_t pre = mesh.getAxisPreSize(a);
+        cuts[mesh.getAxisIndex(a)].insert({pre, pre * mesh.getAxisSize(a)});
+      }
+  auto atomsOf = [&](StringRef a, SmallVectorImpl<StringRef> &out) {
+    int64_t pre = mesh.getAxisPreSize(a), end = pre * mesh.getAxisSize(a);
+    const std::set<int64_t> &c = cuts[mesh.getAxisIndex(a)];
+    for (auto it = c.find(pre); *it != end; ++it)
+      out.push_back(subAxisOf(mesh, a, *it, *std::next(it) / *it));
+  };
+  for (Layout *l : {&from, &to})
+    for (auto &dim : *l) {
+      Axes refined;
+      for (StringRef a : dim)
+        atomsOf(a, refined);
+      dim = refined;
+    }
+  for (Attribute a : mesh.getAxisNames())
+    atomsOf(cast<StringAttr>(a).getValue(), atoms);
+}
+
 std::vector<ReshardStep> planReshard(MeshOp mesh, RankedTensorType global,
-                                     const Layout &from, const Layout &to) {
+                                     const Layout &fromLayout, const Layout &toLayout) {
+  Layout from = fromLayout, to = toLayout;
+  SmallVector<StringRef> atoms;
+  refineToAtoms(mesh, from, to, atoms);
   if (pads(mesh, global, from) || pads(mesh, global, to))
     return paddedReshard(mesh, global, from, to);
   std::vector<ReshardStep> greedy = greedyReshard(mesh, global, from, to);
   if (planBytes(mesh, global, greedy) == 0)
     return greedy;
   // The search only replaces the greedy plan where it sends fewer bytes.
-  std::vector<ReshardStep> searched = searchReshard(mesh, global, from, to);
+  std::vector<ReshardStep> searched = searchReshard(mesh, global, from, to, atoms);
   if (!searched.empty() && planBytes(mesh, global, searched) < planBytes(mesh, global, greedy))
     return searched;
   return greedy;
@@ -507,7 +541,8 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
   Location loc = causeLoc(at, cause + ": " + layoutStr(from) + " -> " + layoutStr(to));
   for (const ReshardStep &step : planReshard(mesh, global, from, to)) {
     RankedTensorType type = localType(global, step.to, mesh);
-    auto axes = axesAttr(b, step.axes);
+    // The planner's finest factors, merged back where they make whole axes.
+    auto axes = axesAttr(b, mergeSubAxes(mesh, step.axes));
     switch (step.kind) {
     case ReshardStep::Slice:
       if (step.padded)

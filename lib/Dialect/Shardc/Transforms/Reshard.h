@@ -23,7 +23,12 @@ namespace shardc {
 
 using Layout = llvm::SmallVector<llvm::SmallVector<llvm::StringRef, 2>, 4>;
 
-Layout layoutOf(ShardingAttr sharding);
+/// The layout of `sharding`, with adjacent sub-axes of one axis merged (see
+/// mergeSubAxes): equal layouts list equal names.
+Layout layoutOf(ShardingAttr sharding, MeshOp mesh);
+
+/// Mesh order of axes and sub-axes: by axis, then major factors first.
+bool meshOrder(MeshOp mesh, llvm::StringRef x, llvm::StringRef y);
 Layout replicatedLayout(int64_t rank);
 /// `[{"data"}, {}]`
 std::string layoutStr(const Layout &layout);

@@ -57,6 +57,24 @@ mlir::RankedTensorType getLocalType(mlir::RankedTensorType global,
 /// Number of devices in the group formed by `axes` of `mesh`.
 int64_t getGroupSize(MeshOp mesh, llvm::ArrayRef<llvm::StringRef> axes);
 
+/// `"a"`, or `"a":(1)2` for a sub-axis: how the attribute syntax writes it.
+std::string axisSyntax(llvm::StringRef axis);
+
+/// Whether `axis` shares devices' coordinates with one of `axes` (see
+/// MeshOp::axesOverlap).
+bool overlapsAny(MeshOp mesh, llvm::ArrayRef<llvm::StringRef> axes, llvm::StringRef axis);
+
+/// The factor [pre, pre * size) of `axis` of `mesh`, by name: the axis
+/// itself where that is all of it, else "axis:(pre)size" (kept alive by the
+/// mesh's context).
+llvm::StringRef subAxisOf(MeshOp mesh, llvm::StringRef axis, int64_t pre, int64_t size);
+
+/// `axes` with each run of adjacent factors of one axis, major before minor,
+/// merged: ["a:(1)2", "a:(2)2"] is ["a"]. Two layouts that split a
+/// dimension alike then list the same names.
+llvm::SmallVector<llvm::StringRef, 2> mergeSubAxes(MeshOp mesh,
+                                                   llvm::ArrayRef<llvm::StringRef> axes);
+
 /// Checks a list of collective axes: non-empty, known, unrepeated.
 mlir::LogicalResult
 verifyMeshAxes(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,

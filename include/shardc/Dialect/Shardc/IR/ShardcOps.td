@@ -48,10 +48,19 @@ def Shardc_MeshOp : Shardc_Op<"mesh", [Symbol, HasParent<"::mlir::ModuleOp">]> {
   let extraClassDeclaration = [{
     /// Number of devices in the mesh.
     int64_t getNumDevices();
-    /// Position of `axis` in the mesh, or -1.
+    /// Position of `axis` in the mesh (of the axis a sub-axis "a:(pre)size"
+    /// is a factor of), or -1 if there is none or the sub-axis does not
+    /// divide it.
     int64_t getAxisIndex(::llvm::StringRef axis);
-    /// Size of `axis`; the axis must exist.
+    /// Size of `axis` or sub-axis; it must exist.
     int64_t getAxisSize(::llvm::StringRef axis);
+    /// Whether two axes or sub-axes share devices' coordinates: the same
+    /// axis, with overlapping factors ("a" and "a:(1)2" do, "a:(1)2" and
+    /// "a:(2)2" do not).
+    bool axesOverlap(::llvm::StringRef a, ::llvm::StringRef b);
+    /// The pre-size of an axis (1) or sub-axis, the product of the sizes of
+    /// the factors of its axis before it: the order of factors in an axis.
+    int64_t getAxisPreSize(::llvm::StringRef axis);
   }];
 }
 
