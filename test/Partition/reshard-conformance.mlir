@@ -21,12 +21,11 @@
 // check that it returns its argument unchanged (PartitionEquivalenceTest
 // cannot: a shard_map body means the same partitioned or not). It exits 1
 // if shardc sends more anywhere, or a case cannot be measured or checked;
-// the SUMMARY line pins the counts. The exception are the cases marked
-// NEEDS-SUB-AXES: Shardy's sequence goes through sub-axes, which shardc's
-// shardings and collectives cannot express yet; they are counted apart.
+// the SUMMARY line pins the counts. Three cases go through sub-axes in
+// Shardy's sequence; shardc's planner searches over factors of prime size
+// of every axis (sub-axes) and matches them.
 //
-// 43 cases: 30 send the same bytes as Shardy, 10 fewer, 3 more
-// (3 of them where Shardy uses sub-axes).
+// 43 cases: 33 send the same bytes as Shardy, 10 fewer, none more.
 // Skipped, 27 of Shardy's 70 active cases:
 //   13 with sub-axes ("x":(1)2) in the source or target sharding;
 //    6 on meshes with explicit device ids;
@@ -36,7 +35,7 @@
 // That revision of the file has no partial or unreduced axes, and so no
 // all_reduce or reduce_scatter.
 
-// SUMMARY: same: 30, fewer: 10, more: 0, more where Shardy uses sub-axes: 3, errors: 0
+// SUMMARY: same: 33, fewer: 10, more: 0, more where Shardy uses sub-axes: 0, errors: 0
 
 shardc.mesh @m2x2 = <["x"=2, "y"=2]>
 shardc.mesh @m4x2 = <["x"=4, "y"=2]>
@@ -333,19 +332,19 @@ func.func @a2a_yz_dim2_to_dim1_shardy(
 // Shardy, 640 bytes:
 //   all_to_all over ["x"] from dim 1 to dim 0 (384); all_to_all over
 //     ["y"] from dim 1 to dim 2 (256).
-// shardc, 624 bytes:
-//   all_slice over ["z"] on dim 0 (0); all_to_all over ["y", "x"] from
-//     dim 1 to dim 2 (112); collective_permute over ["x", "y", "z"]
-//     sources [0, 8, 16, 24, 4, 12, 20, 28, 1, 9, 17, 25, 5, 13, 21,
-//     29, 2, 10, 18, 26, 6, 14, 22, 30, 3, 11, 19, 27, 7, 15, 23, 31]
-//     (128); all_gather over ["z"] on dim 2 (384).
-// Verdict: shardc sends fewer bytes than Shardy (624 vs 640).
+// shardc, 576 bytes:
+//   all_slice over ["z":(2)2, "z":(1)2] on dim 0 (0); collective_permute
+//     over ["x", "y", "z"] sources [0, 16, 4, 20, 8, 24, 12, 28, 2, 18, 6, 22,
+//     10, 26, 14, 30, 1, 17, 5, 21, 9, 25, 13, 29, 3, 19, 7, 23, 11, 27, 15,
+//     31] (128); all_to_all over ["y"] from dim 1 to dim 2 (64); all_gather
+//     over ["z"] on dim 1 (384).
+// Verdict: shardc sends fewer bytes than Shardy (576 vs 640).
 // CHECK-LABEL: func.func @a2a_split_to_two_dims(
 // CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<16x1x8xf32>
-// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.all_slice [[A]] on @m4x2x4 ["z"] dim = 0 : tensor<16x1x8xf32> -> tensor<4x1x8xf32>
-// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.all_to_all [[V0]] on @m4x2x4 ["y", "x"] split_dim = 2 concat_dim = 1 : tensor<4x1x8xf32> -> tensor<4x8x1xf32>
-// CHECK-NEXT: [[V2:%[0-9]+]] = shardc.collective_permute [[V1]] on @m4x2x4 ["x", "y", "z"] sources = [0, 8, 16, 24, 4, 12, 20, 28, 1, 9, 17, 25, 5, 13, 21, 29, 2, 10, 18, 26, 6, 14, 22, 30, 3, 11, 19, 27, 7, 15, 23, 31] : tensor<4x8x1xf32>
-// CHECK-NEXT: [[V3:%[0-9]+]] = shardc.all_gather [[V2]] on @m4x2x4 ["z"] dim = 2 : tensor<4x8x1xf32> -> tensor<4x8x4xf32>
+// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.all_slice [[A]] on @m4x2x4 ["z:(2)2", "z:(1)2"] dim = 0 : tensor<16x1x8xf32> -> tensor<4x1x8xf32>
+// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.collective_permute [[V0]] on @m4x2x4 ["x", "y", "z"] sources = [0, 16, 4, 20, 8, 24, 12, 28, 2, 18, 6, 22, 10, 26, 14, 30, 1, 17, 5, 21, 9, 25, 13, 29, 3, 19, 7, 23, 11, 27, 15, 31] : tensor<4x1x8xf32>
+// CHECK-NEXT: [[V2:%[0-9]+]] = shardc.all_to_all [[V1]] on @m4x2x4 ["y"] split_dim = 2 concat_dim = 1 : tensor<4x1x8xf32> -> tensor<4x2x4xf32>
+// CHECK-NEXT: [[V3:%[0-9]+]] = shardc.all_gather [[V2]] on @m4x2x4 ["z"] dim = 1 : tensor<4x2x4xf32> -> tensor<4x8x4xf32>
 // CHECK-NEXT: return [[V3]]
 func.func @a2a_split_to_two_dims(
     %x: tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@m4x2x4, [{}, {"y", "x"}, {}]>})
@@ -730,20 +729,17 @@ func.func @slice_src_then_a2a_to_two_dims_shardy(
 //     "y", "z", "w"] sources [0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12,
 //     14, 13, 15] (512); all_to_all over ["x", "y"] from dim 1 to dim 2
 //     (384).
-// shardc, 704 bytes:
-//   all_slice over ["w"] on dim 0 (0); all_slice over ["y"] on dim 1
-//     (0); all_to_all over ["x", "y"] from dim 1 to dim 2 (192);
-//     collective_permute over ["z", "w"] sources [0, 2, 1, 3] (256);
-//     all_gather over ["z"] on dim 0 (256).
-// Verdict: shardc sends fewer bytes than Shardy (704 vs 896).
+// shardc, 512 bytes:
+//   all_slice over ["w", "y"] on dim 2 (0); collective_permute over ["x",
+//     "y", "z", "w"] sources [0, 2, 8, 10, 4, 6, 12, 14, 1, 3, 9, 11, 5, 7,
+//     13, 15] (256); all_gather over ["z"] on dim 1 (256).
+// Verdict: shardc sends fewer bytes than Shardy (512 vs 896).
 // CHECK-LABEL: func.func @slice_src_permute_then_a2a(
 // CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<8x4x8xf32>
-// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.all_slice [[A]] on @m2x2x2x2 ["w"] dim = 0 : tensor<8x4x8xf32> -> tensor<4x4x8xf32>
-// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.all_slice [[V0]] on @m2x2x2x2 ["y"] dim = 1 : tensor<4x4x8xf32> -> tensor<4x2x8xf32>
-// CHECK-NEXT: [[V2:%[0-9]+]] = shardc.all_to_all [[V1]] on @m2x2x2x2 ["x", "y"] split_dim = 2 concat_dim = 1 : tensor<4x2x8xf32> -> tensor<4x8x2xf32>
-// CHECK-NEXT: [[V3:%[0-9]+]] = shardc.collective_permute [[V2]] on @m2x2x2x2 ["z", "w"] sources = [0, 2, 1, 3] : tensor<4x8x2xf32>
-// CHECK-NEXT: [[V4:%[0-9]+]] = shardc.all_gather [[V3]] on @m2x2x2x2 ["z"] dim = 0 : tensor<4x8x2xf32> -> tensor<8x8x2xf32>
-// CHECK-NEXT: return [[V4]]
+// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.all_slice [[A]] on @m2x2x2x2 ["w", "y"] dim = 2 : tensor<8x4x8xf32> -> tensor<8x4x2xf32>
+// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.collective_permute [[V0]] on @m2x2x2x2 ["x", "y", "z", "w"] sources = [0, 2, 8, 10, 4, 6, 12, 14, 1, 3, 9, 11, 5, 7, 13, 15] : tensor<8x4x2xf32>
+// CHECK-NEXT: [[V2:%[0-9]+]] = shardc.all_gather [[V1]] on @m2x2x2x2 ["z"] dim = 1 : tensor<8x4x2xf32> -> tensor<8x8x2xf32>
+// CHECK-NEXT: return [[V2]]
 func.func @slice_src_permute_then_a2a(
     %x: tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@m2x2x2x2, [{"z"}, {"x"}, {}]>})
     -> (tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@m2x2x2x2, [{"w"}, {}, {"x", "y"}]>}) {
@@ -1687,19 +1683,16 @@ func.func @slice_then_gather_6d_shardy(
 //   collective_permute to rows over y and the minor half of x, columns over
 //   the major half of x (4x4 local, 64 bytes); all_to_all over the minor
 //   half of x, a group of 2, from dim 0 to dim 1 (32 bytes).
-// shardc, 120 bytes:
-//   all_to_all over ["y"] from dim 1 to dim 0 (32); all_to_all over
-//     ["x", "y"] from dim 0 to dim 1 (56); all_to_all over ["y"] from
-//     dim 1 to dim 0 (32).
-// Verdict: shardc sends MORE bytes than Shardy (120 vs 96).
+// shardc, 96 bytes:
+//   collective_permute over ["x", "y"] sources [0, 4, 2, 6, 1, 5, 3, 7]
+//     (64); all_to_all over ["x":(2)2] from dim 0 to dim 1 (32).
+// Verdict: shardc sends the same bytes as Shardy (96).
 // SHARDY-BYTES: @swap_unequal_axes 96
-// NEEDS-SUB-AXES: @swap_unequal_axes
 // CHECK-LABEL: func.func @swap_unequal_axes(
 // CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<4x4xf32>
-// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.all_to_all [[A]] on @m4x2 ["y"] split_dim = 0 concat_dim = 1 : tensor<4x4xf32> -> tensor<2x8xf32>
-// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.all_to_all [[V0]] on @m4x2 ["x", "y"] split_dim = 1 concat_dim = 0 : tensor<2x8xf32> -> tensor<16x1xf32>
-// CHECK-NEXT: [[V2:%[0-9]+]] = shardc.all_to_all [[V1]] on @m4x2 ["y"] split_dim = 0 concat_dim = 1 : tensor<16x1xf32> -> tensor<8x2xf32>
-// CHECK-NEXT: return [[V2]]
+// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.collective_permute [[A]] on @m4x2 ["x", "y"] sources = [0, 4, 2, 6, 1, 5, 3, 7] : tensor<4x4xf32>
+// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.all_to_all [[V0]] on @m4x2 ["x:(2)2"] split_dim = 1 concat_dim = 0 : tensor<4x4xf32> -> tensor<8x2xf32>
+// CHECK-NEXT: return [[V1]]
 func.func @swap_unequal_axes(
     %x: tensor<16x8xf32> {shardc.sharding = #shardc.sharding<@m4x2, [{"x"}, {"y"}]>})
     -> (tensor<16x8xf32> {shardc.sharding = #shardc.sharding<@m4x2, [{"y"}, {"x"}]>}) {
@@ -1713,21 +1706,19 @@ func.func @swap_unequal_axes(
 // Shardy (sub-axes, not writable here; by hand), 16 bytes:
 //   all_slice of the rows over the minor half of x and of the columns over
 //   its major half (0 bytes); collective_permute of the 2x2 block (16 bytes).
-// shardc, 40 bytes:
-//   all_slice over ["x"] on dim 1 (0); collective_permute over ["x",
-//     "y"] sources [0, 2, 4, 6, 1, 3, 5, 7] (16); all_to_all over ["y"]
-//     from dim 1 to dim 0 (8); collective_permute over ["y", "z"]
-//     sources [0, 4, 1, 5, 2, 6, 3, 7] (16).
-// Verdict: shardc sends MORE bytes than Shardy (40 vs 16).
+// shardc, 16 bytes:
+//   all_slice over ["x":(1)2] on dim 0 (0); all_slice over ["x":(2)2] on dim
+//     1 (0); collective_permute over ["x", "y", "z"] sources [0, 16, 1, 17, 2,
+//     18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27, 4, 20, 5, 21, 6, 22, 7, 23, 12,
+//     28, 13, 29, 14, 30, 15, 31] (16).
+// Verdict: shardc sends the same bytes as Shardy (16).
 // SHARDY-BYTES: @subaxis_slice_then_permute 16
-// NEEDS-SUB-AXES: @subaxis_slice_then_permute
 // CHECK-LABEL: func.func @subaxis_slice_then_permute(
 // CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<4x4xf32>
-// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.all_slice [[A]] on @m4x2x4 ["x"] dim = 1 : tensor<4x4xf32> -> tensor<4x1xf32>
-// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.collective_permute [[V0]] on @m4x2x4 ["x", "y"] sources = [0, 2, 4, 6, 1, 3, 5, 7] : tensor<4x1xf32>
-// CHECK-NEXT: [[V2:%[0-9]+]] = shardc.all_to_all [[V1]] on @m4x2x4 ["y"] split_dim = 0 concat_dim = 1 : tensor<4x1xf32> -> tensor<2x2xf32>
-// CHECK-NEXT: [[V3:%[0-9]+]] = shardc.collective_permute [[V2]] on @m4x2x4 ["y", "z"] sources = [0, 4, 1, 5, 2, 6, 3, 7] : tensor<2x2xf32>
-// CHECK-NEXT: return [[V3]]
+// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.all_slice [[A]] on @m4x2x4 ["x:(1)2"] dim = 0 : tensor<4x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.all_slice [[V0]] on @m4x2x4 ["x:(2)2"] dim = 1 : tensor<2x4xf32> -> tensor<2x2xf32>
+// CHECK-NEXT: [[V2:%[0-9]+]] = shardc.collective_permute [[V1]] on @m4x2x4 ["x", "y", "z"] sources = [0, 16, 1, 17, 2, 18, 3, 19, 8, 24, 9, 25, 10, 26, 11, 27, 4, 20, 5, 21, 6, 22, 7, 23, 12, 28, 13, 29, 14, 30, 15, 31] : tensor<2x2xf32>
+// CHECK-NEXT: return [[V2]]
 func.func @subaxis_slice_then_permute(
     %x: tensor<16x8xf32> {shardc.sharding = #shardc.sharding<@m4x2x4, [{"z"}, {"y"}]>})
     -> (tensor<16x8xf32> {shardc.sharding = #shardc.sharding<@m4x2x4, [{"y", "z"}, {"x"}]>}) {
@@ -1743,19 +1734,18 @@ func.func @subaxis_slice_then_permute(
 //   and the minor half of z (2x2 local, 16 bytes); all_to_all of the minor
 //   half of z (a group of 2) from dim 1 to dim 0 (8 bytes); all_gather of
 //   the columns over "y" (1x4 local, 16 bytes).
-// shardc, 56 bytes:
-//   collective_permute over ["x", "y", "z"] sources [0, 8, 16, 24, 4,
-//     12, 20, 28, 1, 9, 17, 25, 5, 13, 21, 29, 2, 10, 18, 26, 6, 14,
-//     22, 30, 3, 11, 19, 27, 7, 15, 23, 31] (16); all_gather over ["y"]
-//     on dim 0 (16); all_to_all over ["z"] from dim 1 to dim 0 (24).
-// Verdict: shardc sends MORE bytes than Shardy (56 vs 40).
+// shardc, 40 bytes:
+//   collective_permute over ["x", "y", "z"] sources [0, 8, 4, 12, 16, 24,
+//     20, 28, 1, 9, 5, 13, 17, 25, 21, 29, 2, 10, 6, 14, 18, 26, 22, 30, 3,
+//     11, 7, 15, 19, 27, 23, 31] (16); all_to_all over ["z":(2)2] from dim 1
+//     to dim 0 (8); all_gather over ["y"] on dim 1 (16).
+// Verdict: shardc sends the same bytes as Shardy (40).
 // SHARDY-BYTES: @subaxis_permute_a2a_gather 40
-// NEEDS-SUB-AXES: @subaxis_permute_a2a_gather
 // CHECK-LABEL: func.func @subaxis_permute_a2a_gather(
 // CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<2x2xf32>
-// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.collective_permute [[A]] on @m4x2x4 ["x", "y", "z"] sources = [0, 8, 16, 24, 4, 12, 20, 28, 1, 9, 17, 25, 5, 13, 21, 29, 2, 10, 18, 26, 6, 14, 22, 30, 3, 11, 19, 27, 7, 15, 23, 31] : tensor<2x2xf32>
-// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.all_gather [[V0]] on @m4x2x4 ["y"] dim = 0 : tensor<2x2xf32> -> tensor<4x2xf32>
-// CHECK-NEXT: [[V2:%[0-9]+]] = shardc.all_to_all [[V1]] on @m4x2x4 ["z"] split_dim = 0 concat_dim = 1 : tensor<4x2xf32> -> tensor<1x8xf32>
+// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.collective_permute [[A]] on @m4x2x4 ["x", "y", "z"] sources = [0, 8, 4, 12, 16, 24, 20, 28, 1, 9, 5, 13, 17, 25, 21, 29, 2, 10, 6, 14, 18, 26, 22, 30, 3, 11, 7, 15, 19, 27, 23, 31] : tensor<2x2xf32>
+// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.all_to_all [[V0]] on @m4x2x4 ["z:(2)2"] split_dim = 0 concat_dim = 1 : tensor<2x2xf32> -> tensor<1x4xf32>
+// CHECK-NEXT: [[V2:%[0-9]+]] = shardc.all_gather [[V1]] on @m4x2x4 ["y"] dim = 1 : tensor<1x4xf32> -> tensor<1x8xf32>
 // CHECK-NEXT: return [[V2]]
 func.func @subaxis_permute_a2a_gather(
     %x: tensor<16x8xf32> {shardc.sharding = #shardc.sharding<@m4x2x4, [{"z", "y"}, {"x"}]>})

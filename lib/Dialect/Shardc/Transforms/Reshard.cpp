@@ -274,18 +274,26 @@ static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType glob
   std::map<std::string, Node> best;
   std::set<std::pair<std::pair<int64_t, int64_t>, std::string>> queue;
   std::map<std::string, Layout> layouts;
-  auto key = [](const Layout &l) { return layoutStr(l); };
-  std::string start = key(from), goal = key(to);
+  // A state is a layout, and whether the last step was a permute: the next
+  // permute then joins it (one collective_permute) at no cost.
+  auto key = [](const Layout &l, bool permuted) {
+    return layoutStr(l) + (permuted ? " after a permute" : "");
+  };
+  std::string start = key(from, false), goal;
   best[start] = Node{};
   layouts[start] = from;
   queue.insert({{0, 0}, start});
   auto relax = [&](const std::string &at, const Cost &base, ReshardStep step) {
     if (!divides(step.to))
       return;
+    bool permute = step.kind == ReshardStep::Permute;
+    bool joins = permute && best[at].step.kind == ReshardStep::Permute && at != start;
     Cost cost = base;
-    cost.bytes += stepBytes(mesh, global, step);
-    cost.collectives += step.kind == ReshardStep::Slice ? 0 : 1;
-    std::string k = key(step.to);
+    if (!joins) {
+      cost.bytes += stepBytes(mesh, global, step);
+      cost.collectives += step.kind == ReshardStep::Slice ? 0 : 1;
+    }
+    std::string k = key(step.to, permute);
     auto it = best.find(k);
     if (it != best.end() && !(cost < it->second.cost))
       return;
@@ -299,8 +307,10 @@ static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType glob
   while (!queue.empty()) {
     auto [c, at] = *queue.begin();
     queue.erase(queue.begin());
-    if (at == goal)
+    if (layouts[at] == to) {
+      goal = at;
       break;
+    }
     if (++expanded > 20000)
       return {};
     Layout cur = layouts[at];
@@ -379,7 +389,7 @@ static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType glob
         relax(at, base, make(ReshardStep::Permute, {}, -1, -1, next));
     }
   }
-  if (!best.count(goal))
+  if (goal.empty())
     return {};
   std::vector<ReshardStep> path;
   for (std::string at = goal; at != start; at = best[at].parent)
@@ -463,12 +473,24 @@ static std::vector<ReshardStep> paddedReshard(MeshOp mesh, RankedTensorType glob
 
 /// `from` and `to` over the finest factors of each axis that either names:
 /// beside "a:(1)2", "a" becomes "a:(1)2", "a:(2)2", so that the planners
-/// compare names alone. `atoms` gets every mesh axis so split.
+/// compare names alone. With `primes`, every axis is also cut into factors
+/// of prime size, so that a search may move or swap a part of an axis
+/// (Shardy's sub-axes). `atoms` gets every mesh axis so split.
 static void refineToAtoms(MeshOp mesh, Layout &from, Layout &to,
-                          SmallVectorImpl<StringRef> &atoms) {
+                          SmallVectorImpl<StringRef> &atoms, bool primes = false) {
   std::map<int64_t, std::set<int64_t>> cuts; // per axis: factor boundaries
-  for (auto [i, size] : llvm::enumerate(mesh.getAxisSizes()))
+  for (auto [i, size] : llvm::enumerate(mesh.getAxisSizes())) {
     cuts[i] = {1, size};
+    for (int64_t rest = size, at = 1, p = 2; primes && rest > 1;) {
+      if (rest % p) {
+        ++p;
+        continue;
+      }
+      at *= p;
+      rest /= p;
+      cuts[i].insert(at);
+    }
+  }
   for (const Layout *l : {&from, &to})
     for (const auto &dim : *l)
       for (StringRef a : dim) {
@@ -502,8 +524,14 @@ std::vector<ReshardStep> planReshard(MeshOp mesh, RankedTensorType global,
   std::vector<ReshardStep> greedy = greedyReshard(mesh, global, from, to);
   if (planBytes(mesh, global, greedy) == 0)
     return greedy;
-  // The search only replaces the greedy plan where it sends fewer bytes.
-  std::vector<ReshardStep> searched = searchReshard(mesh, global, from, to, atoms);
+  // The search only replaces the greedy plan where it sends fewer bytes. It
+  // works over factors of prime size, where a swap or a move of part of an
+  // axis can beat moving all of it.
+  Layout primeFrom = fromLayout, primeTo = toLayout;
+  SmallVector<StringRef> primeAtoms;
+  refineToAtoms(mesh, primeFrom, primeTo, primeAtoms, /*primes=*/true);
+  std::vector<ReshardStep> searched =
+      searchReshard(mesh, global, primeFrom, primeTo, primeAtoms);
   if (!searched.empty() && planBytes(mesh, global, searched) < planBytes(mesh, global, greedy))
     return searched;
   return greedy;
