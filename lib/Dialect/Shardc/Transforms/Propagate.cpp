@@ -19,7 +19,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <limits>
 #include <set>
+#include <tuple>
 
 using namespace mlir;
 
@@ -99,8 +101,23 @@ struct DimState {
   /// it and it is no source until then.
   bool held = false;
   int priority = kUnset;
+  /// Bytes of the annotated tensor the axes came from: between two claims
+  /// of one axis at equal priority, the larger tensor's wins (resharding it
+  /// would move more).
+  int64_t sourceBytes = 0;
+  /// The explicit priority (p0, p1, ...) of that annotation; those without
+  /// one come after all.
+  int64_t sourceRound = std::numeric_limits<int64_t>::max();
   DimOrigin origin;
 };
+
+/// Whether the claim of `a` on an axis beats that of `b`: its annotation's
+/// explicit priority, whether it is the annotation itself, then the size of
+/// the tensor it came from.
+bool stronger(const DimState &a, const DimState &b) {
+  return std::make_tuple(a.sourceRound, a.priority, -a.sourceBytes) <
+         std::make_tuple(b.sourceRound, b.priority, -b.sourceBytes);
+}
 
 class Propagator {
 public:
@@ -245,6 +262,8 @@ private:
       st.axes.assign(axes.begin(), axes.end());
       st.open = s.getDims()[d].getIsOpen();
       st.priority = kAnnotated;
+      st.sourceBytes = bytesOf(v);
+      st.sourceRound = priority >= 0 ? priority : std::numeric_limits<int64_t>::max();
       st.origin = DimOrigin{source, {}};
     }
   }
@@ -289,14 +308,33 @@ private:
     return t.getNumElements() * std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
   }
 
-  bool usedElsewhere(Value v, int64_t dim, ArrayRef<StringRef> axes) {
+  /// Whether another dimension of `v` holds one of `axes`, and cannot give
+  /// it up to `claim`: it is annotated or closed, or holds it by a claim at
+  /// least as strong.
+  bool usedElsewhere(Value v, int64_t dim, ArrayRef<StringRef> axes,
+                     const DimState *claim = nullptr) {
     SmallVector<DimState> &dims = dimsOf(v);
     for (int64_t d = 0; d < (int64_t)dims.size(); ++d)
       if (d != dim)
         for (StringRef a : axes)
-          if (overlapsAny(mesh, dims[d].axes, a))
+          if (overlapsAny(mesh, dims[d].axes, a) &&
+              !(claim && dims[d].open && !dims[d].held && dims[d].priority != kAnnotated &&
+                stronger(*claim, dims[d])))
             return true;
     return false;
+  }
+
+  /// The other dimensions of `v` drop `axes` (and the axes after them), which
+  /// a stronger claim takes.
+  void giveWay(Value v, int64_t dim, ArrayRef<StringRef> axes) {
+    SmallVector<DimState> &dims = dimsOf(v);
+    for (int64_t d = 0; d < (int64_t)dims.size(); ++d) {
+      if (d == dim)
+        continue;
+      auto it = llvm::find_if(dims[d].axes,
+                              [&](StringRef a) { return overlapsAny(mesh, axes, a); });
+      dims[d].axes.erase(it, dims[d].axes.end());
+    }
   }
 
   /// One propagation step through `op`; true if anything changed.
@@ -415,22 +453,30 @@ private:
         auto type = cast<RankedTensorType>(s.value.getType());
         bool padded = rule.factors[f].size % getGroupSize(mesh, want) != 0 && whole(s);
         Axes axes = want;
+        // An axis another open dimension of the value holds by a weaker
+        // claim (propagated from a smaller tensor, or a later priority)
+        // gives way: that dimension drops it and what follows it.
+        DimState claim = winner;
+        claim.priority = std::max(winner.priority, kPropagated);
         auto usable = [&] {
           Axes all = before;
           all.append(axes.begin(), axes.end());
           return (padded || (rule.factors[f].size % getGroupSize(mesh, axes) == 0 &&
                              type.getDimSize(s.dim) % getGroupSize(mesh, all) == 0)) &&
-                 !usedElsewhere(s.value, s.dim, axes) &&
+                 !usedElsewhere(s.value, s.dim, axes, &claim) &&
                  llvm::none_of(axes, [&](StringRef a) { return overlapsAny(mesh, before, a); });
         };
         while (axes.size() > have.size() && !usable())
           axes.pop_back();
         if (axes.size() == have.size())
           continue;
+        giveWay(s.value, s.dim, axes);
         Axes all = before;
         all.append(axes.begin(), axes.end());
         st.axes.assign(mergeSubAxes(mesh, all));
-        st.priority = std::max(winner.priority, kPropagated);
+        st.priority = claim.priority;
+        st.sourceBytes = winner.sourceBytes;
+        st.sourceRound = winner.sourceRound;
         st.origin = winner.origin;
         st.origin.path.push_back(op);
         changed = true;
