@@ -1,6 +1,7 @@
 // RUN: shardc-opt %s --shardc-propagate --shardc-partition | FileCheck %s
 // RUN: shardc explain %s --entry slice_then_gather | FileCheck %s --check-prefix=EXPLAIN
 // RUN: shardc explain %s --entry concatenate_moves_the_split | FileCheck %s --check-prefix=CONCAT
+// RUN: shardc explain %s --entry contraction_moves_the_split | FileCheck %s --check-prefix=DOT
 
 // An op is computed either at the layout its results want (operands
 // resharded before it) or at its operands' layout (results resharded
@@ -57,4 +58,24 @@ func.func @concatenate_moves_the_split(
     -> (tensor<16x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>}) {
   %c = shardc.concatenate %a, %b dim = 0 : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<16x16xf32>
   return %c : tensor<16x16xf32>
+}
+
+// A contraction over a split dimension whose result is wanted split along
+// another: computing with the contracted dimension split leaves partial
+// sums for a reduce_scatter (768 bytes per device); gathering the 8x16
+// operand's contracted dimension and slicing the replicated one along the
+// result's split sends 384, and every device still computes a quarter.
+// DOT: Total: 2 collectives, 384 bytes sent per device
+// CHECK-LABEL: func.func @contraction_moves_the_split
+// CHECK: [[A:%[0-9]+]] = shardc.all_gather %arg0 on @mesh_4 ["x"] dim = 1 : tensor<8x4xf32> -> tensor<8x16xf32>
+// CHECK: [[W:%[0-9]+]] = shardc.all_slice %arg1 on @mesh_4 ["x"] dim = 1 : tensor<16x32xf32> -> tensor<16x8xf32>
+// CHECK: shardc.dot_general [[A]], [[W]] contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x8xf32>) -> tensor<8x8xf32>
+// CHECK-NOT: shardc.reduce_scatter
+// CHECK: return
+func.func @contraction_moves_the_split(
+    %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}]>},
+    %w: tensor<16x32xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {}]>})
+    -> (tensor<8x32xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}]>}) {
+  %y = shardc.dot_general %a, %w contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
 }

@@ -3,6 +3,7 @@
 #include "OpStrategy.h"
 
 #include <numeric>
+#include <tuple>
 
 using namespace mlir;
 
@@ -135,8 +136,9 @@ static bool paddable(const OpLayouts &l, size_t f) {
 /// `operandsFirst`, of the first operand sharded along them: computing at
 /// the operands' layout), less any axis a reduction factor already uses
 /// (the combine then scatters it); a factor keeps only axes that divide
-/// every dimension it indexes.
-static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst) {
+/// every dimension it indexes. Operands are consulted from `first` on
+/// (then from 0): computing at one operand's layout, resharding the others.
+static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst, unsigned first = 0) {
   const ShardingRule &rule = l.rule;
   size_t n = rule.factors.size();
   FactorAxes axes(n);
@@ -158,8 +160,11 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst) {
     used.append(chosen.begin(), chosen.end());
     axes[f] = chosen;
   };
-  // The axes operand i is split by along factor f, if it indexes it.
-  auto operandAxes = [&](size_t i, size_t f) {
+  // The axes operand i (in the order from `first`) is split by along factor
+  // f, if it indexes it.
+  size_t numOperands = rule.operandDims.size();
+  auto operandAxes = [&](size_t k, size_t f) {
+    size_t i = (k + first) % numOperands;
     return factorAxesIn(l.mesh, rule, rule.operandDims[i],
                         globalType(l.op->getOperand(i)).getShape(), l.operands[i], f);
   };
@@ -240,11 +245,29 @@ static FactorAxes relocateWholeFactorAxes(const OpLayouts &l, FactorAxes factorA
 /// operands' reshards, the combine of its partial results (a
 /// reduce_scatter where the wanted layout splits a dimension by exactly
 /// those axes, else an all_reduce) and its results' reshards.
-static int64_t strategyBytes(const OpLayouts &l, ArrayRef<Axes> factorAxes) {
-  int64_t bytes = 0;
+/// What computing the op with some factor axes costs: bytes per device,
+/// then collectives.
+struct StrategyCost {
+  int64_t bytes = 0, collectives = 0;
+  bool operator<(const StrategyCost &o) const {
+    return std::tie(bytes, collectives) < std::tie(o.bytes, o.collectives);
+  }
+};
+
+static void addReshard(StrategyCost &cost, MeshOp mesh, RankedTensorType global,
+                       const Layout &from, const Layout &to) {
+  for (const ReshardStep &step : planReshard(mesh, global, from, to)) {
+    if (step.kind != ReshardStep::Slice)
+      ++cost.collectives;
+  }
+  cost.bytes += reshardBytes(mesh, global, from, to);
+}
+
+static StrategyCost strategyCost(const OpLayouts &l, ArrayRef<Axes> factorAxes) {
+  StrategyCost cost;
   for (unsigned i = 0; i < l.op->getNumOperands(); ++i)
-    bytes += reshardBytes(l.mesh, globalType(l.op->getOperand(i)), l.operands[i],
-                          layoutFor(l.mesh, l.rule.operandDims[i], factorAxes));
+    addReshard(cost, l.mesh, globalType(l.op->getOperand(i)), l.operands[i],
+               layoutFor(l.mesh, l.rule.operandDims[i], factorAxes));
   Axes partial = reductionAxes(l.mesh, l.rule, factorAxes);
   for (auto [i, result] : llvm::enumerate(l.op->getResults())) {
     RankedTensorType global = globalType(result);
@@ -255,29 +278,71 @@ static int64_t strategyBytes(const OpLayouts &l, ArrayRef<Axes> factorAxes) {
       std::optional<size_t> d = scatterDim(l.mesh, global, layout, l.wanted[i], partial);
       if (d)
         layout[*d].append(partial.begin(), partial.end());
-      bytes += (d ? 1 : 2) * (n - 1) * local / n;
+      cost.bytes += (d ? 1 : 2) * (n - 1) * local / n;
+      ++cost.collectives;
     }
-    bytes += reshardBytes(l.mesh, global, layout, l.wanted[i]);
+    addReshard(cost, l.mesh, global, layout, l.wanted[i]);
   }
-  return bytes;
+  return cost;
 }
 
 FactorAxes chooseOpStrategy(const OpLayouts &l) {
   FactorAxes best = factorAxesFrom(l, /*operandsFirst=*/false);
-  int64_t bestBytes = strategyBytes(l, best);
+  StrategyCost bestCost = strategyCost(l, best);
   auto consider = [&](FactorAxes candidate) {
     if (candidate == best)
       return;
-    int64_t bytes = strategyBytes(l, candidate);
-    if (bytes < bestBytes) {
+    StrategyCost cost = strategyCost(l, candidate);
+    if (cost < bestCost) {
       best = std::move(candidate);
-      bestBytes = bytes;
+      bestCost = cost;
     }
   };
   // Computing at the operands' layout and resharding the result can send
   // less (a slice of a split operand: gather the small result, not the
-  // operand).
+  // operand); so can computing at another operand's layout, resharding the
+  // first.
   consider(factorAxesFrom(l, /*operandsFirst=*/true));
+  for (unsigned i = 1; i < l.op->getNumOperands(); ++i) {
+    consider(factorAxesFrom(l, /*operandsFirst=*/false, i));
+    consider(factorAxesFrom(l, /*operandsFirst=*/true, i));
+  }
+  // A contraction over a split dimension whose partial results would be
+  // reduced here, and whose result is wanted split over those axes along
+  // another dimension: moving the split there before the contraction (the
+  // contracted dimension gathered, or moved by an all_to_all) keeps every
+  // device's share of the work and can send less than the reduce_scatter.
+  // Not where the partial results can stay partial (their reduction then
+  // comes later, often once for several terms), nor where the result would
+  // then be gathered (a data-parallel gradient stays an all_reduce).
+  if (!l.resultsMayStayPartial) {
+    FactorAxes base = best;
+    Axes moved;
+    for (size_t f = 0; f < l.rule.factors.size(); ++f)
+      if (l.rule.factors[f].kind == FactorKind::Reduction && !base[f].empty()) {
+        moved.append(base[f].begin(), base[f].end());
+        base[f].clear();
+      }
+    int64_t n = getGroupSize(l.mesh, moved);
+    // Whether the results are wanted split over `moved` along factor g.
+    auto wantedAlong = [&](size_t g) {
+      for (auto [i, dims] : llvm::enumerate(l.rule.resultDims))
+        if (std::optional<Axes> axes =
+                factorAxesIn(l.mesh, l.rule, dims, globalType(l.op->getResult(i)).getShape(),
+                             l.wanted[i], g);
+            axes && llvm::all_of(moved, [&](StringRef a) { return llvm::is_contained(*axes, a); }))
+          return true;
+      return false;
+    };
+    for (size_t g = 0; n > 1 && g < l.rule.factors.size(); ++g)
+      if (l.rule.factors[g].kind == FactorKind::PassThrough && base[g].empty() &&
+          factorDivides(l, g, n) && wantedAlong(g)) {
+        FactorAxes candidate = base;
+        candidate[g] = moved;
+        keepBlocksContiguous(l.mesh, l.rule, candidate);
+        consider(candidate);
+      }
+  }
   // A dimension the op needs whole (a concatenate's) whose operands are
   // split: moving the axes to another dimension (all_to_all) and back can
   // send less than gathering.

@@ -31,6 +31,9 @@ struct OpLayouts {
   llvm::ArrayRef<Layout> operands;
   /// The layouts propagation chose for the results.
   llvm::ArrayRef<Layout> wanted;
+  /// Whether partial results could stay partial for their users (each has
+  /// one use, linear in it) rather than be reduced at the op.
+  bool resultsMayStayPartial = false;
 };
 
 /// The cheapest of the candidate factor axes by bytes per device, ties to

@@ -603,7 +603,9 @@ private:
     SmallVector<Layout> have;
     for (Value v : op->getOperands())
       have.push_back(map[v].layout);
-    FactorAxes factorAxes = chooseOpStrategy({op, rule, mesh, have, *wanted});
+    bool mayStayPartial = llvm::all_of(op->getResults(), [&](Value r) { return !needsWhole(r); });
+    FactorAxes factorAxes =
+        chooseOpStrategy({op, rule, mesh, have, *wanted, mayStayPartial});
 
     // Operands in the layout the factors give them, partial ones kept
     // partial where the op is linear in them.
