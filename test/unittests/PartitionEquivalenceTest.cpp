@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PartitionCorpus.h"
+
 #include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
@@ -32,20 +34,9 @@
 
 using namespace mlir;
 using namespace shardc;
+using namespace shardc::testing_corpus;
 
 namespace {
-
-std::vector<std::string> corpusFiles() {
-  std::vector<std::string> files;
-  for (auto &entry : std::filesystem::directory_iterator(SHARDC_PARTITION_CORPUS_DIR)) {
-    std::string name = entry.path().filename().string();
-    if (entry.path().extension() == ".mlir" &&
-        name.find("-invalid") == std::string::npos)
-      files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 Array randomArray(RankedTensorType type, std::mt19937 &rng) {
   DType dtype = *toDType(type.getElementType());
@@ -80,14 +71,9 @@ void expectClose(const std::vector<Array> &got, const std::vector<Array> &want,
 class PartitionEquivalence : public testing::TestWithParam<std::string> {};
 
 TEST_P(PartitionEquivalence, PartitionedRunEqualsGlobalRun) {
-  MLIRContext ctx;
-  ctx.loadDialect<ShardcDialect, func::FuncDialect>();
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return success();
-  });
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(GetParam(), &ctx);
+  CorpusModule corpus(GetParam());
+  std::string &diagnostics = corpus.diagnostics;
+  OwningOpRef<ModuleOp> &module = corpus.module;
   ASSERT_TRUE(module) << diagnostics;
 
   std::vector<std::string> names;
@@ -154,14 +140,6 @@ TEST(PartitionCorpus, CoversEveryPlanOpCode) {
   for (int op = 0; op <= (int)OpCode::Last; ++op)
     EXPECT_TRUE(seen.count((OpCode)op))
         << opCodeName((OpCode)op) << " runs in no partitioned program of test/Partition";
-}
-
-std::string testName(const testing::TestParamInfo<std::string> &info) {
-  std::string name = std::filesystem::path(info.param).stem().string();
-  for (char &c : name)
-    if (!isalnum((unsigned char)c))
-      c = '_';
-  return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, PartitionEquivalence, testing::ValuesIn(corpusFiles()),

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PartitionCorpus.h"
+
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 
@@ -26,19 +28,9 @@
 
 using namespace mlir;
 using namespace shardc;
+using namespace shardc::testing_corpus;
 
 namespace {
-
-std::vector<std::string> corpusFiles() {
-  std::vector<std::string> files;
-  for (auto &entry : std::filesystem::directory_iterator(SHARDC_PARTITION_CORPUS_DIR)) {
-    std::string name = entry.path().filename().string();
-    if (entry.path().extension() == ".mlir" && name.find("-invalid") == std::string::npos)
-      files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 std::string str(Attribute a) {
   if (!a)
@@ -88,14 +80,9 @@ std::vector<Operation *> reorder(func::FuncOp fn) {
 class PropagationOrder : public testing::TestWithParam<std::string> {};
 
 TEST_P(PropagationOrder, ShardingsDoNotDependOnOpOrder) {
-  MLIRContext ctx;
-  ctx.loadDialect<ShardcDialect, func::FuncDialect>();
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    diagnostics += d.str() + "\n";
-    return success();
-  });
-  OwningOpRef<ModuleOp> written = parseSourceFile<ModuleOp>(GetParam(), &ctx);
+  CorpusModule corpus(GetParam());
+  std::string &diagnostics = corpus.diagnostics;
+  OwningOpRef<ModuleOp> &written = corpus.module;
   ASSERT_TRUE(written) << diagnostics;
   OwningOpRef<ModuleOp> reordered = written->clone();
 
@@ -150,13 +137,6 @@ TEST(PropagationOrder, IndependentOpsAreReordered) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, PropagationOrder, testing::ValuesIn(corpusFiles()),
-                         [](const testing::TestParamInfo<std::string> &info) {
-                           std::string name =
-                               std::filesystem::path(info.param).stem().string();
-                           for (char &c : name)
-                             if (!isalnum((unsigned char)c))
-                               c = '_';
-                           return name;
-                         });
+                         testName);
 
 } // namespace
