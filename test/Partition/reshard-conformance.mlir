@@ -333,16 +333,16 @@ func.func @a2a_yz_dim2_to_dim1_shardy(
 //   all_to_all over ["x"] from dim 1 to dim 0 (384); all_to_all over
 //     ["y"] from dim 1 to dim 2 (256).
 // shardc, 576 bytes:
-//   all_slice over ["z":(2)2, "z":(1)2] on dim 0 (0); collective_permute
-//     over ["x", "y", "z"] sources [0, 16, 4, 20, 8, 24, 12, 28, 2, 18, 6, 22,
-//     10, 26, 14, 30, 1, 17, 5, 21, 9, 25, 13, 29, 3, 19, 7, 23, 11, 27, 15,
-//     31] (128); all_to_all over ["y"] from dim 1 to dim 2 (64); all_gather
-//     over ["z"] on dim 1 (384).
+//   all_slice over ["z"] on dim 0 (0); collective_permute over ["x", "y",
+//     "z"] sources [0, 16, 4, 20, 8, 24, 12, 28, 1, 17, 5, 21, 9, 25, 13, 29,
+//     2, 18, 6, 22, 10, 26, 14, 30, 3, 19, 7, 23, 11, 27, 15, 31] (128);
+//     all_to_all over ["y"] from dim 1 to dim 2 (64); all_gather over ["z"] on
+//     dim 1 (384).
 // Verdict: shardc sends fewer bytes than Shardy (576 vs 640).
 // CHECK-LABEL: func.func @a2a_split_to_two_dims(
 // CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<16x1x8xf32>
-// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.all_slice [[A]] on @m4x2x4 ["z:(2)2", "z:(1)2"] dim = 0 : tensor<16x1x8xf32> -> tensor<4x1x8xf32>
-// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.collective_permute [[V0]] on @m4x2x4 ["x", "y", "z"] sources = [0, 16, 4, 20, 8, 24, 12, 28, 2, 18, 6, 22, 10, 26, 14, 30, 1, 17, 5, 21, 9, 25, 13, 29, 3, 19, 7, 23, 11, 27, 15, 31] : tensor<4x1x8xf32>
+// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.all_slice [[A]] on @m4x2x4 ["z"] dim = 0 : tensor<16x1x8xf32> -> tensor<4x1x8xf32>
+// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.collective_permute [[V0]] on @m4x2x4 ["x", "y", "z"] sources = [0, 16, 4, 20, 8, 24, 12, 28, 1, 17, 5, 21, 9, 25, 13, 29, 2, 18, 6, 22, 10, 26, 14, 30, 3, 19, 7, 23, 11, 27, 15, 31] : tensor<4x1x8xf32>
 // CHECK-NEXT: [[V2:%[0-9]+]] = shardc.all_to_all [[V1]] on @m4x2x4 ["y"] split_dim = 2 concat_dim = 1 : tensor<4x1x8xf32> -> tensor<4x2x4xf32>
 // CHECK-NEXT: [[V3:%[0-9]+]] = shardc.all_gather [[V2]] on @m4x2x4 ["z"] dim = 1 : tensor<4x2x4xf32> -> tensor<4x8x4xf32>
 // CHECK-NEXT: return [[V3]]
@@ -1735,16 +1735,16 @@ func.func @subaxis_slice_then_permute(
 //   half of z (a group of 2) from dim 1 to dim 0 (8 bytes); all_gather of
 //   the columns over "y" (1x4 local, 16 bytes).
 // shardc, 40 bytes:
-//   collective_permute over ["x", "y", "z"] sources [0, 8, 4, 12, 16, 24,
-//     20, 28, 1, 9, 5, 13, 17, 25, 21, 29, 2, 10, 6, 14, 18, 26, 22, 30, 3,
-//     11, 7, 15, 19, 27, 23, 31] (16); all_to_all over ["z":(2)2] from dim 1
-//     to dim 0 (8); all_gather over ["y"] on dim 1 (16).
+//   all_to_all over ["x":(2)2] from dim 1 to dim 0 (8); collective_permute
+//     over ["x", "y", "z"] sources [0, 8, 4, 12, 16, 24, 20, 28, 1, 9, 5, 13,
+//     17, 25, 21, 29, 2, 10, 6, 14, 18, 26, 22, 30, 3, 11, 7, 15, 19, 27, 23,
+//     31] (16); all_gather over ["y"] on dim 1 (16).
 // Verdict: shardc sends the same bytes as Shardy (40).
 // SHARDY-BYTES: @subaxis_permute_a2a_gather 40
 // CHECK-LABEL: func.func @subaxis_permute_a2a_gather(
 // CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<2x2xf32>
-// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.collective_permute [[A]] on @m4x2x4 ["x", "y", "z"] sources = [0, 8, 4, 12, 16, 24, 20, 28, 1, 9, 5, 13, 17, 25, 21, 29, 2, 10, 6, 14, 18, 26, 22, 30, 3, 11, 7, 15, 19, 27, 23, 31] : tensor<2x2xf32>
-// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.all_to_all [[V0]] on @m4x2x4 ["z:(2)2"] split_dim = 0 concat_dim = 1 : tensor<2x2xf32> -> tensor<1x4xf32>
+// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.all_to_all [[A]] on @m4x2x4 ["x:(2)2"] split_dim = 0 concat_dim = 1 : tensor<2x2xf32> -> tensor<1x4xf32>
+// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.collective_permute [[V0]] on @m4x2x4 ["x", "y", "z"] sources = [0, 8, 4, 12, 16, 24, 20, 28, 1, 9, 5, 13, 17, 25, 21, 29, 2, 10, 6, 14, 18, 26, 22, 30, 3, 11, 7, 15, 19, 27, 23, 31] : tensor<1x4xf32>
 // CHECK-NEXT: [[V2:%[0-9]+]] = shardc.all_gather [[V1]] on @m4x2x4 ["y"] dim = 1 : tensor<1x4xf32> -> tensor<1x8xf32>
 // CHECK-NEXT: return [[V2]]
 func.func @subaxis_permute_a2a_gather(

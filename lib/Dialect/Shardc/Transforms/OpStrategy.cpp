@@ -180,7 +180,18 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst, unsigne
   }
   // Pass-through factors: from the result where they appear there, else
   // from the operands (with `operandsFirst`, from a split operand first).
-  for (size_t f = 0; f < n; ++f) {
+  // Those operand `first` indexes choose first: where two factors want one
+  // axis, computing at that operand's layout gives it to its own.
+  std::vector<size_t> order;
+  if (first != 0)
+    for (const DimFactors &dim : rule.operandDims[first])
+      for (int64_t f : dim)
+        if (!llvm::is_contained(order, (size_t)f))
+          order.push_back(f);
+  for (size_t f = 0; f < n; ++f)
+    if (!llvm::is_contained(order, f))
+      order.push_back(f);
+  for (size_t f : order) {
     if (rule.factors[f].kind != FactorKind::PassThrough)
       continue;
     bool found = false;
@@ -256,11 +267,9 @@ struct StrategyCost {
 
 static void addReshard(StrategyCost &cost, MeshOp mesh, RankedTensorType global,
                        const Layout &from, const Layout &to) {
-  for (const ReshardStep &step : planReshard(mesh, global, from, to)) {
-    if (step.kind != ReshardStep::Slice)
-      ++cost.collectives;
-  }
-  cost.bytes += reshardBytes(mesh, global, from, to);
+  ReshardCost reshard = reshardCost(mesh, global, from, to);
+  cost.bytes += reshard.bytes;
+  cost.collectives += reshard.collectives;
 }
 
 static StrategyCost strategyCost(const OpLayouts &l, ArrayRef<Axes> factorAxes) {

@@ -3,6 +3,8 @@
 #include "Reshard.h"
 
 #include <map>
+#include <mutex>
+#include <unordered_map>
 #include <set>
 
 using namespace mlir;
@@ -237,17 +239,53 @@ static int64_t planBytes(MeshOp mesh, RankedTensorType global,
 /// or towards the target where the block counts agree). Consecutive slices
 /// of one dimension and consecutive permutes become one step. Empty if the
 /// search gives up (too many layouts).
+/// How many layouts a search expands before it gives up (the best plan so
+/// far stands then).
+constexpr int kMaxExpanded = 20000;
+
 static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
                                               const Layout &from, const Layout &to,
-                                              ArrayRef<StringRef> atoms) {
+                                              ArrayRef<StringRef> atoms, int64_t bound,
+                                              int maxExpanded) {
   int64_t rank = global.getRank();
+  // Sizes of the axes looked up once: the search prices many layouts.
+  llvm::DenseMap<StringRef, int64_t> sizes;
+  for (StringRef a : atoms)
+    sizes[a] = mesh.getAxisSize(a);
+  auto size = [&](StringRef a) {
+    auto it = sizes.find(a);
+    return it != sizes.end() ? it->second : (sizes[a] = mesh.getAxisSize(a));
+  };
+  auto group = [&](ArrayRef<StringRef> list) {
+    int64_t n = 1;
+    for (StringRef a : list)
+      n *= size(a);
+    return n;
+  };
+  int64_t elementBytes = std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8);
+  // stepBytes, with the sizes above.
+  auto bytesOf = [&](const ReshardStep &step) -> int64_t {
+    int64_t in = elementBytes;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t n = group(step.from[d]);
+      in *= (global.getDimSize(d) + n - 1) / n;
+    }
+    int64_t n = group(step.axes);
+    switch (step.kind) {
+    case ReshardStep::Slice: return 0;
+    case ReshardStep::Permute: return in;
+    case ReshardStep::AllToAll: return (n - 1) * in / n;
+    case ReshardStep::Gather: return (n - 1) * in;
+    }
+    return 0;
+  };
   SmallVector<StringRef> axes;
   for (StringRef a : atoms)
-    if (mesh.getAxisSize(a) > 1)
+    if (size(a) > 1)
       axes.push_back(a);
   auto divides = [&](const Layout &l) {
     for (int64_t d = 0; d < rank; ++d)
-      if (global.getDimSize(d) % getGroupSize(mesh, l[d]) != 0)
+      if (global.getDimSize(d) % group(l[d]) != 0)
         return false;
     return true;
   };
@@ -257,7 +295,7 @@ static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType glob
   auto blocks = [&](const Layout &l) {
     SmallVector<int64_t> b;
     for (const auto &dim : l)
-      b.push_back(getGroupSize(mesh, dim));
+      b.push_back(group(dim));
     return b;
   };
   struct Cost {
@@ -271,13 +309,23 @@ static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType glob
     std::string parent;
     ReshardStep step;
   };
-  std::map<std::string, Node> best;
+  std::unordered_map<std::string, Node> best;
   std::set<std::pair<std::pair<int64_t, int64_t>, std::string>> queue;
-  std::map<std::string, Layout> layouts;
+  std::unordered_map<std::string, Layout> layouts;
   // A state is a layout, and whether the last step was a permute: the next
   // permute then joins it (one collective_permute) at no cost.
   auto key = [](const Layout &l, bool permuted) {
-    return layoutStr(l) + (permuted ? " after a permute" : "");
+    std::string k;
+    for (const auto &dim : l) {
+      for (StringRef a : dim) {
+        k += a;
+        k += ',';
+      }
+      k += '|';
+    }
+    if (permuted)
+      k += 'p';
+    return k;
   };
   std::string start = key(from, false), goal;
   best[start] = Node{};
@@ -287,12 +335,15 @@ static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType glob
     if (!divides(step.to))
       return;
     bool permute = step.kind == ReshardStep::Permute;
-    bool joins = permute && best[at].step.kind == ReshardStep::Permute && at != start;
+    bool joins = false;
     Cost cost = base;
     if (!joins) {
-      cost.bytes += stepBytes(mesh, global, step);
+      cost.bytes += bytesOf(step);
       cost.collectives += step.kind == ReshardStep::Slice ? 0 : 1;
     }
+    // Only a plan that sends less than `bound` (the greedy plan's) is of use.
+    if (cost.bytes >= bound)
+      return;
     std::string k = key(step.to, permute);
     auto it = best.find(k);
     if (it != best.end() && !(cost < it->second.cost))
@@ -311,7 +362,7 @@ static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType glob
       goal = at;
       break;
     }
-    if (++expanded > 20000)
+    if (++expanded > maxExpanded)
       return {};
     Layout cur = layouts[at];
     Cost base = best[at].cost;
@@ -353,16 +404,54 @@ static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType glob
       for (int64_t d = 0; d < rank; ++d)
         for (size_t len = to[d].size(); len >= 1; --len) {
           Axes prefix(ArrayRef<StringRef>(to[d]).take_front(len));
-          if (getGroupSize(mesh, prefix) == getGroupSize(mesh, cur[d])) {
+          if (group(prefix) == group(cur[d])) {
             aligned[d] = prefix;
             break;
           }
         }
       targets.push_back(aligned);
+      // The same, with the dimensions the target cannot align filled from
+      // the axes the aligned ones leave, to their block counts: several
+      // swaps in one collective_permute.
+      Layout filled(rank);
+      SmallVector<bool> done(rank, false);
+      SmallVector<StringRef> taken;
+      for (int64_t d = 0; d < rank; ++d)
+        for (size_t len = to[d].size(); len >= 1; --len) {
+          Axes prefix(ArrayRef<StringRef>(to[d]).take_front(len));
+          if (group(prefix) == group(cur[d])) {
+            filled[d] = prefix;
+            done[d] = true;
+            taken.append(prefix.begin(), prefix.end());
+            break;
+          }
+        }
+      SmallVector<StringRef> left;
+      for (const auto &dim : cur)
+        for (StringRef a : dim)
+          if (!llvm::is_contained(taken, a))
+            left.push_back(a);
+      bool ok = true;
+      for (int64_t d = 0; d < rank && ok; ++d) {
+        if (done[d])
+          continue;
+        int64_t want = group(cur[d]);
+        for (auto it = left.begin(); it != left.end() && group(filled[d]) < want;) {
+          if (want % (group(filled[d]) * size(*it)) == 0) {
+            filled[d].push_back(*it);
+            it = left.erase(it);
+          } else {
+            ++it;
+          }
+        }
+        ok = group(filled[d]) == want;
+      }
+      if (ok)
+        targets.push_back(filled);
     }
     for (StringRef a : axes)
       for (StringRef other : axes) {
-        if (a == other || mesh.getAxisSize(a) != mesh.getAxisSize(other) || !usedIn(cur, a))
+        if (a == other || size(a) != size(other) || !usedIn(cur, a))
           continue;
         Layout next = cur;
         for (auto &dim : next)
@@ -524,22 +613,63 @@ std::vector<ReshardStep> planReshard(MeshOp mesh, RankedTensorType global,
   std::vector<ReshardStep> greedy = greedyReshard(mesh, global, from, to);
   if (planBytes(mesh, global, greedy) == 0)
     return greedy;
-  // The search only replaces the greedy plan where it sends fewer bytes. It
-  // works over factors of prime size, where a swap or a move of part of an
-  // axis can beat moving all of it.
+  // A search replaces the greedy plan only where it sends fewer bytes: one
+  // over the axes as named, then one over factors of prime size, where a
+  // swap or a move of part of an axis can beat moving all of it.
+  std::vector<ReshardStep> best = greedy;
+  int64_t bestBytes = planBytes(mesh, global, greedy);
+  auto consider = [&](std::vector<ReshardStep> plan) {
+    if (plan.empty())
+      return;
+    int64_t bytes = planBytes(mesh, global, plan);
+    if (bytes < bestBytes) {
+      best = std::move(plan);
+      bestBytes = bytes;
+    }
+  };
+  consider(searchReshard(mesh, global, from, to, atoms, bestBytes, kMaxExpanded));
   Layout primeFrom = fromLayout, primeTo = toLayout;
   SmallVector<StringRef> primeAtoms;
   refineToAtoms(mesh, primeFrom, primeTo, primeAtoms, /*primes=*/true);
-  std::vector<ReshardStep> searched =
-      searchReshard(mesh, global, primeFrom, primeTo, primeAtoms);
-  if (!searched.empty() && planBytes(mesh, global, searched) < planBytes(mesh, global, greedy))
-    return searched;
-  return greedy;
+  if (primeAtoms.size() > atoms.size())
+    consider(searchReshard(mesh, global, primeFrom, primeTo, primeAtoms, bestBytes,
+                           kMaxExpanded));
+  return best;
+}
+
+ReshardCost reshardCost(MeshOp mesh, RankedTensorType global, const Layout &from,
+                        const Layout &to) {
+  if (from == to)
+    return {};
+  // The same reshards are priced many times over (every candidate layout of
+  // every op): the costs are kept, by what determines them. They hold no
+  // reference into an MLIR context, so one table serves every context.
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  for (auto [name, size] : llvm::zip(mesh.getAxisNames(), mesh.getAxisSizes()))
+    os << cast<StringAttr>(name).getValue() << "=" << size << ",";
+  os << global << layoutStr(from) << layoutStr(to);
+  static std::mutex lock;
+  static std::map<std::string, ReshardCost> known;
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    if (auto it = known.find(key); it != known.end())
+      return it->second;
+  }
+  ReshardCost cost;
+  for (const ReshardStep &step : planReshard(mesh, global, from, to)) {
+    cost.bytes += stepBytes(mesh, global, step);
+    cost.collectives += step.kind == ReshardStep::Slice ? 0 : 1;
+  }
+  std::lock_guard<std::mutex> guard(lock);
+  if (known.size() > 100000)
+    known.clear();
+  return known[key] = cost;
 }
 
 int64_t reshardBytes(MeshOp mesh, RankedTensorType global, const Layout &from,
                      const Layout &to) {
-  return planBytes(mesh, global, planReshard(mesh, global, from, to));
+  return reshardCost(mesh, global, from, to).bytes;
 }
 
 Value sliceDim(OpBuilder &b, Location loc, Value value, int64_t dim, int64_t size) {

@@ -71,6 +71,14 @@ std::vector<ReshardStep> planReshard(MeshOp mesh, mlir::RankedTensorType global,
 int64_t reshardBytes(MeshOp mesh, mlir::RankedTensorType global, const Layout &from,
                      const Layout &to);
 
+/// The bytes of that reshard and its number of collectives (all_slice is
+/// local and not counted).
+struct ReshardCost {
+  int64_t bytes = 0, collectives = 0;
+};
+ReshardCost reshardCost(MeshOp mesh, mlir::RankedTensorType global, const Layout &from,
+                        const Layout &to);
+
 /// Bytes of one device's block of `global` under `layout`.
 int64_t localBytes(MeshOp mesh, mlir::RankedTensorType global, const Layout &layout);
 
