@@ -25,10 +25,6 @@ be fixed): sending more there is counted apart too and does not fail. A
 marked case that no longer sends more is counted as what it is, and its line
 says that the marker can go.
 
-A padded case (an argument marked `shardc.pad_uneven`) ends its explain output
-with a `Padding:` line after the `Total:` one; its bytes are still those of
-the `Total:` line.
-
 Prints one line per case, `NAME shardc=B shardy=S same|fewer|more`, then
 `same: a, fewer: b, more: c, more where Shardy uses sub-axes: k, errors: d`;
 when FILE has KNOWN-MORE markers, the count of marked cases that send more
@@ -44,28 +40,12 @@ import subprocess
 import sys
 import tempfile
 
-from shardc_explain import TOTAL_RE, explain_bytes
+from shardc_explain import explain_bytes
 
 FUNC_RE = re.compile(r"^\s*func\.func\s+(?:(?:public|private|nested)\s+)?@([A-Za-z_][\w$.]*)")
 HAND_RE = re.compile(r"^\s*//\s*SHARDY-BYTES:\s*@([A-Za-z_][\w$.]*)\s+(\d+)\s*$")
 SUBAXES_RE = re.compile(r"^\s*//\s*NEEDS-SUB-AXES:\s*@([A-Za-z_][\w$.]*)\s*$")
 KNOWN_MORE_RE = re.compile(r"^\s*//\s*KNOWN-MORE:\s*@([A-Za-z_][\w$.]*)\s+\S")
-
-
-def sent_bytes(shardc, path, name):
-    """explain_bytes, also for a padded case, whose explain output ends with a
-    `Padding:` line after its `Total:` line."""
-    ours, err = explain_bytes(shardc, path, name)
-    if err != "no Total line in the explain output":
-        return ours, err
-    proc = subprocess.run([shardc, "explain", path, "--entry", name],
-                          capture_output=True, text=True)
-    lines = [l for l in proc.stdout.splitlines() if l.strip()]
-    if len(lines) >= 2 and lines[-1].startswith("Padding:"):
-        match = TOTAL_RE.match(lines[-2])
-        if match:
-            return int(match.group(2) or 0), None
-    return None, err
 
 
 def npy_bytes(shape, payload):
@@ -164,7 +144,7 @@ def report(shardc, path, source, names, defined, hand, subaxes, known_more, work
     for name in names:
         if name.endswith("_shardy"):
             continue
-        ours, err = sent_bytes(shardc, path, name)
+        ours, err = explain_bytes(shardc, path, name)
         if err is None:
             if name + "_shardy" in defined:
                 theirs, err = explain_bytes(shardc, path, name + "_shardy")

@@ -17,7 +17,10 @@ def explain_bytes(shardc, path, name):
     if proc.returncode != 0:
         lines = [l for l in proc.stderr.strip().splitlines() if l.strip()]
         return None, "explain failed: %s" % (lines[0] if lines else "exit %d" % proc.returncode)
+    # The Total line ends the report, but for a `Padding:` line after it.
     lines = [l for l in proc.stdout.splitlines() if l.strip()]
+    if lines and lines[-1].startswith("Padding:"):
+        lines.pop()
     match = TOTAL_RE.match(lines[-1]) if lines else None
     if not match:
         return None, "no Total line in the explain output"
