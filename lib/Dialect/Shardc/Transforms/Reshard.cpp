@@ -211,17 +211,21 @@ static std::vector<ReshardStep> greedyReshard(MeshOp mesh, RankedTensorType glob
   return steps;
 }
 
-/// Bytes one device sends for `step` (the model of `shardc explain`).
-static int64_t stepBytes(MeshOp mesh, RankedTensorType global, const ReshardStep &step) {
-  int64_t in = localBytes(mesh, global, step.from);
-  int64_t n = getGroupSize(mesh, step.axes);
-  switch (step.kind) {
+/// Bytes one device sends for a step of `kind` over a group of `n` devices
+/// whose input is `in` bytes per device (the model of `shardc explain`).
+static int64_t stepBytes(ReshardStep::Kind kind, int64_t in, int64_t n) {
+  switch (kind) {
   case ReshardStep::Slice: return 0;
   case ReshardStep::Permute: return in;
   case ReshardStep::AllToAll: return (n - 1) * in / n;
   case ReshardStep::Gather: return (n - 1) * in;
   }
   return 0;
+}
+
+static int64_t stepBytes(MeshOp mesh, RankedTensorType global, const ReshardStep &step) {
+  return stepBytes(step.kind, localBytes(mesh, global, step.from),
+                   getGroupSize(mesh, step.axes));
 }
 
 static int64_t planBytes(MeshOp mesh, RankedTensorType global,
@@ -270,14 +274,7 @@ static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType glob
       int64_t n = group(step.from[d]);
       in *= (global.getDimSize(d) + n - 1) / n;
     }
-    int64_t n = group(step.axes);
-    switch (step.kind) {
-    case ReshardStep::Slice: return 0;
-    case ReshardStep::Permute: return in;
-    case ReshardStep::AllToAll: return (n - 1) * in / n;
-    case ReshardStep::Gather: return (n - 1) * in;
-    }
-    return 0;
+    return stepBytes(step.kind, in, group(step.axes));
   };
   SmallVector<StringRef> axes;
   for (StringRef a : atoms)
