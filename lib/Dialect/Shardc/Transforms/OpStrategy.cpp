@@ -149,8 +149,22 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst, unsigne
     bool padded = !factorDivides(l, f, getGroupSize(l.mesh, candidate)) && paddable(l, f);
     Axes chosen;
     for (StringRef a : candidate) {
-      if (overlapsAny(l.mesh, used, a))
-        break; // keep a prefix: blocks stay contiguous
+      if (overlapsAny(l.mesh, used, a)) {
+        // Keep a prefix (blocks stay contiguous): at most the major part of
+        // `a` that no used axis overlaps ("x":(1)2 of "x" beside "x":(2)2).
+        MeshOp mesh = l.mesh;
+        int64_t pre = mesh.getAxisPreSize(a), end = pre * mesh.getAxisSize(a), cut = end;
+        for (StringRef u : used)
+          if (mesh.axesOverlap(u, a))
+            cut = std::min(cut, std::max(pre, mesh.getAxisPreSize(u)));
+        if (cut > pre) {
+          Axes next = chosen;
+          next.push_back(subAxisOf(mesh, a, pre, cut / pre));
+          if (padded || factorDivides(l, f, getGroupSize(l.mesh, next)))
+            chosen = next;
+        }
+        break;
+      }
       Axes next = chosen;
       next.push_back(a);
       if (!padded && !factorDivides(l, f, getGroupSize(l.mesh, next)))
