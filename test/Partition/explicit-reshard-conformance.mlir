@@ -32,13 +32,15 @@
 // partitioner, its reason given) or a case cannot be measured; the SUMMARY
 // line pins the counts.
 //
-// 40 cases: 33 send the same bytes as Shardy, 6 fewer, 1 more, with a
-// known-more line giving why: @broadcast_padded_move_axis. (Four dot cases
-// that sent more now send what Shardy sends: @dot_m_n_clash_replicated,
-// @dot_m_n_clash_keep_m and @dot_batch_gather_then_a2a compute at the
-// layout of the operand whose split is cheaper to keep, and
-// @dot_subaxis_k_then_a2a splits the result by the half of "x" the lhs
-// leaves free before the contraction.)
+// 40 cases: 34 send the same bytes as Shardy, 6 fewer, none more. (Five
+// cases sent more when the suite was written and now send what Shardy
+// sends: @dot_m_n_clash_replicated, @dot_m_n_clash_keep_m and
+// @dot_batch_gather_then_a2a compute at the layout of the operand whose
+// split is cheaper to keep; @dot_subaxis_k_then_a2a splits the result by
+// the half of "x" the lhs leaves free before the contraction;
+// @broadcast_padded_move_axis moves a padded dimension's axis with one
+// all_to_all.) A case that sends more may be marked KNOWN-MORE with its
+// reason; none is.
 // The remaining 33 of those files' cases not written here (17 dot, 15
 // reshape, 1 negate) are the suite's open work.
 // Of Shardy's 133 cases reviewed (all of those files but for the ten pads of
@@ -67,7 +69,7 @@
 //        op's sharding (2 transpose, 1 add);
 //     33 plain cases not written yet (17 dot, 15 reshape, 1 negate).
 
-// SUMMARY: same: 33, fewer: 6, more: 0, more where Shardy uses sub-axes: 0, more (known, marked KNOWN-MORE): 1, errors: 0
+// SUMMARY: same: 34, fewer: 6, more: 0, more where Shardy uses sub-axes: 0, errors: 0
 
 shardc.mesh @m4x2 = <["x"=4, "y"=2]>
 shardc.mesh @m4x2x4 = <["x"=4, "y"=2, "z"=4]>
@@ -1144,22 +1146,18 @@ func.func @broadcast_padded_to_replicated(
 //   operand [{"x"}, {}, {}, ...] -> [{}, {}, {"x"}, ...]: all_to_all over
 //     ["x"] from dim 0 to dim 2 of the shard padded to 1x3x8x1x7 (504);
 //     broadcast, sliced locally over "y" (0).
-// shardc, 1260 bytes:
-//   all_gather over ["x"] on dim 0 (1260); all_slice over ["x"] on dim 2 (0).
-// Verdict: shardc sends MORE than Shardy (756 more): marked KNOWN-MORE.
+// shardc, 504 bytes:
+//   all_to_all over ["x"] from dim 0 to dim 2 (504).
+// Verdict: shardc sends the same bytes as Shardy (504).
 // SHARDY-BYTES: @broadcast_padded_move_axis 504
-// KNOWN-MORE: @broadcast_padded_move_axis shardc has no all_to_all for a
-//   padded dimension: it gathers the operand whole over "x" (1260) and slices
-//   it again, where one all_to_all (504) moves "x".
 // CHECK-LABEL: func.func @broadcast_padded_move_axis(
 // CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<1x3x5x1x7xf32>
-// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.all_gather [[A]] on @m4x2 ["x"] dim = 0 : tensor<1x3x5x1x7xf32> -> tensor<4x3x5x1x7xf32>
-// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.slice [[V0]], start = [0, 0, 0, 0, 0], limit = [2, 3, 5, 1, 7], strides = [1, 1, 1, 1, 1] : (tensor<4x3x5x1x7xf32>) -> tensor<2x3x5x1x7xf32>
-// CHECK-NEXT: [[V2:%[0-9]+]] = shardc.constant dense<0.000000e+00> : tensor<2x3x3x1x7xf32>
-// CHECK-NEXT: [[V3:%[0-9]+]] = shardc.concatenate [[V1]], [[V2]] dim = 2 : (tensor<2x3x5x1x7xf32>, tensor<2x3x3x1x7xf32>) -> tensor<2x3x8x1x7xf32>
-// CHECK-NEXT: [[V4:%[0-9]+]] = shardc.all_slice [[V3]] on @m4x2 ["x"] dim = 2 : tensor<2x3x8x1x7xf32> -> tensor<2x3x2x1x7xf32>
-// CHECK-NEXT: [[V5:%[0-9]+]] = shardc.broadcast_in_dim [[V4]], dims = [0, 2, 1, 3, 4] : (tensor<2x3x2x1x7xf32>) -> tensor<2x2x3x11x7x7xf32>
-// CHECK-NEXT: return [[V5]]
+// CHECK-NEXT: [[V0:%[0-9]+]] = shardc.constant dense<0.000000e+00> : tensor<1x3x3x1x7xf32>
+// CHECK-NEXT: [[V1:%[0-9]+]] = shardc.concatenate [[A]], [[V0]] dim = 2 : (tensor<1x3x5x1x7xf32>, tensor<1x3x3x1x7xf32>) -> tensor<1x3x8x1x7xf32>
+// CHECK-NEXT: [[V2:%[0-9]+]] = shardc.all_to_all [[V1]] on @m4x2 ["x"] split_dim = 2 concat_dim = 0 : tensor<1x3x8x1x7xf32> -> tensor<4x3x2x1x7xf32>
+// CHECK-NEXT: [[V3:%[0-9]+]] = shardc.slice [[V2]], start = [0, 0, 0, 0, 0], limit = [2, 3, 2, 1, 7], strides = [1, 1, 1, 1, 1] : (tensor<4x3x2x1x7xf32>) -> tensor<2x3x2x1x7xf32>
+// CHECK-NEXT: [[V4:%[0-9]+]] = shardc.broadcast_in_dim [[V3]], dims = [0, 2, 1, 3, 4] : (tensor<2x3x2x1x7xf32>) -> tensor<2x2x3x11x7x7xf32>
+// CHECK-NEXT: return [[V4]]
 func.func @broadcast_padded_move_axis(
     %a: tensor<2x3x5x1x7xf32> {shardc.sharding = #shardc.sharding<@m4x2, [{"x"}, {}, {}, {}, {}]>, shardc.pad_uneven})
     -> (tensor<2x5x3x11x7x13xf32> {shardc.sharding = #shardc.sharding<@m4x2, [{}, {"x"}, {}, {}, {}, {"y"}]>}) {

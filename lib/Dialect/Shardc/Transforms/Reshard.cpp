@@ -224,8 +224,14 @@ static int64_t stepBytes(ReshardStep::Kind kind, int64_t in, int64_t n) {
 }
 
 static int64_t stepBytes(MeshOp mesh, RankedTensorType global, const ReshardStep &step) {
-  return stepBytes(step.kind, localBytes(mesh, global, step.from),
-                   getGroupSize(mesh, step.axes));
+  int64_t in = localBytes(mesh, global, step.from);
+  int64_t n = getGroupSize(mesh, step.axes);
+  if (step.kind == ReshardStep::AllToAll && step.padded) {
+    // Its buffer has the split dimension padded to a multiple of the group.
+    int64_t size = global.getDimSize(step.dim), whole = (size + n - 1) / n * n;
+    in = size ? in / size * whole : 0;
+  }
+  return stepBytes(step.kind, in, n);
 }
 
 static int64_t planBytes(MeshOp mesh, RankedTensorType global,
@@ -531,7 +537,27 @@ static std::vector<ReshardStep> paddedReshard(MeshOp mesh, RankedTensorType glob
                                               const Layout &from, const Layout &to) {
   std::vector<ReshardStep> steps;
   Layout cur = from;
-  for (int64_t d = 0; d < global.getRank(); ++d) {
+  int64_t rank = global.getRank();
+  // A dimension's axes that move whole to a dimension whole in `cur`: one
+  // all_to_all, the target padded with zeros before it and the source's
+  // padding sliced off after.
+  for (int64_t i = 0; i < rank; ++i) {
+    if (cur[i].empty() || !to[i].empty())
+      continue;
+    for (int64_t j = 0; j < rank; ++j) {
+      if (j == i || !cur[j].empty() || to[j] != cur[i] ||
+          !(padsDim(mesh, global, cur, i) || padsDim(mesh, global, to, j)))
+        continue;
+      Layout next = cur;
+      next[j] = cur[i];
+      next[i].clear();
+      steps.push_back(
+          {ReshardStep::AllToAll, cur[i], j, i, cur, next, {}, /*padded=*/true});
+      cur = next;
+      break;
+    }
+  }
+  for (int64_t d = 0; d < rank; ++d) {
     if (cur[d] == to[d] || !padsDim(mesh, global, cur, d))
       continue;
     Layout next = cur;
@@ -711,6 +737,21 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
                                           b.getDenseI64ArrayAttr(step.sources));
       break;
     case ReshardStep::AllToAll:
+      if (step.padded) {
+        // The split dimension padded to a multiple of the group, the
+        // concatenated one sliced to its size after.
+        int64_t n = getGroupSize(mesh, step.axes);
+        value = padWithZeros(b, loc, value, step.dim, type.getDimSize(step.dim) * n);
+        auto in = cast<RankedTensorType>(value.getType());
+        SmallVector<int64_t> shape(in.getShape());
+        shape[step.dim] /= n;
+        shape[step.fromDim] *= n;
+        value = AllToAllOp::create(b, loc, in.clone(shape), value, meshRef, axes,
+                                   b.getI64IntegerAttr(step.dim),
+                                   b.getI64IntegerAttr(step.fromDim));
+        value = sliceDim(b, loc, value, step.fromDim, type.getDimSize(step.fromDim));
+        break;
+      }
       value = AllToAllOp::create(b, loc, type, value, meshRef, axes,
                                  b.getI64IntegerAttr(step.dim),
                                  b.getI64IntegerAttr(step.fromDim));

@@ -61,7 +61,8 @@ bool pads(MeshOp mesh, mlir::RankedTensorType global, const Layout &layout);
 
 /// The collectives that take a value of global type `global` from layout
 /// `from` to `to`, in order. A padded dimension that changes is made whole
-/// first and split last (a padded block is not a block of any other split).
+/// first and split last (a padded block is not a block of any other split),
+/// or has its axes moved whole to a whole dimension by one all_to_all.
 std::vector<ReshardStep> planReshard(MeshOp mesh, mlir::RankedTensorType global,
                                      const Layout &from, const Layout &to);
 
