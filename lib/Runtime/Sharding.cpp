@@ -23,8 +23,10 @@ int Mesh::axisIndex(const std::string &axis) const {
   if (std::optional<SubAxis> sub = parseSubAxis(axis))
     for (size_t i = 0; i < axisNames.size(); ++i)
       if (axisNames[i] == sub->axis)
-        return axisSizes[i] % (sub->pre * sub->size) == 0 && sub->size > 1 &&
-                       sub->size < axisSizes[i]
+        // Each part at most the axis (no overflow from crafted names) and
+        // together a factor of it.
+        return sub->pre <= axisSizes[i] && sub->size > 1 && sub->size < axisSizes[i] &&
+                       axisSizes[i] % (sub->pre * sub->size) == 0
                    ? (int)i
                    : -1;
   return -1;

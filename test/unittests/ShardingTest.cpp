@@ -116,6 +116,11 @@ TEST(Mesh, SubAxesAreFactorsOfAnAxisMajorFirst) {
   EXPECT_EQ(m.axisIndex("model:(1)3"), -1); // 3 does not divide 4
   EXPECT_EQ(m.axisIndex("model:(1)4"), -1); // all of it: the axis itself
   EXPECT_EQ(m.axisIndex("model:(2"), -1);
+  // Crafted names (an artifact is untrusted): no overflow, no division by 0.
+  EXPECT_EQ(m.axisIndex("model:(999999999999)999999999999"), -1);
+  EXPECT_EQ(m.axisIndex("model:(0)2"), -1);
+  EXPECT_EQ(m.axisIndex("model:(1)0"), -1);
+  EXPECT_EQ(m.axisIndex("model:()2"), -1);
   EXPECT_EQ(m.axisSize("model:(2)2"), 2);
   for (int64_t d = 0; d < 8; ++d) {
     int64_t model = d % 4, row = d / 4 * 4;

@@ -567,7 +567,16 @@ func.func @sub_axis_overlaps_its_axis(%x: tensor<8x8xf32> {shardc.sharding = #sh
 // -----
 
 shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
-// expected-error@+1 {{a sub-axis "a":(pre)size needs pre >= 1 and size >= 2}}
+// expected-error@+1 {{a sub-axis "a":(pre)size needs pre >= 1 and size >= 2, both at most 2^30}}
 func.func @sub_axis_size_one(%x: tensor<8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{"model":(1)1}]>}) {
+  return
+}
+
+// -----
+
+// Sizes that would overflow when multiplied are rejected where they are read.
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+// expected-error@+1 {{a sub-axis "a":(pre)size needs pre >= 1 and size >= 2, both at most 2^30}}
+func.func @sub_axis_huge(%x: tensor<8xf32> {shardc.sharding = #shardc.sharding<@mesh_2x4, [{"model":(4611686018427387904)4}]>}) {
   return
 }

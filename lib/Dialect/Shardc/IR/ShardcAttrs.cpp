@@ -73,8 +73,9 @@ static FailureOr<DimShardingAttr> parseDimBraces(AsmParser &parser) {
       if (parser.parseLParen() || parser.parseInteger(pre) || parser.parseRParen() ||
           parser.parseInteger(size))
         return failure();
-      if (pre < 1 || size < 2) {
-        parser.emitError(at, "a sub-axis \"a\":(pre)size needs pre >= 1 and size >= 2");
+      if (pre < 1 || size < 2 || pre > (1 << 30) || size > (1 << 30)) {
+        parser.emitError(at, "a sub-axis \"a\":(pre)size needs pre >= 1 and size >= 2, "
+                             "both at most 2^30");
         return failure();
       }
       axis = subAxisName(axis, pre, size);

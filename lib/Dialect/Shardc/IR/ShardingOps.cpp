@@ -102,9 +102,12 @@ int64_t MeshOp::getAxisIndex(StringRef axis) {
   if (std::optional<SubAxis> sub = parseSubAxis(axis.str()))
     for (auto [i, name] : llvm::enumerate(getAxisNames()))
       if (cast<StringAttr>(name).getValue() == sub->axis) {
+        // Each part at most the axis (no overflow from written sizes) and
+        // together a factor of it.
         int64_t n = getAxisSizes()[i];
-        return n % (sub->pre * sub->size) == 0 && sub->size > 1 && sub->size < n ? (int64_t)i
-                                                                                 : -1;
+        return sub->pre <= n && sub->size > 1 && sub->size < n && n % (sub->pre * sub->size) == 0
+                   ? (int64_t)i
+                   : -1;
       }
   return -1;
 }
