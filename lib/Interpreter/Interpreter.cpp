@@ -124,13 +124,13 @@ public:
 
   /// Runs `block` with its arguments bound to `args`; returns the operands of
   /// its terminator.
-  FailureOr<std::vector<Lanes>> run(Block &block, const std::vector<Lanes> &args) {
+  FailureOr<std::vector<DeviceArrays>> run(Block &block, const std::vector<DeviceArrays> &args) {
     for (auto [arg, lanes] : llvm::zip(block.getArguments(), args))
       env[arg] = lanes;
     for (Operation &op : block.without_terminator())
       if (failed(eval(&op)))
         return failure();
-    std::vector<Lanes> results;
+    std::vector<DeviceArrays> results;
     for (Value v : block.getTerminator()->getOperands())
       results.push_back(env.lookup(v));
     return results;
@@ -138,13 +138,13 @@ public:
 
 private:
   int64_t numDevices;
-  llvm::DenseMap<Value, Lanes> env;
+  llvm::DenseMap<Value, DeviceArrays> env;
 
   const Array &get(Value v, int64_t d) { return env[v][d]; }
 
   /// Runs `fn(d)` for every device and binds the op's single result.
   template <typename Fn> LogicalResult perDevice(Operation *op, Fn fn) {
-    Lanes out;
+    DeviceArrays out;
     for (int64_t d = 0; d < numDevices; ++d) {
       StatusOr<Array> r = fn(d);
       if (!r.ok()) {
@@ -193,7 +193,7 @@ private:
     if (failed(mesh))
       return failure();
     std::vector<std::string> names = axisList(axes);
-    Lanes out(numDevices);
+    DeviceArrays out(numDevices);
     for (int64_t d = 0; d < numDevices; ++d) {
       std::vector<int64_t> members = mesh->group(names, d);
       if (members[0] != d)
@@ -216,21 +216,21 @@ private:
     FlatSymbolRefAttr meshRef = op.getMeshRef();
     MeshOp mesh = meshRef ? lookupMesh(op, meshRef) : MeshOp();
     int64_t n = mesh ? mesh.getNumDevices() : 1;
-    std::vector<Lanes> args;
+    std::vector<DeviceArrays> args;
     for (auto [input, attr] : llvm::zip(op.getInputs(), op.getInShardings())) {
       NamedSharding s = toNamedSharding(cast<ShardingAttr>(attr), mesh);
-      Lanes shards;
+      DeviceArrays shards;
       for (int64_t d = 0; d < n; ++d)
         shards.push_back(s.shard(get(input, 0), d));
       args.push_back(std::move(shards));
     }
     Interpreter inner(n);
-    FailureOr<std::vector<Lanes>> results = inner.run(op.getBody().front(), args);
+    FailureOr<std::vector<DeviceArrays>> results = inner.run(op.getBody().front(), args);
     if (failed(results))
       return failure();
     for (auto [i, attr] : llvm::enumerate(op.getOutShardings())) {
       NamedSharding s = toNamedSharding(cast<ShardingAttr>(attr), mesh);
-      env[op.getResult(i)] = Lanes{s.assemble((*results)[i])};
+      env[op.getResult(i)] = DeviceArrays{s.assemble((*results)[i])};
     }
     return success();
   }
@@ -244,7 +244,7 @@ private:
           if (!value)
             return c.emitError("the reference interpreter cannot read the elements of ")
                    << c.getValue();
-          env[c.getResult()] = Lanes(numDevices, *value);
+          env[c.getResult()] = DeviceArrays(numDevices, *value);
           return success();
         })
         .Case([&](IotaOp c) {
@@ -365,7 +365,7 @@ private:
         .Case([&](ShardingConstraintOp c) {
           // Copy first: inserting the result may grow the map and move the
           // input's entry.
-          Lanes value = env.lookup(c.getInput());
+          DeviceArrays value = env.lookup(c.getInput());
           env[c.getResult()] = std::move(value);
           return success();
         })
@@ -421,7 +421,7 @@ private:
 
 std::optional<Array> elementsToArray(ElementsAttr elements) { return toArray(elements); }
 
-FailureOr<std::vector<Lanes>> interpret(func::FuncOp fn, const std::vector<Lanes> &args,
+FailureOr<std::vector<DeviceArrays>> interpret(func::FuncOp fn, const std::vector<DeviceArrays> &args,
                                         int64_t numDevices) {
   if (fn.isExternal())
     return fn.emitError("cannot run a function without a body");
@@ -449,14 +449,14 @@ FailureOr<std::vector<Lanes>> interpret(func::FuncOp fn, const std::vector<Lanes
 }
 
 FailureOr<std::vector<Array>> interpret(func::FuncOp fn, const std::vector<Array> &args) {
-  std::vector<Lanes> lanes;
+  std::vector<DeviceArrays> lanes;
   for (const Array &a : args)
-    lanes.push_back(Lanes{a});
-  FailureOr<std::vector<Lanes>> results = interpret(fn, lanes, 1);
+    lanes.push_back(DeviceArrays{a});
+  FailureOr<std::vector<DeviceArrays>> results = interpret(fn, lanes, 1);
   if (failed(results))
     return failure();
   std::vector<Array> out;
-  for (Lanes &l : *results)
+  for (DeviceArrays &l : *results)
     out.push_back(std::move(l[0]));
   return out;
 }
@@ -484,7 +484,7 @@ FailureOr<std::vector<Array>> interpretPartitioned(func::FuncOp fn,
   if (globalArgs.size() != fn.getNumArguments())
     return fn.emitError() << "expects " << fn.getNumArguments() << " arguments, got "
                           << globalArgs.size();
-  std::vector<Lanes> lanes;
+  std::vector<DeviceArrays> lanes;
   for (auto [i, global] : llvm::enumerate(globalArgs)) {
     NamedSharding s = signatureSharding(fn, mesh, false, i, global.rank());
     // A padded argument records its global shape.
@@ -498,12 +498,12 @@ FailureOr<std::vector<Array>> interpretPartitioned(func::FuncOp fn,
     Status valid = s.validate(global.shape(), /*allowPadding=*/recorded != nullptr);
     if (!valid.ok())
       return fn.emitError() << "argument #" << i << ": " << valid.message();
-    Lanes shards;
+    DeviceArrays shards;
     for (int64_t d = 0; d < n; ++d)
       shards.push_back(s.shard(global, d));
     lanes.push_back(std::move(shards));
   }
-  FailureOr<std::vector<Lanes>> results = interpret(fn, lanes, n);
+  FailureOr<std::vector<DeviceArrays>> results = interpret(fn, lanes, n);
   if (failed(results))
     return failure();
   std::vector<Array> out;

@@ -171,12 +171,12 @@ protected:
   }
 
   /// Runs `source` on `numDevices` devices; a failure fails the test.
-  std::vector<Lanes> runLanes(StringRef source, const std::vector<Lanes> &args,
+  std::vector<DeviceArrays> runLanes(StringRef source, const std::vector<DeviceArrays> &args,
                               int64_t numDevices) {
     func::FuncOp fn = load(source);
     if (!fn)
       return {};
-    FailureOr<std::vector<Lanes>> out = interpret(fn, args, numDevices);
+    FailureOr<std::vector<DeviceArrays>> out = interpret(fn, args, numDevices);
     if (failed(out)) {
       ADD_FAILURE() << "the run failed:\n" << diagnostics();
       return {};
@@ -186,21 +186,21 @@ protected:
 
   /// Runs `fn` expecting an error diagnostic (not a crash); returns the
   /// diagnostics it emitted.
-  std::string expectError(func::FuncOp fn, const std::vector<Lanes> &args,
+  std::string expectError(func::FuncOp fn, const std::vector<DeviceArrays> &args,
                           int64_t numDevices) {
     if (!fn)
       return "";
     messages.clear();
-    FailureOr<std::vector<Lanes>> out = interpret(fn, args, numDevices);
+    FailureOr<std::vector<DeviceArrays>> out = interpret(fn, args, numDevices);
     EXPECT_TRUE(failed(out)) << "the run was expected to fail";
     EXPECT_FALSE(messages.empty()) << "a failure must come with a diagnostic";
     return diagnostics();
   }
 
   std::string expectError(StringRef source, const std::vector<Array> &args) {
-    std::vector<Lanes> lanes;
+    std::vector<DeviceArrays> lanes;
     for (const Array &a : args)
-      lanes.push_back(Lanes{a});
+      lanes.push_back(DeviceArrays{a});
     return expectError(load(source), lanes, 1);
   }
 
@@ -1404,7 +1404,7 @@ Array laneBlock(int64_t d) {
 
 TEST_F(InterpreterTest, PerDeviceProgramRunsCollectivesOnAllLanes) {
   // Mesh 2x2: device d has coordinates (x, y) = (d / 2, d % 2).
-  std::vector<Lanes> r =
+  std::vector<DeviceArrays> r =
       runLanes(R"mlir(
     shardc.mesh @mesh = <["x"=2, "y"=2]>
     func.func @main(%a: tensor<2x2xf32>)
@@ -1423,9 +1423,9 @@ TEST_F(InterpreterTest, PerDeviceProgramRunsCollectivesOnAllLanes) {
         : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<4x2xf32>,
           tensor<1x2xf32>, tensor<4x1xf32>, tensor<2x2xf32>
     })mlir",
-               {Lanes{laneBlock(0), laneBlock(1), laneBlock(2), laneBlock(3)}}, 4);
+               {DeviceArrays{laneBlock(0), laneBlock(1), laneBlock(2), laneBlock(3)}}, 4);
   ASSERT_EQ(r.size(), 7u);
-  for (const Lanes &lanes : r)
+  for (const DeviceArrays &lanes : r)
     ASSERT_EQ(lanes.size(), 4u);
   for (int64_t d = 0; d < 4; ++d) {
     SCOPED_TRACE("device " + std::to_string(d));
@@ -1453,7 +1453,7 @@ TEST_F(InterpreterTest, PerDeviceProgramRunsCollectivesOnAllLanes) {
 }
 
 TEST_F(InterpreterTest, PerDeviceAllSliceKeepsTheBlockAtTheGroupRank) {
-  std::vector<Lanes> r =
+  std::vector<DeviceArrays> r =
       runLanes(R"mlir(
     shardc.mesh @mesh = <["x"=2, "y"=2]>
     func.func @main(%a: tensor<2x2xf32>) -> (tensor<1x2xf32>, tensor<2x1xf32>) {
@@ -1461,7 +1461,7 @@ TEST_F(InterpreterTest, PerDeviceAllSliceKeepsTheBlockAtTheGroupRank) {
       %sx = shardc.all_slice %a on @mesh ["x"] dim = 1 : tensor<2x2xf32> -> tensor<2x1xf32>
       return %sy, %sx : tensor<1x2xf32>, tensor<2x1xf32>
     })mlir",
-               {Lanes{laneBlock(0), laneBlock(1), laneBlock(2), laneBlock(3)}}, 4);
+               {DeviceArrays{laneBlock(0), laneBlock(1), laneBlock(2), laneBlock(3)}}, 4);
   ASSERT_EQ(r.size(), 2u);
   for (int64_t d = 0; d < 4; ++d) {
     SCOPED_TRACE("device " + std::to_string(d));
@@ -1492,10 +1492,10 @@ TEST_F(InterpreterTest, PerDeviceProgramMatchesTheGlobalOne) {
   std::vector<Array> expected = run(global, {x});
   ASSERT_EQ(expected.size(), 1u);
   NamedSharding rows{Mesh{{"data"}, {4}}, {{"data"}, {}}};
-  Lanes shards;
+  DeviceArrays shards;
   for (int64_t d = 0; d < 4; ++d)
     shards.push_back(rows.shard(x, d));
-  std::vector<Lanes> r = runLanes(perDevice, {shards}, 4);
+  std::vector<DeviceArrays> r = runLanes(perDevice, {shards}, 4);
   ASSERT_EQ(r.size(), 1u);
   ASSERT_EQ(r[0].size(), 4u);
   for (int64_t d = 0; d < 4; ++d)
@@ -1510,7 +1510,7 @@ TEST_F(InterpreterTest, PerDeviceErrorsNameTheDevice) {
     })mlir");
   Array t = f32({4}, {1, 2, 3, 4});
   std::string diag = expectError(
-      fn, {Lanes{t, t, t}, Lanes{i32({1}, {0}), i32({1}, {3}), i32({1}, {7})}}, 3);
+      fn, {DeviceArrays{t, t, t}, DeviceArrays{i32({1}, {0}), i32({1}, {3}), i32({1}, {7})}}, 3);
   EXPECT_TRUE(contains(diag, "take index 7 at position 0 is out of range [0, 4)"));
   EXPECT_TRUE(contains(diag, "(on device 2)"));
 }
@@ -1599,7 +1599,7 @@ TEST_F(InterpreterTest, CollectiveOutsideShardMapNamesTheDeviceCountMismatch) {
                        "on 1 device(s)"));
   // The same on 2 lanes.
   Array a = f32({2}, {1, 2});
-  diag = expectError(load(source), {Lanes{a, a}}, 2);
+  diag = expectError(load(source), {DeviceArrays{a, a}}, 2);
   EXPECT_TRUE(contains(diag, "(4 devices) in a program running on 2 device(s)"));
 }
 
@@ -1614,7 +1614,7 @@ TEST_F(InterpreterTest, ShardMapInAPerDeviceProgramIsAnError) {
       return %r : tensor<2xf32>
     })mlir");
   Array a = f32({2}, {1, 2});
-  std::string diag = expectError(fn, {Lanes{a, a}}, 2);
+  std::string diag = expectError(fn, {DeviceArrays{a, a}}, 2);
   EXPECT_TRUE(contains(diag, "shard_map in a per-device program is not supported"));
 }
 
@@ -1638,8 +1638,8 @@ TEST_F(InterpreterTest, WrongArgumentsAreErrors) {
   EXPECT_TRUE(contains(diag, "expects 2 arguments, got 1"));
   diag = expectError(source, {good, idx, idx});
   EXPECT_TRUE(contains(diag, "expects 2 arguments, got 3"));
-  // Lanes that do not match the device count.
-  diag = expectError(load(source), {Lanes{good, good}, Lanes{idx}}, 2);
+  // DeviceArrays that do not match the device count.
+  diag = expectError(load(source), {DeviceArrays{good, good}, DeviceArrays{idx}}, 2);
   EXPECT_TRUE(contains(diag, "argument #1 has values for 1 devices, expected 2"));
 }
 
@@ -1648,7 +1648,7 @@ TEST_F(InterpreterTest, FunctionsItCannotRunAreErrors) {
     func.func private @main(%x: tensor<2xf32>) -> tensor<2xf32>
   )mlir");
   Array a = f32({2}, {1, 2});
-  EXPECT_TRUE(contains(expectError(external, {Lanes{a}}, 1),
+  EXPECT_TRUE(contains(expectError(external, {DeviceArrays{a}}, 1),
                        "cannot run a function without a body"));
   func::FuncOp calls = load(R"mlir(
     func.func @callee(%x: tensor<2xf32>) -> tensor<2xf32> {
@@ -1658,7 +1658,7 @@ TEST_F(InterpreterTest, FunctionsItCannotRunAreErrors) {
       %y = func.call @callee(%x) : (tensor<2xf32>) -> tensor<2xf32>
       return %y : tensor<2xf32>
     })mlir");
-  EXPECT_TRUE(contains(expectError(calls, {Lanes{a}}, 1),
+  EXPECT_TRUE(contains(expectError(calls, {DeviceArrays{a}}, 1),
                        "the reference interpreter does not support 'func.call'"));
 }
 

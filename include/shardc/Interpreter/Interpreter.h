@@ -32,9 +32,6 @@ namespace shardc {
 class MeshOp;
 class ShardingAttr;
 
-/// One value on every device the program runs on: element d is device d's.
-using Lanes = std::vector<Array>;
-
 /// The runtime element type of an MLIR element type, if it has one.
 std::optional<DType> toDType(mlir::Type elementType);
 /// The elements of a constant as an Array; none when they cannot be read
@@ -48,8 +45,8 @@ NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh);
 /// Returns `results[i][d]`. Errors (an index out of range, a collective whose
 /// mesh does not match the device count, ...) are emitted as diagnostics at
 /// the failing op.
-mlir::FailureOr<std::vector<Lanes>> interpret(mlir::func::FuncOp fn,
-                                              const std::vector<Lanes> &args,
+mlir::FailureOr<std::vector<DeviceArrays>> interpret(mlir::func::FuncOp fn,
+                                              const std::vector<DeviceArrays> &args,
                                               int64_t numDevices);
 
 /// Runs a partitioned function (one with `shardc.partitioned = @mesh`) on

@@ -112,6 +112,11 @@ private:
   std::vector<uint8_t, NoInitAllocator<uint8_t>> data_;
 };
 
+/// One value on every device of a mesh: element d is device d's (its shard,
+/// or the whole value where it is replicated). The interpreter, the backends
+/// and the API pass values between devices in this form.
+using DeviceArrays = std::vector<Array>;
+
 } // namespace shardc
 
 #endif // SHARDC_RUNTIME_ARRAY_H

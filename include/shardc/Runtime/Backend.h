@@ -19,9 +19,6 @@
 
 namespace shardc {
 
-/// Values of one argument or result on every device: element d is device d's.
-using DeviceArrays = std::vector<Array>;
-
 class Backend {
 public:
   virtual ~Backend();
