@@ -57,16 +57,24 @@ SmallVector<Axes> splitByFactors(MeshOp mesh, ArrayRef<StringRef> axes,
   return out;
 }
 
+bool isWholeFactor(const ShardingRule &rule, const DimFactors &factors, int64_t size) {
+  return factors.size() == 1 && rule.factors[factors[0]].size == size;
+}
+
+SmallVector<Axes> axesByFactor(MeshOp mesh, const ShardingRule &rule, const DimFactors &factors,
+                               int64_t size, ArrayRef<StringRef> axes) {
+  if (isWholeFactor(rule, factors, size))
+    return {Axes(axes.begin(), axes.end())};
+  return splitByFactors(mesh, axes, rule.sizes(factors));
+}
+
 std::optional<Axes> factorAxesIn(MeshOp mesh, const ShardingRule &rule,
                                  ArrayRef<DimFactors> dims, ArrayRef<int64_t> shape,
                                  const Layout &layout, int64_t f) {
   std::optional<FactorPosition> at = ShardingRule::find(dims, f);
   if (!at)
     return std::nullopt;
-  // A dimension that is the factor alone: all its axes, even where they pad.
-  if (dims[at->dim].size() == 1 && rule.factors[f].size == shape[at->dim])
-    return layout[at->dim];
-  return splitByFactors(mesh, layout[at->dim], rule.sizes(dims[at->dim]))[at->position];
+  return axesByFactor(mesh, rule, dims[at->dim], shape[at->dim], layout[at->dim])[at->position];
 }
 
 void keepBlocksContiguous(MeshOp mesh, const ShardingRule &rule, FactorAxes &factorAxes) {
@@ -123,7 +131,7 @@ static bool paddable(const OpLayouts &l, size_t f) {
       Value v = results ? l.op->getResult(i) : l.op->getOperand(i);
       for (auto [d, factors] : llvm::enumerate(dims))
         if (llvm::is_contained(factors, (int64_t)f) &&
-            (factors.size() != 1 || globalType(v).getDimSize(d) != l.rule.factors[f].size))
+            !isWholeFactor(l.rule, factors, globalType(v).getDimSize(d)))
           return false;
     }
     return true;

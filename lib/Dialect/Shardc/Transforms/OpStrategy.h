@@ -52,6 +52,17 @@ Layout layoutFor(MeshOp mesh, llvm::ArrayRef<DimFactors> dims,
 llvm::SmallVector<Axes> splitByFactors(MeshOp mesh, llvm::ArrayRef<llvm::StringRef> axes,
                                        llvm::ArrayRef<int64_t> sizes);
 
+/// Whether a dimension of `size` indexing `factors` is one factor alone, of
+/// its size: its axes are then the factor's, even where they pad it.
+bool isWholeFactor(const ShardingRule &rule, const DimFactors &factors, int64_t size);
+
+/// The axes of a dimension of `size` indexing `factors`, split among them:
+/// all of them where it is one factor alone (isWholeFactor), else
+/// splitByFactors.
+llvm::SmallVector<Axes> axesByFactor(MeshOp mesh, const ShardingRule &rule,
+                                     const DimFactors &factors, int64_t size,
+                                     llvm::ArrayRef<llvm::StringRef> axes);
+
 /// The axes factor `f` has in a value of dimensions `dims` and global shape
 /// `shape` laid out as `layout`, if the value indexes it: all of a
 /// dimension's axes where the factor is the whole dimension (even where they

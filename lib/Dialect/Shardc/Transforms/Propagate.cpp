@@ -363,16 +363,12 @@ private:
       addSlots(op->getResult(i), dims);
     // The axes a slot's dimension gives each of its factors: all of them
     // where the dimension is the factor alone (even where they pad it).
-    auto whole = [&](const Slot &s) {
-      return s.factors->size() == 1 &&
-             rule.factors[(*s.factors)[0]].size ==
-                 cast<RankedTensorType>(s.value.getType()).getDimSize(s.dim);
+    auto dimSize = [](const Slot &s) {
+      return cast<RankedTensorType>(s.value.getType()).getDimSize(s.dim);
     };
+    auto whole = [&](const Slot &s) { return isWholeFactor(rule, *s.factors, dimSize(s)); };
     auto splitAt = [&](const Slot &s) {
-      const auto &axes = dimsOf(s.value)[s.dim].axes;
-      if (whole(s))
-        return SmallVector<Axes>{Axes(axes.begin(), axes.end())};
-      return splitByFactors(mesh, axes, rule.sizes(*s.factors));
+      return axesByFactor(mesh, rule, *s.factors, dimSize(s), dimsOf(s.value)[s.dim].axes);
     };
     auto axesAt = [&](const Slot &s) { return splitAt(s)[s.position]; };
 
