@@ -42,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 
-from shardc_explain import explain_bytes
+from shardc_explain import explain_bytes, scan_cases
 
 SHARDY_RE = re.compile(
     r"^\s*//\s*SHARDY:\s*@([A-Za-z_][\w$.]*)\s+(arg|result|op)(\d+)\s+(\[.*\])\s*$")
@@ -282,22 +282,12 @@ def main(argv):
     with open(path) as f:
         source = f.read().splitlines()
 
-    names, checks, differs = [], {}, set()
-    for line in source:
-        m = SHARDY_RE.match(line)
-        if m:
-            checks.setdefault(m.group(1), []).append(
-                (m.group(2), int(m.group(3)), parse_dims(m.group(4))))
-            continue
-        m = DIFFERS_RE.match(line)
-        if m:
-            differs.add(m.group(1))
-            continue
-        if line.lstrip().startswith("//"):
-            continue
-        m = FUNC_RE.match(line)
-        if m:
-            names.append(m.group(1))
+    names, found = scan_cases(source, {"shardy": SHARDY_RE, "differs": DIFFERS_RE})
+    checks = {}
+    for m in found["shardy"]:
+        checks.setdefault(m.group(1), []).append(
+            (m.group(2), int(m.group(3)), parse_dims(m.group(4))))
+    differs = {m.group(1) for m in found["differs"]}
 
     counts = {"agree": 0, "fewer": 0, "same": 0, "more": 0, "errors": 0}
     failed = False

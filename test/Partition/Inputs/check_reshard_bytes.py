@@ -40,9 +40,8 @@ import subprocess
 import sys
 import tempfile
 
-from shardc_explain import explain_bytes
+from shardc_explain import explain_bytes, scan_cases
 
-FUNC_RE = re.compile(r"^\s*func\.func\s+(?:(?:public|private|nested)\s+)?@([A-Za-z_][\w$.]*)")
 HAND_RE = re.compile(r"^\s*//\s*SHARDY-BYTES:\s*@([A-Za-z_][\w$.]*)\s+(\d+)\s*$")
 SUBAXES_RE = re.compile(r"^\s*//\s*NEEDS-SUB-AXES:\s*@([A-Za-z_][\w$.]*)\s*$")
 KNOWN_MORE_RE = re.compile(r"^\s*//\s*KNOWN-MORE:\s*@([A-Za-z_][\w$.]*)\s+\S")
@@ -110,25 +109,11 @@ def main(argv):
     with open(path) as f:
         text = f.read().splitlines()
 
-    names, hand, subaxes, known_more = [], {}, set(), set()
-    for line in text:
-        m = SUBAXES_RE.match(line)
-        if m:
-            subaxes.add(m.group(1))
-            continue
-        m = KNOWN_MORE_RE.match(line)
-        if m:
-            known_more.add(m.group(1))
-            continue
-        m = HAND_RE.match(line)
-        if m:
-            hand[m.group(1)] = int(m.group(2))
-            continue
-        if line.lstrip().startswith("//"):
-            continue
-        m = FUNC_RE.match(line)
-        if m:
-            names.append(m.group(1))
+    names, found = scan_cases(text, {"subaxes": SUBAXES_RE, "known": KNOWN_MORE_RE,
+                                     "hand": HAND_RE})
+    subaxes = {m.group(1) for m in found["subaxes"]}
+    known_more = {m.group(1) for m in found["known"]}
+    hand = {m.group(1): int(m.group(2)) for m in found["hand"]}
     defined = set(names)
     source = "\n".join(text)
     workdir = tempfile.mkdtemp(prefix="check_reshard_bytes.")

@@ -1,8 +1,30 @@
-"""The bytes `shardc explain` says a function sends, for the conformance
-checkers beside it."""
+"""For the conformance checkers beside it: the bytes `shardc explain` says a
+function sends, and a case file's functions and marker comments."""
 
 import re
 import subprocess
+
+FUNC_RE = re.compile(r"^\s*func\.func\s+(?:(?:public|private|nested)\s+)?@([A-Za-z_][\w$.]*)")
+
+
+def scan_cases(lines, markers):
+    """(function names in order, {marker: [match, ...]}) of a case file:
+    `markers` maps a name to the regex of its comment line (tried in order);
+    other comment lines are skipped."""
+    names, found = [], {key: [] for key in markers}
+    for line in lines:
+        for key, regex in markers.items():
+            m = regex.match(line)
+            if m:
+                found[key].append(m)
+                break
+        else:
+            if line.lstrip().startswith("//"):
+                continue
+            m = FUNC_RE.match(line)
+            if m:
+                names.append(m.group(1))
+    return names, found
 
 TOTAL_RE = re.compile(r"^Total: (\d+) collectives?(?:, (\d+) bytes sent per device)?")
 
