@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpStrategy.h"
+#include "Padding.h"
 #include "Reshard.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
@@ -79,7 +80,7 @@ public:
         b(fn.getContext()), options(options) {}
 
   LogicalResult run() {
-    if (failed(checkPadding()))
+    if (failed(checkPadding(fn, mesh, options.padUneven)))
       return failure();
     Block &old = fn.getBody().front();
     Block *body = new Block();
@@ -137,9 +138,7 @@ private:
   FlatSymbolRefAttr meshRef;
   OpBuilder b;
   PartitionOptions options;
-  /// Per padded size and axes: which of a device's elements are real
-  /// (maskPadding).
-  llvm::StringMap<Value> paddingMasks;
+  PaddingMasks paddingMasks{b, mesh};
   llvm::DenseMap<Value, Local> map;
   /// A partial value once reduced: global value -> its whole local value.
   llvm::DenseMap<Value, Local> reduced;
@@ -153,110 +152,6 @@ private:
   llvm::DenseMap<Value, SmallVector<std::tuple<Layout, Axes, Value>, 1>> resharded;
 
   RankedTensorType globalType(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-  /// Every sharding that pads a dimension must be allowed to: an argument's
-  /// by `pad-uneven` or its own `shardc.pad_uneven`; any other (results,
-  /// constraints, the shardings propagation gave ops) by `pad-uneven` or an
-  /// argument marked so, whose layout propagation carried.
-  LogicalResult checkPadding() {
-    bool anyArgument = false;
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      anyArgument |= fn.getArgAttr(i, ShardcDialect::kPadUnevenAttrName) != nullptr;
-    auto check = [&](ShardingAttr s, Type type, bool allowed,
-                     function_ref<InFlightDiagnostic()> emit, bool argument) -> LogicalResult {
-      auto global = dyn_cast<RankedTensorType>(type);
-      if (!s || allowed || !global || global.getRank() != s.getRank())
-        return success();
-      for (int64_t d = 0; d < global.getRank(); ++d) {
-        SmallVector<StringRef> axes = s.getDimAxes(d);
-        int64_t n = getGroupSize(mesh, axes), size = global.getDimSize(d);
-        if (size % n == 0)
-          continue;
-        std::string list;
-        for (StringRef a : axes)
-          list += (list.empty() ? "" : ", ") + axisSyntax(a);
-        return emit() << "dimension " << d << " of size " << size
-                      << " does not divide over axes [" << list << "] (" << n
-                      << " devices); to pad it to " << (size + n - 1) / n * n
-                      << ", partition with --shardc-partition=\"pad-uneven\""
-                      << (argument ? " or mark the argument shardc.pad_uneven"
-                                   : " or mark the argument it comes from shardc.pad_uneven");
-      }
-      return success();
-    };
-    bool allowed = options.padUneven || anyArgument;
-    // User annotations and what propagation carried from them first, the
-    // arguments last: an argument's padding is reported where it reaches.
-    for (Operation &op : fn.getBody().front()) {
-      if (auto c = dyn_cast<ShardingConstraintOp>(op))
-        if (failed(check(c.getSharding(), c.getType(), allowed,
-                         [&] { return c.emitOpError(); }, false)))
-          return failure();
-      if (auto list = op.getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName))
-        for (auto [i, a] : llvm::enumerate(list))
-          if (failed(check(dyn_cast<ShardingAttr>(a), op.getResult(i).getType(), allowed,
-                           [&, i = i] { return op.emitError() << "result #" << i << ": "; },
-                           false)))
-            return failure();
-    }
-    for (unsigned i = 0; i < fn.getNumResults(); ++i) {
-      auto s = fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
-      if (failed(check(s, fn.getResultTypes()[i], allowed,
-                       [&] { return fn.emitError() << "result #" << i << ": "; }, false)))
-        return failure();
-    }
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-      bool allowed =
-          options.padUneven || fn.getArgAttr(i, ShardcDialect::kPadUnevenAttrName);
-      auto s = fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
-      if (failed(check(s, fn.getArgumentTypes()[i], allowed,
-                       [&] { return fn.emitError() << "argument #" << i << ": "; }, true)))
-        return failure();
-    }
-    return success();
-  }
-
-  /// `local`, split along `dim` (of global size `size`) over `axes` with
-  /// padding, with the padding replaced by the identity of `kind`: what a
-  /// reduction over that dimension may see.
-  Value maskPadding(Location at, Value local, int64_t dim, int64_t size,
-                    ArrayRef<StringRef> axes, PartialKind kind) {
-    Location loc = causeLoc(at, "the padding of a dimension split unevenly, masked "
-                                "before a reduction over it");
-    auto type = cast<RankedTensorType>(local.getType());
-    Type i1 = b.getI1Type();
-    int64_t n = getGroupSize(mesh, axes), block = type.getDimSize(dim);
-    std::string key = std::to_string(size) + " " +
-                      layoutStr(Layout{Axes(axes.begin(), axes.end())});
-    Value &mine = paddingMasks[key]; // made once per function
-    if (!mine) {
-      SmallVector<bool> real(block * n, false);
-      for (int64_t k = 0; k < size; ++k)
-        real[k] = true;
-      Value all = ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(RankedTensorType::get({block * n}, i1), ArrayRef<bool>(real)));
-      mine = AllSliceOp::create(b, loc, RankedTensorType::get({block}, i1), all, meshRef,
-                                b.getStrArrayAttr(axes), b.getI64IntegerAttr(0));
-    }
-    Value mask = BroadcastInDimOp::create(b, loc, type.clone(i1), mine, ArrayRef<int64_t>{dim});
-    Attribute identity;
-    Type element = type.getElementType();
-    if (auto f = dyn_cast<FloatType>(element)) {
-      APFloat v = kind == PartialKind::Sum ? APFloat::getZero(f.getFloatSemantics())
-                                           : APFloat::getInf(f.getFloatSemantics(),
-                                                             kind == PartialKind::Max);
-      identity = FloatAttr::get(f, v);
-    } else {
-      unsigned width = element.getIntOrFloatBitWidth();
-      APInt v = kind == PartialKind::Sum   ? APInt::getZero(width)
-                : kind == PartialKind::Max ? APInt::getSignedMinValue(width)
-                                           : APInt::getSignedMaxValue(width);
-      identity = IntegerAttr::get(element, v);
-    }
-    Value fill = ConstantOp::create(b, loc, DenseElementsAttr::get(type, identity));
-    return SelectOp::create(b, loc, type, mask, local, fill);
-  }
 
   /// Whether a value partial over `have.partial` can move to `want` before
   /// it is reduced: `want` must not use those axes, and must not gather
@@ -630,7 +525,7 @@ private:
         continue;
       for (unsigned i = 0; i < op->getNumOperands(); ++i)
         if (std::optional<FactorPosition> at = ShardingRule::find(rule.operandDims[i], f))
-          operands[i] = maskPadding(op->getLoc(), operands[i], at->dim, rule.factors[f].size,
+          operands[i] = paddingMasks.mask(op->getLoc(), operands[i], at->dim, rule.factors[f].size,
                                     factorAxes[f], rule.partial);
     }
 
