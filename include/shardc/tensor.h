@@ -110,14 +110,11 @@ Tensor maximum(Operand a, Operand b, CallSite site = {});
 Tensor minimum(Operand a, Operand b, CallSite site = {});
 Tensor pow(Operand a, Operand b, CallSite site = {});
 
-Tensor neg(const Tensor &x, CallSite site = {});
-Tensor abs(const Tensor &x, CallSite site = {});
-Tensor exp(const Tensor &x, CallSite site = {});
-Tensor log(const Tensor &x, CallSite site = {});
-Tensor tanh(const Tensor &x, CallSite site = {});
-Tensor sqrt(const Tensor &x, CallSite site = {});
-Tensor rsqrt(const Tensor &x, CallSite site = {});
-Tensor erf(const Tensor &x, CallSite site = {});
+/// One function per elementwise op of one operand (the SHARDC_UNARY rows
+/// of shardc/Runtime/OpCodes.def): neg, abs, exp, log, tanh, sqrt, rsqrt,
+/// erf, ... Each records `shardc.<name>`; all but neg and abs need floats.
+#define SHARDC_UNARY(Name, name, ...) Tensor name(const Tensor &x, CallSite site = {});
+#include "shardc/Runtime/OpCodes.def"
 
 /// Comparisons give i1 tensors.
 Tensor equal(Operand a, Operand b, CallSite site = {});

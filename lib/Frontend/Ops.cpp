@@ -292,16 +292,11 @@ Tensor operator-(Operand a) {
   return neg(a.tensor, a.site);
 }
 
-Tensor neg(const Tensor &x, CallSite s) { return unary("neg", "shardc.neg", x, s, false); }
-Tensor abs(const Tensor &x, CallSite s) { return unary("abs", "shardc.abs", x, s, false); }
-Tensor exp(const Tensor &x, CallSite s) { return unary("exp", "shardc.exp", x, s, true); }
-Tensor log(const Tensor &x, CallSite s) { return unary("log", "shardc.log", x, s, true); }
-Tensor tanh(const Tensor &x, CallSite s) { return unary("tanh", "shardc.tanh", x, s, true); }
-Tensor sqrt(const Tensor &x, CallSite s) { return unary("sqrt", "shardc.sqrt", x, s, true); }
-Tensor rsqrt(const Tensor &x, CallSite s) {
-  return unary("rsqrt", "shardc.rsqrt", x, s, true);
-}
-Tensor erf(const Tensor &x, CallSite s) { return unary("erf", "shardc.erf", x, s, true); }
+#define SHARDC_UNARY(Name, name, number, types, ...)                                   \
+  Tensor name(const Tensor &x, CallSite s) {                                           \
+    return unary(#name, "shardc." #name, x, s, /*floatOnly=*/(#types)[0] == 'F');      \
+  }
+#include "shardc/Runtime/OpCodes.def"
 
 Tensor equal(Operand a, Operand b, CallSite s) { return compare("eq", a, b, s); }
 Tensor not_equal(Operand a, Operand b, CallSite s) { return compare("ne", a, b, s); }

@@ -159,15 +159,15 @@ private:
     return success();
   }
 
-  LogicalResult unary(Operation *op, ref::UnaryFn fn) {
+  LogicalResult unary(Operation *op, OpCode code) {
     return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
-      return ref::unary(fn, get(op->getOperand(0), d));
+      return ref::unary(code, get(op->getOperand(0), d));
     });
   }
 
-  LogicalResult binary(Operation *op, ref::BinaryFn fn) {
+  LogicalResult binary(Operation *op, OpCode code) {
     return perDevice(op, [&](int64_t d) {
-      return ref::binary(fn, get(op->getOperand(0), d), get(op->getOperand(1), d));
+      return ref::binary(code, get(op->getOperand(0), d), get(op->getOperand(1), d));
     });
   }
 
@@ -236,8 +236,6 @@ private:
   }
 
   LogicalResult eval(Operation *op) {
-    using ref::BinaryFn;
-    using ref::UnaryFn;
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case([&](ConstantOp c) -> LogicalResult {
           std::optional<Array> value = toArray(c.getValue());
@@ -252,21 +250,9 @@ private:
             return ref::iota(dtypeOf(c), shapeOf(c), c.getDim());
           });
         })
-        .Case([&](NegOp) { return unary(op, UnaryFn::Neg); })
-        .Case([&](AbsOp) { return unary(op, UnaryFn::Abs); })
-        .Case([&](ExpOp) { return unary(op, UnaryFn::Exp); })
-        .Case([&](LogOp) { return unary(op, UnaryFn::Log); })
-        .Case([&](TanhOp) { return unary(op, UnaryFn::Tanh); })
-        .Case([&](SqrtOp) { return unary(op, UnaryFn::Sqrt); })
-        .Case([&](RsqrtOp) { return unary(op, UnaryFn::Rsqrt); })
-        .Case([&](ErfOp) { return unary(op, UnaryFn::Erf); })
-        .Case([&](AddOp) { return binary(op, BinaryFn::Add); })
-        .Case([&](SubOp) { return binary(op, BinaryFn::Sub); })
-        .Case([&](MulOp) { return binary(op, BinaryFn::Mul); })
-        .Case([&](DivOp) { return binary(op, BinaryFn::Div); })
-        .Case([&](MaxOp) { return binary(op, BinaryFn::Max); })
-        .Case([&](MinOp) { return binary(op, BinaryFn::Min); })
-        .Case([&](PowOp) { return binary(op, BinaryFn::Pow); })
+#define SHARDC_UNARY(Name, ...) .Case([&](Name##Op) { return unary(op, OpCode::Name); })
+#define SHARDC_BINARY(Name, ...) .Case([&](Name##Op) { return binary(op, OpCode::Name); })
+#include "shardc/Runtime/OpCodes.def"
         .Case([&](CompareOp c) {
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
             return ref::compare(toCompare(c.getDirection()), get(c.getLhs(), d),

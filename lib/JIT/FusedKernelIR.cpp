@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/JIT/FusedKernelIR.h"
+#include "shardc/Runtime/ScalarMath.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -28,6 +29,7 @@
 #include "llvm/IR/Module.h"
 
 #include <algorithm>
+#include <cassert>
 #include <map>
 
 using namespace llvm;
@@ -35,9 +37,6 @@ using namespace llvm;
 namespace shardc::jit {
 
 namespace {
-
-bool isUnary(OpCode op) { return op >= OpCode::Neg && op <= OpCode::Erf; }
-bool isBinary(OpCode op) { return op >= OpCode::Add && op <= OpCode::Pow; }
 
 /// The row length a kernel walks segments of: the shortest row length of
 /// the broadcasts and reductions, when every other is a multiple of it (so
@@ -59,6 +58,35 @@ int64_t commonCols(const FusedProgram &p) {
       return -1;
   return cols;
 }
+
+class KernelBuilder;
+
+/// What the formulas of OpCodes.def compute with when the JIT instantiates
+/// them (scalar::Tanh<JitValue>): a vector of the kernel, or a constant
+/// T(c), made a vector when it meets one.
+struct JitValue {
+  KernelBuilder *k = nullptr;
+  Value *v = nullptr;
+  double constant = 0;
+  explicit JitValue(double c) : constant(c) {}
+  JitValue(KernelBuilder *k, Value *v) : k(k), v(v) {}
+};
+// The vocabulary of ScalarMath.h on vectors; found by argument-dependent
+// lookup from the formulas.
+JitValue operator-(JitValue x);
+JitValue operator+(JitValue x, JitValue y);
+JitValue operator-(JitValue x, JitValue y);
+JitValue operator*(JitValue x, JitValue y);
+JitValue operator/(JitValue x, JitValue y);
+JitValue maximum(JitValue x, JitValue y);
+JitValue minimum(JitValue x, JitValue y);
+#define SHARDC_JIT_DECLARE(fn, ...) JitValue fn(JitValue x);
+SHARDC_SCALAR_CALLS(SHARDC_JIT_DECLARE)
+SHARDC_SCALAR_INTRINSICS(SHARDC_JIT_DECLARE)
+#undef SHARDC_JIT_DECLARE
+#define SHARDC_JIT_DECLARE2(fn, ...) JitValue fn(JitValue x, JitValue y);
+SHARDC_SCALAR_CALLS2(SHARDC_JIT_DECLARE2)
+#undef SHARDC_JIT_DECLARE2
 
 class KernelBuilder {
 public:
@@ -247,6 +275,23 @@ public:
   }
 
 private:
+  // The vocabulary of the formulas builds with the builder's instructions.
+  friend KernelBuilder &builderOf(const JitValue &, const JitValue &);
+  friend JitValue operator-(JitValue);
+  friend JitValue operator+(JitValue, JitValue);
+  friend JitValue operator-(JitValue, JitValue);
+  friend JitValue operator*(JitValue, JitValue);
+  friend JitValue operator/(JitValue, JitValue);
+  friend JitValue maximum(JitValue, JitValue);
+  friend JitValue minimum(JitValue, JitValue);
+#define SHARDC_JIT_FRIEND(fn, ...) friend JitValue fn(JitValue);
+  SHARDC_SCALAR_CALLS(SHARDC_JIT_FRIEND)
+  SHARDC_SCALAR_INTRINSICS(SHARDC_JIT_FRIEND)
+#undef SHARDC_JIT_FRIEND
+#define SHARDC_JIT_FRIEND2(fn, ...) friend JitValue fn(JitValue, JitValue);
+  SHARDC_SCALAR_CALLS2(SHARDC_JIT_FRIEND2)
+#undef SHARDC_JIT_FRIEND2
+
   struct State {
     std::vector<Value *> lanes, firstZero;
   };
@@ -281,6 +326,9 @@ private:
     Value *better = kind == 1 ? b.CreateFCmpOGT(x, acc) : b.CreateFCmpOLT(x, acc);
     return b.CreateSelect(b.CreateFCmpUNO(acc, x), nan, b.CreateSelect(better, x, acc));
   }
+
+  /// `x` as a vector of the kernel (a constant splat).
+  Value *vector(const JitValue &x);
 
   Value *maxMin(OpCode op, Value *x, Value *z) {
     Value *nan = ConstantFP::getNaN(x->getType());
@@ -328,23 +376,15 @@ private:
       Value *r = nullptr;
       switch (in.op) {
       case OpCode::Constant: r = splat(f32, in.value); break;
-      case OpCode::Neg: r = b.CreateFNeg(x); break;
-      case OpCode::Abs: r = b.CreateUnaryIntrinsic(Intrinsic::fabs, x); break;
-      case OpCode::Sqrt: r = b.CreateUnaryIntrinsic(Intrinsic::sqrt, x); break;
-      case OpCode::Rsqrt:
-        r = b.CreateFDiv(splat(f32, 1.0), b.CreateUnaryIntrinsic(Intrinsic::sqrt, x));
-        break;
-      case OpCode::Exp: r = vectorCall("expf", {x}); break;
-      case OpCode::Log: r = vectorCall("logf", {x}); break;
-      case OpCode::Tanh: r = vectorCall("tanhf", {x}); break;
-      case OpCode::Erf: r = vectorCall("erff", {x}); break;
-      case OpCode::Add: r = b.CreateFAdd(x, z); break;
-      case OpCode::Sub: r = b.CreateFSub(x, z); break;
-      case OpCode::Mul: r = b.CreateFMul(x, z); break;
-      case OpCode::Div: r = b.CreateFDiv(x, z); break;
-      case OpCode::Max:
-      case OpCode::Min: r = maxMin(in.op, x, z); break;
-      case OpCode::Pow: r = vectorCall("powf", {x, z}); break;
+#define SHARDC_UNARY(Name, ...)                                                        \
+  case OpCode::Name:                                                                   \
+    r = scalar::Name(JitValue(this, x)).v;                                             \
+    break;
+#define SHARDC_BINARY(Name, ...)                                                       \
+  case OpCode::Name:                                                                   \
+    r = scalar::Name(JitValue(this, x), JitValue(this, z)).v;                          \
+    break;
+#include "shardc/Runtime/OpCodes.def"
       case OpCode::Compare: {
         // Ordered compares, except != (true when either is NaN), as in C.
         static const CmpInst::Predicate preds[] = {
@@ -394,6 +434,52 @@ private:
     return s;
   }
 };
+
+Value *KernelBuilder::vector(const JitValue &x) {
+  return x.v ? x.v : splat(f32, (float)x.constant);
+}
+
+KernelBuilder &builderOf(const JitValue &x, const JitValue &y) {
+  assert((x.k || y.k) && "a formula of constants only");
+  return *(x.k ? x.k : y.k);
+}
+
+JitValue operator-(JitValue x) { return {x.k, x.k->b.CreateFNeg(x.k->vector(x))}; }
+#define SHARDC_JIT_OPERATOR(op, create)                                                \
+  JitValue operator op(JitValue x, JitValue y) {                                       \
+    KernelBuilder &k = builderOf(x, y);                                                \
+    return {&k, k.b.create(k.vector(x), k.vector(y))};                                 \
+  }
+SHARDC_JIT_OPERATOR(+, CreateFAdd)
+SHARDC_JIT_OPERATOR(-, CreateFSub)
+SHARDC_JIT_OPERATOR(*, CreateFMul)
+SHARDC_JIT_OPERATOR(/, CreateFDiv)
+#undef SHARDC_JIT_OPERATOR
+JitValue maximum(JitValue x, JitValue y) {
+  KernelBuilder &k = builderOf(x, y);
+  return {&k, k.maxMin(OpCode::Max, k.vector(x), k.vector(y))};
+}
+JitValue minimum(JitValue x, JitValue y) {
+  KernelBuilder &k = builderOf(x, y);
+  return {&k, k.maxMin(OpCode::Min, k.vector(x), k.vector(y))};
+}
+#define SHARDC_JIT_CALL(fn, f32, f64)                                                  \
+  JitValue fn(JitValue x) { return {x.k, x.k->vectorCall(#f32, {x.k->vector(x)})}; }
+SHARDC_SCALAR_CALLS(SHARDC_JIT_CALL)
+#undef SHARDC_JIT_CALL
+#define SHARDC_JIT_INTRINSIC(fn, f32, f64, intrinsic)                                  \
+  JitValue fn(JitValue x) {                                                            \
+    return {x.k, x.k->b.CreateUnaryIntrinsic(Intrinsic::intrinsic, x.k->vector(x))};    \
+  }
+SHARDC_SCALAR_INTRINSICS(SHARDC_JIT_INTRINSIC)
+#undef SHARDC_JIT_INTRINSIC
+#define SHARDC_JIT_CALL2(fn, f32, f64)                                                 \
+  JitValue fn(JitValue x, JitValue y) {                                                \
+    KernelBuilder &k = builderOf(x, y);                                                \
+    return {&k, k.vectorCall(#f32, {k.vector(x), k.vector(y)})};                       \
+  }
+SHARDC_SCALAR_CALLS2(SHARDC_JIT_CALL2)
+#undef SHARDC_JIT_CALL2
 
 } // namespace
 

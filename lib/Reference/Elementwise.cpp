@@ -1,6 +1,7 @@
 //===- Elementwise.cpp - reference elementwise kernels --------------------===//
 
 #include "shardc/Reference/Kernels.h"
+#include "shardc/Runtime/ScalarMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,33 +9,33 @@
 
 namespace shardc::ref {
 
-static const double kNaN = std::numeric_limits<double>::quiet_NaN();
+/// The formula of elementwise op `op` at x (and y), in double.
+static double formula(OpCode op, double x, double y = 0) {
+  switch (op) {
+#define SHARDC_UNARY(Name, ...)                                                        \
+  case OpCode::Name:                                                                   \
+    return scalar::Name(x);
+#define SHARDC_BINARY(Name, ...)                                                       \
+  case OpCode::Name:                                                                   \
+    return scalar::Name(x, y);
+#include "shardc/Runtime/OpCodes.def"
+  default: return std::numeric_limits<double>::quiet_NaN();
+  }
+}
 
-Array unary(UnaryFn fn, const Array &x) {
+Array unary(OpCode op, const Array &x) {
   Array out(x.dtype(), x.shape());
   int64_t n = x.numElements();
   if (!isFloat(x.dtype())) { // neg and abs are the integer unary ops
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = x.getInt(i);
       int64_t neg = (int64_t)(0 - (uint64_t)v); // -INT64_MIN wraps to itself
-      out.setInt(i, fn == UnaryFn::Neg || v < 0 ? neg : v);
+      out.setInt(i, op == OpCode::Neg || v < 0 ? neg : v);
     }
     return out;
   }
-  for (int64_t i = 0; i < n; ++i) {
-    double v = x.getDouble(i), r = 0;
-    switch (fn) {
-    case UnaryFn::Neg: r = -v; break;
-    case UnaryFn::Abs: r = std::fabs(v); break;
-    case UnaryFn::Exp: r = std::exp(v); break;
-    case UnaryFn::Log: r = std::log(v); break; // NaN below 0, -inf at 0
-    case UnaryFn::Tanh: r = std::tanh(v); break;
-    case UnaryFn::Sqrt: r = std::sqrt(v); break;
-    case UnaryFn::Rsqrt: r = 1.0 / std::sqrt(v); break;
-    case UnaryFn::Erf: r = std::erf(v); break;
-    }
-    out.setDouble(i, r);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    out.setDouble(i, formula(op, x.getDouble(i)));
   return out;
 }
 
@@ -51,7 +52,7 @@ static int64_t intPow(int64_t base, int64_t exp) {
   return r;
 }
 
-StatusOr<Array> binary(BinaryFn fn, const Array &lhs, const Array &rhs) {
+StatusOr<Array> binary(OpCode op, const Array &lhs, const Array &rhs) {
   Array out(lhs.dtype(), lhs.shape());
   int64_t n = lhs.numElements();
   if (!isFloat(lhs.dtype())) {
@@ -59,37 +60,28 @@ StatusOr<Array> binary(BinaryFn fn, const Array &lhs, const Array &rhs) {
       int64_t a = lhs.getInt(i), b = rhs.getInt(i), r = 0;
       // Two's complement wrap-around for +, -, *.
       auto wrap = [](uint64_t v) { return (int64_t)v; };
-      switch (fn) {
-      case BinaryFn::Add: r = wrap((uint64_t)a + (uint64_t)b); break;
-      case BinaryFn::Sub: r = wrap((uint64_t)a - (uint64_t)b); break;
-      case BinaryFn::Mul: r = wrap((uint64_t)a * (uint64_t)b); break;
-      case BinaryFn::Div:
+      switch (op) {
+      case OpCode::Add: r = wrap((uint64_t)a + (uint64_t)b); break;
+      case OpCode::Sub: r = wrap((uint64_t)a - (uint64_t)b); break;
+      case OpCode::Mul: r = wrap((uint64_t)a * (uint64_t)b); break;
+      case OpCode::Div:
         if (b == 0)
           return Status::error("integer division by zero at element " +
                                std::to_string(i));
         r = (a == std::numeric_limits<int64_t>::min() && b == -1) ? a : a / b;
         break;
-      case BinaryFn::Max: r = a > b ? a : b; break;
-      case BinaryFn::Min: r = a < b ? a : b; break;
-      case BinaryFn::Pow: r = intPow(a, b); break;
+      case OpCode::Max: r = a > b ? a : b; break;
+      case OpCode::Min: r = a < b ? a : b; break;
+      case OpCode::Pow: r = intPow(a, b); break;
+      default:
+        return Status::error(std::string(opCodeName(op)) + " takes no integers");
       }
       out.setInt(i, r);
     }
     return out;
   }
-  for (int64_t i = 0; i < n; ++i) {
-    double a = lhs.getDouble(i), b = rhs.getDouble(i), r = 0;
-    switch (fn) {
-    case BinaryFn::Add: r = a + b; break;
-    case BinaryFn::Sub: r = a - b; break;
-    case BinaryFn::Mul: r = a * b; break;
-    case BinaryFn::Div: r = a / b; break;
-    case BinaryFn::Max: r = (std::isnan(a) || std::isnan(b)) ? kNaN : (a > b ? a : b); break;
-    case BinaryFn::Min: r = (std::isnan(a) || std::isnan(b)) ? kNaN : (a < b ? a : b); break;
-    case BinaryFn::Pow: r = std::pow(a, b); break;
-    }
-    out.setDouble(i, r);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    out.setDouble(i, formula(op, lhs.getDouble(i), rhs.getDouble(i)));
   return out;
 }
 

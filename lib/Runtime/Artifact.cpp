@@ -286,9 +286,9 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
   for (size_t i = 0; i < nsteps && !r.failed; ++i) {
     PlanStep s;
     uint64_t op = r.u64();
-    if (!r.failed && op > (uint64_t)OpCode::Last)
+    if (!r.failed && !isOpCode(op))
       return fail("invalid plan: step " + std::to_string(i) + ": opcode " + std::to_string(op) +
-                  " is unknown (this shardc knows 0.." + std::to_string((int)OpCode::Last) + ")");
+                  " is unknown to this shardc (see OpCodes.def)");
     s.op = (OpCode)op;
     s.inputs = r.ids();
     s.outputs = r.ids();

@@ -11,21 +11,75 @@
 namespace shardc {
 
 const char *opCodeName(OpCode op) {
-  static const char *const names[] = {
-      "constant", "iota", "neg", "abs", "exp", "log", "tanh", "sqrt", "rsqrt", "erf",
-      "add", "sub", "mul", "div", "max", "min", "pow", "compare", "select", "convert",
-      "dot_general", "reduce", "broadcast_in_dim", "reshape", "transpose", "slice",
-      "concatenate", "take", "scatter_add", "all_reduce", "all_gather",
-      "reduce_scatter", "all_to_all", "all_slice", "fused", "dynamic_slice",
-      "dynamic_update_slice", "collective_permute"};
-  static_assert(sizeof(names) / sizeof(names[0]) == (size_t)OpCode::Last + 1,
-                "one name per opcode");
-  return names[(int)op];
+  switch (op) {
+#define SHARDC_OP(Name, name, number)                                                  \
+  case OpCode::Name:                                                                   \
+    return #name;
+#include "shardc/Runtime/OpCodes.def"
+  }
+  return "unknown";
+}
+
+bool isOpCode(uint64_t number) {
+  switch (number) {
+#define SHARDC_OP(Name, name, number) case number:
+#include "shardc/Runtime/OpCodes.def"
+    return true;
+  }
+  return false;
+}
+
+bool isUnary(OpCode op) {
+  switch (op) {
+#define SHARDC_UNARY(Name, ...) case OpCode::Name:
+#include "shardc/Runtime/OpCodes.def"
+    return true;
+  default: return false;
+  }
+}
+
+bool isBinary(OpCode op) {
+  switch (op) {
+#define SHARDC_BINARY(Name, ...) case OpCode::Name:
+#include "shardc/Runtime/OpCodes.def"
+    return true;
+  default: return false;
+  }
+}
+
+bool acceptsIntegers(OpCode op) {
+  static const bool Numbers = true, Floats = false;
+  switch (op) {
+#define SHARDC_UNARY(Name, name, number, types, ...)                                   \
+  case OpCode::Name:                                                                   \
+    return types;
+#define SHARDC_BINARY(Name, name, number, types, ...)                                  \
+  case OpCode::Name:                                                                   \
+    return types;
+#include "shardc/Runtime/OpCodes.def"
+  default: return false;
+  }
+  (void)Numbers, (void)Floats;
+}
+
+const std::vector<OpCode> &allOpCodes() {
+  static const std::vector<OpCode> all = {
+#define SHARDC_OP(Name, name, number) OpCode::Name,
+#include "shardc/Runtime/OpCodes.def"
+  };
+  return all;
 }
 
 bool isCollective(OpCode op) {
-  return (op >= OpCode::AllReduce && op <= OpCode::AllSlice) ||
-         op == OpCode::CollectivePermute;
+  switch (op) {
+  case OpCode::AllReduce:
+  case OpCode::AllGather:
+  case OpCode::ReduceScatter:
+  case OpCode::AllToAll:
+  case OpCode::AllSlice:
+  case OpCode::CollectivePermute: return true;
+  default: return false;
+  }
 }
 
 DotGeneralDims DotGeneralDims::decode(const std::vector<int64_t> &ints, const Shape &lhs,
@@ -90,8 +144,7 @@ Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
     int64_t defined = (int64_t)(inputs.size() + i);
     const Instruction &in = instructions[i];
     auto ok = [&](int64_t r) { return r >= 0 && r < defined; };
-    bool unary = in.op >= OpCode::Neg && in.op <= OpCode::Erf;
-    bool binary = in.op >= OpCode::Add && in.op <= OpCode::Pow;
+    bool unary = isUnary(in.op), binary = isBinary(in.op);
     valid = in.op == OpCode::Constant || (unary && ok(in.a)) ||
             (binary && ok(in.a) && ok(in.b)) ||
             (in.op == OpCode::Compare && ok(in.a) && ok(in.b) && in.c >= 0 && in.c <= 5) ||

@@ -52,7 +52,7 @@ public:
         (!plan.donated.empty() && plan.donated.size() != plan.args.size()))
       return fail("the signature's lists disagree in length");
     for (const PlanStep &st : plan.steps)
-      if (st.op > OpCode::Last)
+      if (!isOpCode((uint64_t)st.op))
         return fail("opcode " + std::to_string((int)st.op) + " is unknown");
     if (Status s = mesh(); !s.ok())
       return s;
@@ -106,7 +106,7 @@ private:
   Status fail(const std::string &what) const { return Status::error(where + what); }
 
   static std::string opName(OpCode op) {
-    return op <= OpCode::Last ? opCodeName(op) : "opcode " + std::to_string((int)op);
+    return isOpCode((uint64_t)op) ? opCodeName(op) : "opcode " + std::to_string((int)op);
   }
   const PlanValue &value(int32_t id) const { return plan.values[id]; }
   /// "f32[4x8]", as describePlan writes a value.
@@ -272,13 +272,14 @@ private:
     auto out = [&](size_t i) { return s.outputs[i]; };
     auto shape = [&](int32_t id) -> const Shape & { return value(id).shape; };
     auto rank = [&](int32_t id) { return (int64_t)value(id).shape.size(); };
-    bool unary = s.op >= OpCode::Neg && s.op <= OpCode::Erf;
-    bool binary = s.op >= OpCode::Add && s.op <= OpCode::Pow;
+    bool unary = isUnary(s.op), binary = isBinary(s.op);
     if (unary || binary) {
       SHARDC_CHECK(counts(s, unary ? 1 : 2, 1));
       SHARDC_CHECK(sameType(out(0), in(0), "input 0"));
       if (binary)
         SHARDC_CHECK(sameType(out(0), in(1), "input 1"));
+      if (!acceptsIntegers(s.op) && !isFloat(value(out(0)).dtype))
+        return fail("it takes floating-point values, not " + typeOf(out(0)));
       return Status::success();
     }
     if (isCollective(s.op))

@@ -137,9 +137,9 @@ TEST(PartitionCorpus, CoversEveryPlanOpCode) {
       }
     }
   }
-  for (int op = 0; op <= (int)OpCode::Last; ++op)
-    EXPECT_TRUE(seen.count((OpCode)op))
-        << opCodeName((OpCode)op) << " runs in no partitioned program of test/Partition";
+  for (OpCode op : allOpCodes())
+    EXPECT_TRUE(seen.count(op))
+        << opCodeName(op) << " runs in no partitioned program of test/Partition";
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, PartitionEquivalence, testing::ValuesIn(corpusFiles()),

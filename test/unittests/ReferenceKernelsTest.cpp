@@ -106,39 +106,39 @@ std::vector<const Array *> ptrs(const std::vector<Array> &arrays) {
 const Doubles kUnaryIn = {0.0, -0.0, 1.0, -1.0, 0.5, 4.0, kInf, -kInf, kNaN};
 
 struct UnaryCase {
-  UnaryFn fn;
+  OpCode fn;
   const char *name;
   Doubles expected; // for kUnaryIn
   bool exact;       // also exact in f64 (IEEE-specified operations)
 };
 
 const std::vector<UnaryCase> kUnaryCases = {
-    {UnaryFn::Neg, "neg", {-0.0, 0.0, -1, 1, -0.5, -4, -kInf, kInf, kNaN}, true},
-    {UnaryFn::Abs, "abs", {0.0, 0.0, 1, 1, 0.5, 4, kInf, kInf, kNaN}, true},
-    {UnaryFn::Exp,
+    {OpCode::Neg, "neg", {-0.0, 0.0, -1, 1, -0.5, -4, -kInf, kInf, kNaN}, true},
+    {OpCode::Abs, "abs", {0.0, 0.0, 1, 1, 0.5, 4, kInf, kInf, kNaN}, true},
+    {OpCode::Exp,
      "exp",
      {1, 1, kE, 0.36787944117144233, 1.6487212707001282, 54.598150033144236, kInf, 0.0,
       kNaN},
      false},
     // log: -inf at +-0, NaN below 0.
-    {UnaryFn::Log,
+    {OpCode::Log,
      "log",
      {-kInf, -kInf, 0.0, kNaN, -0.6931471805599453, 1.3862943611198906, kInf, kNaN, kNaN},
      false},
-    {UnaryFn::Tanh,
+    {OpCode::Tanh,
      "tanh",
      {0.0, -0.0, 0.7615941559557649, -0.7615941559557649, 0.46211715726000974,
       0.999329299739067, 1, -1, kNaN},
      false},
     // sqrt: -0 stays -0, NaN below 0.
-    {UnaryFn::Sqrt, "sqrt", {0.0, -0.0, 1, kNaN, 0.7071067811865476, 2, kInf, kNaN, kNaN},
+    {OpCode::Sqrt, "sqrt", {0.0, -0.0, 1, kNaN, 0.7071067811865476, 2, kInf, kNaN, kNaN},
      true},
     // rsqrt = 1 / sqrt: +-inf at +-0, 0 at inf. Two roundings in f64.
-    {UnaryFn::Rsqrt,
+    {OpCode::Rsqrt,
      "rsqrt",
      {kInf, -kInf, 1, kNaN, 1.4142135623730951, 0.5, 0.0, kNaN, kNaN},
      false},
-    {UnaryFn::Erf,
+    {OpCode::Erf,
      "erf",
      {0.0, -0.0, 0.8427007929497149, -0.8427007929497149, 0.5204998778130465,
       0.9999999845827421, 1, -1, kNaN},
@@ -161,34 +161,34 @@ TEST(ReferenceUnary, F64) {
 
 TEST(ReferenceUnary, F16RoundsTheDoubleResult) {
   Array x = f16({5}, {1.0, 2.0, 0.5, 12.0, 0.0});
-  expectArray(unary(UnaryFn::Exp, x), f16({5}, {2.71875, 7.390625, 1.6484375, kInf, 1}));
-  expectArray(unary(UnaryFn::Sqrt, x), f16({5}, {1, 1.4140625, 0.70703125, 3.46484375, 0}));
-  expectArray(unary(UnaryFn::Tanh, x),
+  expectArray(unary(OpCode::Exp, x), f16({5}, {2.71875, 7.390625, 1.6484375, kInf, 1}));
+  expectArray(unary(OpCode::Sqrt, x), f16({5}, {1, 1.4140625, 0.70703125, 3.46484375, 0}));
+  expectArray(unary(OpCode::Tanh, x),
               f16({5}, {0.76171875, 0.9638671875, 0.462158203125, 1, 0}));
-  expectArray(unary(UnaryFn::Rsqrt, f16({3}, {0.25, 4.0, 0.0})), f16({3}, {2, 0.5, kInf}));
-  expectArray(unary(UnaryFn::Log, f16({3}, {0.0, -1.0, 1.0})), f16({3}, {-kInf, kNaN, 0}));
+  expectArray(unary(OpCode::Rsqrt, f16({3}, {0.25, 4.0, 0.0})), f16({3}, {2, 0.5, kInf}));
+  expectArray(unary(OpCode::Log, f16({3}, {0.0, -1.0, 1.0})), f16({3}, {-kInf, kNaN, 0}));
 }
 
 TEST(ReferenceUnary, BF16RoundsTheDoubleResult) {
   Array x = bf16({3}, {1.0, 2.0, 0.5});
-  expectArray(unary(UnaryFn::Exp, x), bf16({3}, {2.71875, 7.375, 1.6484375}));
-  expectArray(unary(UnaryFn::Sqrt, x), bf16({3}, {1, 1.4140625, 0.70703125}));
-  expectArray(unary(UnaryFn::Tanh, x), bf16({3}, {0.76171875, 0.96484375, 0.462890625}));
+  expectArray(unary(OpCode::Exp, x), bf16({3}, {2.71875, 7.375, 1.6484375}));
+  expectArray(unary(OpCode::Sqrt, x), bf16({3}, {1, 1.4140625, 0.70703125}));
+  expectArray(unary(OpCode::Tanh, x), bf16({3}, {0.76171875, 0.96484375, 0.462890625}));
 }
 
 TEST(ReferenceUnary, Integers) {
   Array x32 = i32({5}, {5, -5, 0, kI32Max, kI32Min});
   // -INT_MIN wraps to INT_MIN, as in two's complement hardware.
-  expectArray(unary(UnaryFn::Neg, x32), i32({5}, {-5, 5, 0, -kI32Max, kI32Min}));
-  expectArray(unary(UnaryFn::Abs, x32), i32({5}, {5, 5, 0, kI32Max, kI32Min}));
+  expectArray(unary(OpCode::Neg, x32), i32({5}, {-5, 5, 0, -kI32Max, kI32Min}));
+  expectArray(unary(OpCode::Abs, x32), i32({5}, {5, 5, 0, kI32Max, kI32Min}));
   Array x64 = i64({5}, {7, -7, 0, kI64Max, kI64Min});
-  expectArray(unary(UnaryFn::Neg, x64), i64({5}, {-7, 7, 0, -kI64Max, kI64Min}));
-  expectArray(unary(UnaryFn::Abs, x64), i64({5}, {7, 7, 0, kI64Max, kI64Min}));
+  expectArray(unary(OpCode::Neg, x64), i64({5}, {-7, 7, 0, -kI64Max, kI64Min}));
+  expectArray(unary(OpCode::Abs, x64), i64({5}, {7, 7, 0, kI64Max, kI64Min}));
 }
 
 TEST(ReferenceUnary, KeepsShapeIncludingRankZeroAndEmpty) {
-  expectArray(unary(UnaryFn::Neg, f32({}, {2.5})), f32({}, {-2.5}));
-  expectArray(unary(UnaryFn::Exp, f32({2, 0, 3}, {})), f32({2, 0, 3}, {}));
+  expectArray(unary(OpCode::Neg, f32({}, {2.5})), f32({}, {-2.5}));
+  expectArray(unary(OpCode::Exp, f32({2, 0, 3}, {})), f32({2, 0, 3}, {}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -200,36 +200,36 @@ TEST(ReferenceBinary, F32Arithmetic) {
   Array b = f32({7}, {2, 0.5, 0.2, 0, 0, 0, -4});
   // 0.1f + 0.2f is computed exactly in double and rounded once to 0.3f;
   // 0.1f * 0.2f rounds to a float just above 0.02f.
-  expectArray(ok(binary(BinaryFn::Add, a, b)), f32({7}, {3, -1.5, 0.3, 1, -1, 0, -1}));
-  expectArray(ok(binary(BinaryFn::Sub, a, b)), f32({7}, {-1, -2.5, -0.1, 1, -1, 0, 7}));
-  expectArray(ok(binary(BinaryFn::Mul, a, b)),
+  expectArray(ok(binary(OpCode::Add, a, b)), f32({7}, {3, -1.5, 0.3, 1, -1, 0, -1}));
+  expectArray(ok(binary(OpCode::Sub, a, b)), f32({7}, {-1, -2.5, -0.1, 1, -1, 0, 7}));
+  expectArray(ok(binary(OpCode::Mul, a, b)),
               f32({7}, {2, -1, 0.020000001415610313, 0, -0.0, 0, -12}));
   // x / 0 is +-inf, 0 / 0 is NaN.
-  expectArray(ok(binary(BinaryFn::Div, a, b)),
+  expectArray(ok(binary(OpCode::Div, a, b)),
               f32({7}, {0.5, -4, 0.5, kInf, -kInf, kNaN, -0.75}));
 }
 
 TEST(ReferenceBinary, F32MaxMinPropagateNaN) {
   Array a = f32({5}, {1, kNaN, 2, kNaN, -1});
   Array b = f32({5}, {kNaN, 1, 3, kNaN, -kInf});
-  expectArray(ok(binary(BinaryFn::Max, a, b)), f32({5}, {kNaN, kNaN, 3, kNaN, -1}));
-  expectArray(ok(binary(BinaryFn::Min, a, b)), f32({5}, {kNaN, kNaN, 2, kNaN, -kInf}));
+  expectArray(ok(binary(OpCode::Max, a, b)), f32({5}, {kNaN, kNaN, 3, kNaN, -1}));
+  expectArray(ok(binary(OpCode::Min, a, b)), f32({5}, {kNaN, kNaN, 2, kNaN, -kInf}));
 }
 
 TEST(ReferenceBinary, F32Pow) {
   Array a = f32({10}, {2, 2, 4, -8, 0, -2, kNaN, 1, 2, 0});
   Array b = f32({10}, {10, -1, 0.5, 1.0 / 3, 0, 3, 0, kNaN, 0.5, -1});
-  expectArray(ok(binary(BinaryFn::Pow, a, b)),
+  expectArray(ok(binary(OpCode::Pow, a, b)),
               f32({10}, {1024, 0.5, 2, kNaN, 1, -8, 1, 1, 1.4142135623730951, kInf}));
 }
 
 TEST(ReferenceBinary, F64Arithmetic) {
   Array a = f64({4}, {0.1, 1e308, 1, 2});
   Array b = f64({4}, {0.2, 1e308, 3, 0.5});
-  expectArray(ok(binary(BinaryFn::Add, a, b)),
+  expectArray(ok(binary(OpCode::Add, a, b)),
               f64({4}, {0.30000000000000004, kInf, 4, 2.5}));
-  expectArray(ok(binary(BinaryFn::Div, a, b)), f64({4}, {0.5, 1, 1.0 / 3, 4}));
-  expectArray(ok(binary(BinaryFn::Pow, a, b)),
+  expectArray(ok(binary(OpCode::Div, a, b)), f64({4}, {0.5, 1, 1.0 / 3, 4}));
+  expectArray(ok(binary(OpCode::Pow, a, b)),
               f64({4}, {std::pow(0.1, 0.2), kInf, 1, 1.4142135623730951}));
 }
 
@@ -238,52 +238,52 @@ TEST(ReferenceBinary, HalfPrecisionRoundsOnce) {
   // 1 + 3 * 2^-11 is a tie between 1 + 2^-10 and 1 + 2^-9: to even gives 1 + 2^-9.
   Array a = f16({4}, {1, 1, 65504, 2048});
   Array b = f16({4}, {std::ldexp(1, -11), 3 * std::ldexp(1, -11), 65504, 1});
-  expectArray(ok(binary(BinaryFn::Add, a, b)),
+  expectArray(ok(binary(OpCode::Add, a, b)),
               f16({4}, {1, 1 + std::ldexp(1, -9), kInf, 2048}));
   Array c = bf16({3}, {1, 1, 256});
   Array d = bf16({3}, {std::ldexp(1, -8), 3 * std::ldexp(1, -8), 1});
-  expectArray(ok(binary(BinaryFn::Add, c, d)), bf16({3}, {1, 1 + std::ldexp(1, -6), 256}));
-  expectArray(ok(binary(BinaryFn::Mul, bf16({1}, {3.0e38}), bf16({1}, {2}))), bf16({1}, {kInf}));
+  expectArray(ok(binary(OpCode::Add, c, d)), bf16({3}, {1, 1 + std::ldexp(1, -6), 256}));
+  expectArray(ok(binary(OpCode::Mul, bf16({1}, {3.0e38}), bf16({1}, {2}))), bf16({1}, {kInf}));
 }
 
 TEST(ReferenceBinary, I32ArithmeticWrapsAndDivisionTruncates) {
   Array a = i32({8}, {7, -7, 7, -7, kI32Max, kI32Min, 0, 5});
   Array b = i32({8}, {2, 2, -2, -2, 1, -1, 3, 5});
-  expectArray(ok(binary(BinaryFn::Add, a, b)),
+  expectArray(ok(binary(OpCode::Add, a, b)),
               i32({8}, {9, -5, 5, -9, kI32Min, kI32Max, 3, 10}));
-  expectArray(ok(binary(BinaryFn::Sub, a, b)),
+  expectArray(ok(binary(OpCode::Sub, a, b)),
               i32({8}, {5, -9, 9, -5, kI32Max - 1, kI32Min + 1, -3, 0}));
-  expectArray(ok(binary(BinaryFn::Mul, a, b)),
+  expectArray(ok(binary(OpCode::Mul, a, b)),
               i32({8}, {14, -14, -14, 14, kI32Max, kI32Min, 0, 25}));
   // Truncation toward zero; INT_MIN / -1 wraps to INT_MIN.
-  expectArray(ok(binary(BinaryFn::Div, a, b)), i32({8}, {3, -3, -3, 3, kI32Max, kI32Min, 0, 1}));
-  expectArray(ok(binary(BinaryFn::Max, a, b)), i32({8}, {7, 2, 7, -2, kI32Max, -1, 3, 5}));
-  expectArray(ok(binary(BinaryFn::Min, a, b)),
+  expectArray(ok(binary(OpCode::Div, a, b)), i32({8}, {3, -3, -3, 3, kI32Max, kI32Min, 0, 1}));
+  expectArray(ok(binary(OpCode::Max, a, b)), i32({8}, {7, 2, 7, -2, kI32Max, -1, 3, 5}));
+  expectArray(ok(binary(OpCode::Min, a, b)),
               i32({8}, {2, -7, -2, -7, 1, kI32Min, 0, 5}));
 }
 
 TEST(ReferenceBinary, I64ArithmeticWraps) {
   Array a = i64({4}, {kI64Max, kI64Min, kI64Min, int64_t(1) << 62});
   Array b = i64({4}, {1, -1, -1, 4});
-  expectArray(ok(binary(BinaryFn::Add, a, b)), i64({4}, {kI64Min, kI64Max, kI64Max, (int64_t(1) << 62) + 4}));
-  expectArray(ok(binary(BinaryFn::Mul, a, b)), i64({4}, {kI64Max, kI64Min, kI64Min, 0}));
-  expectArray(ok(binary(BinaryFn::Div, a, b)),
+  expectArray(ok(binary(OpCode::Add, a, b)), i64({4}, {kI64Min, kI64Max, kI64Max, (int64_t(1) << 62) + 4}));
+  expectArray(ok(binary(OpCode::Mul, a, b)), i64({4}, {kI64Max, kI64Min, kI64Min, 0}));
+  expectArray(ok(binary(OpCode::Div, a, b)),
               i64({4}, {kI64Max, kI64Min, kI64Min, int64_t(1) << 60}));
   // Exact beyond 2^53, where a double would round.
   Array big = i64({1}, {(int64_t(1) << 53) + 1});
-  expectArray(ok(binary(BinaryFn::Add, big, i64({1}, {2}))),
+  expectArray(ok(binary(OpCode::Add, big, i64({1}, {2}))),
               i64({1}, {(int64_t(1) << 53) + 3}));
 }
 
 TEST(ReferenceBinary, IntegerDivisionByZeroIsAnError) {
-  StatusOr<Array> r = binary(BinaryFn::Div, i32({3}, {1, 2, 3}), i32({3}, {1, 1, 0}));
+  StatusOr<Array> r = binary(OpCode::Div, i32({3}, {1, 2, 3}), i32({3}, {1, 1, 0}));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.message(), "integer division by zero at element 2");
-  r = binary(BinaryFn::Div, i64({2, 2}, {0, 0, 0, 0}), i64({2, 2}, {1, 0, 0, 1}));
+  r = binary(OpCode::Div, i64({2, 2}, {0, 0, 0, 0}), i64({2, 2}, {1, 0, 0, 1}));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.message(), "integer division by zero at element 1");
   // Other integer ops with a zero operand are fine.
-  EXPECT_TRUE(binary(BinaryFn::Mul, i32({1}, {5}), i32({1}, {0})).ok());
+  EXPECT_TRUE(binary(OpCode::Mul, i32({1}, {5}), i32({1}, {0})).ok());
 }
 
 TEST(ReferenceBinary, IntegerPow) {
@@ -291,12 +291,12 @@ TEST(ReferenceBinary, IntegerPow) {
   Array b = i32({10}, {10, 3, -1, -5, -3, -2, 0, 0, 5, 31});
   // Negative exponents: only +-1 have integer reciprocals, the rest give 0.
   // 2^31 wraps in i32.
-  expectArray(ok(binary(BinaryFn::Pow, a, b)),
+  expectArray(ok(binary(OpCode::Pow, a, b)),
               i32({10}, {1024, -27, 0, 1, -1, 1, 1, 1, 0, kI32Min}));
   Array c = i64({3}, {2, 3, -2});
   Array d = i64({3}, {62, 40, 63});
   // 3^40 = 12157665459056928801 wraps modulo 2^64.
-  expectArray(ok(binary(BinaryFn::Pow, c, d)),
+  expectArray(ok(binary(OpCode::Pow, c, d)),
               i64({3}, {int64_t(1) << 62, -6289078614652622815, kI64Min}));
 }
 

@@ -15,22 +15,24 @@
 #define SHARDC_REFERENCE_KERNELS_H
 
 #include "shardc/Runtime/Array.h"
+#include "shardc/Runtime/Plan.h"
 #include "shardc/Runtime/Status.h"
 
 #include <vector>
 
 namespace shardc::ref {
 
-enum class UnaryFn { Neg, Abs, Exp, Log, Tanh, Sqrt, Rsqrt, Erf };
-enum class BinaryFn { Add, Sub, Mul, Div, Max, Min, Pow };
 enum class CompareFn { EQ, NE, LT, LE, GT, GE };
 enum class Reduction { Sum, Max, Min, Mean };
 
 using Dims = std::vector<int64_t>;
 
 // Elementwise ---------------------------------------------------------------
-Array unary(UnaryFn fn, const Array &x);
-StatusOr<Array> binary(BinaryFn fn, const Array &lhs, const Array &rhs);
+/// An elementwise op of OpCodes.def (isUnary / isBinary): floats by its
+/// formula in double, rounded once; integers as written out here for the
+/// ops that accept them.
+Array unary(OpCode op, const Array &x);
+StatusOr<Array> binary(OpCode op, const Array &lhs, const Array &rhs);
 /// Returns an i1 array.
 Array compare(CompareFn fn, const Array &lhs, const Array &rhs);
 Array select(const Array &pred, const Array &onTrue, const Array &onFalse);

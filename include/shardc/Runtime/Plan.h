@@ -22,40 +22,24 @@
 
 namespace shardc {
 
-/// One opcode per op of the dialect. Attributes live in PlanStep::ints, as
-/// documented per opcode.
+/// One opcode per op of the dialect, numbered as in artifacts (see
+/// OpCodes.def, the catalogue every backend is generated from). Attributes
+/// live in PlanStep::ints, as documented per opcode there.
 enum class OpCode : uint16_t {
-  Constant,       // constant = the value
-  Iota,           // ints = {dim}
-  Neg, Abs, Exp, Log, Tanh, Sqrt, Rsqrt, Erf,
-  Add, Sub, Mul, Div, Max, Min, Pow,
-  Compare,        // ints = {direction: eq ne lt le gt ge = 0..5}
-  Select, Convert,
-  DotGeneral,     // ints = {nb, nc, lhs batching[nb], rhs batching[nb],
-                  //         lhs contracting[nc], rhs contracting[nc]}
-  Reduce,         // ints = {kind: sum max min = 0..2, dims...}
-  BroadcastInDim, // ints = dims
-  Reshape,
-  Transpose,      // ints = permutation
-  Slice,          // ints = {start[r], limit[r], strides[r]}
-  Concatenate,    // ints = {dim}
-  Take, ScatterAdd,
-  AllReduce,      // ints = {kind: sum max min mean = 0..3}; axes
-  AllGather,      // ints = {dim}; axes
-  ReduceScatter,  // ints = {kind, dim}; axes
-  AllToAll,       // ints = {split_dim, concat_dim}; axes
-  AllSlice,       // ints = {dim}; axes
-  Fused,          // a chain of f32 elementwise ops (and compares feeding
-                  // selects) run tile by tile without intermediate
-                  // buffers; ints encode the program, see FusedProgram.
-  DynamicSlice,   // inputs = {operand, start indices[r]}; the box is the
-                  // output's shape
-  DynamicUpdateSlice, // inputs = {operand, update, start indices[r]}; in
-                      // place when the output shares the operand's buffer
-  CollectivePermute,  // ints = sources (group rank r gets rank sources[r]'s
-                      // value); axes
-  Last = CollectivePermute,
+#define SHARDC_OP(Name, name, number) Name = number,
+#include "shardc/Runtime/OpCodes.def"
 };
+
+/// Whether `number` is an opcode of this shardc (artifacts are untrusted).
+bool isOpCode(uint64_t number);
+/// Elementwise ops of one operand, and of two (the rows SHARDC_UNARY and
+/// SHARDC_BINARY of OpCodes.def).
+bool isUnary(OpCode op);
+bool isBinary(OpCode op);
+/// Elementwise ops that accept integer operands too.
+bool acceptsIntegers(OpCode op);
+/// Every opcode, in the catalogue's order (for tests that walk it).
+const std::vector<OpCode> &allOpCodes();
 
 /// The program of a Fused step. Registers 0..inputs-1 hold the inputs (each
 /// loaded whole, or broadcast from a rank-1 value along the rows or the

@@ -24,9 +24,7 @@ namespace shardc {
 
 namespace {
 
-bool isElementwise(OpCode op) {
-  return (op >= OpCode::Neg && op <= OpCode::Erf) || (op >= OpCode::Add && op <= OpCode::Pow);
-}
+bool isElementwise(OpCode op) { return isUnary(op) || isBinary(op); }
 
 bool isSplat(const Array &a) {
   if (a.dtype() != DType::F32 || a.numElements() == 0)

@@ -68,21 +68,9 @@ LogicalResult describe(Operation *op, PlanStep &step) {
         step.ints = {c.getDimAttr().getInt()};
         return simple(OpCode::Iota);
       })
-      .Case([&](NegOp) { return simple(OpCode::Neg); })
-      .Case([&](AbsOp) { return simple(OpCode::Abs); })
-      .Case([&](ExpOp) { return simple(OpCode::Exp); })
-      .Case([&](LogOp) { return simple(OpCode::Log); })
-      .Case([&](TanhOp) { return simple(OpCode::Tanh); })
-      .Case([&](SqrtOp) { return simple(OpCode::Sqrt); })
-      .Case([&](RsqrtOp) { return simple(OpCode::Rsqrt); })
-      .Case([&](ErfOp) { return simple(OpCode::Erf); })
-      .Case([&](AddOp) { return simple(OpCode::Add); })
-      .Case([&](SubOp) { return simple(OpCode::Sub); })
-      .Case([&](MulOp) { return simple(OpCode::Mul); })
-      .Case([&](DivOp) { return simple(OpCode::Div); })
-      .Case([&](MaxOp) { return simple(OpCode::Max); })
-      .Case([&](MinOp) { return simple(OpCode::Min); })
-      .Case([&](PowOp) { return simple(OpCode::Pow); })
+#define SHARDC_UNARY(Name, ...) .Case([&](Name##Op) { return simple(OpCode::Name); })
+#define SHARDC_BINARY(Name, ...) .Case([&](Name##Op) { return simple(OpCode::Name); })
+#include "shardc/Runtime/OpCodes.def"
       .Case([&](CompareOp c) {
         step.ints = {(int64_t)c.getDirection()};
         return simple(OpCode::Compare);

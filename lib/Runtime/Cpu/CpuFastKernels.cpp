@@ -215,8 +215,7 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 }
 
 bool elementwise(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
-  bool unary = s.op >= OpCode::Neg && s.op <= OpCode::Erf;
-  bool binary = s.op >= OpCode::Add && s.op <= OpCode::Pow;
+  bool unary = isUnary(s.op), binary = isBinary(s.op);
   const PlanValue &out = plan.values[s.outputs[0]];
   if ((!unary && !binary) || out.dtype != DType::F32)
     return false;

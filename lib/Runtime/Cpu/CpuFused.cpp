@@ -11,6 +11,7 @@
 #include "CpuKernels.h"
 
 #include "shardc/Runtime/FusedKernel.h"
+#include "shardc/Runtime/ScalarMath.h"
 
 #include <algorithm>
 #include <atomic>
@@ -35,7 +36,6 @@ void binary(const float *x, const float *z, float *y, int64_t n, Fn fn) {
     y[i] = fn(x[i], z[i]);
 }
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // Compiled for AVX2+FMA and for the baseline; the loader picks the clone the
 // CPU supports.
@@ -44,29 +44,15 @@ __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 void elementwiseF32Impl(OpCode op, const float *a, const float *b, float *y, int64_t n) {
   switch (op) {
-  case OpCode::Neg: unary(a, y, n, [](float x) { return -x; }); break;
-  case OpCode::Abs: unary(a, y, n, [](float x) { return std::fabs(x); }); break;
-  case OpCode::Exp: unary(a, y, n, [](float x) { return std::exp(x); }); break;
-  case OpCode::Log: unary(a, y, n, [](float x) { return std::log(x); }); break;
-  case OpCode::Tanh: unary(a, y, n, [](float x) { return std::tanh(x); }); break;
-  case OpCode::Sqrt: unary(a, y, n, [](float x) { return std::sqrt(x); }); break;
-  case OpCode::Rsqrt: unary(a, y, n, [](float x) { return 1.0f / std::sqrt(x); }); break;
-  case OpCode::Erf: unary(a, y, n, [](float x) { return std::erf(x); }); break;
-  case OpCode::Add: binary(a, b, y, n, [](float x, float z) { return x + z; }); break;
-  case OpCode::Sub: binary(a, b, y, n, [](float x, float z) { return x - z; }); break;
-  case OpCode::Mul: binary(a, b, y, n, [](float x, float z) { return x * z; }); break;
-  case OpCode::Div: binary(a, b, y, n, [](float x, float z) { return x / z; }); break;
-  case OpCode::Max:
-    binary(a, b, y, n, [](float x, float z) {
-      return (x != x || z != z) ? kNaN : (x > z ? x : z);
-    });
+#define SHARDC_UNARY(Name, ...)                                                        \
+  case OpCode::Name:                                                                   \
+    unary(a, y, n, [](float x) { return scalar::Name(x); });                           \
     break;
-  case OpCode::Min:
-    binary(a, b, y, n, [](float x, float z) {
-      return (x != x || z != z) ? kNaN : (x < z ? x : z);
-    });
+#define SHARDC_BINARY(Name, ...)                                                       \
+  case OpCode::Name:                                                                   \
+    binary(a, b, y, n, [](float x, float z) { return scalar::Name(x, z); });           \
     break;
-  case OpCode::Pow: binary(a, b, y, n, [](float x, float z) { return std::pow(x, z); }); break;
+#include "shardc/Runtime/OpCodes.def"
   default: break;
   }
 }

@@ -36,24 +36,13 @@ ref::Dims range(const std::vector<int64_t> &v, size_t from, size_t n) {
 StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffers &b) {
   auto in = [&](size_t i) { return load(plan, b, s.inputs[i]); };
   const PlanValue &out = plan.values[s.outputs[0]];
+  if (isUnary(s.op))
+    return ref::unary(s.op, in(0));
+  if (isBinary(s.op))
+    return ref::binary(s.op, in(0), in(1));
   switch (s.op) {
   case OpCode::Constant: return s.constant;
   case OpCode::Iota: return ref::iota(out.dtype, out.shape, s.ints[0]);
-  case OpCode::Neg: return ref::unary(ref::UnaryFn::Neg, in(0));
-  case OpCode::Abs: return ref::unary(ref::UnaryFn::Abs, in(0));
-  case OpCode::Exp: return ref::unary(ref::UnaryFn::Exp, in(0));
-  case OpCode::Log: return ref::unary(ref::UnaryFn::Log, in(0));
-  case OpCode::Tanh: return ref::unary(ref::UnaryFn::Tanh, in(0));
-  case OpCode::Sqrt: return ref::unary(ref::UnaryFn::Sqrt, in(0));
-  case OpCode::Rsqrt: return ref::unary(ref::UnaryFn::Rsqrt, in(0));
-  case OpCode::Erf: return ref::unary(ref::UnaryFn::Erf, in(0));
-  case OpCode::Add: return ref::binary(ref::BinaryFn::Add, in(0), in(1));
-  case OpCode::Sub: return ref::binary(ref::BinaryFn::Sub, in(0), in(1));
-  case OpCode::Mul: return ref::binary(ref::BinaryFn::Mul, in(0), in(1));
-  case OpCode::Div: return ref::binary(ref::BinaryFn::Div, in(0), in(1));
-  case OpCode::Max: return ref::binary(ref::BinaryFn::Max, in(0), in(1));
-  case OpCode::Min: return ref::binary(ref::BinaryFn::Min, in(0), in(1));
-  case OpCode::Pow: return ref::binary(ref::BinaryFn::Pow, in(0), in(1));
   case OpCode::Compare:
     return ref::compare((ref::CompareFn)s.ints[0], in(0), in(1));
   case OpCode::Select: return ref::select(in(0), in(1), in(2));

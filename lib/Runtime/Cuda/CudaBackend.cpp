@@ -129,9 +129,6 @@ std::string fingerprint(const Plan &plan) {
   return s + "|content " + std::to_string(h);
 }
 
-bool isUnaryOp(OpCode op) { return op >= OpCode::Neg && op <= OpCode::Erf; }
-bool isBinaryOp(OpCode op) { return op >= OpCode::Add && op <= OpCode::Pow; }
-
 StridedView contiguousView(const Shape &shape) {
   StridedView v;
   v.rank = (int)shape.size();
@@ -648,9 +645,9 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
     break;
   }
   default:
-    if (isUnaryOp(s.op))
+    if (isUnary(s.op))
       launchUnary(s.op, out.dtype, x(0), y, n, stream);
-    else if (isBinaryOp(s.op))
+    else if (isBinary(s.op))
       launchBinary(s.op, out.dtype, x(0), x(1), y, n, errors, (int32_t)stepIndex, stream);
     else
       return Status::error(std::string("no CUDA kernel for ") + opCodeName(s.op));

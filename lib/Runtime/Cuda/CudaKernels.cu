@@ -10,6 +10,8 @@
 
 #include "CudaKernels.h"
 
+#include "shardc/Runtime/ScalarMath.h"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -114,14 +116,12 @@ __global__ void unaryKernel(int op, int dt, const void *x, void *y, int64_t n) {
     }
     double v = loadD(x, dt, i), r = 0;
     switch ((OpCode)op) {
-    case OpCode::Neg: r = -v; break;
-    case OpCode::Abs: r = fabs(v); break;
-    case OpCode::Exp: r = exp(v); break;
-    case OpCode::Log: r = log(v); break;
-    case OpCode::Tanh: r = tanh(v); break;
-    case OpCode::Sqrt: r = sqrt(v); break;
-    case OpCode::Rsqrt: r = 1.0 / sqrt(v); break;
-    default: r = erf(v); break;
+#define SHARDC_UNARY(Name, ...)                                                        \
+  case OpCode::Name:                                                                   \
+    r = scalar::Name(v);                                                               \
+    break;
+#include "shardc/Runtime/OpCodes.def"
+    default: r = scalar::quietNaN(v); break;
     }
     storeD(y, dt, i, r);
   }
@@ -165,15 +165,13 @@ __global__ void binaryKernel(int op, int dt, const void *a, const void *b, void 
       continue;
     }
     double x = loadD(a, dt, i), z = loadD(b, dt, i), r = 0;
-    bool nan = x != x || z != z;
     switch ((OpCode)op) {
-    case OpCode::Add: r = x + z; break;
-    case OpCode::Sub: r = x - z; break;
-    case OpCode::Mul: r = x * z; break;
-    case OpCode::Div: r = x / z; break;
-    case OpCode::Max: r = nan ? __longlong_as_double(0x7ff8000000000000ll) : (x > z ? x : z); break;
-    case OpCode::Min: r = nan ? __longlong_as_double(0x7ff8000000000000ll) : (x < z ? x : z); break;
-    default: r = pow(x, z); break;
+#define SHARDC_BINARY(Name, ...)                                                       \
+  case OpCode::Name:                                                                   \
+    r = scalar::Name(x, z);                                                            \
+    break;
+#include "shardc/Runtime/OpCodes.def"
+    default: r = scalar::quietNaN(x); break;
     }
     storeD(y, dt, i, r);
   }

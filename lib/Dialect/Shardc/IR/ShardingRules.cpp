@@ -65,37 +65,41 @@ static ShardingRule elementwiseRule(Operation *op) {
                                    op->getNumResults());
 }
 
-// Elementwise ops and the identity-like sharding_constraint. The second
-// group passes a pending sum through operand 0 (neg, the identities, and the
-// numerator of div); add and sub are linear in both operands together, mul
-// in either one, select in its two choices.
-#define SHARDC_ELEMENTWISE_RULE(OP)                                                    \
-  ShardingRule OP::getShardingRule() { return elementwiseRule(*this); }
+// Elementwise ops and the identity-like sharding_constraint. A pending sum
+// passes through operand 0 of neg, the identities, and the numerator of
+// div; add and sub are linear in both operands together, mul in either one,
+// select in its two choices (OpCodes.def says which for the elementwise
+// ops).
+namespace {
+enum class Linearity { None, AdditiveLhs, AdditiveBoth, Multiplicative };
+} // namespace
+static ShardingRule withPartial(ShardingRule rule, Linearity linearity) {
+  switch (linearity) {
+  case Linearity::None: return rule;
+  case Linearity::AdditiveLhs: return rule.linearIn(PartialFlow::Additive, {0});
+  case Linearity::AdditiveBoth: return rule.linearIn(PartialFlow::Additive, {0, 1});
+  case Linearity::Multiplicative:
+    return rule.linearIn(PartialFlow::Multiplicative, {0, 1});
+  }
+  return rule;
+}
+#define SHARDC_ELEMENTWISE_RULE(Name, name, number, types, partial, ...)                 \
+  ShardingRule Name##Op::getShardingRule() {                                           \
+    return withPartial(elementwiseRule(*this), Linearity::partial);                    \
+  }
+#define SHARDC_UNARY SHARDC_ELEMENTWISE_RULE
+#define SHARDC_BINARY SHARDC_ELEMENTWISE_RULE
+#include "shardc/Runtime/OpCodes.def"
+#undef SHARDC_ELEMENTWISE_RULE
 #define SHARDC_LINEAR_RULE(OP, FLOW, ...)                                              \
   ShardingRule OP::getShardingRule() {                                                 \
     return elementwiseRule(*this).linearIn(PartialFlow::FLOW, {__VA_ARGS__});          \
   }
-SHARDC_ELEMENTWISE_RULE(AbsOp)
-SHARDC_ELEMENTWISE_RULE(ExpOp)
-SHARDC_ELEMENTWISE_RULE(LogOp)
-SHARDC_ELEMENTWISE_RULE(TanhOp)
-SHARDC_ELEMENTWISE_RULE(SqrtOp)
-SHARDC_ELEMENTWISE_RULE(RsqrtOp)
-SHARDC_ELEMENTWISE_RULE(ErfOp)
-SHARDC_ELEMENTWISE_RULE(MaxOp)
-SHARDC_ELEMENTWISE_RULE(MinOp)
-SHARDC_ELEMENTWISE_RULE(PowOp)
-SHARDC_ELEMENTWISE_RULE(CompareOp)
-SHARDC_LINEAR_RULE(NegOp, Additive, 0)
+ShardingRule CompareOp::getShardingRule() { return elementwiseRule(*this); }
 SHARDC_LINEAR_RULE(StopGradientOp, Additive, 0)
 SHARDC_LINEAR_RULE(ShardingConstraintOp, Additive, 0)
-SHARDC_LINEAR_RULE(DivOp, Additive, 0)
-SHARDC_LINEAR_RULE(AddOp, Additive, 0, 1)
-SHARDC_LINEAR_RULE(SubOp, Additive, 0, 1)
 SHARDC_LINEAR_RULE(SelectOp, Additive, 1, 2)
-SHARDC_LINEAR_RULE(MulOp, Multiplicative, 0, 1)
 #undef SHARDC_LINEAR_RULE
-#undef SHARDC_ELEMENTWISE_RULE
 
 /// A splat constant splits like an elementwise op (each device makes its
 /// block); any other is made whole, then split: its dimensions need
