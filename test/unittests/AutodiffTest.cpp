@@ -28,6 +28,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 
+#include "OpCatalogue.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,8 +59,10 @@ struct Init {
     Distinct,     // all Distinct elements of a program at least 1/N apart: max, min
     Index,        // integers in [0, bound): take and scatter_add indices
     Bool,         // i1
+    Range,        // [lo, hi): an op's smooth range from OpCodes.def
   } kind = Uniform;
   int64_t bound = 0;
+  double lo = 0, hi = 0;
 };
 const Init kUniform{Init::Uniform}, kPositive{Init::Positive},
     kAwayFromZero{Init::AwayFromZero}, kDistinct{Init::Distinct}, kBool{Init::Bool};
@@ -108,6 +112,9 @@ std::vector<Array> drawInputs(func::FuncOp fn, const std::vector<Init> &inits,
         break;
       case Init::Bool:
         v = unit(rng) < 0.5 ? 0.0 : 1.0;
+        break;
+      case Init::Range:
+        v = init.lo + (init.hi - init.lo) * unit(rng);
         break;
       }
       if (quantize && isFloat(dtype))
@@ -303,6 +310,19 @@ protected:
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
+
+// Every elementwise op of OpCodes.def on its smooth range: an op added there
+// without a gradient rule fails here.
+TEST_F(Autodiff, EveryElementwiseOpOfTheCatalogue) {
+  for (const shardc::test::ElementwiseRow &row : shardc::test::elementwiseRows()) {
+    SCOPED_TRACE("shardc." + row.name);
+    Init range{Init::Range, 0, row.lo, row.hi};
+    if (row.arity == 1)
+      checkUnary(row.name, range);
+    else
+      checkBinary(row.name, range, range);
+  }
+}
 
 TEST_F(Autodiff, Add) { checkBinary("add", kUniform, kUniform); }
 TEST_F(Autodiff, Sub) { checkBinary("sub", kUniform, kUniform); }

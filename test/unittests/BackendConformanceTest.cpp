@@ -53,6 +53,8 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "OpCatalogue.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -215,6 +217,12 @@ enum class Values {
   SmallInt, // integers in [-3, 3] in any type (exact integer dot products)
   Exponent, // integers in [-3, 3] for floats, [0, 4] for integers (pow)
   NonZero,  // Signed without zero (integer divisors)
+  Row,      // floats in the op's range of OpCodes.def; integers as Signed
+};
+
+/// The range of Values::Row.
+struct Range {
+  double lo = -2, hi = 2;
 };
 
 int64_t uniformInt(std::mt19937 &rng, int64_t lo, int64_t hi) {
@@ -236,7 +244,8 @@ Shape randomShape(std::mt19937 &rng, int64_t rank) {
   return shape;
 }
 
-Array randomArray(DType dtype, const Shape &shape, Values values, std::mt19937 &rng) {
+Array randomArray(DType dtype, const Shape &shape, Values values, std::mt19937 &rng,
+                  Range range = {}) {
   Array a(dtype, shape);
   for (int64_t i = 0; i < a.numElements(); ++i) {
     if (dtype == DType::I1) {
@@ -248,6 +257,7 @@ Array randomArray(DType dtype, const Shape &shape, Values values, std::mt19937 &
       switch (values) {
       case Values::Signed:
       case Values::NonZero: v = uniformReal(rng, -2, 2); break;
+      case Values::Row: v = uniformReal(rng, range.lo, range.hi); break;
       case Values::Positive: v = uniformReal(rng, 0.05, 2); break;
       case Values::Wide: v = uniformReal(rng, -100, 100); break;
       case Values::Steps: v = 0.5 * (double)uniformInt(rng, -4, 4); break;
@@ -259,7 +269,8 @@ Array randomArray(DType dtype, const Shape &shape, Values values, std::mt19937 &
     }
     int64_t v = 0;
     switch (values) {
-    case Values::Signed: v = uniformInt(rng, -5, 5); break;
+    case Values::Signed:
+    case Values::Row: v = uniformInt(rng, -5, 5); break;
     case Values::Positive: v = uniformInt(rng, 1, 5); break;
     case Values::Wide: v = uniformInt(rng, -1000, 1000); break;
     case Values::Steps: v = uniformInt(rng, -2, 2); break;
@@ -410,20 +421,21 @@ Generator iotaOp(DType dtype) {
   };
 }
 
-Generator unaryOp(std::string op, DType dtype, Values values) {
+Generator unaryOp(std::string op, DType dtype, Values values, Range range = {}) {
   return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
-    Array x = randomArray(dtype, randomShapeOfRank(rng, 0, 3), values, rng);
+    Array x = randomArray(dtype, randomShapeOfRank(rng, 0, 3), values, rng, range);
     std::string t = x.typeString();
     out.push_back(program(op + " " + t, {x}, "%r = shardc." + op + " %a0 : " + t, t,
                           elementwiseTol(dtype)));
   };
 }
 
-Generator binaryOp(std::string op, DType dtype, Values lhsValues, Values rhsValues) {
+Generator binaryOp(std::string op, DType dtype, Values lhsValues, Values rhsValues,
+                   Range range = {}) {
   return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
     Shape shape = randomShapeOfRank(rng, 0, 3);
-    Array x = randomArray(dtype, shape, lhsValues, rng);
-    Array y = randomArray(dtype, shape, rhsValues, rng);
+    Array x = randomArray(dtype, shape, lhsValues, rng, range);
+    Array y = randomArray(dtype, shape, rhsValues, rng, range);
     std::string t = x.typeString();
     out.push_back(program(op + " " + t, {x, y}, "%r = shardc." + op + " %a0, %a1 : " + t,
                           t, elementwiseTol(dtype)));
@@ -1468,35 +1480,40 @@ std::vector<ConformanceCase> allCases() {
   for (DType d : {F32, F64, I32, I64})
     add("iota_" + n(d), iotaOp(d));
 
-  // Elementwise unary.
-  for (std::string op : {"neg", "abs", "exp", "log", "tanh", "sqrt", "rsqrt", "erf"}) {
-    Values values =
-        op == "log" || op == "sqrt" || op == "rsqrt" ? Values::Positive : Values::Signed;
-    for (DType d : {F32, F64})
-      add(op + "_" + n(d), unaryOp(op, d, values));
-    if (op == "neg" || op == "abs")
-      for (DType d : {I32, I64})
-        add(op + "_" + n(d), unaryOp(op, d, values));
-    if (op == "neg" || op == "abs" || op == "exp" || op == "tanh")
-      for (DType d : {F16, BF16})
-        add(op + "_" + n(d), unaryOp(op, d, values));
-  }
-
-  // Elementwise binary.
-  for (std::string op : {"add", "sub", "mul", "div", "max", "min", "pow"}) {
-    for (DType d : {F32, F64, I32}) {
-      Values lhs = Values::Signed, rhs = Values::Signed;
-      if (op == "div" && !isFloat(d))
-        rhs = Values::NonZero;
-      if (op == "pow")
-        rhs = Values::Exponent;
-      add(op + "_" + n(d), binaryOp(op, d, lhs, rhs));
+  // Elementwise: every op of OpCodes.def, floats drawn from its smooth
+  // range. f64 and integers run the reference kernels on both sides (the
+  // lowering and the buffers are what they check); the kernels' own values
+  // are checked against hand-computed ones in ReferenceKernelsTest.
+  for (const shardc::test::ElementwiseRow &row : shardc::test::elementwiseRows()) {
+    std::string op = row.name;
+    for (DType d : {F32, F64}) {
+      if (row.arity == 1)
+        add(op + "_" + n(d), unaryOp(op, d, Values::Row, {row.lo, row.hi}));
+      else
+        add(op + "_" + n(d),
+            binaryOp(op, d, Values::Row, Values::Row, {row.lo, row.hi}));
     }
-    if (op == "add" || op == "mul" || op == "div" || op == "max")
-      for (DType d : {F16, BF16})
-        add(op + "_" + n(d), binaryOp(op, d, Values::Signed, Values::Signed));
+    if (row.integers)
+      for (DType d : {I32, I64}) {
+        Values rhs = op == "div" ? Values::NonZero : op == "pow" ? Values::Exponent
+                                                                 : Values::Signed;
+        if (row.arity == 1)
+          add(op + "_" + n(d), unaryOp(op, d, Values::Signed));
+        else
+          add(op + "_" + n(d), binaryOp(op, d, Values::Signed, rhs));
+      }
   }
-  add("add_i64", binaryOp("add", I64, Values::Wide, Values::Wide));
+  // Half precision for a sample of ops (within one ulp of the rounded
+  // double result).
+  for (std::string op : {"neg", "abs", "exp", "tanh"})
+    for (DType d : {F16, BF16})
+      add(op + "_" + n(d), unaryOp(op, d, Values::Signed));
+  for (std::string op : {"add", "mul", "div", "max"})
+    for (DType d : {F16, BF16})
+      add(op + "_" + n(d), binaryOp(op, d, Values::Signed, Values::Signed));
+  add("add_i64_wide", binaryOp("add", I64, Values::Wide, Values::Wide));
+  for (DType d : {F32, F64})
+    add("pow_integer_exponents_" + n(d), binaryOp("pow", d, Values::Signed, Values::Exponent));
 
   for (std::string dir : {"eq", "ne", "lt", "le", "gt", "ge"})
     for (DType d : {F32, F64, I32})
@@ -1544,10 +1561,9 @@ std::vector<ConformanceCase> allCases() {
     add("scatter_add_" + n(d), scatterAddOp(d));
 
   // Special values through the f32 fast paths.
-  for (std::string op : {"neg", "abs", "exp", "log", "tanh", "sqrt", "rsqrt", "erf"})
-    add("special_values_" + op + "_f32", specialUnaryOp(op));
-  for (std::string op : {"add", "sub", "mul", "div", "max", "min", "pow"})
-    add("special_values_" + op + "_f32", specialBinaryOp(op));
+  for (const shardc::test::ElementwiseRow &row : shardc::test::elementwiseRows())
+    add("special_values_" + row.name + "_f32",
+        row.arity == 1 ? specialUnaryOp(row.name) : specialBinaryOp(row.name));
   for (std::string dir : {"eq", "ne", "lt", "le", "gt", "ge"})
     add("special_values_compare_" + dir + "_f32", specialCompareOp(dir));
   for (std::string dir : {"eq", "ne", "lt", "le", "gt", "ge"})

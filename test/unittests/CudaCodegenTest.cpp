@@ -14,6 +14,8 @@
 #include "../../lib/Runtime/Cuda/CudaFusedCodegen.h"
 #include "../../lib/Runtime/Cuda/CudaNvrtc.h"
 
+#include "OpCatalogue.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -50,8 +52,8 @@ std::string compiles(const FusedProgram &p, size_t numOutputs) {
 FusedProgram::Input whole() { return {FusedProgram::Whole, 0}; }
 
 TEST(CudaCodegen, EveryUnaryOp) {
-  for (OpCode op : {OpCode::Neg, OpCode::Abs, OpCode::Exp, OpCode::Log, OpCode::Tanh,
-                    OpCode::Sqrt, OpCode::Rsqrt, OpCode::Erf}) {
+  for (const shardc::test::ElementwiseRow &row : shardc::test::elementwiseRows(1)) {
+    OpCode op = row.op;
     SCOPED_TRACE(opCodeName(op));
     FusedProgram p;
     p.inputs = {whole()};
@@ -62,8 +64,8 @@ TEST(CudaCodegen, EveryUnaryOp) {
 }
 
 TEST(CudaCodegen, EveryBinaryOpAndConstants) {
-  for (OpCode op : {OpCode::Add, OpCode::Sub, OpCode::Mul, OpCode::Div, OpCode::Max,
-                    OpCode::Min, OpCode::Pow}) {
+  for (const shardc::test::ElementwiseRow &row : shardc::test::elementwiseRows(2)) {
+    OpCode op = row.op;
     SCOPED_TRACE(opCodeName(op));
     FusedProgram p;
     p.inputs = {whole(), whole()};

@@ -16,7 +16,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OpCatalogue.h"
+
 #include "shardc/Conversion/ShardcToPlan.h"
+#include "shardc/Reference/Kernels.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
@@ -125,6 +128,32 @@ struct Program {
   /// with pad-uneven.
   bool padded = false;
 };
+
+/// How the generator feeds a unary op of the catalogue: tanh of a value
+/// (in [-1, 1]), or exp of that (in [1/e, e]), whichever lies inside the
+/// op's smooth range; and a bound on the op's magnitude there, from its
+/// reference kernel on a fine grid (with a margin).
+struct UnaryFeed {
+  bool throughExp;
+  double bound;
+};
+
+std::optional<UnaryFeed> unaryFeed(const test::ElementwiseRow &row) {
+  for (bool throughExp : {false, true}) {
+    double lo = throughExp ? std::exp(-1.0) : -1, hi = throughExp ? std::exp(1.0) : 1;
+    if (lo < row.lo || hi > row.hi)
+      continue;
+    Array grid(DType::F64, {1025});
+    for (int64_t i = 0; i < 1025; ++i)
+      grid.setDouble(i, lo + (hi - lo) * i / 1024);
+    Array y = ref::unary(row.op, grid);
+    double bound = 0;
+    for (int64_t i = 0; i < 1025; ++i)
+      bound = std::max(bound, std::fabs(y.getDouble(i)));
+    return UnaryFeed{throughExp, 1.01 * bound + 0.01};
+  }
+  return std::nullopt;
+}
 
 class ProgramGenerator {
 public:
@@ -337,9 +366,22 @@ private:
     genUnary();
   }
 
-  /// neg / exp / tanh / abs.
+  /// neg / exp / tanh / abs, or any unary op of OpCodes.def fed from the
+  /// interval the catalogue says it is smooth on (unaryFeed).
   bool genUnary() {
     Val x = pickOperand();
+    if (chance(0.3)) {
+      test::ElementwiseRow row = pick(test::elementwiseRows(1));
+      std::optional<UnaryFeed> feed = unaryFeed(row);
+      if (!feed)
+        return false; // UnaryFeeds.EveryUnaryRowCanBeFed names it
+      std::string t = typeStr(x.shape);
+      Val in = emit("shardc.tanh " + x.name + " : " + t, x.shape, 1.0);
+      if (feed->throughExp)
+        in = emit("shardc.exp " + in.name + " : " + t, x.shape, std::exp(1.0));
+      emit("shardc." + row.name + " " + in.name + " : " + t, x.shape, feed->bound);
+      return true;
+    }
     std::string op = pick<std::string>({"neg", "exp", "tanh", "abs"});
     double bound = x.bound;
     if (op == "exp") {
@@ -784,6 +826,13 @@ std::string printOp(Operation *op) {
 }
 
 class RandomPartitionTest : public ::testing::TestWithParam<uint32_t> {};
+
+TEST(UnaryFeeds, EveryUnaryRowCanBeFed) {
+  for (const test::ElementwiseRow &row : test::elementwiseRows(1))
+    EXPECT_TRUE(unaryFeed(row).has_value())
+        << "shardc." << row.name << ": the random generator feeds unary ops from [-1, 1] "
+        << "or [1/e, e], and neither lies in its range [" << row.lo << ", " << row.hi << "]";
+}
 
 TEST_P(RandomPartitionTest, MatchesGlobalRun) {
   uint32_t seed = GetParam();

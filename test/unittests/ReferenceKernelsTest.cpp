@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -145,6 +147,19 @@ const std::vector<UnaryCase> kUnaryCases = {
      false},
 };
 
+TEST(ReferenceUnary, EveryUnaryOpOfTheCatalogueHasHandValues) {
+  for (OpCode op : allOpCodes()) {
+    if (!isUnary(op))
+      continue;
+    bool covered = false;
+    for (const UnaryCase &c : kUnaryCases)
+      covered = covered || c.fn == op;
+    EXPECT_TRUE(covered) << opCodeName(op)
+                         << " is a unary op of OpCodes.def without hand-computed values in "
+                            "kUnaryCases";
+  }
+}
+
 TEST(ReferenceUnary, F32) {
   for (const UnaryCase &c : kUnaryCases) {
     SCOPED_TRACE(c.name);
@@ -194,6 +209,19 @@ TEST(ReferenceUnary, KeepsShapeIncludingRankZeroAndEmpty) {
 //===----------------------------------------------------------------------===//
 // Binary
 //===----------------------------------------------------------------------===//
+
+// The binary ops the tests below check against hand-computed values.
+const std::vector<OpCode> kBinaryWithHandValues = {OpCode::Add, OpCode::Sub, OpCode::Mul,
+                                                   OpCode::Div, OpCode::Max, OpCode::Min,
+                                                   OpCode::Pow};
+
+TEST(ReferenceBinary, EveryBinaryOpOfTheCatalogueHasHandValues) {
+  for (OpCode op : allOpCodes())
+    if (isBinary(op))
+      EXPECT_NE(std::find(kBinaryWithHandValues.begin(), kBinaryWithHandValues.end(), op),
+                kBinaryWithHandValues.end())
+          << opCodeName(op) << " is a binary op of OpCodes.def without a hand-value test here";
+}
 
 TEST(ReferenceBinary, F32Arithmetic) {
   Array a = f32({7}, {1, -2, 0.1, 1, -1, 0, 3});

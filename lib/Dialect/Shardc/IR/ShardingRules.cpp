@@ -8,6 +8,8 @@
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include <numeric>
 
 using namespace mlir;
@@ -83,14 +85,20 @@ static ShardingRule withPartial(ShardingRule rule, Linearity linearity) {
   }
   return rule;
 }
-#define SHARDC_ELEMENTWISE_RULE(Name, name, number, types, partial, ...)                 \
-  ShardingRule Name##Op::getShardingRule() {                                           \
-    return withPartial(elementwiseRule(*this), Linearity::partial);                    \
-  }
-#define SHARDC_UNARY SHARDC_ELEMENTWISE_RULE
-#define SHARDC_BINARY SHARDC_ELEMENTWISE_RULE
+ShardingRule elementwiseShardingRule(Operation *op) {
+  static const llvm::StringMap<Linearity> linearity = {
+#define SHARDC_ELEMENTWISE_ROW(Name, name, number, types, partial, ...)                  \
+  {"shardc." #name, Linearity::partial},
+#define SHARDC_UNARY SHARDC_ELEMENTWISE_ROW
+#define SHARDC_BINARY SHARDC_ELEMENTWISE_ROW
 #include "shardc/Runtime/OpCodes.def"
-#undef SHARDC_ELEMENTWISE_RULE
+#undef SHARDC_ELEMENTWISE_ROW
+  };
+  auto row = linearity.find(op->getName().getStringRef());
+  return withPartial(elementwiseRule(op),
+                     row == linearity.end() ? Linearity::None : row->second);
+}
+
 #define SHARDC_LINEAR_RULE(OP, FLOW, ...)                                              \
   ShardingRule OP::getShardingRule() {                                                 \
     return elementwiseRule(*this).linearIn(PartialFlow::FLOW, {__VA_ARGS__});          \

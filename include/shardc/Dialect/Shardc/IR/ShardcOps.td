@@ -113,6 +113,13 @@ class Shardc_UnaryOp<string mnemonic, Type ty, string what>
   let arguments = (ins ty:$operand);
   let results = (outs ty:$result);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
+  // Its row of OpCodes.def, found by name, says how it runs and how a
+  // pending sum passes through it.
+  let extraClassDefinition = [{
+    ::shardc::ShardingRule $cppClass::getShardingRule() {
+      return ::shardc::elementwiseShardingRule(*this);
+    }
+  }];
 }
 
 def Shardc_NegOp : Shardc_UnaryOp<"neg", Shardc_NumericTensor, "negation">;
@@ -139,6 +146,7 @@ def Shardc_StopGradientOp : Shardc_UnaryOp<"stop_gradient", Shardc_Tensor, "iden
     %m = shardc.stop_gradient %x : tensor<4x8xf32>
     ```
   }];
+  let extraClassDefinition = ""; // an identity, not a row of OpCodes.def
 }
 
 class Shardc_BinaryOp<string mnemonic, string what>
@@ -156,6 +164,11 @@ class Shardc_BinaryOp<string mnemonic, string what>
   let arguments = (ins Shardc_NumericTensor:$lhs, Shardc_NumericTensor:$rhs);
   let results = (outs Shardc_NumericTensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let extraClassDefinition = [{
+    ::shardc::ShardingRule $cppClass::getShardingRule() {
+      return ::shardc::elementwiseShardingRule(*this);
+    }
+  }];
 }
 
 def Shardc_AddOp : Shardc_BinaryOp<"add", "addition">;

@@ -28,6 +28,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class Operation;
+} // namespace mlir
+
 namespace shardc {
 
 enum class FactorKind {
@@ -143,6 +147,12 @@ struct ShardingRule {
   /// a dimension of several factors is written "i*j".
   std::string str() const;
 };
+
+/// The rule of an elementwise op with a row in OpCodes.def (found by the
+/// op's name): operand and result dim d share factor d, and a pending sum
+/// passes through as the row's `partial` says. An op without a row gets the
+/// plain elementwise rule (and no lowering: the catalogue test names it).
+ShardingRule elementwiseShardingRule(mlir::Operation *op);
 
 } // namespace shardc
 
