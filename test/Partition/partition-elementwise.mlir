@@ -111,6 +111,7 @@ func.func @mesh_2d_both_dims(
 // CHECK: shardc.exp [[A]] : tensor<2x8xf32>
 // CHECK: shardc.tanh [[A]] : tensor<2x8xf32>
 // CHECK: shardc.erf [[A]] : tensor<2x8xf32>
+// CHECK: shardc.log1p {{.*}} : tensor<2x8xf32>
 // CHECK: shardc.pow {{.*}}, [[A]] : tensor<2x8xf32>
 // CHECK-NOT: shardc.all_
 // CHECK: return {{.*}} : tensor<2x8xf32>
@@ -126,14 +127,16 @@ func.func @unary_chain(
   %e = shardc.exp %a : tensor<16x8xf32>
   %t = shardc.tanh %a : tensor<16x8xf32>
   %f = shardc.erf %a : tensor<16x8xf32>
+  %lp = shardc.log1p %abs : tensor<16x8xf32>
   %p = shardc.pow %pos, %a : tensor<16x8xf32>
   %s1 = shardc.add %l, %s : tensor<16x8xf32>
   %s2 = shardc.add %s1, %r : tensor<16x8xf32>
   %s3 = shardc.add %s2, %e : tensor<16x8xf32>
   %s4 = shardc.add %s3, %t : tensor<16x8xf32>
   %s5 = shardc.add %s4, %f : tensor<16x8xf32>
-  %s6 = shardc.add %s5, %p : tensor<16x8xf32>
-  return %s6 : tensor<16x8xf32>
+  %s6 = shardc.add %s5, %lp : tensor<16x8xf32>
+  %s7 = shardc.add %s6, %p : tensor<16x8xf32>
+  return %s7 : tensor<16x8xf32>
 }
 
 // compare, select and convert keep the split of their operands across

@@ -53,6 +53,48 @@ std::vector<Array> run(Client &client, TracedFn fn, const std::vector<Array> &ar
 
 // ---- Numbers -----------------------------------------------------------------
 
+/// libm's value of the frontend's unary function `name`, written out here
+/// independently of OpCodes.def's formulas.
+std::optional<double> libmUnary(const std::string &name, double x) {
+  if (name == "neg") return -x;
+  if (name == "abs") return std::fabs(x);
+  if (name == "exp") return std::exp(x);
+  if (name == "log") return std::log(x);
+  if (name == "tanh") return std::tanh(x);
+  if (name == "sqrt") return std::sqrt(x);
+  if (name == "rsqrt") return 1 / std::sqrt(x);
+  if (name == "erf") return std::erf(x);
+  if (name == "log1p") return std::log1p(x);
+  return std::nullopt;
+}
+
+// Every unary function the frontend has (one per SHARDC_UNARY row of
+// OpCodes.def) traces, compiles and runs, against libm.
+TEST(Frontend, EveryUnaryFunctionMatchesLibm) {
+  Client client = cpuClient();
+  Array x = Array::fromDoubles(DType::F32, {4}, {0.3, 0.7, 1.1, 1.9});
+  using Fn = Tensor (*)(const Tensor &, CallSite);
+  std::vector<std::pair<std::string, Fn>> functions = {
+#define SHARDC_UNARY(Name, name, ...) {#name, &name},
+#include "shardc/Runtime/OpCodes.def"
+  };
+  for (auto [name, fn] : functions) {
+    SCOPED_TRACE(name);
+    std::vector<Array> out =
+        run(client, [fn = fn](const std::vector<Tensor> &in) {
+          return std::vector<Tensor>{fn(in[0], {})};
+        }, {x});
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<double> want;
+    for (int64_t i = 0; i < 4; ++i) {
+      std::optional<double> v = libmUnary(name, x.getDouble(i));
+      ASSERT_TRUE(v) << "no libm value for the frontend's " << name << " in this test";
+      want.push_back(*v);
+    }
+    expectNear(out[0], want, 1e-6);
+  }
+}
+
 TEST(Frontend, DenseLayerMatchesHost) {
   Client client = cpuClient();
   Array x = randomArray({5, 7}, 1), w = randomArray({7, 3}, 2), b = randomArray({3}, 3);

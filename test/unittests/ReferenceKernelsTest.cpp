@@ -145,6 +145,12 @@ const std::vector<UnaryCase> kUnaryCases = {
      {0.0, -0.0, 0.8427007929497149, -0.8427007929497149, 0.5204998778130465,
       0.9999999845827421, 1, -1, kNaN},
      false},
+    // log1p: -inf at -1, NaN below; keeps the sign of zero.
+    {OpCode::Log1p,
+     "log1p",
+     {0.0, -0.0, 0.6931471805599453, -kInf, 0.4054651081081644, 1.6094379124341003, kInf,
+      kNaN, kNaN},
+     false},
 };
 
 TEST(ReferenceUnary, EveryUnaryOpOfTheCatalogueHasHandValues) {

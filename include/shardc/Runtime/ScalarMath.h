@@ -32,7 +32,8 @@
   X(exp, expf, exp)                                                                      \
   X(log, logf, log)                                                                      \
   X(tanh, tanhf, tanh)                                                                   \
-  X(erf, erff, erf)
+  X(erf, erff, erf)                                                                      \
+  X(log1p, log1pf, log1p)
 /// X(function, the C library's float name, its double name, the LLVM
 /// intrinsic of its vector form).
 #define SHARDC_SCALAR_INTRINSICS(X)                                                      \

@@ -229,6 +229,9 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
       })
       .Case([&](ExpOp) { return Grads{e.mul(g, y)}; })
       .Case([&](LogOp) { return Grads{e.div(g, operand(0))}; })
+      .Case([&](Log1pOp) { // 1 / (1 + x)
+        return Grads{e.div(g, e.add(e.scalarLike(g, 1.0), operand(0)))};
+      })
       .Case([&](TanhOp) { // 1 - y^2
         return Grads{e.mul(g, e.sub(e.scalarLike(g, 1.0), e.mul(y, y)))};
       })

@@ -133,6 +133,8 @@ def Shardc_SqrtOp : Shardc_UnaryOp<"sqrt", Shardc_FloatTensor,
 def Shardc_RsqrtOp : Shardc_UnaryOp<"rsqrt", Shardc_FloatTensor,
     "reciprocal square root">;
 def Shardc_ErfOp : Shardc_UnaryOp<"erf", Shardc_FloatTensor, "error function">;
+def Shardc_Log1pOp : Shardc_UnaryOp<"log1p", Shardc_FloatTensor,
+    "log(1 + x), accurate for x near 0 (NaN below -1, -inf at -1)">;
 
 def Shardc_StopGradientOp : Shardc_UnaryOp<"stop_gradient", Shardc_Tensor, "identity"> {
   let summary = "The operand, through which no gradient flows";
