@@ -4,7 +4,7 @@
 # that an older one made. The header is rewritten only when the hash changes.
 file(GLOB_RECURSE sources
   ${ROOT}/lib/*.cpp ${ROOT}/lib/*.h ${ROOT}/lib/*.cu
-  ${ROOT}/include/*.h ${ROOT}/include/*.td)
+  ${ROOT}/include/*.h ${ROOT}/include/*.td ${ROOT}/include/*.def)
 list(SORT sources)
 set(all "")
 foreach(f IN LISTS sources)

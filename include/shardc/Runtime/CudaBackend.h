@@ -3,9 +3,11 @@
 // The CUDA backend runs a Plan with one GPU per mesh position: cuBLAS for
 // dot_general, kernels generated at run time (NVRTC) for fused regions,
 // kernels built with nvcc for the other ops, NCCL for collectives. It builds
-// wherever CUDA 13 is installed; where it is not (or the build turned it
-// off), createCudaBackend() says so. Creating it where no GPU is usable is an
-// error, not a crash: the driver library is loaded at run time.
+// wherever CUDA 13 is installed, as the plugin libshardc_cuda.so, which
+// libshardc_runtime loads the first time createCudaBackend() is called: the
+// runtime and host programs link no CUDA library. Where the build has no
+// CUDA backend, the plugin or a CUDA library cannot be loaded, or no GPU is
+// usable, createCudaBackend() returns an error saying which.
 //
 //===----------------------------------------------------------------------===//
 

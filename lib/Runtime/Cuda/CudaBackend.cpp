@@ -19,6 +19,7 @@
 #include "CudaKernels.h"
 #include "CudaNccl.h"
 #include "CudaNvrtc.h"
+#include "CudaPlugin.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -33,8 +34,6 @@
 #include <memory>
 
 namespace shardc {
-
-bool cudaBackendBuilt() { return true; }
 
 namespace {
 
@@ -840,7 +839,7 @@ StatusOr<int> usableGpus() {
 
 } // namespace
 
-CudaCallTiming cudaLastCallTiming(Backend &backend) {
+CudaCallTiming cuda::lastCallTiming(Backend &backend) {
   auto *cuda = dynamic_cast<CudaBackend *>(&backend);
   CudaCallTiming t;
   if (!cuda || cuda->timedDevice < 0 || !cuda->events[0])
@@ -852,7 +851,7 @@ CudaCallTiming cudaLastCallTiming(Backend &backend) {
   return t;
 }
 
-StatusOr<std::unique_ptr<Backend>> createCudaBackend(const CudaOptions &given) {
+StatusOr<std::unique_ptr<Backend>> cuda::createBackend(const CudaOptions &given) {
   CudaOptions options = given;
   if (const char *tf32 = std::getenv("SHARDC_CUDA_TF32"))
     options.tf32 = options.tf32 || std::string(tf32) == "1";
