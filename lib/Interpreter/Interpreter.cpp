@@ -9,6 +9,7 @@
 
 #include "shardc/Interpreter/Interpreter.h"
 
+#include "shardc/Dialect/Shardc/IR/RuntimeTypes.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Reference/Kernels.h"
 
@@ -19,36 +20,6 @@
 using namespace mlir;
 
 namespace shardc {
-
-std::optional<DType> toDType(Type t) {
-  if (t.isF32()) return DType::F32;
-  if (t.isF64()) return DType::F64;
-  if (t.isF16()) return DType::F16;
-  if (t.isBF16()) return DType::BF16;
-  if (t.isInteger(1)) return DType::I1;
-  if (t.isInteger(32)) return DType::I32;
-  if (t.isInteger(64)) return DType::I64;
-  return std::nullopt;
-}
-
-Mesh toRuntimeMesh(MeshOp mesh) {
-  Mesh m;
-  for (Attribute name : mesh.getAxisNames())
-    m.axisNames.push_back(cast<StringAttr>(name).getValue().str());
-  m.axisSizes.assign(mesh.getAxisSizes().begin(), mesh.getAxisSizes().end());
-  return m;
-}
-
-NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh) {
-  NamedSharding s{toRuntimeMesh(mesh), {}};
-  for (int64_t d = 0; d < sharding.getRank(); ++d) {
-    std::vector<std::string> axes;
-    for (StringRef a : sharding.getDimAxes(d))
-      axes.push_back(a.str());
-    s.spec.push_back(axes);
-  }
-  return s;
-}
 
 namespace {
 
@@ -87,30 +58,6 @@ ref::CompareFn toCompare(CompareDirection d) {
 
 /// Converts a constant's elements to an Array. Fails for attributes whose
 /// elements cannot be enumerated (an elided or external `dense_resource`).
-std::optional<Array> toArray(ElementsAttr attr) {
-  auto type = cast<RankedTensorType>(attr.getType());
-  DType dtype = *toDType(type.getElementType());
-  Array out(dtype, Shape(type.getShape().begin(), type.getShape().end()));
-  int64_t i = 0;
-  if (isFloat(dtype)) {
-    auto values = attr.tryGetValues<APFloat>();
-    if (!values)
-      return std::nullopt;
-    for (APFloat v : *values) {
-      bool lost;
-      v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-      out.setDouble(i++, v.convertToDouble());
-    }
-  } else {
-    auto values = attr.tryGetValues<APInt>();
-    if (!values)
-      return std::nullopt;
-    for (APInt v : *values)
-      out.setInt(i++, dtype == DType::I1 ? !v.isZero() : v.getSExtValue());
-  }
-  return out;
-}
-
 std::vector<std::string> axisList(ArrayAttr axes) {
   std::vector<std::string> out;
   for (Attribute a : axes)
@@ -238,7 +185,7 @@ private:
   LogicalResult eval(Operation *op) {
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case([&](ConstantOp c) -> LogicalResult {
-          std::optional<Array> value = toArray(c.getValue());
+          std::optional<Array> value = elementsToArray(c.getValue());
           if (!value)
             return c.emitError("the reference interpreter cannot read the elements of ")
                    << c.getValue();
@@ -405,7 +352,6 @@ private:
 
 } // namespace
 
-std::optional<Array> elementsToArray(ElementsAttr elements) { return toArray(elements); }
 
 FailureOr<std::vector<DeviceArrays>> interpret(func::FuncOp fn, const std::vector<DeviceArrays> &args,
                                         int64_t numDevices) {

@@ -14,6 +14,7 @@
 #ifndef SHARDC_INTERPRETER_INTERPRETER_H
 #define SHARDC_INTERPRETER_INTERPRETER_H
 
+#include "shardc/Dialect/Shardc/IR/RuntimeTypes.h"
 #include "shardc/Runtime/Array.h"
 #include "shardc/Runtime/Sharding.h"
 
@@ -31,15 +32,6 @@ class FuncOp;
 namespace shardc {
 class MeshOp;
 class ShardingAttr;
-
-/// The runtime element type of an MLIR element type, if it has one.
-std::optional<DType> toDType(mlir::Type elementType);
-/// The elements of a constant as an Array; none when they cannot be read
-/// (an elided or external `dense_resource`).
-std::optional<Array> elementsToArray(mlir::ElementsAttr elements);
-/// Runtime views of the dialect's mesh and sharding.
-Mesh toRuntimeMesh(MeshOp mesh);
-NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh);
 
 /// Runs `fn` on `numDevices` devices: `args[i][d]` is argument i on device d.
 /// Returns `results[i][d]`. Errors (an index out of range, a collective whose

@@ -1,0 +1,35 @@
+//===- RuntimeTypes.h - the dialect's values as runtime types ---*- C++ -*-===//
+//
+// Conversions from the dialect to the runtime's plain types: element types,
+// constants, meshes and shardings. The interpreter, the lowering to the
+// plan and the driver all need them; they live with the dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_DIALECT_SHARDC_IR_RUNTIMETYPES_H
+#define SHARDC_DIALECT_SHARDC_IR_RUNTIMETYPES_H
+
+#include "shardc/Runtime/Array.h"
+#include "shardc/Runtime/Sharding.h"
+
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/Types.h"
+
+#include <optional>
+
+namespace shardc {
+class MeshOp;
+class ShardingAttr;
+
+/// The runtime element type of an MLIR element type, if it has one.
+std::optional<DType> toDType(mlir::Type elementType);
+/// The elements of a constant as an Array; none when they cannot be read
+/// (an elided or external `dense_resource`).
+std::optional<Array> elementsToArray(mlir::ElementsAttr elements);
+/// Runtime views of the dialect's mesh and sharding.
+Mesh toRuntimeMesh(MeshOp mesh);
+NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh);
+
+} // namespace shardc
+
+#endif // SHARDC_DIALECT_SHARDC_IR_RUNTIMETYPES_H
