@@ -2,13 +2,18 @@
 
 #include "shardc/Pipeline/Pipeline.h"
 
+#include "shardc/Conversion/Passes.h"
 #include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/Transforms/Passes.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Runtime/File.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
@@ -105,23 +110,69 @@ func::FuncOp findEntry(ModuleOp module, const std::string &requested, std::strin
   return {};
 }
 
-static LogicalResult dump(Operation *anchor, const std::string &dir,
-                          const std::string &name, const std::string &text) {
-  if (dir.empty())
-    return success();
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return anchor->emitError() << "cannot create '" << dir << "': " << ec.message();
-  Status s = writeFileAtomically(dir + "/" + name, text);
-  if (!s.ok())
-    return anchor->emitError() << s.message();
-  return success();
+void buildCompilePipeline(OpPassManager &pm, const std::string &entry, bool padUneven) {
+  ShardcPropagateOptions propagate;
+  propagate.entry = entry;
+  pm.addPass(createShardcPropagate(propagate));
+  ShardcPartitionOptions partition;
+  partition.entry = entry;
+  partition.padUneven = padUneven;
+  pm.addPass(createShardcPartition(partition));
 }
 
-static std::string print(Operation *op) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  op->print(os);
-  return s + "\n";
+namespace {
+
+struct CompilePipelineOptions : PassPipelineOptions<CompilePipelineOptions> {
+  Option<std::string> entry{*this, "entry",
+                            llvm::cl::desc("only this function (default: every function)")};
+  Option<bool> padUneven{*this, "pad-uneven",
+                         llvm::cl::desc("pad dimensions the axes do not divide"),
+                         llvm::cl::init(false)};
+  Option<std::string> output{*this, "output",
+                             llvm::cl::desc("where to write the plans ('-': standard output)"),
+                             llvm::cl::init("-")};
+};
+
+/// Writes the module after each stage of the pipeline, as
+/// `shardc compile --dump-stages` names them.
+class StageDumper : public PassInstrumentation {
+public:
+  explicit StageDumper(std::string dir) : dir(std::move(dir)) {}
+
+  void runAfterPass(Pass *pass, Operation *op) override {
+    StringRef arg = pass->getArgument();
+    const char *name = arg == "shardc-propagate"   ? "01-propagated.mlir"
+                       : arg == "shardc-partition" ? "02-partitioned.mlir"
+                                                   : nullptr;
+    if (!name || !status.ok())
+      return;
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+      status = Status::error("cannot create '" + dir + "': " + ec.message());
+      return;
+    }
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    op->print(os);
+    status = writeFileAtomically(dir + "/" + name, text + "\n");
+  }
+
+  std::string dir;
+  Status status = Status::success();
+};
+
+} // namespace
+
+void registerCompilePipeline() {
+  PassPipelineRegistration<CompilePipelineOptions>(
+      "shardc-compile",
+      "The pipeline of `shardc compile`: propagate, partition, lower to the plan (printed)",
+      [](OpPassManager &pm, const CompilePipelineOptions &options) {
+        buildCompilePipeline(pm, options.entry, options.padUneven);
+        ShardcLowerToPlanOptions lower;
+        lower.entry = options.entry;
+        lower.output = options.output;
+        pm.addPass(createShardcLowerToPlan(lower));
+      });
 }
 
 FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::string &dumpDir) {
@@ -130,16 +181,29 @@ FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::strin
     if (failed(mesh))
       return failure();
     if (*mesh) {
-      if (failed(propagateShardings(fn)) || failed(verify(module)) ||
-          failed(dump(fn, dumpDir, "01-propagated.mlir", print(module))) ||
-          failed(partitionFunction(fn)) || failed(verify(module)) ||
-          failed(dump(fn, dumpDir, "02-partitioned.mlir", print(module))))
+      PassManager pm(module.getContext());
+      buildCompilePipeline(pm, fn.getSymName().str(), /*padUneven=*/false);
+      StageDumper *dumper = nullptr;
+      if (!dumpDir.empty()) {
+        auto owned = std::make_unique<StageDumper>(dumpDir);
+        dumper = owned.get();
+        pm.addInstrumentation(std::move(owned));
+      }
+      if (failed(pm.run(module)))
         return failure();
+      if (dumper && !dumper->status.ok())
+        return fn.emitError() << dumper->status.message();
     }
   }
   FailureOr<Plan> plan = lowerToPlan(fn);
-  if (failed(plan) || failed(dump(fn, dumpDir, "03-plan.txt", describePlan(*plan))))
+  if (failed(plan))
     return failure();
+  if (!dumpDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
+      return fn.emitError() << "cannot create '" << dumpDir << "': " << ec.message();
+    if (Status s = writeFileAtomically(dumpDir + "/03-plan.txt", describePlan(*plan)); !s.ok())
+      return fn.emitError() << s.message();
+  }
   return plan;
 }
 

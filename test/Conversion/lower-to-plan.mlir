@@ -1,6 +1,13 @@
 // RUN: shardc-opt %s --shardc-propagate --shardc-partition --shardc-lower-to-plan -o /dev/null | FileCheck %s
 // RUN: shardc-opt %s --shardc-propagate --shardc-partition --shardc-lower-to-plan="output=%t.plan" -o /dev/null && FileCheck %s < %t.plan
 // RUN: not shardc-opt %s --shardc-lower-to-plan -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNPARTITIONED
+// The registered pipeline is the one `shardc compile` runs: the same plan,
+// byte for byte, as its --dump-stages, and the same partitioned module.
+// RUN: shardc-opt %s --shardc-compile="entry=megatron_mlp" -o /dev/null | FileCheck %s
+// RUN: rm -rf %t.stages && shardc compile %s --entry megatron_mlp -o %t.shardc --dump-stages %t.stages > /dev/null
+// RUN: shardc-opt %s --shardc-compile="entry=megatron_mlp output=%t.opt-plan" -o %t.opt.mlir
+// RUN: diff %t.stages/03-plan.txt %t.opt-plan
+// RUN: diff %t.stages/02-partitioned.mlir %t.opt.mlir
 
 // The last arrow of the flow as a pass: the Megatron MLP, propagated,
 // partitioned and lowered; the plan is the one `shardc compile

@@ -8,6 +8,7 @@
 #include "shardc/Conversion/Passes.h"
 #include "shardc/Dialect/Shardc/IR/ShardcDialect.h"
 #include "shardc/Dialect/Shardc/Transforms/Passes.h"
+#include "shardc/Pipeline/Pipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   shardc::registerShardcPasses();
   shardc::registerShardcConversionPasses();
+  shardc::registerCompilePipeline();
   mlir::DialectRegistry registry;
   registry.insert<shardc::ShardcDialect, mlir::func::FuncDialect>();
   return mlir::asMainReturnCode(

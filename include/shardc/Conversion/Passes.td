@@ -36,6 +36,8 @@ def ShardcLowerToPlan : Pass<"shardc-lower-to-plan", "::mlir::ModuleOp"> {
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "where to write the plans ('-': standard output)">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "only this function (default: every function)">,
   ];
 }
 

@@ -22,6 +22,9 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
 namespace mlir::func {
 class FuncOp;
 } // namespace mlir::func
@@ -63,9 +66,17 @@ std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
 mlir::func::FuncOp findEntry(mlir::ModuleOp module, const std::string &requested,
                              std::string &error);
 
-/// Propagates and partitions `fn` when it is sharded, then lowers it. With
-/// `dumpDir`, writes each stage there (01-propagated.mlir,
-/// 02-partitioned.mlir, 03-plan.txt). Errors are diagnostics.
+/// The passes of `shardc compile` before the lowering: --shardc-propagate
+/// and --shardc-partition, on `entry` only (every function when empty).
+void buildCompilePipeline(mlir::OpPassManager &pm, const std::string &entry, bool padUneven);
+/// Registers `--shardc-compile{entry=... pad-uneven=... output=...}` for
+/// shardc-opt: the same passes, then --shardc-lower-to-plan.
+void registerCompilePipeline();
+
+/// Runs the compile pipeline on `fn` when it is sharded (and not yet
+/// partitioned), then lowers it. With `dumpDir`, writes each stage there
+/// (01-propagated.mlir, 02-partitioned.mlir, 03-plan.txt). Errors are
+/// diagnostics.
 mlir::FailureOr<Plan> compileToPlan(mlir::ModuleOp module, mlir::func::FuncOp fn,
                                     const std::string &dumpDir = "");
 

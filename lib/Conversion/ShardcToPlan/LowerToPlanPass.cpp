@@ -24,7 +24,7 @@ struct ShardcLowerToPlanPass : impl::ShardcLowerToPlanBase<ShardcLowerToPlanPass
   void runOnOperation() override {
     std::string text;
     for (auto fn : getOperation().getOps<mlir::func::FuncOp>()) {
-      if (fn.isExternal())
+      if (fn.isExternal() || (!entry.empty() && fn.getSymName() != entry))
         continue;
       mlir::FailureOr<Plan> plan = lowerToPlan(fn);
       if (mlir::failed(plan))

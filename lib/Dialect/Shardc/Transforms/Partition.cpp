@@ -670,7 +670,7 @@ struct ShardcPartitionPass : impl::ShardcPartitionBase<ShardcPartitionPass> {
     PartitionOptions options;
     options.padUneven = padUneven;
     for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (failed(partitionFunction(fn, options)))
+      if ((entry.empty() || fn.getSymName() == entry) && failed(partitionFunction(fn, options)))
         return signalPassFailure();
   }
 };

@@ -564,9 +564,11 @@ LogicalResult propagateShardings(func::FuncOp fn, ShardingProvenance *provenance
 
 namespace {
 struct ShardcPropagatePass : impl::ShardcPropagateBase<ShardcPropagatePass> {
+  using ShardcPropagateBase::ShardcPropagateBase;
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (failed(propagateShardings(fn)))
+      if ((entry.empty() || fn.getSymName() == entry) &&
+          !fn->hasAttr(ShardcDialect::kPartitionedAttrName) && failed(propagateShardings(fn)))
         return signalPassFailure();
   }
 };

@@ -53,6 +53,10 @@ def ShardcPropagate : Pass<"shardc-propagate", "::mlir::ModuleOp"> {
              {shardc.shardings = [#shardc.sharding<@mesh_2, [{"data"}, {} ]>]} : ...
     ```
   }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "only this function (default: every function)">,
+  ];
   let dependentDialects = ["::shardc::ShardcDialect"];
 }
 
@@ -114,6 +118,8 @@ def ShardcPartition : Pass<"shardc-partition", "::mlir::ModuleOp"> {
   let options = [
     Option<"padUneven", "pad-uneven", "bool", /*default=*/"false",
            "pad dimensions whose size the axes do not divide to the next multiple">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "only this function (default: every function)">,
   ];
   let dependentDialects = ["::shardc::ShardcDialect"];
 }
