@@ -170,6 +170,7 @@ ShardingRule DotGeneralOp::getShardingRule() {
       out.push_back(r[d]);
     }
   rule.setDims({l, r}, {out});
+  rule.reductionName = "contracting";
   return rule.linearIn(PartialFlow::Multiplicative, {0, 1});
 }
 
@@ -393,6 +394,8 @@ ShardingRule ScatterAddOp::getShardingRule() {
     upd.push_back(o.back());
   }
   rule.setDims({o, idx, upd}, {o});
+  rule.accumulator = 0;
+  rule.reductionName = "index";
   return rule.linearIn(PartialFlow::Additive, {0, 2});
 }
 

@@ -254,16 +254,20 @@ private:
       return llvm::any_of(propagatedLayout(operand)[d],
                           [&](StringRef a) { return overlapsAny(mesh, axes, a); });
     };
-    if (auto r = dyn_cast<ReduceOp>(def))
-      return r.getKind() == ReduceKind::Sum &&
-             llvm::any_of(r.getDims(), [&](int64_t d) { return splitOver(r.getOperand(), d); });
-    if (auto dot = dyn_cast<DotGeneralOp>(def))
-      return llvm::any_of(dot.getLhsContractingDims(),
-                          [&](int64_t d) { return splitOver(dot.getLhs(), d); });
     auto ruleOp = dyn_cast<ShardingRuleOpInterface>(def);
     if (!ruleOp)
       return false;
     ShardingRule rule = ruleOp.getShardingRule();
+    // A sum over a Reduction factor whose dimension is split over `axes`
+    // (a contraction, a reduce).
+    if (rule.partial == PartialKind::Sum && !rule.accumulator)
+      for (size_t f = 0; f < rule.factors.size(); ++f) {
+        if (rule.factors[f].kind != FactorKind::Reduction)
+          continue;
+        if (std::optional<FactorPosition> at = ShardingRule::find(rule.operandDims[0], f);
+            at && splitOver(def->getOperand(0), at->dim))
+          return true;
+      }
     if (rule.partialFlow == PartialFlow::None)
       return false;
     return llvm::any_of(rule.linearOperands, [&](unsigned i) {
@@ -531,14 +535,16 @@ private:
 
     Axes partialAxes = reductionAxes(mesh, rule, factorAxes);
 
-    // scatter_add adds its operand once, after the partial sums are
-    // combined; into zeros it adds nothing, and the sum can stay pending.
+    // An accumulating op (scatter_add) adds its accumulator once, after the
+    // partial sums are combined; into zeros it adds nothing, and the sum
+    // can stay pending.
     Value addAfter;
-    if (isa<ScatterAddOp>(op) && !partialAxes.empty() && !isZeroSplat(op->getOperand(0))) {
-      addAfter = operands[0];
+    if (rule.accumulator && !partialAxes.empty() &&
+        !isZeroSplat(op->getOperand(*rule.accumulator))) {
+      addAfter = operands[*rule.accumulator];
       auto type = cast<RankedTensorType>(addAfter.getType());
-      operands[0] = ConstantOp::create(b, op->getLoc(),
-                                       cast<ElementsAttr>(b.getZeroAttr(type)));
+      operands[*rule.accumulator] =
+          ConstantOp::create(b, op->getLoc(), cast<ElementsAttr>(b.getZeroAttr(type)));
     }
 
     // The local op.
@@ -578,8 +584,8 @@ private:
             // The operand was laid out like the local result before the
             // combine, which may have scattered it further.
             addAfter = reshard(b, op->getLoc(), "reshard the operand of " + opName(op),
-                               mesh, addAfter, globalType(op->getOperand(0)), computed[i],
-                               layout);
+                               mesh, addAfter, globalType(op->getOperand(*rule.accumulator)),
+                               computed[i], layout);
             value = AddOp::create(b, op->getLoc(), addAfter, value);
           }
         } else {
@@ -621,10 +627,7 @@ private:
         break;
       }
     }
-    return "partial results of " + opName(op) + ", whose " +
-           (isa<DotGeneralOp>(op)   ? "contracting"
-            : isa<ReduceOp>(op)     ? "reduced"
-                                    : "index") +
+    return "partial results of " + opName(op) + ", whose " + rule.reductionName +
            " dimensions are sharded (" + dims + ")";
   }
 

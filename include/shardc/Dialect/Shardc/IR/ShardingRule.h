@@ -92,6 +92,13 @@ struct ShardingRule {
   /// Which operands a pending sum passes through, and how (see PartialFlow).
   PartialFlow partialFlow = PartialFlow::None;
   std::vector<unsigned> linearOperands;
+  /// An operand the op accumulates into (scatter_add's operand): with
+  /// sharded Reduction factors it must be added once, after the partial
+  /// results are combined, not on every device.
+  std::optional<unsigned> accumulator;
+  /// What its Reduction factors are called in explanations: "contracting"
+  /// (dot_general), "reduced" (reduce), "index" (scatter_add).
+  const char *reductionName = "reduced";
 
   /// Marks the op linear in `operands` (see PartialFlow).
   ShardingRule &linearIn(PartialFlow flow, std::vector<unsigned> operands) {
