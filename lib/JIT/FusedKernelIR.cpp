@@ -369,9 +369,9 @@ private:
     for (size_t k = 0; k < p.inputs.size(); ++k)
       reg.push_back(load(k, j, mask));
     for (const auto &in : p.instructions) {
-      Value *x = in.op == OpCode::Constant ? nullptr : reg[in.a];
+      Value *x = in.op == OpCode::Constant ? nullptr : reg[in.x];
       Value *z = isBinary(in.op) || in.op == OpCode::Compare || in.op == OpCode::Select
-                     ? reg[in.b]
+                     ? reg[in.y]
                      : nullptr;
       Value *r = nullptr;
       switch (in.op) {
@@ -390,11 +390,11 @@ private:
         static const CmpInst::Predicate preds[] = {
             CmpInst::FCMP_OEQ, CmpInst::FCMP_UNE, CmpInst::FCMP_OLT,
             CmpInst::FCMP_OLE, CmpInst::FCMP_OGT, CmpInst::FCMP_OGE};
-        r = b.CreateSelect(b.CreateFCmp(preds[in.c], x, z), splat(f32, 1.0), splat(f32, 0.0));
+        r = b.CreateSelect(b.CreateFCmp(preds[in.direction], x, z), splat(f32, 1.0), splat(f32, 0.0));
         break;
       }
       case OpCode::Select:
-        r = b.CreateSelect(b.CreateFCmpUNE(x, splat(f32, 0.0)), z, reg[in.c]);
+        r = b.CreateSelect(b.CreateFCmpUNE(x, splat(f32, 0.0)), z, reg[in.z]);
         break;
       default: r = splat(f32, 0.0); break; // excluded by unsupportedReason
       }

@@ -126,7 +126,8 @@ std::vector<int64_t> FusedProgram::encode() const {
   for (const Instruction &i : instructions) {
     uint32_t bits;
     std::memcpy(&bits, &i.value, 4);
-    ints.insert(ints.end(), {(int64_t)i.op, i.a, i.b, (int64_t)bits, i.c});
+    ints.insert(ints.end(), {(int64_t)i.op, i.x, i.y, (int64_t)bits,
+                             i.op == OpCode::Compare ? i.direction : i.z});
   }
   ints.push_back((int64_t)outputs.size());
   ints.insert(ints.end(), outputs.begin(), outputs.end());
@@ -145,10 +146,11 @@ Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
     const Instruction &in = instructions[i];
     auto ok = [&](int64_t r) { return r >= 0 && r < defined; };
     bool unary = isUnary(in.op), binary = isBinary(in.op);
-    valid = in.op == OpCode::Constant || (unary && ok(in.a)) ||
-            (binary && ok(in.a) && ok(in.b)) ||
-            (in.op == OpCode::Compare && ok(in.a) && ok(in.b) && in.c >= 0 && in.c <= 5) ||
-            (in.op == OpCode::Select && ok(in.a) && ok(in.b) && ok(in.c));
+    valid = in.op == OpCode::Constant || (unary && ok(in.x)) ||
+            (binary && ok(in.x) && ok(in.y)) ||
+            (in.op == OpCode::Compare && ok(in.x) && ok(in.y) && in.direction >= 0 &&
+             in.direction <= 5) ||
+            (in.op == OpCode::Select && ok(in.x) && ok(in.y) && ok(in.z));
   }
   for (int64_t r : outputs)
     valid = valid && r >= 0 && r < numRegs;
@@ -177,11 +179,11 @@ FusedProgram FusedProgram::decode(const std::vector<int64_t> &ints) {
   for (int64_t n = next(), i = 0; i < n && more(); ++i) {
     Instruction in;
     in.op = (OpCode)next();
-    in.a = next();
-    in.b = next();
+    in.x = next();
+    in.y = next();
     uint32_t bits = (uint32_t)next();
     std::memcpy(&in.value, &bits, 4);
-    in.c = next();
+    (in.op == OpCode::Compare ? in.direction : in.z) = next();
     p.instructions.push_back(in);
   }
   for (int64_t n = next(), i = 0; i < n && more(); ++i)

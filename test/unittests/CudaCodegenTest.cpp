@@ -83,7 +83,7 @@ TEST(CudaCodegen, CompareAndSelect) {
     SCOPED_TRACE(direction);
     FusedProgram p;
     p.inputs = {whole(), whole()};
-    p.instructions = {Instr{OpCode::Compare, 0, 1, 0.0f, direction},
+    p.instructions = {Instr{OpCode::Compare, 0, 1, 0.0f, 0, direction},
                       Instr{OpCode::Select, 2, 0, 0.0f, 1}};
     p.outputs = {3};
     std::string src = compiles(p, 1);

@@ -295,7 +295,7 @@ TEST_P(FusedJitTest, EveryBinaryOpOnRandomValues) {
 TEST_P(FusedJitTest, CompareAndSelectOnEveryPairOfSpecialValues) {
   for (int64_t direction = 0; direction <= 5; ++direction)
     check(specialPairsCase("compare " + std::to_string(direction) + " and select of special pairs",
-                           {I{OpCode::Compare, 0, 1, 0, direction}, I{OpCode::Select, 2, 0, 0, 1}},
+                           {I{OpCode::Compare, 0, 1, 0, 0, direction}, I{OpCode::Select, 2, 0, 0, 1}},
                            {2, 3}));
 }
 

@@ -55,14 +55,17 @@ struct FusedProgram {
                    // Scalar: x[0] everywhere
     int64_t cols;  // columns of the rank-2 result (broadcast inputs)
   };
+  /// Defines the next register. In the encoding (5 ints) `z` and
+  /// `direction` share the last slot, as no op has both.
   struct Instruction {
     OpCode op;     // a unary or binary elementwise op, Constant (a splat),
                    // Compare or Select
-    int64_t a, b;  // operand registers (b unused for unary ops)
-    float value;   // Constant: the splat value
-    int64_t c = 0; // Compare: the direction (eq ne lt le gt ge = 0..5), the
-                   // result 1.0 or 0.0; Select: the register read where
-                   // register a is 0 (b where it is not)
+    int64_t x = 0, y = 0; // operand registers: x for a unary op, x and y for
+                          // a binary op or Compare; Select is x ? y : z
+    float value = 0;      // Constant: the splat value
+    int64_t z = 0;        // Select: the register read where x is 0
+    int64_t direction = 0; // Compare: eq ne lt le gt ge = 0..5; the result
+                           // is 1.0 or 0.0
   };
   std::vector<Input> inputs;
   std::vector<Instruction> instructions;

@@ -271,12 +271,12 @@ private:
           auto it = reg.find(id);
           return it != reg.end() ? it->second : inputReg(id, {FusedProgram::Whole, 0});
         };
-        in.a = regOf(s.inputs[0]);
-        in.b = s.inputs.size() > 1 ? regOf(s.inputs[1]) : 0;
+        in.x = regOf(s.inputs[0]);
+        in.y = s.inputs.size() > 1 ? regOf(s.inputs[1]) : 0;
         if (s.op == OpCode::Compare)
-          in.c = s.ints[0]; // the direction
+          in.direction = s.ints[0];
         else if (s.op == OpCode::Select)
-          in.c = regOf(s.inputs[2]);
+          in.z = regOf(s.inputs[2]);
       }
       program.instructions.push_back(in);
       reg[out] = next++;

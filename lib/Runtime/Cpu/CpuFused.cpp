@@ -218,11 +218,11 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
         float *dst = direct[r] >= 0 ? (float *)buffers.ptr[step.outputs[direct[r]]] + t0
                                     : &scratch[r * kTile];
         if (in.op == OpCode::Compare)
-          compareF32(in.c, src[in.a], src[in.b], dst, len);
+          compareF32(in.direction, src[in.x], src[in.y], dst, len);
         else if (in.op == OpCode::Select)
-          selectF32(src[in.a], src[in.b], src[in.c], dst, len);
+          selectF32(src[in.x], src[in.y], src[in.z], dst, len);
         else
-          elementwiseF32(in.op, src[in.a], src[in.b], dst, len);
+          elementwiseF32(in.op, src[in.x], src[in.y], dst, len);
         src[r] = dst;
       }
       for (size_t o = 0; o < p.outputs.size(); ++o)

@@ -74,7 +74,7 @@ std::string floatLiteral(float v) {
 }
 
 std::string expression(const FusedProgram::Instruction &in) {
-  std::string a = reg(in.a), b = reg(in.b);
+  std::string a = reg(in.x), b = reg(in.y);
   switch (in.op) {
   case OpCode::Constant: return floatLiteral(in.value);
 #define SHARDC_UNARY(Name, ...)                                                        \
@@ -86,9 +86,9 @@ std::string expression(const FusedProgram::Instruction &in) {
 #include "shardc/Runtime/OpCodes.def"
   case OpCode::Compare: {
     static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
-    return "(" + a + " " + ops[in.c] + " " + b + ") ? 1.0f : 0.0f";
+    return "(" + a + " " + ops[in.direction] + " " + b + ") ? 1.0f : 0.0f";
   }
-  case OpCode::Select: return a + " != 0.0f ? " + b + " : " + reg(in.c);
+  case OpCode::Select: return a + " != 0.0f ? " + b + " : " + reg(in.z);
   default: return "SHARDC_NAN";
   }
 }
