@@ -113,7 +113,7 @@ Plan fusedPlan(const Chain &chain, int64_t rows, int64_t cols) {
     program.reductions = {{last, 0, cols}};
     step.outputs.push_back(3);
   }
-  step.ints = program.encode();
+  step.attrs = program.encode();
   step.location = "bench";
   p.steps = {step};
   return p;

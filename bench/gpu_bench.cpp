@@ -95,10 +95,10 @@ double matmulFlops(const Plan &plan) {
     if (s.op != OpCode::DotGeneral)
       continue;
     const PlanValue &lhs = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
-    size_t nb = s.ints[0], nc = s.ints[1];
+    size_t nb = s.attrs[0], nc = s.attrs[1];
     double k = 1;
     for (size_t i = 0; i < nc; ++i)
-      k *= lhs.shape[s.ints[2 + 2 * nb + i]];
+      k *= lhs.shape[s.attrs[2 + 2 * nb + i]];
     flops += 2.0 * k * numElements(out.shape);
   }
   return flops;

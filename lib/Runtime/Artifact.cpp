@@ -208,7 +208,7 @@ std::string serializePlan(const Plan &plan) {
     w.u64((uint64_t)s.op);
     w.ids(s.inputs);
     w.ids(s.outputs);
-    w.ints(s.ints);
+    w.ints(s.attrs);
     w.strs(s.axes);
     w.u64(s.op == OpCode::Constant);
     if (s.op == OpCode::Constant)
@@ -292,7 +292,7 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
     s.op = (OpCode)op;
     s.inputs = r.ids();
     s.outputs = r.ids();
-    s.ints = r.ints();
+    s.attrs = r.ints();
     s.axes = r.strs();
     if (r.u64())
       s.constant = r.array();

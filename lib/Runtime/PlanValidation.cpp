@@ -235,8 +235,8 @@ private:
     return Status::success();
   }
   Status ints(const PlanStep &s, size_t n) const {
-    if (s.ints.size() != n)
-      return fail("has " + std::to_string(s.ints.size()) + " attribute numbers, expected " +
+    if (s.attrs.size() != n)
+      return fail("has " + std::to_string(s.attrs.size()) + " attribute numbers, expected " +
                   std::to_string(n));
     return Status::success();
   }
@@ -294,12 +294,12 @@ private:
     case OpCode::Iota:
       SHARDC_CHECK(counts(s, 0, 1));
       SHARDC_CHECK(ints(s, 1));
-      return dims({s.ints[0]}, rank(out(0)), "dim");
+      return dims({s.attrs[0]}, rank(out(0)), "dim");
     case OpCode::Compare:
       SHARDC_CHECK(counts(s, 2, 1));
       SHARDC_CHECK(ints(s, 1));
-      if (s.ints[0] < 0 || s.ints[0] > 5)
-        return fail("compare direction " + std::to_string(s.ints[0]) + " is not 0..5");
+      if (s.attrs[0] < 0 || s.attrs[0] > 5)
+        return fail("compare direction " + std::to_string(s.attrs[0]) + " is not 0..5");
       SHARDC_CHECK(sameType(in(0), in(1), "input 1"));
       if (value(out(0)).dtype != DType::I1 || shape(out(0)) != shape(in(0)))
         return fail("the output must be i1 of the inputs' shape");
@@ -322,9 +322,9 @@ private:
     case OpCode::DotGeneral: return dotGeneral(s);
     case OpCode::Reduce: {
       SHARDC_CHECK(counts(s, 1, 1));
-      if (s.ints.empty() || s.ints[0] < 0 || s.ints[0] > 3)
+      if (s.attrs.empty() || s.attrs[0] < 0 || s.attrs[0] > 3)
         return fail("reduction kind is not 0..3");
-      std::vector<int64_t> reduced(s.ints.begin() + 1, s.ints.end());
+      std::vector<int64_t> reduced(s.attrs.begin() + 1, s.attrs.end());
       SHARDC_CHECK(dims(reduced, rank(in(0)), "dims"));
       Shape kept;
       for (int64_t d = 0; d < rank(in(0)); ++d)
@@ -337,21 +337,21 @@ private:
     case OpCode::BroadcastInDim: {
       SHARDC_CHECK(counts(s, 1, 1));
       SHARDC_CHECK(ints(s, (size_t)rank(in(0))));
-      SHARDC_CHECK(dims(s.ints, rank(out(0)), "dims"));
+      SHARDC_CHECK(dims(s.attrs, rank(out(0)), "dims"));
       if (value(out(0)).dtype != value(in(0)).dtype)
         return fail("the output's element type differs from the input's");
       for (int64_t i = 0; i < rank(in(0)); ++i)
-        if (shape(in(0))[i] != 1 && shape(in(0))[i] != shape(out(0))[s.ints[i]])
+        if (shape(in(0))[i] != 1 && shape(in(0))[i] != shape(out(0))[s.attrs[i]])
           return fail("input dimension " + std::to_string(i) + " does not fit output dimension " +
-                      std::to_string(s.ints[i]));
+                      std::to_string(s.attrs[i]));
       return Status::success();
     }
     case OpCode::Transpose: {
       SHARDC_CHECK(counts(s, 1, 1));
       SHARDC_CHECK(ints(s, (size_t)rank(in(0))));
-      SHARDC_CHECK(dims(s.ints, rank(in(0)), "permutation"));
+      SHARDC_CHECK(dims(s.attrs, rank(in(0)), "permutation"));
       Shape permuted;
-      for (int64_t p : s.ints)
+      for (int64_t p : s.attrs)
         permuted.push_back(shape(in(0))[p]);
       SHARDC_CHECK(sameElement(s));
       return shapeIs(out(0), permuted, "the output");
@@ -362,7 +362,7 @@ private:
       SHARDC_CHECK(ints(s, 3 * (size_t)r));
       Shape sliced;
       for (int64_t d = 0; d < r; ++d) {
-        int64_t start = s.ints[d], limit = s.ints[r + d], stride = s.ints[2 * r + d];
+        int64_t start = s.attrs[d], limit = s.attrs[r + d], stride = s.attrs[2 * r + d];
         if (start < 0 || start > limit || limit > shape(in(0))[d] || stride < 1)
           return fail("dimension " + std::to_string(d) + " has bounds " + std::to_string(start) +
                       ".." + std::to_string(limit) + " step " + std::to_string(stride) +
@@ -376,20 +376,20 @@ private:
       if (s.inputs.empty() || s.outputs.size() != 1)
         return fail("takes at least one input and one output");
       SHARDC_CHECK(ints(s, 1));
-      SHARDC_CHECK(dims({s.ints[0]}, rank(out(0)), "dim"));
+      SHARDC_CHECK(dims({s.attrs[0]}, rank(out(0)), "dim"));
       if (rank(in(0)) != rank(out(0)))
         return fail("input 0 and the output differ in rank");
       Shape joined = shape(in(0));
-      joined[s.ints[0]] = 0;
+      joined[s.attrs[0]] = 0;
       for (int32_t id : s.inputs) {
         Shape a = shape(id), b = shape(out(0));
         if (a.size() != b.size() || value(id).dtype != value(out(0)).dtype)
           return fail("input v" + std::to_string(id) + " differs in rank or element type");
-        joined[s.ints[0]] += a[s.ints[0]];
-        a[s.ints[0]] = b[s.ints[0]] = 0;
+        joined[s.attrs[0]] += a[s.attrs[0]];
+        a[s.attrs[0]] = b[s.attrs[0]] = 0;
         if (a != b)
           return fail("input v" + std::to_string(id) + " differs outside dimension " +
-                      std::to_string(s.ints[0]));
+                      std::to_string(s.attrs[0]));
       }
       return shapeIs(out(0), joined, "the output");
     }
@@ -441,16 +441,16 @@ private:
 
   Status dotGeneral(const PlanStep &s) {
     SHARDC_CHECK(counts(s, 2, 1));
-    if (s.ints.size() < 2 || s.ints[0] < 0 || s.ints[1] < 0 ||
-        (size_t)s.ints[0] > s.ints.size() || (size_t)s.ints[1] > s.ints.size() ||
-        s.ints.size() != 2 + 2 * (size_t)s.ints[0] + 2 * (size_t)s.ints[1])
+    if (s.attrs.size() < 2 || s.attrs[0] < 0 || s.attrs[1] < 0 ||
+        (size_t)s.attrs[0] > s.attrs.size() || (size_t)s.attrs[1] > s.attrs.size() ||
+        s.attrs.size() != 2 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1])
       return fail("its attribute numbers do not encode batching and contracting dims");
     const Shape &lhs = value(s.inputs[0]).shape, &rhs = value(s.inputs[1]).shape;
     // The dimension lists are checked before anything indexes a shape by
     // them (DotGeneralDims::decode does).
-    size_t nb = (size_t)s.ints[0], nc = (size_t)s.ints[1];
+    size_t nb = (size_t)s.attrs[0], nc = (size_t)s.attrs[1];
     auto list = [&](size_t from, size_t n) {
-      return std::vector<int64_t>(s.ints.begin() + from, s.ints.begin() + from + n);
+      return std::vector<int64_t>(s.attrs.begin() + from, s.attrs.begin() + from + n);
     };
     std::vector<int64_t> l = list(2, nb), r = list(2 + nb, nb), lc = list(2 + 2 * nb, nc),
                          rc = list(2 + 2 * nb + nc, nc);
@@ -458,7 +458,7 @@ private:
     r.insert(r.end(), rc.begin(), rc.end());
     SHARDC_CHECK(dims(l, (int64_t)lhs.size(), "the lhs"));
     SHARDC_CHECK(dims(r, (int64_t)rhs.size(), "the rhs"));
-    DotGeneralDims d = DotGeneralDims::decode(s.ints, lhs, rhs);
+    DotGeneralDims d = DotGeneralDims::decode(s.attrs, lhs, rhs);
     for (size_t i = 0; i < l.size(); ++i)
       if (lhs[l[i]] != rhs[r[i]])
         return fail("lhs dimension " + std::to_string(l[i]) + " and rhs dimension " +
@@ -502,8 +502,8 @@ private:
     if (value(in).dtype != value(out).dtype || os.size() != is.size())
       return fail("its input and output differ in element type or rank");
     auto kind = [&](size_t at) -> Status {
-      if (s.ints[at] < 0 || s.ints[at] > 3)
-        return fail("reduction kind " + std::to_string(s.ints[at]) + " is not 0..3");
+      if (s.attrs[at] < 0 || s.attrs[at] > 3)
+        return fail("reduction kind " + std::to_string(s.attrs[at]) + " is not 0..3");
       return Status::success();
     };
     auto scaled = [&](int64_t dim, bool grow) {
@@ -521,32 +521,32 @@ private:
       return shapeIs(out, is, "the output");
     case OpCode::AllGather:
       SHARDC_CHECK(ints(s, 1));
-      SHARDC_CHECK(dims({s.ints[0]}, r, "dim"));
-      return shapeIs(out, scaled(s.ints[0], true), "the output");
+      SHARDC_CHECK(dims({s.attrs[0]}, r, "dim"));
+      return shapeIs(out, scaled(s.attrs[0], true), "the output");
     case OpCode::AllSlice:
       SHARDC_CHECK(ints(s, 1));
-      SHARDC_CHECK(dims({s.ints[0]}, r, "dim"));
-      return shapeIs(out, scaled(s.ints[0], false), "the output");
+      SHARDC_CHECK(dims({s.attrs[0]}, r, "dim"));
+      return shapeIs(out, scaled(s.attrs[0], false), "the output");
     case OpCode::ReduceScatter:
       SHARDC_CHECK(ints(s, 2));
       SHARDC_CHECK(kind(0));
-      SHARDC_CHECK(dims({s.ints[1]}, r, "dim"));
-      return shapeIs(out, scaled(s.ints[1], false), "the output");
+      SHARDC_CHECK(dims({s.attrs[1]}, r, "dim"));
+      return shapeIs(out, scaled(s.attrs[1], false), "the output");
     case OpCode::AllToAll: {
       SHARDC_CHECK(ints(s, 2));
-      SHARDC_CHECK(dims({s.ints[0]}, r, "split dim"));
-      SHARDC_CHECK(dims({s.ints[1]}, r, "concat dim"));
-      Shape want = scaled(s.ints[0], false);
-      if (want[s.ints[0]] >= 0)
-        want[s.ints[1]] *= g;
+      SHARDC_CHECK(dims({s.attrs[0]}, r, "split dim"));
+      SHARDC_CHECK(dims({s.attrs[1]}, r, "concat dim"));
+      Shape want = scaled(s.attrs[0], false);
+      if (want[s.attrs[0]] >= 0)
+        want[s.attrs[1]] *= g;
       return shapeIs(out, want, "the output");
     }
     case OpCode::CollectivePermute: {
-      if ((int64_t)s.ints.size() != g)
-        return fail("names " + std::to_string(s.ints.size()) +
+      if ((int64_t)s.attrs.size() != g)
+        return fail("names " + std::to_string(s.attrs.size()) +
                     " sources for a group of " + std::to_string(g));
       std::vector<bool> seen(g, false);
-      for (int64_t src : s.ints) {
+      for (int64_t src : s.attrs) {
         if (src < 0 || src >= g || seen[src])
           return fail("its sources are not a permutation of the group's positions");
         seen[src] = true;
@@ -560,8 +560,8 @@ private:
   Status fused(const PlanStep &s) {
     // The encoding must be exactly what its decoded program encodes to:
     // no count that runs past the numbers, nothing left over.
-    FusedProgram p = FusedProgram::decode(s.ints);
-    if (p.encode() != s.ints)
+    FusedProgram p = FusedProgram::decode(s.attrs);
+    if (p.encode() != s.attrs)
       return fail("its program is malformed");
     if (Status st = p.validate(s.inputs.size(), s.outputs.size()); !st.ok())
       return fail(st.message());

@@ -80,9 +80,9 @@ TEST(Artifact, TheValidPlanLoadsAndRuns) {
 }
 
 TEST(Artifact, CraftedEnumsAreRejected) {
-  expectRejected([](Plan &p) { p.steps[1].ints = {7}; },
+  expectRejected([](Plan &p) { p.steps[1].attrs = {7}; },
                  "step 1 (all_reduce at m.mlir:4:8): reduction kind 7 is not 0..3");
-  expectRejected([](Plan &p) { p.steps[3].ints = {9, 1}; },
+  expectRejected([](Plan &p) { p.steps[3].attrs = {9, 1}; },
                  "step 3 (reduce at m.mlir:6:8): reduction kind is not 0..3");
   expectRejected(
       [](Plan &p) {
@@ -96,9 +96,9 @@ TEST(Artifact, CraftedEnumsAreRejected) {
 }
 
 TEST(Artifact, CraftedDimensionsAndIdsAreRejected) {
-  expectRejected([](Plan &p) { p.steps[3].ints = {0, 2}; },
+  expectRejected([](Plan &p) { p.steps[3].attrs = {0, 2}; },
                  "step 3 (reduce at m.mlir:6:8): dims has dimension 2, out of range for rank 2");
-  expectRejected([](Plan &p) { p.steps[0].ints = {0, 1, 5, 0}; },
+  expectRejected([](Plan &p) { p.steps[0].attrs = {0, 1, 5, 0}; },
                  "step 0 (dot_general at m.mlir:3:8): the lhs has dimension 5");
   expectRejected([](Plan &p) { p.steps[2].inputs = {40}; }, "names value v40, past the 6 values");
   expectRejected([](Plan &p) { p.results = {3, 99}; }, "the signature names value v99");
@@ -145,8 +145,8 @@ TEST(Artifact, CraftedOpcodesAndProgramsAreRejected) {
                  "step 1 (all_gather at m.mlir:4:8): the output has shape 2x2, expected 4x2");
   // A fused program whose instruction reads a register not yet defined,
   // and one whose counts run past its numbers.
-  expectRejected([](Plan &p) { p.steps[2].ints[5] = 5; },
+  expectRejected([](Plan &p) { p.steps[2].attrs[5] = 5; },
                  "step 2 (fused at m.mlir:5:8): malformed fused program");
-  expectRejected([](Plan &p) { p.steps[2].ints[0] = int64_t(1) << 60; },
+  expectRejected([](Plan &p) { p.steps[2].attrs[0] = int64_t(1) << 60; },
                  "step 2 (fused at m.mlir:5:8): its program is malformed");
 }

@@ -1098,7 +1098,7 @@ PlanSummary summarize(const Plan &plan) {
     ++s.steps[step.op];
     if (step.op != OpCode::Fused)
       continue;
-    FusedProgram p = FusedProgram::decode(step.ints);
+    FusedProgram p = FusedProgram::decode(step.attrs);
     s.fusedReductions += (int)p.reductions.size();
     for (const auto &r : p.reductions)
       s.reductionCols.push_back(r.cols);

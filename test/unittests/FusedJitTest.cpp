@@ -126,7 +126,7 @@ Plan planOf(const Case &c) {
     addResult({c.rows, c.cols});
   for (const auto &red : prog.reductions)
     addResult({c.rows * c.cols / red.cols});
-  step.ints = prog.encode();
+  step.attrs = prog.encode();
   p.steps = {step};
   p.arenaBytes = offset;
   return p;

@@ -132,7 +132,7 @@ TEST(PartitionCorpus, CoversEveryPlanOpCode) {
       for (const PlanStep &step : plan->steps) {
         seen.insert(step.op);
         if (step.op == OpCode::Fused)
-          for (const FusedProgram::Instruction &i : FusedProgram::decode(step.ints).instructions)
+          for (const FusedProgram::Instruction &i : FusedProgram::decode(step.attrs).instructions)
             seen.insert(i.op);
       }
     }

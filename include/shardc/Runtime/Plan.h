@@ -24,7 +24,7 @@ namespace shardc {
 
 /// One opcode per op of the dialect, numbered as in artifacts (see
 /// OpCodes.def, the catalogue every backend is generated from). Attributes
-/// live in PlanStep::ints, as documented per opcode there.
+/// live in PlanStep::attrs, as documented per opcode there.
 enum class OpCode : uint16_t {
 #define SHARDC_OP(Name, name, number) Name = number,
 #include "shardc/Runtime/OpCodes.def"
@@ -135,7 +135,8 @@ struct PlanStep {
   OpCode op;
   std::vector<int32_t> inputs;  // value ids
   std::vector<int32_t> outputs; // value ids
-  std::vector<int64_t> ints;    // attributes, see OpCode
+  std::vector<int64_t> attrs;   // the op's attributes as integers, per opcode
+                                // as OpCodes.def documents
   std::vector<std::string> axes; // collectives: mesh axes of the groups
   Array constant;               // Constant: the (local) value
   std::string location;         // "model.mlir:12:8", for runtime errors

@@ -114,7 +114,7 @@ void assignBuffers(Plan &plan) {
         step.op == OpCode::Reshape) {
       std::vector<FusedProgram::Input> modes;
       if (step.op == OpCode::Fused)
-        modes = FusedProgram::decode(step.ints).inputs;
+        modes = FusedProgram::decode(step.attrs).inputs;
       for (size_t i = 0; i < step.inputs.size(); ++i) {
         int32_t id = step.inputs[i];
         bool whole = modes.empty() || modes[i].mode == FusedProgram::Whole;

@@ -120,7 +120,7 @@ private:
     for (size_t i = 0; i < in.shape.size(); ++i) {
       if (in.shape[i] == 1)
         continue;
-      int64_t d = s.ints[i];
+      int64_t d = s.attrs[i];
       if (d <= last || in.shape[i] != out.shape[d])
         return std::nullopt; // a transposing broadcast
       last = d;
@@ -152,11 +152,11 @@ private:
   /// The row length of an f32 reduction over a trailing block of its
   /// operand's dimensions (rows are the leading ones), or 0.
   int64_t rowReductionCols(const PlanStep &s) {
-    if (s.op != OpCode::Reduce || s.ints.size() < 2 || s.ints[0] > 2)
+    if (s.op != OpCode::Reduce || s.attrs.size() < 2 || s.attrs[0] > 2)
       return 0;
     const PlanValue &in = plan.values[s.inputs[0]];
     int64_t rank = (int64_t)in.shape.size();
-    std::vector<int64_t> dims(s.ints.begin() + 1, s.ints.end());
+    std::vector<int64_t> dims(s.attrs.begin() + 1, s.attrs.end());
     std::sort(dims.begin(), dims.end());
     int64_t cols = 1;
     for (size_t i = 0; i < dims.size(); ++i) {
@@ -256,7 +256,7 @@ private:
       const PlanStep &s = plan.steps[g];
       int32_t out = s.outputs[0];
       if (s.op == OpCode::Reduce) {
-        reductions.push_back({out, {reg[s.inputs[0]], s.ints[0], rowReductionCols(s)}});
+        reductions.push_back({out, {reg[s.inputs[0]], s.attrs[0], rowReductionCols(s)}});
         continue;
       }
       if (s.op == OpCode::BroadcastInDim) {
@@ -274,7 +274,7 @@ private:
         in.x = regOf(s.inputs[0]);
         in.y = s.inputs.size() > 1 ? regOf(s.inputs[1]) : 0;
         if (s.op == OpCode::Compare)
-          in.direction = s.ints[0];
+          in.direction = s.attrs[0];
         else if (s.op == OpCode::Select)
           in.z = regOf(s.inputs[2]);
       }
@@ -306,7 +306,7 @@ private:
       removed.insert(g);
     if (fused.outputs.empty())
       return; // nothing reads the chain: it is dead
-    fused.ints = program.encode();
+    fused.attrs = program.encode();
     removed.erase(group.back());
     plan.steps[group.back()] = std::move(fused);
   }

@@ -60,7 +60,7 @@ void mergeAllReduces(Plan &plan, int64_t bucketBytes) {
       out.push_back(std::move(step));
       continue;
     }
-    Key key{step.axes, step.ints[0], plan.values[step.inputs[0]].dtype};
+    Key key{step.axes, step.attrs[0], plan.values[step.inputs[0]].dtype};
     auto [it, fresh] = pending.try_emplace(key, step);
     if (!fresh) {
       it->second.inputs.push_back(step.inputs[0]);

@@ -62,83 +62,83 @@ LogicalResult describe(Operation *op, PlanStep &step) {
         return simple(OpCode::Constant);
       })
       .Case([&](IotaOp c) {
-        step.ints = {c.getDimAttr().getInt()};
+        step.attrs = {c.getDimAttr().getInt()};
         return simple(OpCode::Iota);
       })
 #define SHARDC_UNARY(Name, ...) .Case([&](Name##Op) { return simple(OpCode::Name); })
 #define SHARDC_BINARY(Name, ...) .Case([&](Name##Op) { return simple(OpCode::Name); })
 #include "shardc/Runtime/OpCodes.def"
       .Case([&](CompareOp c) {
-        step.ints = {(int64_t)c.getDirection()};
+        step.attrs = {(int64_t)c.getDirection()};
         return simple(OpCode::Compare);
       })
       .Case([&](SelectOp) { return simple(OpCode::Select); })
       .Case([&](ConvertOp) { return simple(OpCode::Convert); })
       .Case([&](DotGeneralOp c) {
-        step.ints = {(int64_t)c.getLhsBatchingDims().size(),
+        step.attrs = {(int64_t)c.getLhsBatchingDims().size(),
                      (int64_t)c.getLhsContractingDims().size()};
-        append(step.ints, c.getLhsBatchingDims());
-        append(step.ints, c.getRhsBatchingDims());
-        append(step.ints, c.getLhsContractingDims());
-        append(step.ints, c.getRhsContractingDims());
+        append(step.attrs, c.getLhsBatchingDims());
+        append(step.attrs, c.getRhsBatchingDims());
+        append(step.attrs, c.getLhsContractingDims());
+        append(step.attrs, c.getRhsContractingDims());
         return simple(OpCode::DotGeneral);
       })
       .Case([&](ReduceOp c) {
-        step.ints = {reduceKind(c.getKind())};
-        append(step.ints, c.getDims());
+        step.attrs = {reduceKind(c.getKind())};
+        append(step.attrs, c.getDims());
         return simple(OpCode::Reduce);
       })
       .Case([&](BroadcastInDimOp c) {
-        append(step.ints, c.getDims());
+        append(step.attrs, c.getDims());
         return simple(OpCode::BroadcastInDim);
       })
       .Case([&](ReshapeOp) { return simple(OpCode::Reshape); })
       .Case([&](StopGradientOp) { return simple(OpCode::Reshape); }) // a copy
       .Case([&](TransposeOp c) {
-        append(step.ints, c.getPermutation());
+        append(step.attrs, c.getPermutation());
         return simple(OpCode::Transpose);
       })
       .Case([&](SliceOp c) {
-        append(step.ints, c.getStart());
-        append(step.ints, c.getLimit());
-        append(step.ints, c.getStrides());
+        append(step.attrs, c.getStart());
+        append(step.attrs, c.getLimit());
+        append(step.attrs, c.getStrides());
         return simple(OpCode::Slice);
       })
       .Case([&](DynamicSliceOp) { return simple(OpCode::DynamicSlice); })
       .Case([&](DynamicUpdateSliceOp) { return simple(OpCode::DynamicUpdateSlice); })
       .Case([&](ConcatenateOp c) {
-        step.ints = {c.getDimAttr().getInt()};
+        step.attrs = {c.getDimAttr().getInt()};
         return simple(OpCode::Concatenate);
       })
       .Case([&](TakeOp) { return simple(OpCode::Take); })
       .Case([&](ScatterAddOp) { return simple(OpCode::ScatterAdd); })
       .Case([&](AllReduceOp c) {
-        step.ints = {reduceKind(c.getKind())};
+        step.attrs = {reduceKind(c.getKind())};
         step.axes = axisNames(c.getAxes());
         return simple(OpCode::AllReduce);
       })
       .Case([&](AllGatherOp c) {
-        step.ints = {c.getDimAttr().getInt()};
+        step.attrs = {c.getDimAttr().getInt()};
         step.axes = axisNames(c.getAxes());
         return simple(OpCode::AllGather);
       })
       .Case([&](ReduceScatterOp c) {
-        step.ints = {reduceKind(c.getKind()), c.getDimAttr().getInt()};
+        step.attrs = {reduceKind(c.getKind()), c.getDimAttr().getInt()};
         step.axes = axisNames(c.getAxes());
         return simple(OpCode::ReduceScatter);
       })
       .Case([&](AllToAllOp c) {
-        step.ints = {c.getSplitDimAttr().getInt(), c.getConcatDimAttr().getInt()};
+        step.attrs = {c.getSplitDimAttr().getInt(), c.getConcatDimAttr().getInt()};
         step.axes = axisNames(c.getAxes());
         return simple(OpCode::AllToAll);
       })
       .Case([&](AllSliceOp c) {
-        step.ints = {c.getDimAttr().getInt()};
+        step.attrs = {c.getDimAttr().getInt()};
         step.axes = axisNames(c.getAxes());
         return simple(OpCode::AllSlice);
       })
       .Case([&](CollectivePermuteOp c) {
-        step.ints.assign(c.getSources().begin(), c.getSources().end());
+        step.attrs.assign(c.getSources().begin(), c.getSources().end());
         step.axes = axisNames(c.getAxes());
         return simple(OpCode::CollectivePermute);
       })

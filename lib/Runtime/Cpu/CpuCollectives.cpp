@@ -130,7 +130,7 @@ bool mergedAllReduce(const Plan &plan, const PlanStep &step, DeviceBuffers &buff
       std::memcpy(dst, src, v.bytes());
     segments.push_back({(T *)dst, numElements(v.shape)});
   }
-  return segmentedRingAllReduce<T>(step.ints[0], members, rank, segments, group,
+  return segmentedRingAllReduce<T>(step.attrs[0], members, rank, segments, group,
                                    buffers.device);
 }
 
@@ -171,7 +171,7 @@ bool gatherOrScatter(const Plan &plan, const PlanStep &step,
   if (!group.barrier.wait())
     return false;
   if (step.op == OpCode::AllGather) {
-    Split3 s = splitAt(in.shape, step.ints[0]);
+    Split3 s = splitAt(in.shape, step.attrs[0]);
     size_t es = dtypeSize(in.dtype), rowBytes = s.dim * s.inner * es;
     for (int64_t m = 0; m < n; ++m) {
       const uint8_t *from = static_cast<const uint8_t *>(group.operands[members[m]]);
@@ -179,7 +179,7 @@ bool gatherOrScatter(const Plan &plan, const PlanStep &step,
         std::memcpy(dst + (o * n + m) * rowBytes, from + o * rowBytes, rowBytes);
     }
   } else { // ReduceScatter, f32 sum or mean
-    Split3 s = splitAt(in.shape, step.ints[1]);
+    Split3 s = splitAt(in.shape, step.attrs[1]);
     int64_t block = s.dim / n, len = block * s.inner;
     float *out = reinterpret_cast<float *>(dst);
     for (int64_t o = 0; o < s.outer; ++o) {
@@ -193,7 +193,7 @@ bool gatherOrScatter(const Plan &plan, const PlanStep &step,
           y[i] += x[i];
       }
     }
-    if (step.ints[0] == 3)
+    if (step.attrs[0] == 3)
       for (int64_t i = 0; i < s.outer * len; ++i)
         out[i] /= (float)n;
   }
@@ -234,7 +234,7 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
     }
   }
   if (step.op == OpCode::AllReduce) {
-    int64_t kind = step.ints[0], count = numElements(in.shape);
+    int64_t kind = step.attrs[0], count = numElements(in.shape);
     if (dst != src) // in place when the plan says so
       std::memcpy(dst, src, in.bytes());
     group.work[d] = dst;
@@ -248,7 +248,7 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   }
 
   if (step.op == OpCode::AllSlice) {
-    localSlice(in, step.ints[0], rank, (int64_t)members.size(), src, dst);
+    localSlice(in, step.attrs[0], rank, (int64_t)members.size(), src, dst);
     return true;
   }
   if (step.op == OpCode::CollectivePermute) {
@@ -259,7 +259,7 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
       return false;
     // Every read happens before the second barrier: after it, a device
     // whose result shares its operand's buffer overwrites it.
-    const uint8_t *from = (const uint8_t *)group.operands[members[step.ints[rank]]];
+    const uint8_t *from = (const uint8_t *)group.operands[members[step.attrs[rank]]];
     std::vector<uint8_t> staged;
     if (dst == src && from != src)
       staged.assign(from, from + in.bytes());
@@ -273,7 +273,7 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   }
   if (step.op == OpCode::AllGather ||
       (step.op == OpCode::ReduceScatter && in.dtype == DType::F32 &&
-       (step.ints[0] == 0 || step.ints[0] == 3)))
+       (step.attrs[0] == 0 || step.attrs[0] == 3)))
     return gatherOrScatter(plan, step, members, rank, src, dst, d, group);
 
   // Direct algorithms: publish the operand, read the group's, write ours.
@@ -289,16 +289,16 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   Array result;
   switch (step.op) {
   case OpCode::AllReduce:
-    result = ref::allReduce((ref::Reduction)step.ints[0], ptrs);
+    result = ref::allReduce((ref::Reduction)step.attrs[0], ptrs);
     break;
-  case OpCode::AllGather: result = ref::allGather(ptrs, step.ints[0]); break;
+  case OpCode::AllGather: result = ref::allGather(ptrs, step.attrs[0]); break;
   case OpCode::ReduceScatter:
-    result = ref::reduceScatter((ref::Reduction)step.ints[0], ptrs, step.ints[1])[rank];
+    result = ref::reduceScatter((ref::Reduction)step.attrs[0], ptrs, step.attrs[1])[rank];
     break;
   case OpCode::AllToAll:
-    result = ref::allToAll(ptrs, step.ints[0], step.ints[1])[rank];
+    result = ref::allToAll(ptrs, step.attrs[0], step.attrs[1])[rank];
     break;
-  case OpCode::AllSlice: result = ref::allSlice(ptrs, step.ints[0])[rank]; break;
+  case OpCode::AllSlice: result = ref::allSlice(ptrs, step.attrs[0])[rank]; break;
   default: break;
   }
   // Nobody may overwrite an operand before every device has read it.

@@ -166,7 +166,7 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &lv = plan.values[s.inputs[0]], &rv = plan.values[s.inputs[1]];
   if (lv.dtype != DType::F32)
     return false;
-  DotGeneralDims dims = DotGeneralDims::decode(s.ints, lv.shape, rv.shape);
+  DotGeneralDims dims = DotGeneralDims::decode(s.attrs, lv.shape, rv.shape);
   const std::vector<int64_t> &lb = dims.lhsBatching, &rb = dims.rhsBatching,
                              &lc = dims.lhsContracting, &rc = dims.rhsContracting,
                              &lf = dims.lhsFree, &rf = dims.rhsFree;
@@ -235,9 +235,9 @@ template <typename T> void iotaInto(T *y, const Shape &shape, int64_t dim) {
 bool iota(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &out = plan.values[s.outputs[0]];
   if (out.dtype == DType::I32)
-    iotaInto((int32_t *)b.ptr[s.outputs[0]], out.shape, s.ints[0]);
+    iotaInto((int32_t *)b.ptr[s.outputs[0]], out.shape, s.attrs[0]);
   else if (out.dtype == DType::F32)
-    iotaInto((float *)b.ptr[s.outputs[0]], out.shape, s.ints[0]);
+    iotaInto((float *)b.ptr[s.outputs[0]], out.shape, s.attrs[0]);
   else
     return false;
   return true;
@@ -261,10 +261,10 @@ bool compare(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   uint8_t *y = b.ptr[s.outputs[0]];
   if (in.dtype == DType::I32)
     compareInto((const int32_t *)b.ptr[s.inputs[0]], (const int32_t *)b.ptr[s.inputs[1]], y,
-                n, s.ints[0]);
+                n, s.attrs[0]);
   else if (in.dtype == DType::F32)
     compareInto((const float *)b.ptr[s.inputs[0]], (const float *)b.ptr[s.inputs[1]], y, n,
-                s.ints[0]);
+                s.attrs[0]);
   else
     return false;
   return true;

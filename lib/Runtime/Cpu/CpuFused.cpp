@@ -125,7 +125,7 @@ Status runCompiled(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
 
 
 Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
-  FusedProgram p = FusedProgram::decode(step.ints);
+  FusedProgram p = FusedProgram::decode(step.attrs);
   int64_t numRegs = (int64_t)(p.inputs.size() + p.instructions.size());
   Status valid = p.validate(step.inputs.size(), step.outputs.size());
   if (!valid.ok())
@@ -135,7 +135,7 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
                   ? numElements(plan.values[step.outputs[0]].shape) * p.reductions[0].cols
                   : numElements(plan.values[step.outputs[0]].shape);
   if (FusedKernelCompiler *compiler = fusedKernelCompiler())
-    if (FusedKernelFn kernel = compiler->kernelFor(p, step.ints, n))
+    if (FusedKernelFn kernel = compiler->kernelFor(p, step.attrs, n))
       return runCompiled(plan, step, buffers, p, kernel, n);
   // Row reductions accumulate in double, one accumulator per row.
   std::vector<std::vector<double>> acc;

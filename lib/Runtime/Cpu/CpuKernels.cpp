@@ -42,26 +42,26 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
     return ref::binary(s.op, in(0), in(1));
   switch (s.op) {
   case OpCode::Constant: return s.constant;
-  case OpCode::Iota: return ref::iota(out.dtype, out.shape, s.ints[0]);
+  case OpCode::Iota: return ref::iota(out.dtype, out.shape, s.attrs[0]);
   case OpCode::Compare:
-    return ref::compare((ref::CompareFn)s.ints[0], in(0), in(1));
+    return ref::compare((ref::CompareFn)s.attrs[0], in(0), in(1));
   case OpCode::Select: return ref::select(in(0), in(1), in(2));
   case OpCode::Convert: return ref::convert(in(0), out.dtype);
   case OpCode::DotGeneral: {
-    size_t nb = s.ints[0], nc = s.ints[1];
-    ref::DotDims dims{range(s.ints, 2, nb), range(s.ints, 2 + nb, nb),
-                      range(s.ints, 2 + 2 * nb, nc), range(s.ints, 2 + 2 * nb + nc, nc)};
+    size_t nb = s.attrs[0], nc = s.attrs[1];
+    ref::DotDims dims{range(s.attrs, 2, nb), range(s.attrs, 2 + nb, nb),
+                      range(s.attrs, 2 + 2 * nb, nc), range(s.attrs, 2 + 2 * nb + nc, nc)};
     return ref::dotGeneral(in(0), in(1), dims);
   }
   case OpCode::Reduce:
-    return ref::reduce((ref::Reduction)s.ints[0], in(0), range(s.ints, 1, s.ints.size() - 1));
-  case OpCode::BroadcastInDim: return ref::broadcastInDim(in(0), out.shape, s.ints);
+    return ref::reduce((ref::Reduction)s.attrs[0], in(0), range(s.attrs, 1, s.attrs.size() - 1));
+  case OpCode::BroadcastInDim: return ref::broadcastInDim(in(0), out.shape, s.attrs);
   case OpCode::Reshape: return ref::reshape(in(0), out.shape);
-  case OpCode::Transpose: return ref::transpose(in(0), s.ints);
+  case OpCode::Transpose: return ref::transpose(in(0), s.attrs);
   case OpCode::Slice: {
-    size_t r = s.ints.size() / 3;
-    return ref::slice(in(0), range(s.ints, 0, r), range(s.ints, r, r),
-                      range(s.ints, 2 * r, r));
+    size_t r = s.attrs.size() / 3;
+    return ref::slice(in(0), range(s.attrs, 0, r), range(s.attrs, r, r),
+                      range(s.attrs, 2 * r, r));
   }
   case OpCode::Concatenate: {
     std::vector<Array> arrays;
@@ -70,7 +70,7 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
     std::vector<const Array *> ptrs;
     for (const Array &a : arrays)
       ptrs.push_back(&a);
-    return ref::concatenate(ptrs, s.ints[0]);
+    return ref::concatenate(ptrs, s.attrs[0]);
   }
   case OpCode::DynamicSlice:
   case OpCode::DynamicUpdateSlice: {

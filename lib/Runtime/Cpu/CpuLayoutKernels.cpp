@@ -120,9 +120,9 @@ bool copyBySize(size_t es, const uint8_t *x, uint8_t *y, const Walk &w) {
 
 bool transpose(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
-  std::vector<int64_t> is = stridesOf(in.shape), os = stridesOf(out.shape), from(s.ints.size());
-  for (size_t i = 0; i < s.ints.size(); ++i)
-    from[i] = is[s.ints[i]];
+  std::vector<int64_t> is = stridesOf(in.shape), os = stridesOf(out.shape), from(s.attrs.size());
+  for (size_t i = 0; i < s.attrs.size(); ++i)
+    from[i] = is[s.attrs[i]];
   return copyBySize(dtypeSize(out.dtype), b.ptr[s.inputs[0]], b.ptr[s.outputs[0]],
                     collapse(out.shape, from, os));
 }
@@ -131,9 +131,9 @@ bool broadcast(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
   std::vector<int64_t> is = stridesOf(in.shape), os = stridesOf(out.shape);
   std::vector<int64_t> from(out.shape.size(), 0);
-  for (size_t i = 0; i < s.ints.size(); ++i)
+  for (size_t i = 0; i < s.attrs.size(); ++i)
     if (in.shape[i] != 1)
-      from[s.ints[i]] = is[i];
+      from[s.attrs[i]] = is[i];
   return copyBySize(dtypeSize(out.dtype), b.ptr[s.inputs[0]], b.ptr[s.outputs[0]],
                     collapse(out.shape, from, os));
 }
@@ -144,8 +144,8 @@ bool slice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   std::vector<int64_t> is = stridesOf(in.shape), os = stridesOf(out.shape), from(r);
   int64_t base = 0;
   for (size_t d = 0; d < r; ++d) {
-    base += s.ints[d] * is[d];
-    from[d] = is[d] * s.ints[2 * r + d];
+    base += s.attrs[d] * is[d];
+    from[d] = is[d] * s.attrs[2 * r + d];
   }
   return copyBySize(es, b.ptr[s.inputs[0]] + base * es, b.ptr[s.outputs[0]],
                     collapse(out.shape, from, os));
@@ -212,7 +212,7 @@ bool dynamicUpdateSlice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 
 bool concatenate(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &out = plan.values[s.outputs[0]];
-  int64_t dim = s.ints[0];
+  int64_t dim = s.attrs[0];
   size_t es = dtypeSize(out.dtype);
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < dim; ++d)
@@ -237,13 +237,13 @@ bool concatenate(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 /// accumulate in double, as the reference does.
 bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &in = plan.values[s.inputs[0]];
-  int64_t kind = s.ints[0];
+  int64_t kind = s.attrs[0];
   if (in.dtype != DType::F32 || kind > 2)
     return false;
   size_t r = in.shape.size();
   std::vector<bool> reduced(r, false);
-  for (size_t i = 1; i < s.ints.size(); ++i)
-    reduced[s.ints[i]] = true;
+  for (size_t i = 1; i < s.attrs.size(); ++i)
+    reduced[s.attrs[i]] = true;
   // Result strides for the kept dimensions, 0 for the reduced ones.
   std::vector<int64_t> is = stridesOf(in.shape), os(r, 0);
   int64_t stride = 1;

@@ -122,7 +122,7 @@ std::string fingerprint(const Plan &plan) {
     mix(&st.op, sizeof(st.op));
     mix(st.inputs.data(), st.inputs.size() * sizeof(int32_t));
     mix(st.outputs.data(), st.outputs.size() * sizeof(int32_t));
-    mix(st.ints.data(), st.ints.size() * sizeof(int64_t));
+    mix(st.attrs.data(), st.attrs.size() * sizeof(int64_t));
     mix(st.constant.bytes(), st.constant.sizeInBytes());
   }
   return s + "|content " + std::to_string(h);
@@ -160,7 +160,7 @@ std::vector<int64_t> cat3(std::vector<int64_t> a, const std::vector<int64_t> &b,
 DotPlan planDot(const Plan &plan, const PlanStep &s) {
   const PlanValue &lv = plan.values[s.inputs[0]], &rv = plan.values[s.inputs[1]];
   DotPlan p;
-  DotGeneralDims dims = DotGeneralDims::decode(s.ints, lv.shape, rv.shape);
+  DotGeneralDims dims = DotGeneralDims::decode(s.attrs, lv.shape, rv.shape);
   p.lb = dims.lhsBatching, p.rb = dims.rhsBatching, p.lc = dims.lhsContracting,
   p.rc = dims.rhsContracting, p.lf = dims.lhsFree, p.rf = dims.rhsFree;
   p.B = dims.B, p.M = dims.M, p.N = dims.N, p.K = dims.K;
@@ -379,11 +379,11 @@ StatusOr<Prepared *> CudaBackend::prepare(const Plan &plan) {
       p->scratchBytes = std::max(p->scratchBytes, 2 * alignUp(big));
     }
     if (s.op == OpCode::Fused) {
-      FusedProgram prog = FusedProgram::decode(s.ints);
+      FusedProgram prog = FusedProgram::decode(s.attrs);
       StatusOr<FusedKernel> k = generateFusedKernel(prog, s.inputs.size(), s.outputs.size());
       if (!k.ok())
         return Status::error(s.location + ": " + k.message());
-      StatusOr<cudaKernel_t> kernel = fusedKernel(s.ints, *k);
+      StatusOr<cudaKernel_t> kernel = fusedKernel(s.attrs, *k);
       if (!kernel.ok())
         return Status::error(s.location + ": " + kernel.message());
       p->fused[i] = *kernel;
@@ -509,11 +509,11 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
     break;
   case OpCode::Iota: {
     std::vector<int64_t> st = stridesOf(out.shape);
-    launchIota(out.dtype, y, n, st[s.ints[0]], out.shape[s.ints[0]], stream);
+    launchIota(out.dtype, y, n, st[s.attrs[0]], out.shape[s.attrs[0]], stream);
     break;
   }
   case OpCode::Compare:
-    launchCompare(s.ints[0], in0.dtype, x(0), x(1), y, n, stream);
+    launchCompare(s.attrs[0], in0.dtype, x(0), x(1), y, n, stream);
     break;
   case OpCode::Select:
     launchSelect(dtypeSize(out.dtype), x(0), x(1), x(2), y, n, stream);
@@ -521,7 +521,7 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
   case OpCode::Convert: launchConvert(in0.dtype, out.dtype, x(0), y, n, stream); break;
   case OpCode::DotGeneral: return runDot(plan, s, dev, ptr);
   case OpCode::Reduce: {
-    std::vector<int64_t> dims(s.ints.begin() + 1, s.ints.end());
+    std::vector<int64_t> dims(s.attrs.begin() + 1, s.attrs.end());
     std::vector<int64_t> st = stridesOf(in0.shape);
     StridedView kept, reduced;
     for (int64_t dim = 0; dim < (int64_t)in0.shape.size(); ++dim) {
@@ -530,7 +530,7 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
       v.shape[v.rank] = in0.shape[dim];
       v.inStrides[v.rank++] = st[dim];
     }
-    launchReduce(s.ints[0], in0.dtype, x(0), y, kept, reduced, stream);
+    launchReduce(s.attrs[0], in0.dtype, x(0), y, kept, reduced, stream);
     break;
   }
   case OpCode::BroadcastInDim: {
@@ -538,9 +538,9 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
     std::vector<int64_t> inSt = stridesOf(in0.shape);
     for (int dd = 0; dd < v.rank; ++dd)
       v.inStrides[dd] = 0;
-    for (size_t i = 0; i < s.ints.size(); ++i)
-      if (in0.shape[i] == out.shape[s.ints[i]])
-        v.inStrides[s.ints[i]] = inSt[i];
+    for (size_t i = 0; i < s.attrs.size(); ++i)
+      if (in0.shape[i] == out.shape[s.attrs[i]])
+        v.inStrides[s.attrs[i]] = inSt[i];
     launchStridedCopy(dtypeSize(out.dtype), x(0), y, v, stream);
     break;
   }
@@ -550,15 +550,15 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
           cudaMemcpyAsync(y, x(0), out.bytes(), cudaMemcpyDeviceToDevice, stream));
     break;
   case OpCode::Transpose:
-    launchStridedCopy(dtypeSize(out.dtype), x(0), y, permuteView(in0.shape, s.ints), stream);
+    launchStridedCopy(dtypeSize(out.dtype), x(0), y, permuteView(in0.shape, s.attrs), stream);
     break;
   case OpCode::Slice: {
     size_t r = in0.shape.size();
     StridedView v = contiguousView(out.shape);
     std::vector<int64_t> inSt = stridesOf(in0.shape);
     for (size_t dd = 0; dd < r; ++dd) {
-      v.inStrides[dd] = inSt[dd] * s.ints[2 * r + dd];
-      v.inOffset += s.ints[dd] * inSt[dd];
+      v.inStrides[dd] = inSt[dd] * s.attrs[2 * r + dd];
+      v.inOffset += s.attrs[dd] * inSt[dd];
     }
     launchStridedCopy(dtypeSize(out.dtype), x(0), y, v, stream);
     break;
@@ -588,7 +588,7 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
     break;
   }
   case OpCode::Concatenate: {
-    int64_t dim = s.ints[0], at = 0;
+    int64_t dim = s.attrs[0], at = 0;
     std::vector<int64_t> outSt = stridesOf(out.shape);
     for (size_t i = 0; i < s.inputs.size(); ++i) {
       const PlanValue &iv = plan.values[s.inputs[i]];
@@ -620,7 +620,7 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
   }
   case OpCode::Fused: {
     const FusedKernel &k = prep.fusedInfo[stepIndex];
-    FusedProgram prog = FusedProgram::decode(s.ints);
+    FusedProgram prog = FusedProgram::decode(s.attrs);
     int64_t count = prog.outputs.empty()
                         ? numElements(out.shape) * prog.reductions[0].cols
                         : numElements(out.shape);

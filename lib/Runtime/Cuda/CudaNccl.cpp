@@ -218,7 +218,7 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
       }
       // all_slice: this rank's block of dim.
       int64_t rank = plan.mesh.groupRank(step.axes, dev.device);
-      Split sp = splitAt(in.shape, step.ints[0]);
+      Split sp = splitAt(in.shape, step.attrs[0]);
       int64_t blk = sp.size / n * sp.inner;
       StridedView v = view3(sp.outer, 1, blk, {sp.size * sp.inner, 0, 1}, {blk, 0, 1},
                             rank * blk);
@@ -231,7 +231,7 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
   for (const CollectiveDevice &dev : devices) {
     cudaSetDevice(dev.gpu);
     if (step.op == OpCode::ReduceScatter) {
-      Split sp = splitAt(in.shape, step.ints[1]);
+      Split sp = splitAt(in.shape, step.attrs[1]);
       int64_t blk = sp.size / n * sp.inner;
       if (sp.outer > 1)
         launchStridedCopy(es, dev.in, dev.scratch,
@@ -239,7 +239,7 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
                                 {sp.outer * blk, blk, 1}),
                           dev.stream);
     } else if (step.op == OpCode::AllToAll) {
-      Split sp = splitAt(in.shape, step.ints[0]);
+      Split sp = splitAt(in.shape, step.attrs[0]);
       int64_t blk = sp.size / n * sp.inner; // one block's run within an outer index
       launchStridedCopy(es, dev.in, dev.scratch,
                         view3(n, sp.outer, blk, {blk, n * blk, 1}, {sp.outer * blk, blk, 1}),
@@ -261,31 +261,31 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
     switch (step.op) {
     case OpCode::AllReduce:
       r = ncclAllReduce(dev.in, dev.out, inCount, ncclType(in.dtype),
-                        ncclOp(step.ints[0], in.dtype), comm, dev.stream);
+                        ncclOp(step.attrs[0], in.dtype), comm, dev.stream);
       break;
     case OpCode::AllGather: {
-      Split sp = splitAt(in.shape, step.ints[0]);
+      Split sp = splitAt(in.shape, step.attrs[0]);
       r = ncclAllGather(dev.in, sp.outer > 1 ? dev.scratch : dev.out, inCount * es, ncclInt8,
                         comm, dev.stream);
       break;
     }
     case OpCode::ReduceScatter: {
-      Split sp = splitAt(in.shape, step.ints[1]);
+      Split sp = splitAt(in.shape, step.attrs[1]);
       r = ncclReduceScatter(sp.outer > 1 ? dev.scratch : dev.in, dev.out, outCount,
-                            ncclType(in.dtype), ncclOp(step.ints[0], in.dtype), comm,
+                            ncclType(in.dtype), ncclOp(step.attrs[0], in.dtype), comm,
                             dev.stream);
       break;
     }
     case OpCode::CollectivePermute: {
       int64_t rank = plan.mesh.groupRank(step.axes, dev.device), reader = rank;
       for (int64_t p = 0; p < n; ++p)
-        if (step.ints[p] == rank)
+        if (step.attrs[p] == rank)
           reader = p;
       void *recv = dev.out == dev.in ? dev.scratch : dev.out;
       if (reader != rank)
         r = ncclSend(dev.in, in.bytes(), ncclInt8, (int)reader, comm, dev.stream);
-      if (r == ncclSuccess && step.ints[rank] != rank)
-        r = ncclRecv(recv, in.bytes(), ncclInt8, (int)step.ints[rank], comm, dev.stream);
+      if (r == ncclSuccess && step.attrs[rank] != rank)
+        r = ncclRecv(recv, in.bytes(), ncclInt8, (int)step.attrs[rank], comm, dev.stream);
       break;
     }
     case OpCode::AllToAll: {
@@ -315,7 +315,7 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
   for (const CollectiveDevice &dev : devices) {
     cudaSetDevice(dev.gpu);
     if (step.op == OpCode::AllGather) {
-      Split sp = splitAt(in.shape, step.ints[0]);
+      Split sp = splitAt(in.shape, step.attrs[0]);
       int64_t blk = sp.size * sp.inner;
       if (sp.outer > 1)
         launchStridedCopy(es, dev.scratch, dev.out,
@@ -326,8 +326,8 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
       // recv holds n blocks [n][block]; block i goes to position i along
       // the concat dimension.
       Shape block = in.shape;
-      block[step.ints[0]] /= n;
-      Split sp = splitAt(block, step.ints[1]);
+      block[step.attrs[0]] /= n;
+      Split sp = splitAt(block, step.attrs[1]);
       int64_t bc = sp.size * sp.inner, blockCount = inCount / n;
       const uint8_t *recv = (const uint8_t *)dev.scratch + inCount * es;
       launchStridedCopy(es, recv, dev.out,
@@ -336,14 +336,14 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
     }
     if (step.op == OpCode::CollectivePermute) {
       int64_t rank = plan.mesh.groupRank(step.axes, dev.device);
-      const void *from = step.ints[rank] == rank ? dev.in
+      const void *from = step.attrs[rank] == rank ? dev.in
                          : dev.out == dev.in     ? dev.scratch
                                                  : nullptr;
       if (from && from != dev.out && in.bytes())
         cudaMemcpyAsync(dev.out, from, in.bytes(), cudaMemcpyDeviceToDevice, dev.stream);
     }
-    bool mean = (step.op == OpCode::AllReduce && step.ints[0] == 3) ||
-                (step.op == OpCode::ReduceScatter && step.ints[0] == 3);
+    bool mean = (step.op == OpCode::AllReduce && step.attrs[0] == 3) ||
+                (step.op == OpCode::ReduceScatter && step.attrs[0] == 3);
     if (mean)
       launchDivideByCount(in.dtype, dev.out, outCount, n, dev.stream);
   }
