@@ -110,7 +110,7 @@ Plan fusedPlan(const Chain &chain, int64_t rows, int64_t cols) {
   step.inputs = {0, 1};
   step.outputs = {2};
   if (chain.rowSum) {
-    program.reductions = {{last, 0, cols}};
+    program.reductions = {{last, Reduction::Sum, cols}};
     step.outputs.push_back(3);
   }
   step.attrs = program.encode();

@@ -34,16 +34,6 @@ DType dtypeOf(Value v) {
   return *toDType(cast<RankedTensorType>(v.getType()).getElementType());
 }
 
-ref::Reduction toReduction(ReduceKind k) {
-  switch (k) {
-  case ReduceKind::Sum: return ref::Reduction::Sum;
-  case ReduceKind::Max: return ref::Reduction::Max;
-  case ReduceKind::Min: return ref::Reduction::Min;
-  case ReduceKind::Mean: return ref::Reduction::Mean;
-  }
-  return ref::Reduction::Sum;
-}
-
 ref::CompareFn toCompare(CompareDirection d) {
   switch (d) {
   case CompareDirection::EQ: return ref::CompareFn::EQ;

@@ -199,7 +199,7 @@ public:
     j->addIncoming(b.getInt64(0), segBody);
     std::vector<PHINode *> accPhi, zeroPhi;
     for (const auto &red : p.reductions) {
-      accPhi.push_back(b.CreatePHI(red.kind == 0 ? (Type *)vd : vf, 2, "lanes"));
+      accPhi.push_back(b.CreatePHI(red.kind == Reduction::Sum ? (Type *)vd : vf, 2, "lanes"));
       accPhi.back()->addIncoming(identityVector(red.kind), segBody);
       zeroPhi.push_back(b.CreatePHI(b.getInt32Ty(), 2, "first.zero"));
       zeroPhi.back()->addIncoming(b.getInt32(0), segBody);
@@ -250,7 +250,7 @@ public:
       Value *slot = b.CreateGEP(f64, accBase[k], redRow[k]);
       Value *old = b.CreateLoad(f64, slot);
       Value *updated;
-      if (red.kind == 0) {
+      if (red.kind == Reduction::Sum) {
         Value *sum = b.CreateFAddReduce(ConstantFP::getNegativeZero(f64), l);
         updated = b.CreateFAdd(old, sum);
       } else {
@@ -312,18 +312,18 @@ private:
     return ConstantVector::getSplat(ElementCount::getFixed(t.width), ConstantFP::get(elem, v));
   }
 
-  Constant *identityVector(int64_t kind) {
-    if (kind == 0)
+  Constant *identityVector(Reduction kind) {
+    if (kind == Reduction::Sum)
       return splat(f64, 0.0);
     return ConstantVector::getSplat(ElementCount::getFixed(t.width),
-                                    ConstantFP::getInfinity(f32, /*Negative=*/kind == 1));
+                                    ConstantFP::getInfinity(f32, /*Negative=*/kind == Reduction::Max));
   }
 
   /// The interpreter's max / min: NaN if either is NaN, else the new value
   /// only when strictly greater (smaller), so ties keep the first.
-  Value *combine(int64_t kind, Value *acc, Value *x) {
+  Value *combine(Reduction kind, Value *acc, Value *x) {
     Value *nan = ConstantFP::getNaN(acc->getType());
-    Value *better = kind == 1 ? b.CreateFCmpOGT(x, acc) : b.CreateFCmpOLT(x, acc);
+    Value *better = kind == Reduction::Max ? b.CreateFCmpOGT(x, acc) : b.CreateFCmpOLT(x, acc);
     return b.CreateSelect(b.CreateFCmpUNO(acc, x), nan, b.CreateSelect(better, x, acc));
   }
 
@@ -412,8 +412,8 @@ private:
       const auto &red = p.reductions[k];
       Value *v = reg[red.reg];
       if (mask)
-        v = b.CreateSelect(mask, v, red.kind == 0 ? splat(f32, 0.0) : identityVector(red.kind));
-      if (red.kind == 0) {
+        v = b.CreateSelect(mask, v, red.kind == Reduction::Sum ? splat(f32, 0.0) : identityVector(red.kind));
+      if (red.kind == Reduction::Sum) {
         s.lanes.push_back(b.CreateFAdd(accIn[k], b.CreateFPExt(v, vd)));
         s.firstZero.push_back(zeroIn[k]);
         continue;

@@ -132,8 +132,8 @@ std::vector<int64_t> FusedProgram::encode() const {
   ints.push_back((int64_t)outputs.size());
   ints.insert(ints.end(), outputs.begin(), outputs.end());
   ints.push_back((int64_t)reductions.size());
-  for (const Reduction &r : reductions)
-    ints.insert(ints.end(), {r.reg, r.kind, r.cols});
+  for (const RowReduction &r : reductions)
+    ints.insert(ints.end(), {r.reg, (int64_t)r.kind, r.cols});
   return ints;
 }
 
@@ -154,9 +154,9 @@ Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
   }
   for (int64_t r : outputs)
     valid = valid && r >= 0 && r < numRegs;
-  for (const Reduction &red : reductions)
-    valid = valid && red.reg >= 0 && red.reg < numRegs && red.kind >= 0 && red.kind <= 2 &&
-            red.cols > 0;
+  for (const RowReduction &red : reductions)
+    valid = valid && red.reg >= 0 && red.reg < numRegs && (int64_t)red.kind >= 0 &&
+            (int64_t)red.kind <= 2 && red.cols > 0;
   for (const Input &in : inputs)
     valid = valid && in.mode >= Whole && in.mode <= Scalar &&
             (in.mode == Whole || in.mode == Scalar || in.cols > 0);
@@ -190,7 +190,7 @@ FusedProgram FusedProgram::decode(const std::vector<int64_t> &ints) {
     p.outputs.push_back(next());
   for (int64_t n = next(), i = 0; i < n && more(); ++i) {
     int64_t reg = next(), kind = next();
-    p.reductions.push_back({reg, kind, next()});
+    p.reductions.push_back({reg, (Reduction)kind, next()});
   }
   return p;
 }

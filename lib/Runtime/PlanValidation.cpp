@@ -565,7 +565,7 @@ private:
       return fail("its program is malformed");
     if (Status st = p.validate(s.inputs.size(), s.outputs.size()); !st.ok())
       return fail(st.message());
-    for (const FusedProgram::Reduction &r : p.reductions)
+    for (const FusedProgram::RowReduction &r : p.reductions)
       if (r.cols > kMaxValueBytes)
         return fail("a reduction's row length is out of range");
     for (const FusedProgram::Input &i : p.inputs)

@@ -114,7 +114,7 @@ TEST(CudaCodegen, RowReductions) {
     p.inputs = {whole(), {FusedProgram::AlongColumns, 13}};
     p.instructions = {Instr{OpCode::Sub, 0, 1, 0}, Instr{OpCode::Exp, 2, 0, 0}};
     p.outputs = {3};
-    p.reductions = {{3, kind, 13}, {2, 0, 13}};
+    p.reductions = {{3, (Reduction)kind, 13}, {2, Reduction::Sum, 13}};
     FusedProgram decoded = FusedProgram::decode(p.encode());
     std::string src = compiles(decoded, 3);
     StatusOr<FusedKernel> k = generateFusedKernel(decoded, 2, 3);
@@ -126,7 +126,7 @@ TEST(CudaCodegen, RowReductions) {
   FusedProgram p;
   p.inputs = {whole()};
   p.instructions = {Instr{OpCode::Mul, 0, 0, 0}};
-  p.reductions = {{1, 0, 5}};
+  p.reductions = {{1, Reduction::Sum, 5}};
   compiles(p, 1);
 }
 

@@ -162,7 +162,7 @@ void expectSame(const Case &c, const std::vector<Array> &got, const std::vector<
   for (size_t r = 0; r < got.size(); ++r) {
     bool isReduction = r >= c.program.outputs.size();
     Match m = c.match;
-    if (isReduction && c.program.reductions[r - c.program.outputs.size()].kind == 0)
+    if (isReduction && c.program.reductions[r - c.program.outputs.size()].kind == Reduction::Sum)
       m = Match::SumRelative;
     // A reduction's rows: its scale is the magnitude of what it summed, which
     // the values reached (bounded by the sum of the inputs' magnitudes).
@@ -334,7 +334,7 @@ TEST_P(FusedJitTest, RowReductions) {
         c.program.instructions = {I{OpCode::Exp, 0, 0, 0}, I{OpCode::Mul, 2, 1, 0}};
         if (withOutput)
           c.program.outputs = {3};
-        c.program.reductions = {{3, kind, cols}};
+        c.program.reductions = {{3, (Reduction)kind, cols}};
         c.rows = rows, c.cols = cols;
         c.inputs = {values(rows * cols, rng, -2, 2), values(cols, rng, -1, 1, false)};
         // exp is not exact: the reduced register may differ by an ulp or two.
@@ -349,7 +349,7 @@ TEST_P(FusedJitTest, MaxAndMinReductionsPickTheFirstSignedZero) {
     int64_t rows = 9, cols = 37;
     c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::Whole, 0}};
     c.program.instructions = {I{OpCode::Mul, 0, 1, 0}, I{OpCode::Abs, 2, 0, 0}};
-    c.program.reductions = {{2, kind, cols}};
+    c.program.reductions = {{2, (Reduction)kind, cols}};
     c.rows = rows, c.cols = cols;
     std::vector<float> a, b;
     std::uniform_int_distribution<int> pick(0, 3);
@@ -373,7 +373,7 @@ TEST_P(FusedJitTest, RangesStartingMidRowAndInPlace) {
   // r2 = x * col; r3 = exp(r2); r4 = r3 + x
   p.instructions = {I{OpCode::Mul, 0, 1, 0}, I{OpCode::Exp, 2, 0, 0}, I{OpCode::Add, 3, 0, 0}};
   p.outputs = {4};
-  p.reductions = {{4, 0, cols}, {2, 1, cols}};
+  p.reductions = {{4, Reduction::Sum, cols}, {2, Reduction::Max, cols}};
   FusedKernelFn kernel = jit->kernelFor(p, p.encode(), n);
   ASSERT_NE(kernel, nullptr);
   std::vector<float> x = values(n, rng, -2, 2, false), col = values(rows, rng, -1, 1, false);
@@ -429,7 +429,7 @@ TEST_P(FusedJitTest, NestedRowLengthsCompile) {
   c.program.instructions = {I{OpCode::Add, 0, 1, 0}, I{OpCode::Mul, 3, 2, 0},
                             I{OpCode::Exp, 4, 0, 0}};
   c.program.outputs = {5};
-  c.program.reductions = {{5, 0, 7}, {4, 1, 21}};
+  c.program.reductions = {{5, Reduction::Sum, 7}, {4, Reduction::Max, 21}};
   c.rows = 3, c.cols = 21;
   c.inputs = {values(63, rng, -1, 1), values(21, rng, -1, 1), values(3, rng, -1, 1)};
   c.match = Match::Ulp4; // exp
@@ -443,7 +443,7 @@ TEST_P(FusedJitTest, RowLengthsThatDoNotNestFallBackToTheInterpreter) {
   c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::AlongRows, 10}};
   c.program.instructions = {I{OpCode::Add, 0, 1, 0}, I{OpCode::Exp, 2, 0, 0}};
   c.program.outputs = {3};
-  c.program.reductions = {{3, 0, 6}};
+  c.program.reductions = {{3, Reduction::Sum, 6}};
   c.rows = 6, c.cols = 10;
   c.inputs = {values(60, rng, -1, 1), values(10, rng, -1, 1)};
   EXPECT_EQ(jit->kernelFor(c.program, c.program.encode(), 60), nullptr);

@@ -23,7 +23,6 @@
 namespace shardc::ref {
 
 enum class CompareFn { EQ, NE, LT, LE, GT, GE };
-enum class Reduction { Sum, Max, Min, Mean };
 
 using Dims = std::vector<int64_t>;
 

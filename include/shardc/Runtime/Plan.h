@@ -30,6 +30,18 @@ enum class OpCode : uint16_t {
 #include "shardc/Runtime/OpCodes.def"
 };
 
+/// How values are combined: by reduce, all_reduce and reduce_scatter steps
+/// (their attrs[0]), a fused program's row reductions, the reference
+/// kernels and the partitioner's partial results. The dialect's
+/// `#shardc<reduce_kind>` attribute has the same numbers.
+enum class Reduction : int64_t { Sum = 0, Max = 1, Min = 2, Mean = 3 };
+/// Where an accumulator starts: 0 (Sum, Mean), -inf (Max), +inf (Min).
+inline double reductionIdentity(Reduction kind) {
+  return kind == Reduction::Max   ? -__builtin_inf()
+         : kind == Reduction::Min ? __builtin_inf()
+                                  : 0.0;
+}
+
 /// Whether `number` is an opcode of this shardc (artifacts are untrusted).
 bool isOpCode(uint64_t number);
 /// Elementwise ops of one operand, and of two (the rows SHARDC_UNARY and
@@ -70,12 +82,12 @@ struct FusedProgram {
   std::vector<Input> inputs;
   std::vector<Instruction> instructions;
   std::vector<int64_t> outputs; // registers, one per step output
-  struct Reduction {
-    int64_t reg;  // the register reduced
-    int64_t kind; // sum max min = 0..2
-    int64_t cols; // row length: element i belongs to row i / cols
+  struct RowReduction {
+    int64_t reg;                      // the register reduced
+    shardc::Reduction kind;           // Sum, Max or Min
+    int64_t cols;                     // row length: element i belongs to row i / cols
   };
-  std::vector<Reduction> reductions; // after `outputs` in the step's outputs
+  std::vector<RowReduction> reductions; // after `outputs` in the step's outputs
 
   std::vector<int64_t> encode() const;
   static FusedProgram decode(const std::vector<int64_t> &ints);

@@ -251,12 +251,13 @@ private:
     for (auto &[id, how] : inputs)
       program.inputs.push_back(how);
     int64_t next = (int64_t)inputs.size();
-    std::vector<std::pair<int32_t, FusedProgram::Reduction>> reductions;
+    std::vector<std::pair<int32_t, FusedProgram::RowReduction>> reductions;
     for (size_t g : group) {
       const PlanStep &s = plan.steps[g];
       int32_t out = s.outputs[0];
       if (s.op == OpCode::Reduce) {
-        reductions.push_back({out, {reg[s.inputs[0]], s.attrs[0], rowReductionCols(s)}});
+        reductions.push_back(
+            {out, {reg[s.inputs[0]], (Reduction)s.attrs[0], rowReductionCols(s)}});
         continue;
       }
       if (s.op == OpCode::BroadcastInDim) {

@@ -22,16 +22,16 @@ namespace shardc::cpu {
 
 namespace {
 
-template <typename T> T combine(int64_t kind, T a, T b) {
+template <typename T> T combine(Reduction kind, T a, T b) {
   switch (kind) {
-  case 1: return a > b || a != a ? a : b; // max, NaN wins
-  case 2: return a < b || a != a ? a : b; // min, NaN wins
-  default: return a + b;                  // sum, mean
+  case Reduction::Max: return a > b || a != a ? a : b; // NaN wins
+  case Reduction::Min: return a < b || a != a ? a : b; // NaN wins
+  default: return a + b;                               // sum, mean
   }
 }
 
 template <typename T>
-bool ringAllReduce(int64_t kind, const std::vector<int64_t> &members, int64_t rank,
+bool ringAllReduce(Reduction kind, const std::vector<int64_t> &members, int64_t rank,
                    int64_t count, DeviceGroup &group, T *out) {
   int64_t n = (int64_t)members.size();
   auto chunk = [&](int64_t c) {
@@ -57,7 +57,7 @@ bool ringAllReduce(int64_t kind, const std::vector<int64_t> &members, int64_t ra
     if (!group.barrier.wait())
       return false;
   }
-  if (kind == 3) // mean
+  if (kind == Reduction::Mean)
     for (int64_t i = 0; i < count; ++i)
       out[i] = out[i] / (T)n;
   return true;
@@ -68,7 +68,7 @@ bool ringAllReduce(int64_t kind, const std::vector<int64_t> &members, int64_t ra
 /// reductions costs the barriers of one. Each device publishes its list of
 /// buffers; all lists have the same sizes.
 template <typename T>
-bool segmentedRingAllReduce(int64_t kind, const std::vector<int64_t> &members, int64_t rank,
+bool segmentedRingAllReduce(Reduction kind, const std::vector<int64_t> &members, int64_t rank,
                             const std::vector<std::pair<T *, int64_t>> &mine,
                             DeviceGroup &group, int64_t device) {
   int64_t n = (int64_t)members.size(), count = 0;
@@ -112,7 +112,7 @@ bool segmentedRingAllReduce(int64_t kind, const std::vector<int64_t> &members, i
     if (!group.barrier.wait())
       return false;
   }
-  if (kind == 3) // mean
+  if (kind == Reduction::Mean)
     for (const auto &seg : mine)
       for (int64_t i = 0; i < seg.second; ++i)
         seg.first[i] = seg.first[i] / (T)n;
@@ -130,7 +130,7 @@ bool mergedAllReduce(const Plan &plan, const PlanStep &step, DeviceBuffers &buff
       std::memcpy(dst, src, v.bytes());
     segments.push_back({(T *)dst, numElements(v.shape)});
   }
-  return segmentedRingAllReduce<T>(step.attrs[0], members, rank, segments, group,
+  return segmentedRingAllReduce<T>((Reduction)step.attrs[0], members, rank, segments, group,
                                    buffers.device);
 }
 
@@ -234,7 +234,8 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
     }
   }
   if (step.op == OpCode::AllReduce) {
-    int64_t kind = step.attrs[0], count = numElements(in.shape);
+    Reduction kind = (Reduction)step.attrs[0];
+    int64_t count = numElements(in.shape);
     if (dst != src) // in place when the plan says so
       std::memcpy(dst, src, in.bytes());
     group.work[d] = dst;
@@ -289,11 +290,11 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   Array result;
   switch (step.op) {
   case OpCode::AllReduce:
-    result = ref::allReduce((ref::Reduction)step.attrs[0], ptrs);
+    result = ref::allReduce((Reduction)step.attrs[0], ptrs);
     break;
   case OpCode::AllGather: result = ref::allGather(ptrs, step.attrs[0]); break;
   case OpCode::ReduceScatter:
-    result = ref::reduceScatter((ref::Reduction)step.attrs[0], ptrs, step.attrs[1])[rank];
+    result = ref::reduceScatter((Reduction)step.attrs[0], ptrs, step.attrs[1])[rank];
     break;
   case OpCode::AllToAll:
     result = ref::allToAll(ptrs, step.attrs[0], step.attrs[1])[rank];

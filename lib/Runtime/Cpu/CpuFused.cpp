@@ -98,9 +98,7 @@ Status runCompiled(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   std::vector<std::vector<double>> acc;
   std::vector<double *> accPtr;
   for (const auto &red : p.reductions) {
-    acc.emplace_back(n / red.cols, red.kind == 1   ? -INFINITY
-                                   : red.kind == 2 ? INFINITY
-                                                   : 0.0);
+    acc.emplace_back(n / red.cols, reductionIdentity(red.kind));
     accPtr.push_back(acc.back().data());
   }
   int64_t align = 1;
@@ -140,9 +138,7 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   // Row reductions accumulate in double, one accumulator per row.
   std::vector<std::vector<double>> acc;
   for (const auto &red : p.reductions)
-    acc.emplace_back(n / red.cols, red.kind == 1   ? -INFINITY
-                                   : red.kind == 2 ? INFINITY
-                                                   : 0.0);
+    acc.emplace_back(n / red.cols, reductionIdentity(red.kind));
   // Runs tiles [first, last): scratch registers for broadcast loads and
   // instruction results; whole inputs are read in place; splat constants
   // are filled once.
@@ -236,12 +232,12 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
         int64_t row = t0 / red.cols, c = t0 % red.cols;
         for (int64_t i = 0; i < len; ++i) {
           double x = v[i];
-          if (red.kind == 0)
+          if (red.kind == Reduction::Sum)
             a[row] += x;
           else if (x != x || a[row] != a[row])
             a[row] = NAN;
           else
-            a[row] = red.kind == 1 ? std::max(a[row], x) : std::min(a[row], x);
+            a[row] = red.kind == Reduction::Max ? std::max(a[row], x) : std::min(a[row], x);
           if (++c == red.cols) {
             c = 0;
             ++row;

@@ -54,7 +54,7 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
     return ref::dotGeneral(in(0), in(1), dims);
   }
   case OpCode::Reduce:
-    return ref::reduce((ref::Reduction)s.attrs[0], in(0), range(s.attrs, 1, s.attrs.size() - 1));
+    return ref::reduce((Reduction)s.attrs[0], in(0), range(s.attrs, 1, s.attrs.size() - 1));
   case OpCode::BroadcastInDim: return ref::broadcastInDim(in(0), out.shape, s.attrs);
   case OpCode::Reshape: return ref::reshape(in(0), out.shape);
   case OpCode::Transpose: return ref::transpose(in(0), s.attrs);

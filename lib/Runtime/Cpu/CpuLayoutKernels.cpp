@@ -237,8 +237,8 @@ bool concatenate(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 /// accumulate in double, as the reference does.
 bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &in = plan.values[s.inputs[0]];
-  int64_t kind = s.attrs[0];
-  if (in.dtype != DType::F32 || kind > 2)
+  Reduction kind = (Reduction)s.attrs[0];
+  if (in.dtype != DType::F32 || kind == Reduction::Mean)
     return false;
   size_t r = in.shape.size();
   std::vector<bool> reduced(r, false);
@@ -254,7 +254,7 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
     }
   int64_t outN = stride;
   Walk w = collapse(in.shape, is, os);
-  std::vector<double> acc(outN, kind == 0 ? 0.0 : kind == 1 ? -INFINITY : INFINITY);
+  std::vector<double> acc(outN, reductionIdentity(kind));
   const float *x = (const float *)b.ptr[s.inputs[0]];
   size_t nd = w.size.size();
   int64_t n = w.size[nd - 1], so = w.out[nd - 1];
@@ -262,11 +262,11 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   for (size_t d = 0; d + 1 < nd; ++d)
     outer *= w.size[d];
   auto combine = [kind](double a, float v) -> double {
-    if (kind == 0)
+    if (kind == Reduction::Sum)
       return a + v;
     if (v != v || a != a)
       return NAN;
-    return kind == 1 ? std::max<double>(a, v) : std::min<double>(a, v);
+    return kind == Reduction::Max ? std::max<double>(a, v) : std::min<double>(a, v);
   };
   // Walks outer iterations [o0, o1) into `into`.
   auto walk = [&](int64_t o0, int64_t o1, double *into) {
@@ -289,7 +289,7 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   // accumulators, added in part order (the same result for a given thread
   // count). Max and min keep one walk, so ties of signed zeros resolve as
   // the reference does.
-  int parts = kind == 0 && outer > 1 && outer * n >= (int64_t(1) << 16)
+  int parts = kind == Reduction::Sum && outer > 1 && outer * n >= (int64_t(1) << 16)
                   ? (int)std::min<int64_t>(sharedThreadPoolSize(), outer)
                   : 1;
   if (outer > 0 && n > 0) {

@@ -165,9 +165,9 @@ StatusOr<FusedKernel> generateFusedKernel(const FusedProgram &p, size_t numInput
   s += "  const long long row = blockIdx.x;\n";
   s += "  (void)n;\n";
   for (size_t r = 0; r < p.reductions.size(); ++r) {
-    int64_t kind = p.reductions[r].kind;
-    s += kind == 0   ? "  double acc" + std::to_string(r) + " = 0.0;\n"
-         : kind == 1 ? "  float acc" + std::to_string(r) + " = -SHARDC_INF;\n"
+    Reduction kind = p.reductions[r].kind;
+    s += kind == Reduction::Sum   ? "  double acc" + std::to_string(r) + " = 0.0;\n"
+         : kind == Reduction::Max ? "  float acc" + std::to_string(r) + " = -SHARDC_INF;\n"
                      : "  float acc" + std::to_string(r) + " = SHARDC_INF;\n";
   }
   s += "  for (long long c = threadIdx.x; c < " + cols + "; c += blockDim.x) {\n";
@@ -176,18 +176,18 @@ StatusOr<FusedKernel> generateFusedKernel(const FusedProgram &p, size_t numInput
   for (size_t r = 0; r < p.reductions.size(); ++r) {
     const auto &red = p.reductions[r];
     std::string acc = "acc" + std::to_string(r), v = reg(red.reg);
-    s += red.kind == 0   ? "    " + acc + " += (double)" + v + ";\n"
-         : red.kind == 1 ? "    " + acc + " = shardc_max(" + acc + ", " + v + ");\n"
+    s += red.kind == Reduction::Sum   ? "    " + acc + " += (double)" + v + ";\n"
+         : red.kind == Reduction::Max ? "    " + acc + " = shardc_max(" + acc + ", " + v + ");\n"
                          : "    " + acc + " = shardc_min(" + acc + ", " + v + ");\n";
   }
   s += "  }\n";
   s += "  __shared__ double sharedSum[32];\n  __shared__ float sharedMinMax[32];\n";
   for (size_t r = 0; r < p.reductions.size(); ++r) {
-    int64_t kind = p.reductions[r].kind;
+    Reduction kind = p.reductions[r].kind;
     std::string acc = "acc" + std::to_string(r);
-    s += kind == 0 ? "  " + acc + " = shardc_block_reduce(" + acc +
+    s += kind == Reduction::Sum ? "  " + acc + " = shardc_block_reduce(" + acc +
                          ", 0.0, ShardcSum(), sharedSum);\n"
-         : kind == 1 ? "  " + acc + " = shardc_block_reduce(" + acc +
+         : kind == Reduction::Max ? "  " + acc + " = shardc_block_reduce(" + acc +
                            ", -SHARDC_INF, ShardcMax(), sharedMinMax);\n"
                      : "  " + acc + " = shardc_block_reduce(" + acc +
                            ", SHARDC_INF, ShardcMin(), sharedMinMax);\n";

@@ -57,8 +57,10 @@ ncclDataType_t ncclType(DType dtype) {
 
 ncclRedOp_t ncclOp(int64_t kind, DType dtype) {
   if (dtype == DType::I1) // i1 sums saturate at true: or
-    return kind == 2 ? ncclMin : ncclMax;
-  return kind == 1 ? ncclMax : kind == 2 ? ncclMin : ncclSum;
+    return kind == (int64_t)Reduction::Min ? ncclMin : ncclMax;
+  return kind == (int64_t)Reduction::Max   ? ncclMax
+         : kind == (int64_t)Reduction::Min ? ncclMin
+                                           : ncclSum;
 }
 
 /// Elements before, at and after `dim`.

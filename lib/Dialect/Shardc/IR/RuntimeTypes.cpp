@@ -8,6 +8,12 @@ using namespace mlir;
 
 namespace shardc {
 
+static_assert((int64_t)ReduceKind::Sum == (int64_t)Reduction::Sum &&
+                  (int64_t)ReduceKind::Max == (int64_t)Reduction::Max &&
+                  (int64_t)ReduceKind::Min == (int64_t)Reduction::Min &&
+                  (int64_t)ReduceKind::Mean == (int64_t)Reduction::Mean,
+              "#shardc<reduce_kind> and the runtime's Reduction number kinds alike");
+
 std::optional<DType> toDType(Type t) {
   if (t.isF32()) return DType::F32;
   if (t.isF64()) return DType::F64;

@@ -188,10 +188,10 @@ ShardingRule ReduceOp::getShardingRule() {
       out.push_back(f);
   }
   rule.setDims({operand}, {out});
-  rule.partial = getKind() == ReduceKind::Max   ? PartialKind::Max
-                 : getKind() == ReduceKind::Min ? PartialKind::Min
-                                                : PartialKind::Sum;
-  if (rule.partial == PartialKind::Sum)
+  rule.partial = getKind() == ReduceKind::Max   ? Reduction::Max
+                 : getKind() == ReduceKind::Min ? Reduction::Min
+                                                : Reduction::Sum;
+  if (rule.partial == Reduction::Sum)
     rule.linearIn(PartialFlow::Additive, {0});
   return rule;
 }

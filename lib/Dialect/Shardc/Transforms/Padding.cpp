@@ -69,7 +69,7 @@ LogicalResult checkPadding(func::FuncOp fn, MeshOp mesh, bool padUneven) {
 }
 
 Value PaddingMasks::mask(Location at, Value local, int64_t dim, int64_t size,
-                         ArrayRef<StringRef> axes, PartialKind kind) {
+                         ArrayRef<StringRef> axes, Reduction kind) {
   Location loc = causeLoc(at, "the padding of a dimension split unevenly, masked "
                               "before a reduction over it");
   auto type = cast<RankedTensorType>(local.getType());
@@ -93,14 +93,14 @@ Value PaddingMasks::mask(Location at, Value local, int64_t dim, int64_t size,
   Attribute identity;
   Type element = type.getElementType();
   if (auto f = dyn_cast<FloatType>(element)) {
-    APFloat v = kind == PartialKind::Sum ? APFloat::getZero(f.getFloatSemantics())
+    APFloat v = kind == Reduction::Sum ? APFloat::getZero(f.getFloatSemantics())
                                          : APFloat::getInf(f.getFloatSemantics(),
-                                                           kind == PartialKind::Max);
+                                                           kind == Reduction::Max);
     identity = FloatAttr::get(f, v);
   } else {
     unsigned width = element.getIntOrFloatBitWidth();
-    APInt v = kind == PartialKind::Sum   ? APInt::getZero(width)
-              : kind == PartialKind::Max ? APInt::getSignedMinValue(width)
+    APInt v = kind == Reduction::Sum   ? APInt::getZero(width)
+              : kind == Reduction::Max ? APInt::getSignedMinValue(width)
                                          : APInt::getSignedMaxValue(width);
     identity = IntegerAttr::get(element, v);
   }

@@ -39,7 +39,7 @@ public:
   /// padding, with the padding replaced by the identity of `kind`: what a
   /// reduction over that dimension may see.
   mlir::Value mask(mlir::Location at, mlir::Value local, int64_t dim, int64_t size,
-                   llvm::ArrayRef<llvm::StringRef> axes, PartialKind kind);
+                   llvm::ArrayRef<llvm::StringRef> axes, Reduction kind);
 
 private:
   mlir::OpBuilder &b;

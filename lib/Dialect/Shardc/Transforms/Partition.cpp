@@ -21,6 +21,7 @@
 #include "Padding.h"
 #include "Reshard.h"
 
+#include "shardc/Dialect/Shardc/IR/RuntimeTypes.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Passes.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
@@ -260,7 +261,7 @@ private:
     ShardingRule rule = ruleOp.getShardingRule();
     // A sum over a Reduction factor whose dimension is split over `axes`
     // (a contraction, a reduce).
-    if (rule.partial == PartialKind::Sum && !rule.accumulator)
+    if (rule.partial == Reduction::Sum && !rule.accumulator)
       for (size_t f = 0; f < rule.factors.size(); ++f) {
         if (rule.factors[f].kind != FactorKind::Reduction)
           continue;
@@ -564,9 +565,7 @@ private:
         state.attributes, ValueRange(operands).getTypes(), types);
     Operation *local = b.create(state);
 
-    ReduceKind kind = rule.partial == PartialKind::Max   ? ReduceKind::Max
-                      : rule.partial == PartialKind::Min ? ReduceKind::Min
-                                                         : ReduceKind::Sum;
+    ReduceKind kind = toReduceKind(rule.partial);
     std::string cause = partialAxes.empty() ? pendingCause
                                             : partialCause(op, rule, factorAxes);
     for (auto [i, result] : llvm::enumerate(op->getResults())) {

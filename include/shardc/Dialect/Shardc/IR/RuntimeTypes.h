@@ -9,7 +9,9 @@
 #ifndef SHARDC_DIALECT_SHARDC_IR_RUNTIMETYPES_H
 #define SHARDC_DIALECT_SHARDC_IR_RUNTIMETYPES_H
 
+#include "shardc/Dialect/Shardc/IR/ShardcAttrs.h"
 #include "shardc/Runtime/Array.h"
+#include "shardc/Runtime/Plan.h"
 #include "shardc/Runtime/Sharding.h"
 
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
@@ -26,6 +28,10 @@ std::optional<DType> toDType(mlir::Type elementType);
 /// The elements of a constant as an Array; none when they cannot be read
 /// (an elided or external `dense_resource`).
 std::optional<Array> elementsToArray(mlir::ElementsAttr elements);
+/// The attribute `#shardc<reduce_kind>` and the runtime's Reduction have
+/// the same numbers (checked where they are defined).
+inline Reduction toReduction(ReduceKind kind) { return (Reduction)(int64_t)kind; }
+inline ReduceKind toReduceKind(Reduction kind) { return (ReduceKind)(int64_t)kind; }
 /// Runtime views of the dialect's mesh and sharding.
 Mesh toRuntimeMesh(MeshOp mesh);
 NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh);

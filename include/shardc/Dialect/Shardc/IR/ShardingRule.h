@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "shardc/Runtime/Plan.h"
+
 namespace mlir {
 class Operation;
 } // namespace mlir
@@ -45,8 +47,6 @@ enum class FactorKind {
   /// (e.g. the dimension a concatenate joins along).
   NeedReplication,
 };
-
-enum class PartialKind { Sum, Max, Min };
 
 /// How a partial value (a sum still pending over mesh axes) flows through the
 /// op. Partitioning keeps such a value partial while every op it reaches is
@@ -88,7 +88,7 @@ struct ShardingRule {
   /// resultDims[i][d]: the factors dimension d of result i indexes.
   std::vector<std::vector<DimFactors>> resultDims;
   /// How partial results over Reduction factors combine.
-  PartialKind partial = PartialKind::Sum;
+  Reduction partial = Reduction::Sum; // Sum, Max or Min
   /// Which operands a pending sum passes through, and how (see PartialFlow).
   PartialFlow partialFlow = PartialFlow::None;
   std::vector<unsigned> linearOperands;
