@@ -19,7 +19,7 @@ build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
 packages=(g++ cmake ninja-build python3 python3-numpy ccache lld libgtest-dev libopenblas-dev
-          libopenblas0-openmp
+          libopenblas0-openmp libopenmpi-dev openmpi-bin
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools)
 
 [ "$mode" = bench ] && packages+=(python3-torch python3-threadpoolctl)
@@ -59,7 +59,8 @@ case "$mode" in
     echo "== testing the runtime under AddressSanitizer + UBSan in $san"
     if [ ! -f "$san/build.ninja" ]; then
       cmake -G Ninja -S "$root" -B "$san" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DSHARDC_ENABLE_COMPILER=OFF -DSHARDC_ENABLE_CUDA=OFF -DSHARDC_SANITIZE=ON >/dev/null
+        -DSHARDC_ENABLE_COMPILER=OFF -DSHARDC_ENABLE_CUDA=OFF -DSHARDC_ENABLE_MPI=OFF \
+        -DSHARDC_SANITIZE=ON >/dev/null
     fi
     cmake --build "$san" -j "$jobs"
     ctest --test-dir "$san" --output-on-failure -j "$jobs"

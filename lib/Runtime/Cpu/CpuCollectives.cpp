@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
+#include "Ring.h"
 
 #include "shardc/Reference/Kernels.h"
 
@@ -22,24 +23,13 @@ namespace shardc::cpu {
 
 namespace {
 
-template <typename T> T combine(Reduction kind, T a, T b) {
-  switch (kind) {
-  case Reduction::Max: return a > b || a != a ? a : b; // NaN wins
-  case Reduction::Min: return a < b || a != a ? a : b; // NaN wins
-  default: return a + b;                               // sum, mean
-  }
-}
+using ring::combine;
 
 template <typename T>
 bool ringAllReduce(Reduction kind, const std::vector<int64_t> &members, int64_t rank,
                    int64_t count, DeviceGroup &group, T *out) {
   int64_t n = (int64_t)members.size();
-  auto chunk = [&](int64_t c) {
-    c = ((c % n) + n) % n;
-    int64_t base = count / n, extra = count % n;
-    int64_t begin = c * base + std::min(c, extra);
-    return std::pair<int64_t, int64_t>(begin, begin + base + (c < extra ? 1 : 0));
-  };
+  auto chunk = [&](int64_t c) { return ring::chunk(c, n, count); };
   const T *left = nullptr;
   if (!group.barrier.wait()) // every device's work buffer is published
     return false;
@@ -74,12 +64,7 @@ bool segmentedRingAllReduce(Reduction kind, const std::vector<int64_t> &members,
   int64_t n = (int64_t)members.size(), count = 0;
   for (const auto &seg : mine)
     count += seg.second;
-  auto chunk = [&](int64_t c) {
-    c = ((c % n) + n) % n;
-    int64_t base = count / n, extra = count % n;
-    int64_t begin = c * base + std::min(c, extra);
-    return std::pair<int64_t, int64_t>(begin, begin + base + (c < extra ? 1 : 0));
-  };
+  auto chunk = [&](int64_t c) { return ring::chunk(c, n, count); };
   // Calls fn(ours, theirs, from, to) for the parts of [b, e) in each buffer.
   auto over = [&](int64_t b, int64_t e, const std::vector<std::pair<T *, int64_t>> &theirs,
                   auto &&fn) {

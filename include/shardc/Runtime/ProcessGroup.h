@@ -1,0 +1,62 @@
+//===- ProcessGroup.h - the processes of a run that spans several -*- C++ -*-===//
+//
+// A run launched by mpirun or srun is several processes, each owning some
+// of the mesh's devices. A ProcessGroup is what they exchange data through:
+// point-to-point transfers for the ring collectives, and a broadcast and a
+// barrier for the rest. The implementation is MPI (Debian's OpenMPI), when
+// the build found it: shardc rides on the cluster's transport rather than
+// one of its own.
+//
+// The ring collectives here compute in the same order as the CPU backend's
+// shared-memory rings, so a mesh spread over processes gives the same bits
+// as the same mesh in one process.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_RUNTIME_PROCESSGROUP_H
+#define SHARDC_RUNTIME_PROCESSGROUP_H
+
+#include "shardc/Runtime/Array.h"
+#include "shardc/Runtime/Plan.h"
+#include "shardc/Runtime/Status.h"
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace shardc {
+
+class ProcessGroup {
+public:
+  virtual ~ProcessGroup();
+  /// This process's place among size() processes.
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// Sends `sendBytes` bytes to process `to` while receiving `recvBytes`
+  /// bytes from process `from` (one step of a ring).
+  virtual Status sendRecv(const void *send, size_t sendBytes, int to, void *recv,
+                          size_t recvBytes, int from) = 0;
+  /// `bytes` bytes of process `root` to every process.
+  virtual Status broadcast(void *data, size_t bytes, int root) = 0;
+  virtual Status barrier() = 0;
+};
+
+/// Whether this build has MPI.
+bool mpiBuilt();
+/// Whether this process was started by an MPI launcher (mpirun, srun).
+bool launchedByMpi();
+/// The process group of this run: MPI's world when launched by an MPI
+/// launcher (initialized on first use, finalized at exit); null for a plain
+/// process. An error when launched under MPI by a build without it.
+StatusOr<std::shared_ptr<ProcessGroup>> worldProcessGroup();
+
+/// The ring all-reduce of the CPU backend over `members` (process ranks in
+/// group order; this process must be one): `data` (count elements of
+/// `dtype`) becomes the combination of every member's, computed in the
+/// order of the CPU backend's shared-memory ring, so the bits are the same.
+Status ringAllReduce(ProcessGroup &group, const std::vector<int> &members, Reduction kind,
+                     DType dtype, void *data, int64_t count);
+
+} // namespace shardc
+
+#endif // SHARDC_RUNTIME_PROCESSGROUP_H

@@ -1,0 +1,94 @@
+//===- ProcessGroup.cpp - ring collectives between processes --------------===//
+//
+// The ring all-reduce of the CPU backend, with the left neighbour's chunk
+// received over the process group instead of read from shared memory. Step
+// s of the reduce phase: member r sends its chunk r - s to the right and
+// receives chunk r - 1 - s from the left, then combines (left, mine), as
+// the shared-memory ring does; the gather phase passes finished chunks on.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Runtime/ProcessGroup.h"
+
+#include "../Cpu/Ring.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace shardc {
+
+ProcessGroup::~ProcessGroup() = default;
+
+bool launchedByMpi() {
+  for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
+    if (std::getenv(v))
+      return true;
+  return false;
+}
+
+namespace {
+
+template <typename T>
+Status ringOver(ProcessGroup &group, const std::vector<int> &members, Reduction kind, T *out,
+            int64_t count) {
+  int64_t n = (int64_t)members.size();
+  auto at = std::find(members.begin(), members.end(), group.rank());
+  if (at == members.end())
+    return Status::error("this process (rank " + std::to_string(group.rank()) +
+                         ") is not a member of the ring");
+  int64_t r = at - members.begin();
+  int right = members[(r + 1) % n], left = members[(r - 1 + n) % n];
+  std::vector<T> received(count / n + 1);
+  for (int64_t s = 0; n > 1 && s < n - 1; ++s) {
+    auto [sb, se] = ring::chunk(r - s, n, count);
+    auto [rb, re] = ring::chunk(r - 1 - s, n, count);
+    if (Status st = group.sendRecv(out + sb, (size_t)(se - sb) * sizeof(T), right,
+                                   received.data(), (size_t)(re - rb) * sizeof(T), left);
+        !st.ok())
+      return st;
+    for (int64_t i = rb; i < re; ++i)
+      out[i] = ring::combine<T>(kind, received[i - rb], out[i]);
+  }
+  for (int64_t s = 0; n > 1 && s < n - 1; ++s) {
+    auto [sb, se] = ring::chunk(r + 1 - s, n, count);
+    auto [rb, re] = ring::chunk(r - s, n, count);
+    if (Status st = group.sendRecv(out + sb, (size_t)(se - sb) * sizeof(T), right, out + rb,
+                                   (size_t)(re - rb) * sizeof(T), left);
+        !st.ok())
+      return st;
+  }
+  if (kind == Reduction::Mean)
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = out[i] / (T)n;
+  return Status::success();
+}
+
+} // namespace
+
+Status ringAllReduce(ProcessGroup &group, const std::vector<int> &members, Reduction kind,
+                     DType dtype, void *data, int64_t count) {
+  switch (dtype) {
+  case DType::F32: return ringOver(group, members, kind, (float *)data, count);
+  case DType::F64: return ringOver(group, members, kind, (double *)data, count);
+  case DType::I32: return ringOver(group, members, kind, (int32_t *)data, count);
+  case DType::I64: return ringOver(group, members, kind, (int64_t *)data, count);
+  default:
+    return Status::error(std::string("all_reduce between processes of ") + dtypeName(dtype) +
+                         " is not supported yet");
+  }
+}
+
+#ifndef SHARDC_HAVE_MPI
+bool mpiBuilt() { return false; }
+
+StatusOr<std::shared_ptr<ProcessGroup>> worldProcessGroup() {
+  if (launchedByMpi())
+    return Status::error("started by an MPI launcher, but this shardc was built without MPI "
+                         "(install libopenmpi-dev and reconfigure)");
+  return std::shared_ptr<ProcessGroup>();
+}
+#endif
+
+} // namespace shardc
