@@ -35,3 +35,12 @@ try:
     ctypes.CDLL("libcuda.so.1")
 except OSError:
     config.available_features.add("no-cuda-driver")
+
+# Builds with MPI: `%mpirun N` launches N processes (oversubscribed: CI has 2
+# cores; allowed as root, as CI runs).
+if getattr(config, "shardc_mpiexec", ""):
+    config.available_features.add("mpi")
+    config.substitutions.append(("%mpirun", config.shardc_mpiexec + " -np"))
+    for var, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+                       ("OMPI_MCA_rmaps_base_oversubscribe", "1")]:
+        config.environment[var] = value

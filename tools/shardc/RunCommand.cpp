@@ -19,6 +19,7 @@
 #include "shardc/Runtime/Artifact.h"
 #include "shardc/JIT/FusedJit.h"
 #include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/ProcessGroup.h"
 #include "shardc/Runtime/CompileCache.h"
 #include "shardc/Runtime/CudaBackend.h"
 #include "shardc/Runtime/File.h"
@@ -280,7 +281,15 @@ int runPlanOn(Backend *backend, const Plan &plan, const std::vector<Array> &inpu
     reportError(results.message());
     return kFailed;
   }
-  if (plan.numDevices() > 1 || !plan.mesh.axisNames.empty())
+  // Under an MPI launcher every process runs its devices and returns every
+  // result; process 0 alone reports and writes them.
+  StatusOr<std::shared_ptr<ProcessGroup>> world = worldProcessGroup();
+  int processes = world.ok() && *world ? (*world)->size() : 1;
+  bool quiet = processes > 1 && (*world)->rank() != 0;
+  if (processes > 1 && !quiet)
+    std::printf("ran @%s on %lld devices in %d processes\n", plan.entry.c_str(),
+                (long long)plan.numDevices(), processes);
+  else if (processes == 1 && (plan.numDevices() > 1 || !plan.mesh.axisNames.empty()))
     std::printf("ran @%s on %lld %s\n", plan.entry.c_str(), (long long)plan.numDevices(),
                 opts.backend == "cuda" ? "GPUs" : "simulated devices");
   if (opts.benchmark > 0) {
@@ -298,12 +307,13 @@ int runPlanOn(Backend *backend, const Plan &plan, const std::vector<Array> &inpu
       ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     }
     std::sort(ms.begin(), ms.end());
-    std::printf("{\"entry\": \"%s\", \"devices\": %lld, \"steps\": %zu, \"reps\": %d, "
+    if (!quiet)
+      std::printf("{\"entry\": \"%s\", \"devices\": %lld, \"steps\": %zu, \"reps\": %d, "
                 "\"ms_median\": %.4f, \"ms_best\": %.4f}\n",
                 plan.entry.c_str(), (long long)plan.numDevices(), plan.steps.size(),
                 opts.benchmark, ms[ms.size() / 2], ms[0]);
   }
-  return writeOutputs(plan.entry, *results, opts.outputDir);
+  return quiet ? kOk : writeOutputs(plan.entry, *results, opts.outputDir);
 }
 } // namespace
 

@@ -39,6 +39,9 @@ public:
   /// `bytes` bytes of process `root` to every process.
   virtual Status broadcast(void *data, size_t bytes, int root) = 0;
   virtual Status barrier() = 0;
+  /// Ends every process of the run with `code`: what a process that
+  /// cannot go on does, so that the others do not wait for it forever.
+  [[noreturn]] virtual void abort(int code) = 0;
 };
 
 /// Whether this build has MPI.
@@ -56,6 +59,11 @@ StatusOr<std::shared_ptr<ProcessGroup>> worldProcessGroup();
 /// order of the CPU backend's shared-memory ring, so the bits are the same.
 Status ringAllReduce(ProcessGroup &group, const std::vector<int> &members, Reduction kind,
                      DType dtype, void *data, int64_t count);
+
+/// Every member's `bytes` bytes (this process's are `mine`), in member
+/// order, passed around the ring of `members`.
+Status ringAllGather(ProcessGroup &group, const std::vector<int> &members, const void *mine,
+                     size_t bytes, std::vector<std::vector<uint8_t>> &all);
 
 } // namespace shardc
 

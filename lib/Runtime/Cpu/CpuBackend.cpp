@@ -10,6 +10,7 @@
 #include "CpuKernels.h"
 
 #include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/ProcessGroup.h"
 
 #include <algorithm>
 #include <chrono>
@@ -75,10 +76,25 @@ public:
     // this backend's; callers on other threads wait their turn.
     std::lock_guard<std::mutex> lock(mutex);
     int64_t n = plan.numDevices();
-    std::vector<int64_t> all(n);
+    if (!processes.ok())
+      return processes.status();
+    ProcessGroup *world = processes->get();
+    if (world && world->size() == 1)
+      world = nullptr; // one process: every device is simulated here
+    // A mesh over several processes: this process runs its own device (one
+    // per process, for now) and the others' shards come from them.
+    std::vector<int64_t> local(n);
     for (int64_t d = 0; d < n; ++d)
-      all[d] = d;
-    Status valid = checkShardArguments(plan, args, all);
+      local[d] = d;
+    if (world) {
+      if (n != world->size())
+        return Status::error("the mesh of @" + plan.entry + " has " + std::to_string(n) +
+                             " device(s) and the run " + std::to_string(world->size()) +
+                             " processes: run it with mpirun -np " + std::to_string(n) +
+                             " (one device per process)");
+      local = {world->rank()};
+    }
+    Status valid = checkShardArguments(plan, args, local);
     if (!valid.ok())
       return valid;
 
@@ -98,17 +114,21 @@ public:
         continue;
       }
       for (int64_t d = 0; d < n; ++d)
-        written[a].push_back(*args[a][d]);
+        written[a].push_back(std::find(local.begin(), local.end(), d) != local.end()
+                                 ? *args[a][d]
+                                 : Array());
     }
     std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
     std::vector<Status> status(n, Status::success());
-    cpu::DeviceGroup group(n, /*spin=*/n <= cores);
+    int64_t threads = (int64_t)local.size();
+    cpu::DeviceGroup group(threads, n, /*spin=*/threads <= cores);
+    group.processes = world;
     bool profile = std::getenv("SHARDC_PROFILE") != nullptr;
     // Arenas are kept between calls (and not cleared: every value is
     // written before it is read).
     if ((int64_t)arenas.size() < n)
       arenas.resize(n);
-    for (int64_t d = 0; d < n; ++d)
+    for (int64_t d : local)
       if (arenas[d].size < plan.arenaBytes) {
         arenas[d].data.reset(new uint8_t[plan.arenaBytes]);
         arenas[d].size = plan.arenaBytes;
@@ -183,23 +203,50 @@ public:
         results[r][d] = std::move(a);
       }
     };
-    if (n == 1) {
-      device(0);
+    if (threads == 1) {
+      device(local[0]);
     } else {
-      std::vector<std::thread> threads;
-      bool pin = n <= cores;
-      for (int64_t d = 0; d < n; ++d)
-        threads.emplace_back([&, d] {
+      std::vector<std::thread> pool;
+      bool pin = threads <= cores;
+      for (int64_t d : local)
+        pool.emplace_back([&, d] {
           if (pin)
             pinToCore(d);
           device(d);
         });
-      for (std::thread &t : threads)
+      for (std::thread &t : pool)
         t.join();
     }
     for (const Status &s : status)
-      if (!s.ok())
+      if (!s.ok()) {
+        if (world) { // the others would wait for this process forever
+          std::fprintf(stderr, "error: %s (process %d)\n", s.message().c_str(), world->rank());
+          world->abort(1);
+        }
         return s;
+      }
+    if (world) {
+      // Every process returns every device's results: the others' shards
+      // are brought here (explicit fetching of remote shards comes later).
+      std::vector<int> ranks(n);
+      for (int64_t d = 0; d < n; ++d)
+        ranks[d] = (int)d;
+      for (size_t r = 0; r < results.size(); ++r) {
+        const Array &mine = results[r][world->rank()];
+        std::vector<std::vector<uint8_t>> shards;
+        if (Status st = ringAllGather(*world, ranks, mine.bytes(), mine.sizeInBytes(), shards);
+            !st.ok())
+          return st;
+        for (int64_t d = 0; d < n; ++d) {
+          if (d == world->rank())
+            continue;
+          Array a = Array::uninitialized(mine.dtype(), mine.shape());
+          if (a.sizeInBytes())
+            std::memcpy(a.bytes(), shards[d].data(), a.sizeInBytes());
+          results[r][d] = std::move(a);
+        }
+      }
+    }
     if (profile) {
       // SHARDC_PROFILE=1: time per step on device 0, slowest first.
       std::vector<std::pair<double, std::string>> rows;
@@ -212,6 +259,9 @@ public:
     }
     return results;
   }
+
+  /// The processes of the run (null: this process is the whole run).
+  StatusOr<std::shared_ptr<ProcessGroup>> processes = worldProcessGroup();
 
 private:
   struct Arena {

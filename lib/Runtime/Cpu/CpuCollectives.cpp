@@ -15,8 +15,10 @@
 #include "Ring.h"
 
 #include "shardc/Reference/Kernels.h"
+#include "shardc/Runtime/ProcessGroup.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace shardc::cpu {
@@ -195,8 +197,12 @@ Array copyOf(const PlanValue &v, const void *p) {
 
 } // namespace
 
-bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
-                   DeviceGroup &group) {
+namespace {
+
+/// A collective among this process's device threads (or, when the mesh
+/// spans processes, over operands already gathered into group.operands).
+bool runInProcess(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
+                  DeviceGroup &group) {
   int64_t d = buffers.device;
   const PlanValue &in = plan.values[step.inputs[0]];
   const PlanValue &out = plan.values[step.outputs[0]];
@@ -292,6 +298,67 @@ bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
     return false;
   std::memcpy(dst, result.bytes(), out.bytes());
   return true;
+}
+
+bool ringReduces(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I32 ||
+         dtype == DType::I64;
+}
+
+/// A collective whose members are other processes (one device each). An
+/// all_reduce runs the ring of the shared-memory one over them (a merged
+/// one over its buffers' concatenation, as segmentedRingAllReduce chunks
+/// it), so the bits are the same; the other collectives first bring every
+/// member's operand here, then run as in one process.
+bool runAcrossProcesses(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
+                        DeviceGroup &group) {
+  ProcessGroup &processes = *group.processes;
+  std::vector<int64_t> members = plan.mesh.group(step.axes, buffers.device);
+  std::vector<int> ranks(members.begin(), members.end());
+  const PlanValue &in = plan.values[step.inputs[0]];
+  auto fail = [&](const Status &s) {
+    std::fprintf(stderr, "error: %s: %s (process %d)\n", step.location.c_str(),
+                 s.message().c_str(), processes.rank());
+    processes.abort(1);
+  };
+  if (step.op == OpCode::AllReduce && ringReduces(in.dtype)) {
+    std::vector<uint8_t> joined;
+    for (int32_t id : step.inputs)
+      joined.insert(joined.end(), buffers.ptr[id], buffers.ptr[id] + plan.values[id].bytes());
+    if (Status s = ringAllReduce(processes, ranks, (Reduction)step.attrs[0], in.dtype,
+                                 joined.data(), (int64_t)(joined.size() / dtypeSize(in.dtype)));
+        !s.ok())
+      fail(s);
+    size_t at = 0;
+    for (int32_t id : step.outputs) {
+      std::memcpy(buffers.ptr[id], joined.data() + at, plan.values[id].bytes());
+      at += plan.values[id].bytes();
+    }
+    return true;
+  }
+  if (step.op == OpCode::AllReduce && step.inputs.size() > 1) { // f16/bf16, merged
+    for (size_t i = 0; i < step.inputs.size(); ++i)
+      if (!runAcrossProcesses(plan, step.part(i), buffers, group))
+        return false;
+    return true;
+  }
+  std::vector<std::vector<uint8_t>> all;
+  if (step.op != OpCode::AllSlice) { // all_slice needs only its own operand
+    if (Status s = ringAllGather(processes, ranks, buffers.ptr[step.inputs[0]], in.bytes(), all);
+        !s.ok())
+      fail(s);
+    for (size_t m = 0; m < members.size(); ++m)
+      group.operands[members[m]] = all[m].data();
+  }
+  return runInProcess(plan, step, buffers, group);
+}
+
+} // namespace
+
+bool runCollective(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
+                   DeviceGroup &group) {
+  return group.processes ? runAcrossProcesses(plan, step, buffers, group)
+                         : runInProcess(plan, step, buffers, group);
 }
 
 } // namespace shardc::cpu

@@ -15,6 +15,10 @@
 #include <mutex>
 #include <vector>
 
+namespace shardc {
+class ProcessGroup;
+} // namespace shardc
+
 namespace shardc::cpu {
 
 class AbortableBarrier {
@@ -70,13 +74,18 @@ private:
   bool aborted = false;
 };
 
-/// What the devices share while running one plan: the barrier, and for the
-/// collective in progress, each device's operand and working buffer.
+/// What the devices share while running one plan: the barrier of this
+/// process's device threads, and for the collective in progress, each
+/// device's operand and working buffer (indexed by device of the mesh).
+/// When the mesh spans processes, `processes` is how the others are
+/// reached; their operands are copied here before a collective reads them.
 struct DeviceGroup {
-  DeviceGroup(int64_t n, bool spin) : barrier(n, spin), operands(n), work(n) {}
+  DeviceGroup(int64_t threads, int64_t devices, bool spin)
+      : barrier(threads, spin), operands(devices), work(devices) {}
   AbortableBarrier barrier;
   std::vector<const void *> operands;
   std::vector<void *> work;
+  ProcessGroup *processes = nullptr;
 };
 
 } // namespace shardc::cpu

@@ -74,6 +74,11 @@ public:
     return Status::success();
   }
 
+  [[noreturn]] void abort(int code) override {
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code); // MPI_Abort does not return
+  }
+
 private:
   static constexpr int kTag = 0x5d;
   int rank_, size_;

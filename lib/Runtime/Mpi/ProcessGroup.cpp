@@ -80,6 +80,28 @@ Status ringAllReduce(ProcessGroup &group, const std::vector<int> &members, Reduc
   }
 }
 
+Status ringAllGather(ProcessGroup &group, const std::vector<int> &members, const void *mine,
+                     size_t bytes, std::vector<std::vector<uint8_t>> &all) {
+  int64_t n = (int64_t)members.size();
+  auto at = std::find(members.begin(), members.end(), group.rank());
+  if (at == members.end())
+    return Status::error("this process (rank " + std::to_string(group.rank()) +
+                         ") is not a member of the ring");
+  int64_t r = at - members.begin();
+  int right = members[(r + 1) % n], left = members[(r - 1 + n) % n];
+  all.assign(n, std::vector<uint8_t>(bytes));
+  if (bytes)
+    std::memcpy(all[r].data(), mine, bytes);
+  // Step s: pass on member r - s's block, receive member r - 1 - s's.
+  for (int64_t s = 0; s < n - 1; ++s) {
+    int64_t send = ((r - s) % n + n) % n, recv = ((r - 1 - s) % n + n) % n;
+    if (Status st = group.sendRecv(all[send].data(), bytes, right, all[recv].data(), bytes, left);
+        !st.ok())
+      return st;
+  }
+  return Status::success();
+}
+
 #ifndef SHARDC_HAVE_MPI
 bool mpiBuilt() { return false; }
 
