@@ -142,6 +142,13 @@ struct JitOptions {
 
 class Jitted;
 
+/// The processes of the run, as jax.process_index() and
+/// jax.process_count(): under an MPI launcher (mpirun, srun) every process
+/// runs the same program on its own devices of the mesh; otherwise 0 and 1.
+/// Programs print and write files on process 0 only.
+int processIndex();
+int processCount();
+
 /// A backend and its devices, plus the compile cache.
 class Client {
 public:

@@ -13,6 +13,7 @@
 #include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Pipeline/Pipeline.h"
 #include "shardc/Runtime/Artifact.h"
+#include "shardc/Runtime/ProcessGroup.h"
 #include "shardc/JIT/FusedJit.h"
 #include "shardc/Runtime/CudaBackend.h"
 #include "shardc/Runtime/File.h"
@@ -22,6 +23,16 @@
 #include <cstdio>
 
 namespace shardc {
+
+int processIndex() {
+  StatusOr<std::shared_ptr<ProcessGroup>> world = worldProcessGroup();
+  return world.ok() && *world ? (*world)->rank() : 0;
+}
+
+int processCount() {
+  StatusOr<std::shared_ptr<ProcessGroup>> world = worldProcessGroup();
+  return world.ok() && *world ? (*world)->size() : 1;
+}
 
 //===----------------------------------------------------------------------===//
 // DeviceArray

@@ -267,15 +267,10 @@ FusedKernelFn FusedJit::kernelFor(const FusedProgram &program,
     entry.decided = true;
     return nullptr;
   }
-  std::string name = impl->nameFor(encoded);
-  if (inserted)
-    if (FusedKernelFn kernel = impl->load(name)) { // compiled by an earlier process
-      ++impl->stats.loaded;
-      entry.kernel = kernel;
-      entry.decided = true;
-      return kernel;
-    }
-  // Not worth compiling yet: the interpreter runs this call.
+  // Not worth compiling yet: the interpreter runs this call. The choice
+  // depends on the calls alone, not on what the disk holds, so a run gives
+  // the same bits however warm the kernel cache is (a native kernel may
+  // round sums and libmvec's functions differently from the interpreter).
   entry.interpreted += elements;
   entry.calls += 1;
   if (entry.interpreted < impl->compileAfterElements && entry.calls < impl->compileAfterCalls) {
@@ -283,6 +278,13 @@ FusedKernelFn FusedJit::kernelFor(const FusedProgram &program,
     return nullptr;
   }
   impl->stats.waiting -= !inserted;
+  std::string name = impl->nameFor(encoded);
+  if (FusedKernelFn kernel = impl->load(name)) { // compiled by an earlier process
+    ++impl->stats.loaded;
+    entry.kernel = kernel;
+    entry.decided = true;
+    return kernel;
+  }
   auto start = std::chrono::steady_clock::now();
   entry.kernel = impl->compile(program, name);
   entry.decided = true; // failures are not retried

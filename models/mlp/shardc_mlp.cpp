@@ -42,13 +42,17 @@ struct Options {
   double lr = 1e-3;
   std::string mode = "auto";
   std::string emitMlir; // --emit-mlir: write the loss function there and stop
+  std::string lossLog;  // --loss-log: every step's loss, exactly (%.9g)
   bool shardState = false; // --shard-optimizer-state: Adam state split over "data"
 };
 
 const char *kUsage =
     "usage: shardc-mlp [--devices N] [--steps S] [--batch-per-device B] "
     "[--hidden H] [--layers L] [--lr LR] [--seed S] [--log-every K] "
-    "[--mode auto|shard_map] [--shard-optimizer-state on|off] [--emit-mlir PATH]\n";
+    "[--mode auto|shard_map] [--shard-optimizer-state on|off] [--emit-mlir PATH] "
+    "[--loss-log PATH]\n"
+    "Under mpirun, each process runs one device (--devices = the number of "
+    "processes) and process 0 reports.\n";
 
 [[noreturn]] void usage(const char *why) {
   std::fprintf(stderr, "shardc-mlp: error: %s\n%s", why, kUsage);
@@ -76,6 +80,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--log-every") o.logEvery = std::atoi(v.c_str());
     else if (a == "--mode") o.mode = v;
     else if (a == "--emit-mlir") o.emitMlir = v;
+    else if (a == "--loss-log") o.lossLog = v;
     else if (a == "--shard-optimizer-state") o.shardState = v == "1" || v == "on";
     else usage(("unknown option " + a).c_str());
   }
@@ -171,7 +176,15 @@ int main(int argc, char **argv) {
     std::ofstream(o.emitMlir) << *text;
     return 0;
   }
-  std::fprintf(stderr, "training step (%s mode) for %d device(s); compiled on the first step\n",
+  // Under mpirun every process trains its device; process 0 reports.
+  bool reports = shardc::processIndex() == 0;
+  std::FILE *lossLog = nullptr;
+  if (reports && !o.lossLog.empty() && !(lossLog = std::fopen(o.lossLog.c_str(), "w"))) {
+    std::fprintf(stderr, "shardc-mlp: error: cannot write '%s'\n", o.lossLog.c_str());
+    return 1;
+  }
+  if (reports)
+    std::fprintf(stderr, "training step (%s mode) for %d device(s); compiled on the first step\n",
                o.mode.c_str(), o.devices);
 
   // Parameters (He init), Adam state (zeros), step count, learning rate.
@@ -268,9 +281,15 @@ int main(int argc, char **argv) {
       dparams[i] = std::move((*out)[1 + i]);
     for (size_t i = 0; i < dstate.size(); ++i)
       dstate[i] = std::move((*out)[1 + dparams.size() + i]);
-    if ((s + 1) % o.logEvery == 0 || s == 0 || s + 1 == o.steps)
+    if (lossLog)
+      std::fprintf(lossLog, "%.9g\n", loss);
+    if (reports && ((s + 1) % o.logEvery == 0 || s == 0 || s + 1 == o.steps))
       std::fprintf(stderr, "step %5d  loss %.4f  %.1f ms/step\n", s + 1, loss, ms.back());
   }
+  if (lossLog)
+    std::fclose(lossLog);
+  if (!reports)
+    return 0;
   std::vector<double> sorted(ms.begin() + (ms.size() > 1 ? 1 : 0), ms.end());
   std::sort(sorted.begin(), sorted.end());
   double median = sorted[sorted.size() / 2];

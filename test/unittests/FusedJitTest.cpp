@@ -500,12 +500,15 @@ TEST(FusedJitPolicy, KernelsPersistOnDiskForTheNextProcess) {
     EXPECT_EQ(first->stats().compiled, 1);
     EXPECT_EQ(first->stats().loaded, 0);
   }
-  // A new JIT (as in the next process) loads it, compiling nothing, even
-  // below the thresholds.
+  // A new JIT (as in the next process) waits for the same thresholds as a
+  // cold one, so a run's bits do not depend on the disk, and then loads it,
+  // compiling nothing.
   options.compileAfterElements = int64_t(1) << 40;
-  options.compileAfterCalls = 1000;
+  options.compileAfterCalls = 3;
   std::shared_ptr<FusedJit> second = FusedJit::create(options, error);
   ASSERT_TRUE(second) << error;
+  EXPECT_EQ(second->kernelFor(p, p.encode(), 4), nullptr);
+  EXPECT_EQ(second->kernelFor(p, p.encode(), 4), nullptr);
   FusedKernelFn kernel = second->kernelFor(p, p.encode(), 4);
   ASSERT_NE(kernel, nullptr);
   EXPECT_EQ(second->stats().loaded, 1);
@@ -513,7 +516,7 @@ TEST(FusedJitPolicy, KernelsPersistOnDiskForTheNextProcess) {
   run(kernel, z);
   EXPECT_EQ(y, z);
   EXPECT_FLOAT_EQ(z[3], std::tanh(3.0f) * 3.0f);
-  // A damaged file is ignored: the program waits for its thresholds again.
+  // A damaged file is ignored: the program is compiled again.
   for (const auto &e : std::filesystem::directory_iterator(dir)) {
     std::string bytes = readFile(e.path().string()).value();
     bytes[bytes.size() / 2] ^= 0x40;
@@ -522,7 +525,10 @@ TEST(FusedJitPolicy, KernelsPersistOnDiskForTheNextProcess) {
   std::shared_ptr<FusedJit> third = FusedJit::create(options, error);
   ASSERT_TRUE(third) << error;
   EXPECT_EQ(third->kernelFor(p, p.encode(), 4), nullptr);
+  EXPECT_EQ(third->kernelFor(p, p.encode(), 4), nullptr);
+  EXPECT_NE(third->kernelFor(p, p.encode(), 4), nullptr);
   EXPECT_EQ(third->stats().loaded, 0);
+  EXPECT_EQ(third->stats().compiled, 1);
   std::filesystem::remove_all(tmpl);
 }
 

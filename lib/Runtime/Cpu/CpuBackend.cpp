@@ -133,9 +133,12 @@ public:
         arenas[d].data.reset(new uint8_t[plan.arenaBytes]);
         arenas[d].size = plan.arenaBytes;
       }
+    // Fused kernels are chosen once for every device (see fusedKernelsFor).
+    std::vector<FusedKernelFn> kernels = cpu::fusedKernelsFor(plan);
     auto device = [&](int64_t d) {
       uint8_t *arena = arenas[d].data.get();
-      cpu::DeviceBuffers buffers{d, std::vector<uint8_t *>(plan.values.size(), nullptr)};
+      cpu::DeviceBuffers buffers{d, std::vector<uint8_t *>(plan.values.size(), nullptr),
+                                 &kernels};
       for (size_t v = 0; v < plan.values.size(); ++v)
         if (plan.values[v].offset >= 0)
           buffers.ptr[v] = arena + plan.values[v].offset;

@@ -122,6 +122,26 @@ Status runCompiled(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
 } // namespace
 
 
+/// The element count a Fused step's kernel walks.
+static int64_t fusedElements(const Plan &plan, const PlanStep &step, const FusedProgram &p) {
+  return p.outputs.empty() ? numElements(plan.values[step.outputs[0]].shape) * p.reductions[0].cols
+                           : numElements(plan.values[step.outputs[0]].shape);
+}
+
+std::vector<FusedKernelFn> fusedKernelsFor(const Plan &plan) {
+  std::vector<FusedKernelFn> kernels(plan.steps.size(), nullptr);
+  FusedKernelCompiler *compiler = fusedKernelCompiler();
+  for (size_t s = 0; compiler && s < plan.steps.size(); ++s) {
+    const PlanStep &step = plan.steps[s];
+    if (step.op != OpCode::Fused)
+      continue;
+    FusedProgram p = FusedProgram::decode(step.attrs);
+    if (p.validate(step.inputs.size(), step.outputs.size()).ok())
+      kernels[s] = compiler->kernelFor(p, step.attrs, fusedElements(plan, step, p));
+  }
+  return kernels;
+}
+
 Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
   FusedProgram p = FusedProgram::decode(step.attrs);
   int64_t numRegs = (int64_t)(p.inputs.size() + p.instructions.size());
@@ -129,12 +149,16 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   if (!valid.ok())
     return valid;
 
-  int64_t n = p.outputs.empty()
-                  ? numElements(plan.values[step.outputs[0]].shape) * p.reductions[0].cols
-                  : numElements(plan.values[step.outputs[0]].shape);
-  if (FusedKernelCompiler *compiler = fusedKernelCompiler())
-    if (FusedKernelFn kernel = compiler->kernelFor(p, step.attrs, n))
-      return runCompiled(plan, step, buffers, p, kernel, n);
+  int64_t n = fusedElements(plan, step, p);
+  FusedKernelFn kernel = nullptr;
+  if (buffers.kernels) {
+    size_t index = (size_t)(&step - plan.steps.data());
+    kernel = index < buffers.kernels->size() ? (*buffers.kernels)[index] : nullptr;
+  } else if (FusedKernelCompiler *compiler = fusedKernelCompiler()) {
+    kernel = compiler->kernelFor(p, step.attrs, n);
+  }
+  if (kernel)
+    return runCompiled(plan, step, buffers, p, kernel, n);
   // Row reductions accumulate in double, one accumulator per row.
   std::vector<std::vector<double>> acc;
   for (const auto &red : p.reductions)

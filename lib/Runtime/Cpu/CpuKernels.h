@@ -11,6 +11,7 @@
 
 #include "DeviceGroup.h"
 
+#include "shardc/Runtime/FusedKernel.h"
 #include "shardc/Runtime/Plan.h"
 #include "shardc/Runtime/Status.h"
 
@@ -22,7 +23,17 @@ namespace shardc::cpu {
 struct DeviceBuffers {
   int64_t device;
   std::vector<uint8_t *> ptr;
+  /// Per step of the plan, the native kernel of a Fused step, chosen once
+  /// per call for every device (fusedKernelsFor); null: ask the compiler.
+  const std::vector<FusedKernelFn> *kernels = nullptr;
 };
+
+/// The native kernel of each Fused step of `plan` (null where there is
+/// none, or not yet: the interpreter runs it), asked of the installed
+/// compiler once per call. Every device of every process uses the same
+/// choice, so results do not depend on how devices map to threads or
+/// processes.
+std::vector<FusedKernelFn> fusedKernelsFor(const Plan &plan);
 
 /// Runs a step with a fast path if there is one for it; false otherwise.
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
