@@ -30,16 +30,34 @@ bool launchedByMpi() {
 
 namespace {
 
-template <typename T>
-Status ringOver(ProcessGroup &group, const std::vector<int> &members, Reduction kind, T *out,
-            int64_t count) {
-  int64_t n = (int64_t)members.size();
+/// Where this process sits in the ring of `members`: its place r among n,
+/// and the processes to its left and right.
+struct RingPlace {
+  int64_t n = 0, r = 0;
+  int left = 0, right = 0;
+};
+
+StatusOr<RingPlace> placeIn(ProcessGroup &group, const std::vector<int> &members) {
   auto at = std::find(members.begin(), members.end(), group.rank());
   if (at == members.end())
     return Status::error("this process (rank " + std::to_string(group.rank()) +
                          ") is not a member of the ring");
-  int64_t r = at - members.begin();
-  int right = members[(r + 1) % n], left = members[(r - 1 + n) % n];
+  RingPlace p;
+  p.n = (int64_t)members.size();
+  p.r = at - members.begin();
+  p.right = members[(p.r + 1) % p.n];
+  p.left = members[(p.r - 1 + p.n) % p.n];
+  return p;
+}
+
+template <typename T>
+Status ringOver(ProcessGroup &group, const std::vector<int> &members, Reduction kind, T *out,
+            int64_t count) {
+  StatusOr<RingPlace> place = placeIn(group, members);
+  if (!place.ok())
+    return place.status();
+  int64_t n = place->n, r = place->r;
+  int right = place->right, left = place->left;
   std::vector<T> received(count / n + 1);
   for (int64_t s = 0; n > 1 && s < n - 1; ++s) {
     auto [sb, se] = ring::chunk(r - s, n, count);
@@ -82,13 +100,11 @@ Status ringAllReduce(ProcessGroup &group, const std::vector<int> &members, Reduc
 
 Status ringAllGather(ProcessGroup &group, const std::vector<int> &members, const void *mine,
                      size_t bytes, std::vector<std::vector<uint8_t>> &all) {
-  int64_t n = (int64_t)members.size();
-  auto at = std::find(members.begin(), members.end(), group.rank());
-  if (at == members.end())
-    return Status::error("this process (rank " + std::to_string(group.rank()) +
-                         ") is not a member of the ring");
-  int64_t r = at - members.begin();
-  int right = members[(r + 1) % n], left = members[(r - 1 + n) % n];
+  StatusOr<RingPlace> place = placeIn(group, members);
+  if (!place.ok())
+    return place.status();
+  int64_t n = place->n, r = place->r;
+  int right = place->right, left = place->left;
   all.assign(n, std::vector<uint8_t>(bytes));
   if (bytes)
     std::memcpy(all[r].data(), mine, bytes);
