@@ -9,6 +9,8 @@
 
 #include "Graph.h"
 
+#include "shardc/Runtime/Plan.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -294,7 +296,8 @@ Tensor operator-(Operand a) {
 
 #define SHARDC_UNARY(Name, name, number, types, ...)                                   \
   Tensor name(const Tensor &x, CallSite s) {                                           \
-    return unary(#name, "shardc." #name, x, s, /*floatOnly=*/(#types)[0] == 'F');      \
+    bool floatOnly = !acceptsIntegers(OpCode::Name);                                   \
+    return unary(#name, "shardc." #name, x, s, floatOnly);                             \
   }
 #include "shardc/Runtime/OpCodes.def"
 

@@ -120,6 +120,13 @@ void buildCompilePipeline(OpPassManager &pm, const std::string &entry, bool padU
   pm.addPass(createShardcPartition(partition));
 }
 
+/// Writes stage `name` of `shardc compile --dump-stages` into `dir`.
+static Status writeStage(const std::string &dir, const char *name, const std::string &text) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return Status::error("cannot create '" + dir + "': " + ec.message());
+  return writeFileAtomically(dir + "/" + name, text);
+}
+
 namespace {
 
 struct CompilePipelineOptions : PassPipelineOptions<CompilePipelineOptions> {
@@ -146,14 +153,10 @@ public:
                                                    : nullptr;
     if (!name || !status.ok())
       return;
-    if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
-      status = Status::error("cannot create '" + dir + "': " + ec.message());
-      return;
-    }
     std::string text;
     llvm::raw_string_ostream os(text);
     op->print(os);
-    status = writeFileAtomically(dir + "/" + name, text + "\n");
+    status = writeStage(dir, name, text + "\n");
   }
 
   std::string dir;
@@ -198,12 +201,9 @@ FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::strin
   FailureOr<Plan> plan = lowerToPlan(fn);
   if (failed(plan))
     return failure();
-  if (!dumpDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
-      return fn.emitError() << "cannot create '" << dumpDir << "': " << ec.message();
-    if (Status s = writeFileAtomically(dumpDir + "/03-plan.txt", describePlan(*plan)); !s.ok())
+  if (!dumpDir.empty())
+    if (Status s = writeStage(dumpDir, "03-plan.txt", describePlan(*plan)); !s.ok())
       return fn.emitError() << s.message();
-  }
   return plan;
 }
 

@@ -48,18 +48,17 @@ bool isBinary(OpCode op) {
 }
 
 bool acceptsIntegers(OpCode op) {
-  static const bool Numbers = true, Floats = false;
+  enum class Types { Floats, Numbers }; // the `types` column of OpCodes.def
   switch (op) {
-#define SHARDC_UNARY(Name, name, number, types, ...)                                   \
+#define SHARDC_ELEMENTWISE(Name, name, number, types, ...)                             \
   case OpCode::Name:                                                                   \
-    return types;
-#define SHARDC_BINARY(Name, name, number, types, ...)                                  \
-  case OpCode::Name:                                                                   \
-    return types;
+    return Types::types == Types::Numbers;
+#define SHARDC_UNARY SHARDC_ELEMENTWISE
+#define SHARDC_BINARY SHARDC_ELEMENTWISE
 #include "shardc/Runtime/OpCodes.def"
+#undef SHARDC_ELEMENTWISE
   default: return false;
   }
-  (void)Numbers, (void)Floats;
 }
 
 const std::vector<OpCode> &allOpCodes() {

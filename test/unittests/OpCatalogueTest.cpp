@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpCatalogue.h"
+#include "PartitionCorpus.h"
 
 #include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
@@ -77,12 +78,9 @@ TEST_F(OpCatalogue, EveryRowLowersToItsOpCodeAndRuns) {
     std::string text = "func.func @f(" + args + ") -> tensor<3xf32> {\n  %y = shardc." +
                        row.name + " " + operands +
                        " : tensor<3xf32>\n  return %y : tensor<3xf32>\n}\n";
-    std::string diagnostics;
-    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-      diagnostics += d.str() + "\n";
-      return success();
-    });
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+    testing_corpus::CorpusModule parsed(testing_corpus::CorpusModule::Text{text});
+    std::string &diagnostics = parsed.diagnostics;
+    OwningOpRef<ModuleOp> &module = parsed.module;
     ASSERT_TRUE(module) << diagnostics;
     auto fn = module->lookupSymbol<func::FuncOp>("f");
     FailureOr<Plan> plan = lowerToPlan(fn);

@@ -38,8 +38,12 @@ inline std::vector<std::string> corpusFiles() {
   return files;
 }
 
-/// One corpus file parsed, with every diagnostic collected in `diagnostics`.
+/// One corpus file (or program text) parsed, with every diagnostic
+/// collected in `diagnostics`.
 struct CorpusModule {
+  struct Text {
+    std::string text;
+  };
   mlir::MLIRContext ctx;
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler{&ctx, [this](mlir::Diagnostic &d) {
@@ -51,6 +55,10 @@ struct CorpusModule {
   explicit CorpusModule(const std::string &path) {
     ctx.loadDialect<ShardcDialect, mlir::func::FuncDialect>();
     module = mlir::parseSourceFile<mlir::ModuleOp>(path, &ctx);
+  }
+  explicit CorpusModule(const Text &program) {
+    ctx.loadDialect<ShardcDialect, mlir::func::FuncDialect>();
+    module = mlir::parseSourceString<mlir::ModuleOp>(program.text, &ctx);
   }
 };
 

@@ -70,12 +70,17 @@ std::shared_ptr<ProcessGroup> world() {
   return w.ok() ? *w : nullptr;
 }
 
+/// The run's process group in `group`, or skips the test where there is
+/// none: a build without MPI, or a process not started by a launcher.
+#define SHARDC_WORLD_OR_SKIP(group)                                                    \
+  if (!mpiBuilt())                                                                     \
+    GTEST_SKIP() << "this build has no MPI (install libopenmpi-dev and reconfigure)";  \
+  std::shared_ptr<ProcessGroup> group = world();                                       \
+  if (!group)                                                                          \
+  GTEST_SKIP() << "not started by an MPI launcher (ctest runs this under mpirun)"
+
 TEST(ProcessGroup, RingAllReduceMatchesTheCpuBackendBitForBit) {
-  if (!mpiBuilt())
-    GTEST_SKIP() << "this build has no MPI (install libopenmpi-dev and reconfigure)";
-  std::shared_ptr<ProcessGroup> group = world();
-  if (!group)
-    GTEST_SKIP() << "not started by an MPI launcher (ctest runs this under mpirun -np 2)";
+  SHARDC_WORLD_OR_SKIP(group);
   int n = group->size(), me = group->rank();
   std::vector<int> members(n);
   for (int m = 0; m < n; ++m)
@@ -104,10 +109,8 @@ TEST(ProcessGroup, RingAllReduceMatchesTheCpuBackendBitForBit) {
 // a sum in member order differs from the ring's somewhere, so the test
 // above would catch a ring that combined in another order.
 TEST(ProcessGroup, TheOrderOfTheSumShowsInItsBits) {
-  if (!mpiBuilt())
-    GTEST_SKIP() << "this build has no MPI";
-  std::shared_ptr<ProcessGroup> group = world();
-  if (!group || group->size() < 3)
+  SHARDC_WORLD_OR_SKIP(group);
+  if (group->size() < 3)
     GTEST_SKIP() << "needs 3 processes or more (ctest runs mpirun -np 4 too)";
   int n = group->size();
   int64_t count = int64_t(1) << 16;
@@ -126,11 +129,7 @@ TEST(ProcessGroup, TheOrderOfTheSumShowsInItsBits) {
 }
 
 TEST(ProcessGroup, BroadcastAndBarrier) {
-  if (!mpiBuilt())
-    GTEST_SKIP() << "this build has no MPI";
-  std::shared_ptr<ProcessGroup> group = world();
-  if (!group)
-    GTEST_SKIP() << "not started by an MPI launcher";
+  SHARDC_WORLD_OR_SKIP(group);
   int64_t value = group->rank() == 0 ? 42 : -1;
   ASSERT_TRUE(group->broadcast(&value, sizeof value, 0).ok());
   EXPECT_EQ(value, 42);
@@ -138,11 +137,7 @@ TEST(ProcessGroup, BroadcastAndBarrier) {
 }
 
 TEST(ProcessGroup, AMemberOutsideTheRingIsAnError) {
-  if (!mpiBuilt())
-    GTEST_SKIP() << "this build has no MPI";
-  std::shared_ptr<ProcessGroup> group = world();
-  if (!group)
-    GTEST_SKIP() << "not started by an MPI launcher";
+  SHARDC_WORLD_OR_SKIP(group);
   float x = 1;
   Status s = ringAllReduce(*group, {group->size() + 5}, Reduction::Sum, DType::F32, &x, 1);
   EXPECT_FALSE(s.ok());

@@ -228,28 +228,9 @@ public:
         }
         return s;
       }
-    if (world) {
-      // Every process returns every device's results: the others' shards
-      // are brought here (explicit fetching of remote shards comes later).
-      std::vector<int> ranks(n);
-      for (int64_t d = 0; d < n; ++d)
-        ranks[d] = (int)d;
-      for (size_t r = 0; r < results.size(); ++r) {
-        const Array &mine = results[r][world->rank()];
-        std::vector<std::vector<uint8_t>> shards;
-        if (Status st = ringAllGather(*world, ranks, mine.bytes(), mine.sizeInBytes(), shards);
-            !st.ok())
-          return st;
-        for (int64_t d = 0; d < n; ++d) {
-          if (d == world->rank())
-            continue;
-          Array a = Array::uninitialized(mine.dtype(), mine.shape());
-          if (a.sizeInBytes())
-            std::memcpy(a.bytes(), shards[d].data(), a.sizeInBytes());
-          results[r][d] = std::move(a);
-        }
-      }
-    }
+    if (world)
+      if (Status shared = shareResults(*world, results); !shared.ok())
+        return shared;
     if (profile) {
       // SHARDC_PROFILE=1: time per step on device 0, slowest first.
       std::vector<std::pair<double, std::string>> rows;
@@ -263,10 +244,35 @@ public:
     return results;
   }
 
+private:
+  /// Every process returns every device's results: each process's own
+  /// device's results are passed around to the others (explicit fetching
+  /// of remote shards comes later).
+  static Status shareResults(ProcessGroup &world, std::vector<DeviceArrays> &results) {
+    int64_t n = world.size();
+    std::vector<int> ranks(n);
+    for (int64_t d = 0; d < n; ++d)
+      ranks[d] = (int)d;
+    for (DeviceArrays &result : results) {
+      const Array &mine = result[world.rank()];
+      std::vector<std::vector<uint8_t>> shards;
+      if (Status st = ringAllGather(world, ranks, mine.bytes(), mine.sizeInBytes(), shards);
+          !st.ok())
+        return st;
+      for (int64_t d = 0; d < n; ++d) {
+        if (d == world.rank())
+          continue;
+        Array a = Array::uninitialized(mine.dtype(), mine.shape());
+        if (a.sizeInBytes())
+          std::memcpy(a.bytes(), shards[d].data(), a.sizeInBytes());
+        result[d] = std::move(a);
+      }
+    }
+    return Status::success();
+  }
+
   /// The processes of the run (null: this process is the whole run).
   StatusOr<std::shared_ptr<ProcessGroup>> processes = worldProcessGroup();
-
-private:
   struct Arena {
     std::unique_ptr<uint8_t[]> data;
     int64_t size = 0;

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
-#include "Ring.h"
+#include "../Ring.h"
 
 #include "shardc/Reference/Kernels.h"
 #include "shardc/Runtime/ProcessGroup.h"

@@ -10,7 +10,7 @@
 
 #include "shardc/Runtime/ProcessGroup.h"
 
-#include "../Cpu/Ring.h"
+#include "../Ring.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SHARDC_LIB_RUNTIME_CPU_RING_H
-#define SHARDC_LIB_RUNTIME_CPU_RING_H
+#ifndef SHARDC_LIB_RUNTIME_RING_H
+#define SHARDC_LIB_RUNTIME_RING_H
 
 #include "shardc/Runtime/Plan.h"
 
@@ -39,4 +39,4 @@ inline std::pair<int64_t, int64_t> chunk(int64_t c, int64_t n, int64_t count) {
 
 } // namespace shardc::ring
 
-#endif // SHARDC_LIB_RUNTIME_CPU_RING_H
+#endif // SHARDC_LIB_RUNTIME_RING_H
