@@ -276,7 +276,6 @@ public:
 
 private:
   // The vocabulary of the formulas builds with the builder's instructions.
-  friend KernelBuilder &builderOf(const JitValue &, const JitValue &);
   friend JitValue operator-(JitValue);
   friend JitValue operator+(JitValue, JitValue);
   friend JitValue operator-(JitValue, JitValue);
