@@ -13,7 +13,7 @@
 //   shardc-mlp [--devices N] [--steps S] [--batch-per-device B] [--hidden H]
 //              [--layers L] [--lr LR] [--seed S] [--log-every K]
 //              [--mode auto|shard_map] [--shard-optimizer-state on|off]
-//              [--emit-mlir PATH]
+//              [--emit-mlir PATH] [--loss-log PATH] [--local-devices K]
 //
 // Prints a progress line every K steps and, last, one JSON line: devices,
 // batch_per_device, ms_per_step_median, examples_per_s, loss_first,
@@ -37,7 +37,7 @@
 namespace {
 
 struct Options {
-  int devices = 1, steps = 200, batchPerDevice = 1024, hidden = 1024, layers = 2;
+  int devices = 1, localDevices = 0, steps = 200, batchPerDevice = 1024, hidden = 1024, layers = 2;
   int inputs = 784, classes = 10, seed = 0, logEvery = 20;
   double lr = 1e-3;
   std::string mode = "auto";
@@ -50,9 +50,10 @@ const char *kUsage =
     "usage: shardc-mlp [--devices N] [--steps S] [--batch-per-device B] "
     "[--hidden H] [--layers L] [--lr LR] [--seed S] [--log-every K] "
     "[--mode auto|shard_map] [--shard-optimizer-state on|off] [--emit-mlir PATH] "
-    "[--loss-log PATH]\n"
-    "Under mpirun, each process runs one device (--devices = the number of "
-    "processes) and process 0 reports.\n";
+    "[--loss-log PATH] [--local-devices K]\n"
+    "Under mpirun, each process runs an equal block of the --devices (its "
+    "--local-devices K, default 1: --devices = processes x K) and process 0 "
+    "reports.\n";
 
 [[noreturn]] void usage(const char *why) {
   std::fprintf(stderr, "shardc-mlp: error: %s\n%s", why, kUsage);
@@ -61,6 +62,7 @@ const char *kUsage =
 
 Options parse(int argc, char **argv) {
   Options o;
+  bool devicesGiven = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -70,7 +72,8 @@ Options parse(int argc, char **argv) {
     if (i + 1 >= argc)
       usage(("option " + a + " needs a value").c_str());
     std::string v = argv[++i];
-    if (a == "--devices") o.devices = std::atoi(v.c_str());
+    if (a == "--devices") o.devices = std::atoi(v.c_str()), devicesGiven = true;
+    else if (a == "--local-devices") o.localDevices = std::atoi(v.c_str());
     else if (a == "--steps") o.steps = std::atoi(v.c_str());
     else if (a == "--batch-per-device") o.batchPerDevice = std::atoi(v.c_str());
     else if (a == "--hidden") o.hidden = std::atoi(v.c_str());
@@ -83,6 +86,19 @@ Options parse(int argc, char **argv) {
     else if (a == "--loss-log") o.lossLog = v;
     else if (a == "--shard-optimizer-state") o.shardState = v == "1" || v == "on";
     else usage(("unknown option " + a).c_str());
+  }
+  if (o.localDevices < 0)
+    usage("--local-devices must be positive");
+  if (o.localDevices > 0) { // the mesh is processes x local devices
+    int total = shardc::processCount() * o.localDevices;
+    if (devicesGiven && o.devices != total)
+      usage(("--devices " + std::to_string(o.devices) + " is not " +
+             std::to_string(shardc::processCount()) + " process(es) x --local-devices " +
+             std::to_string(o.localDevices))
+                .c_str());
+    o.devices = total;
+  } else if (!devicesGiven) {
+    o.devices = shardc::processCount();
   }
   if (o.devices < 1 || o.steps < 1 || o.batchPerDevice < 1 || o.hidden < 1 || o.layers < 1)
     usage("sizes and counts must be positive");

@@ -17,6 +17,7 @@
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
 #include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/ProcessGroup.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -28,6 +29,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <set>
@@ -140,6 +142,66 @@ TEST(PartitionCorpus, CoversEveryPlanOpCode) {
   for (OpCode op : allOpCodes())
     EXPECT_TRUE(seen.count(op))
         << opCodeName(op) << " runs in no partitioned program of test/Partition";
+}
+
+// Under mpirun (ctest runs it with 2 and 4 processes): every function of the
+// corpus whose mesh the processes can share runs with its devices spread
+// over them (a block of devices each) and gives the same bits as its mesh
+// in one process, on every process.
+TEST(PartitionAcrossProcesses, SameBitsAsOneProcess) {
+  StatusOr<std::shared_ptr<ProcessGroup>> world = worldProcessGroup();
+  ASSERT_TRUE(world.ok()) << world.message();
+  if (!*world)
+    GTEST_SKIP() << "not started by mpirun (ctest runs this under mpirun when MPI is built)";
+  int processes = (*world)->size();
+  std::unique_ptr<Backend> spread = createCpuBackend(*world);
+  std::unique_ptr<Backend> alone = createCpuBackend(nullptr);
+  int ran = 0, skipped = 0;
+  for (const std::string &file : corpusFiles()) {
+    SCOPED_TRACE(file);
+    CorpusModule corpus(file);
+    ASSERT_TRUE(corpus.module) << corpus.diagnostics;
+    for (auto fn : corpus.module->getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      std::string name = fn.getSymName().str();
+      SCOPED_TRACE("@" + name);
+      std::mt19937 rng(std::hash<std::string>{}(file + "@" + name) & 0xffffffff);
+      std::vector<Array> inputs;
+      for (Type t : fn.getArgumentTypes())
+        inputs.push_back(randomArray(cast<RankedTensorType>(t), rng));
+      ASSERT_TRUE(succeeded(propagateShardings(fn)) && succeeded(partitionFunction(fn)))
+          << corpus.diagnostics;
+      FailureOr<Plan> plan = lowerToPlan(fn);
+      ASSERT_TRUE(succeeded(plan)) << corpus.diagnostics;
+      if (plan->numDevices() % processes != 0) {
+        ++skipped;
+        continue;
+      }
+      StatusOr<std::vector<Array>> want = runPlan(*alone, *plan, inputs);
+      ASSERT_TRUE(want.ok()) << want.message();
+      StatusOr<std::vector<Array>> got = runPlan(*spread, *plan, inputs);
+      ASSERT_TRUE(got.ok()) << got.message();
+      ASSERT_EQ(got->size(), want->size());
+      for (size_t r = 0; r < want->size(); ++r) {
+        const Array &g = (*got)[r], &w = (*want)[r];
+        ASSERT_EQ(g.shape(), w.shape()) << "result #" << r;
+        ASSERT_EQ(g.sizeInBytes(), w.sizeInBytes()) << "result #" << r;
+        EXPECT_EQ(std::memcmp(g.bytes(), w.bytes(), w.sizeInBytes()), 0)
+            << "result #" << r << " differs from the run in one process (process "
+            << (*world)->rank() << " of " << processes << ")";
+      }
+      ++ran;
+    }
+  }
+  // Most meshes of the corpus have 2, 4 or 8 devices: a run that skipped
+  // them all would compare nothing.
+  EXPECT_GT(ran, 3 * skipped) << ran << " functions run, " << skipped
+                              << " skipped (their mesh cannot be shared by " << processes
+                              << " processes)";
+  if ((*world)->rank() == 0)
+    std::printf("%d functions of the corpus over %d processes, %d skipped\n", ran, processes,
+                skipped);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, PartitionEquivalence, testing::ValuesIn(corpusFiles()),

@@ -59,7 +59,10 @@ const char kRunHelp[] =
     "  --no-cache          compile without reading or writing the disk cache\n"
     "  --cache-stats       print the cache's hits and misses\n"
     "  --benchmark N       run N more times (cpu or cuda) and print one JSON line\n"
-    "                      with the median and best time per call\n";
+    "                      with the median and best time per call\n"
+    "  --local-devices K   under mpirun: each process runs K devices of the mesh\n"
+    "                      (a check: the mesh must have processes x K devices;\n"
+    "                      without it, any equal share)\n";
 
 struct RunOptions {
   std::string file;
@@ -71,6 +74,7 @@ struct RunOptions {
   bool cacheStats = false;
   bool noCache = false;
   int benchmark = 0;
+  int localDevices = 0; // 0: any equal share of the mesh
 };
 
 /// The global signature the inputs are checked against.
@@ -87,7 +91,8 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
   CommandLine cl;
   if (std::optional<int> code = parseCommandLine(
           args, "run",
-          {"--entry", "--input", "--output-dir", "--backend", "--cache-dir", "--benchmark"},
+          {"--entry", "--input", "--output-dir", "--backend", "--cache-dir", "--benchmark",
+           "--local-devices"},
           {"--no-cache", "--cache-stats"}, kRunHelp, cl))
     return *code;
   opts.file = cl.file;
@@ -109,6 +114,12 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
       opts.benchmark = std::atoi(value.c_str());
       if (opts.benchmark < 1) {
         reportError("--benchmark expects a positive count, got '" + value + "'");
+        return kUsage;
+      }
+    } else if (name == "--local-devices") {
+      opts.localDevices = std::atoi(value.c_str());
+      if (opts.localDevices < 1) {
+        reportError("--local-devices expects a positive count, got '" + value + "'");
         return kUsage;
       }
     }
@@ -276,6 +287,20 @@ std::unique_ptr<Backend> createBackend(const RunOptions &opts) {
 
 int runPlanOn(Backend *backend, const Plan &plan, const std::vector<Array> &inputs,
               const RunOptions &opts) {
+  if (opts.localDevices > 0) {
+    StatusOr<std::shared_ptr<ProcessGroup>> world = worldProcessGroup();
+    int processes = world.ok() && *world ? (*world)->size() : 1;
+    if (plan.numDevices() != (int64_t)processes * opts.localDevices) {
+      reportError("the mesh of @" + plan.entry + " has " + std::to_string(plan.numDevices()) +
+                  " device(s), not " + std::to_string(processes) + " process(es) x " +
+                  std::to_string(opts.localDevices) + " local device(s)" +
+                  (plan.numDevices() % opts.localDevices == 0
+                       ? ": run it with mpirun -np " +
+                             std::to_string(plan.numDevices() / opts.localDevices)
+                       : std::string()));
+      return kFailed;
+    }
+  }
   StatusOr<std::vector<Array>> results = runPlan(*backend, plan, inputs);
   if (!results.ok()) {
     reportError(results.message());

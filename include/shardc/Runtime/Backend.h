@@ -51,8 +51,14 @@ Status checkShardArguments(const Plan &plan,
                            const std::vector<std::vector<const Array *>> &args,
                            const std::vector<int64_t> &devices);
 
-/// N simulated devices in this process, one thread each.
+class ProcessGroup;
+
+/// N simulated devices, one thread each. Under an MPI launcher the devices
+/// are spread over the run's processes (worldProcessGroup()).
 std::unique_ptr<Backend> createCpuBackend();
+/// The same over `processes`, an equal block of the mesh's devices each
+/// (null: every device in this process).
+std::unique_ptr<Backend> createCpuBackend(std::shared_ptr<ProcessGroup> processes);
 
 /// device_put + execute + gather: splits each global argument by the plan's
 /// argument sharding, runs, and assembles each result by its sharding.

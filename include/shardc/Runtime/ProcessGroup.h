@@ -36,6 +36,17 @@ public:
   /// bytes from process `from` (one step of a ring).
   virtual Status sendRecv(const void *send, size_t sendBytes, int to, void *recv,
                           size_t recvBytes, int from) = 0;
+  /// One message of an exchange: `bytes` bytes to or from process `peer`.
+  struct Transfer {
+    int peer;
+    void *data;
+    size_t bytes;
+  };
+  /// Posts every send and every receive at once and waits for all of them,
+  /// so no order of the transfers can deadlock. Between two processes,
+  /// messages are received in the order they were sent.
+  virtual Status exchange(const std::vector<Transfer> &sends,
+                          const std::vector<Transfer> &recvs) = 0;
   /// `bytes` bytes of process `root` to every process.
   virtual Status broadcast(void *data, size_t bytes, int root) = 0;
   virtual Status barrier() = 0;

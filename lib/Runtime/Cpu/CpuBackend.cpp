@@ -66,6 +66,8 @@ void pinToCore(int64_t index) {
 
 class CpuBackend : public Backend {
 public:
+  explicit CpuBackend(StatusOr<std::shared_ptr<ProcessGroup>> processes)
+      : processes(std::move(processes)) {}
   const char *name() const override { return "cpu"; }
 
   using Backend::execute;
@@ -81,26 +83,26 @@ public:
     ProcessGroup *world = processes->get();
     if (world && world->size() == 1)
       world = nullptr; // one process: every device is simulated here
-    // A mesh over several processes: this process runs its own device (one
-    // per process, for now) and the others' shards come from them.
-    std::vector<int64_t> local(n);
-    for (int64_t d = 0; d < n; ++d)
-      local[d] = d;
-    if (world) {
-      if (n != world->size())
-        return Status::error("the mesh of @" + plan.entry + " has " + std::to_string(n) +
-                             " device(s) and the run " + std::to_string(world->size()) +
-                             " processes: run it with mpirun -np " + std::to_string(n) +
-                             " (one device per process)");
-      local = {world->rank()};
-    }
+    // A mesh over several processes: each runs an equal, contiguous block
+    // of its devices, and the others' shards come from them.
+    int64_t perProcess = world ? n / world->size() : n;
+    if (world && n % world->size() != 0)
+      return Status::error("the mesh of @" + plan.entry + " has " + std::to_string(n) +
+                           " device(s), which " + std::to_string(world->size()) +
+                           " processes cannot share equally (each runs a block of the same "
+                           "size): run it with a number of processes that divides " +
+                           std::to_string(n));
+    std::vector<int64_t> local;
+    int64_t firstLocal = world ? world->rank() * perProcess : 0;
+    for (int64_t d = firstLocal; d < firstLocal + perProcess; ++d)
+      local.push_back(d);
     Status valid = checkShardArguments(plan, args, local);
     if (!valid.ok())
       return valid;
 
     // The cores are shared among the device threads.
     int64_t cores = usableCores();
-    cpu::setBlasThreads((int)std::max<int64_t>(1, cores / n));
+    cpu::setBlasThreads((int)std::max<int64_t>(1, cores / (int64_t)local.size()));
 
     // The arrays that values written over an argument live in: the shards
     // the caller gave up, else copies of the argument.
@@ -123,6 +125,7 @@ public:
     int64_t threads = (int64_t)local.size();
     cpu::DeviceGroup group(threads, n, /*spin=*/threads <= cores);
     group.processes = world;
+    group.localDevices = perProcess;
     bool profile = std::getenv("SHARDC_PROFILE") != nullptr;
     // Arenas are kept between calls (and not cleared: every value is
     // written before it is read).
@@ -214,7 +217,7 @@ public:
       for (int64_t d : local)
         pool.emplace_back([&, d] {
           if (pin)
-            pinToCore(d);
+            pinToCore(d - firstLocal);
           device(d);
         });
       for (std::thread &t : pool)
@@ -229,7 +232,7 @@ public:
         return s;
       }
     if (world)
-      if (Status shared = shareResults(*world, results); !shared.ok())
+      if (Status shared = shareResults(*world, local, results); !shared.ok())
         return shared;
     if (profile) {
       // SHARDC_PROFILE=1: time per step on device 0, slowest first.
@@ -245,34 +248,32 @@ public:
   }
 
 private:
-  /// Every process returns every device's results: each process's own
-  /// device's results are passed around to the others (explicit fetching
+  /// Every process returns every device's results: each process sends its
+  /// devices' results (those of `local`) to the others (explicit fetching
   /// of remote shards comes later).
-  static Status shareResults(ProcessGroup &world, std::vector<DeviceArrays> &results) {
-    int64_t n = world.size();
-    std::vector<int> ranks(n);
-    for (int64_t d = 0; d < n; ++d)
-      ranks[d] = (int)d;
+  static Status shareResults(ProcessGroup &world, const std::vector<int64_t> &local,
+                             std::vector<DeviceArrays> &results) {
+    int64_t perProcess = (int64_t)local.size();
+    std::vector<ProcessGroup::Transfer> sends, recvs;
     for (DeviceArrays &result : results) {
-      const Array &mine = result[world.rank()];
-      std::vector<std::vector<uint8_t>> shards;
-      if (Status st = ringAllGather(world, ranks, mine.bytes(), mine.sizeInBytes(), shards);
-          !st.ok())
-        return st;
-      for (int64_t d = 0; d < n; ++d) {
-        if (d == world.rank())
+      const Array &like = result[local[0]];
+      for (int64_t d = 0; d < (int64_t)result.size(); ++d) {
+        int owner = (int)(d / perProcess);
+        if (owner == world.rank()) {
+          for (int q = 0; q < world.size(); ++q)
+            if (q != world.rank())
+              sends.push_back({q, result[d].bytes(), result[d].sizeInBytes()});
           continue;
-        Array a = Array::uninitialized(mine.dtype(), mine.shape());
-        if (a.sizeInBytes())
-          std::memcpy(a.bytes(), shards[d].data(), a.sizeInBytes());
-        result[d] = std::move(a);
+        }
+        result[d] = Array::uninitialized(like.dtype(), like.shape());
+        recvs.push_back({owner, result[d].bytes(), result[d].sizeInBytes()});
       }
     }
-    return Status::success();
+    return world.exchange(sends, recvs);
   }
 
   /// The processes of the run (null: this process is the whole run).
-  StatusOr<std::shared_ptr<ProcessGroup>> processes = worldProcessGroup();
+  StatusOr<std::shared_ptr<ProcessGroup>> processes;
   struct Arena {
     std::unique_ptr<uint8_t[]> data;
     int64_t size = 0;
@@ -284,6 +285,12 @@ private:
 
 } // namespace
 
-std::unique_ptr<Backend> createCpuBackend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> createCpuBackend() {
+  return std::make_unique<CpuBackend>(worldProcessGroup());
+}
+
+std::unique_ptr<Backend> createCpuBackend(std::shared_ptr<ProcessGroup> processes) {
+  return std::make_unique<CpuBackend>(std::move(processes));
+}
 
 } // namespace shardc

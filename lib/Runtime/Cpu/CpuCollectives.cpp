@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 namespace shardc::cpu {
 
@@ -305,52 +306,160 @@ bool ringReduces(DType dtype) {
          dtype == DType::I64;
 }
 
-/// A collective whose members are other processes (one device each). An
-/// all_reduce runs the ring of the shared-memory one over them (a merged
-/// one over its buffers' concatenation, as segmentedRingAllReduce chunks
-/// it), so the bits are the same; the other collectives first bring every
-/// member's operand here, then run as in one process.
+/// Whether every group of `step` that has a device of this process has
+/// all its members here (then the collective runs in shared memory only).
+/// Every thread of the process decides alike.
+bool withinThisProcess(const Plan &plan, const PlanStep &step, const DeviceGroup &group) {
+  int me = group.processes->rank();
+  for (int64_t l = me * group.localDevices; l < (me + 1) * group.localDevices; ++l)
+    for (int64_t m : plan.mesh.group(step.axes, l))
+      if (group.owner(m) != me)
+        return false;
+  return true;
+}
+
+/// Whether the members of a group are each on a process of their own.
+bool onePerProcess(const std::vector<int64_t> &members, const DeviceGroup &group) {
+  std::vector<int> owners;
+  for (int64_t m : members)
+    owners.push_back(group.owner(m));
+  std::sort(owners.begin(), owners.end());
+  return std::adjacent_find(owners.begin(), owners.end()) == owners.end();
+}
+
+/// The part of a collective between processes, done by one thread of each
+/// process for all its devices, so that messages between two processes
+/// always go in one order (the groups' order, then the members'). Each
+/// group that spans processes either runs the ring all-reduce over them
+/// in place (`ring`: its members are on processes of their own), or has
+/// every remote member's operand (`bytes` bytes) received into `staged`.
+Status moveOperands(const Plan &plan, const PlanStep &step, DeviceGroup &group, size_t bytes,
+                    bool ring, DType dtype) {
+  ProcessGroup &processes = *group.processes;
+  int me = processes.rank();
+  std::map<int64_t, std::vector<int64_t>> groups; // by first member
+  for (int64_t l = me * group.localDevices; l < (me + 1) * group.localDevices; ++l) {
+    std::vector<int64_t> members = plan.mesh.group(step.axes, l);
+    groups.emplace(members.front(), members);
+  }
+  std::vector<ProcessGroup::Transfer> sends, recvs;
+  std::vector<std::vector<int64_t>> rings;
+  for (auto &[first, members] : groups) {
+    if (ring && onePerProcess(members, group)) {
+      if (members.size() > 1)
+        rings.push_back(members);
+      continue;
+    }
+    std::vector<int> remote; // the group's other processes, in member order
+    for (int64_t m : members)
+      if (int q = group.owner(m);
+          q != me && std::find(remote.begin(), remote.end(), q) == remote.end())
+        remote.push_back(q);
+    for (int64_t m : members) {
+      if (group.owner(m) == me) {
+        for (int q : remote)
+          sends.push_back({q, const_cast<void *>(group.operands[m]), bytes});
+      } else {
+        group.staged[m].resize(bytes);
+        group.operands[m] = group.staged[m].data();
+        recvs.push_back({group.owner(m), group.staged[m].data(), bytes});
+      }
+    }
+  }
+  if (!sends.empty() || !recvs.empty())
+    if (Status s = processes.exchange(sends, recvs); !s.ok())
+      return s;
+  for (const std::vector<int64_t> &members : rings) {
+    std::vector<int> ranks;
+    int64_t local = -1;
+    for (int64_t m : members) {
+      ranks.push_back(group.owner(m));
+      if (group.owner(m) == me)
+        local = m;
+    }
+    if (Status s = ringAllReduce(processes, ranks, (Reduction)step.attrs[0], dtype,
+                                 group.staged[local].data(), (int64_t)(bytes / dtypeSize(dtype)));
+        !s.ok())
+      return s;
+  }
+  return Status::success();
+}
+
+template <typename T>
+void reduceStaged(Reduction kind, const std::vector<int64_t> &members, const DeviceGroup &group,
+                  uint8_t *out, size_t bytes) {
+  std::vector<const T *> x;
+  for (int64_t m : members)
+    x.push_back(static_cast<const T *>(group.operands[m]));
+  ring::reduceInRingOrder<T>(kind, x, reinterpret_cast<T *>(out), (int64_t)(bytes / sizeof(T)));
+}
+
+/// A collective some of whose groups span processes. Each device publishes
+/// its operand (an all_reduce's inputs joined, as the merged ring chunks
+/// them); one thread per process moves operands between processes
+/// (moveOperands); then each device computes its result as in one process:
+/// an all_reduce in the ring's order (run by the ring itself where members
+/// are on processes of their own), the rest by the shared-memory code over
+/// the received operands. The bits are those of the same mesh in one
+/// process.
 bool runAcrossProcesses(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
                         DeviceGroup &group) {
   ProcessGroup &processes = *group.processes;
-  std::vector<int64_t> members = plan.mesh.group(step.axes, buffers.device);
-  std::vector<int> ranks(members.begin(), members.end());
+  int64_t d = buffers.device;
   const PlanValue &in = plan.values[step.inputs[0]];
-  auto fail = [&](const Status &s) {
-    std::fprintf(stderr, "error: %s: %s (process %d)\n", step.location.c_str(),
-                 s.message().c_str(), processes.rank());
-    processes.abort(1);
-  };
-  if (step.op == OpCode::AllReduce && ringReduces(in.dtype)) {
-    std::vector<uint8_t> joined;
-    for (int32_t id : step.inputs)
-      joined.insert(joined.end(), buffers.ptr[id], buffers.ptr[id] + plan.values[id].bytes());
-    if (Status s = ringAllReduce(processes, ranks, (Reduction)step.attrs[0], in.dtype,
-                                 joined.data(), (int64_t)(joined.size() / dtypeSize(in.dtype)));
-        !s.ok())
-      fail(s);
-    size_t at = 0;
-    for (int32_t id : step.outputs) {
-      std::memcpy(buffers.ptr[id], joined.data() + at, plan.values[id].bytes());
-      at += plan.values[id].bytes();
-    }
-    return true;
-  }
-  if (step.op == OpCode::AllReduce && step.inputs.size() > 1) { // f16/bf16, merged
+  if (step.op == OpCode::AllSlice || withinThisProcess(plan, step, group))
+    return runInProcess(plan, step, buffers, group); // all_slice: its own operand only
+  bool reduce = step.op == OpCode::AllReduce && ringReduces(in.dtype);
+  if (step.op == OpCode::AllReduce && !reduce && step.inputs.size() > 1) { // f16/bf16, merged
     for (size_t i = 0; i < step.inputs.size(); ++i)
       if (!runAcrossProcesses(plan, step.part(i), buffers, group))
         return false;
     return true;
   }
-  std::vector<std::vector<uint8_t>> all;
-  if (step.op != OpCode::AllSlice) { // all_slice needs only its own operand
-    if (Status s = ringAllGather(processes, ranks, buffers.ptr[step.inputs[0]], in.bytes(), all);
-        !s.ok())
-      fail(s);
-    for (size_t m = 0; m < members.size(); ++m)
-      group.operands[members[m]] = all[m].data();
+  size_t bytes = in.bytes();
+  if (reduce) { // a copy, which the ring may reduce in place
+    std::vector<uint8_t> &mine = group.staged[d];
+    mine.clear();
+    for (int32_t id : step.inputs)
+      mine.insert(mine.end(), buffers.ptr[id], buffers.ptr[id] + plan.values[id].bytes());
+    bytes = mine.size();
+    group.operands[d] = mine.data();
+  } else {
+    group.operands[d] = buffers.ptr[step.inputs[0]];
   }
-  return runInProcess(plan, step, buffers, group);
+  if (!group.barrier.wait()) // every device's operand is published
+    return false;
+  if (d == processes.rank() * group.localDevices)
+    if (Status s = moveOperands(plan, step, group, bytes, reduce, in.dtype); !s.ok()) {
+      std::fprintf(stderr, "error: %s: %s (process %d)\n", step.location.c_str(),
+                   s.message().c_str(), processes.rank());
+      processes.abort(1);
+    }
+  if (!group.barrier.wait()) // every remote operand has arrived
+    return false;
+  if (!reduce)
+    return runInProcess(plan, step, buffers, group);
+
+  std::vector<int64_t> members = plan.mesh.group(step.axes, d);
+  std::vector<uint8_t> result(bytes);
+  if (onePerProcess(members, group)) {
+    std::memcpy(result.data(), group.staged[d].data(), bytes);
+  } else {
+    Reduction kind = (Reduction)step.attrs[0];
+    switch (in.dtype) {
+    case DType::F32: reduceStaged<float>(kind, members, group, result.data(), bytes); break;
+    case DType::F64: reduceStaged<double>(kind, members, group, result.data(), bytes); break;
+    case DType::I32: reduceStaged<int32_t>(kind, members, group, result.data(), bytes); break;
+    default: reduceStaged<int64_t>(kind, members, group, result.data(), bytes); break;
+    }
+  }
+  size_t at = 0;
+  for (int32_t id : step.outputs) {
+    std::memcpy(buffers.ptr[id], result.data() + at, plan.values[id].bytes());
+    at += plan.values[id].bytes();
+  }
+  // Nobody may overwrite a staged operand before every device has read it.
+  return group.barrier.wait();
 }
 
 } // namespace

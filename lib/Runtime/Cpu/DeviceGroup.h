@@ -78,14 +78,20 @@ private:
 /// process's device threads, and for the collective in progress, each
 /// device's operand and working buffer (indexed by device of the mesh).
 /// When the mesh spans processes, `processes` is how the others are
-/// reached; their operands are copied here before a collective reads them.
+/// reached: process p runs the `localDevices` devices from p * localDevices
+/// on, and the operands of other processes' devices are received into
+/// `staged` before a collective reads them.
 struct DeviceGroup {
   DeviceGroup(int64_t threads, int64_t devices, bool spin)
-      : barrier(threads, spin), operands(devices), work(devices) {}
+      : barrier(threads, spin), operands(devices), work(devices), staged(devices) {}
   AbortableBarrier barrier;
   std::vector<const void *> operands;
   std::vector<void *> work;
   ProcessGroup *processes = nullptr;
+  int64_t localDevices = 0;
+  std::vector<std::vector<uint8_t>> staged;
+  /// The process that runs device `d`.
+  int owner(int64_t d) const { return (int)(d / localDevices); }
 };
 
 } // namespace shardc::cpu

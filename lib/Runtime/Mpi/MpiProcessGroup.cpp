@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace shardc {
 
@@ -54,6 +55,38 @@ public:
         return mpiError("MPI_Sendrecv", code);
       s += sendPart, r += recvPart, sendBytes -= sendPart, recvBytes -= recvPart;
     } while (sendBytes > 0 || recvBytes > 0);
+    return Status::success();
+  }
+
+  Status exchange(const std::vector<Transfer> &sends,
+                  const std::vector<Transfer> &recvs) override {
+    // Messages over 2 GiB go in parts, posted in order: MPI keeps the order
+    // of messages between two processes, so the parts arrive in order.
+    std::vector<MPI_Request> requests;
+    auto post = [&](const Transfer &t, bool send) -> Status {
+      char *at = static_cast<char *>(t.data);
+      size_t left = t.bytes;
+      do {
+        int part = (int)std::min<size_t>(left, INT_MAX);
+        MPI_Request request;
+        int code = send ? MPI_Isend(at, part, MPI_BYTE, t.peer, kTag, MPI_COMM_WORLD, &request)
+                        : MPI_Irecv(at, part, MPI_BYTE, t.peer, kTag, MPI_COMM_WORLD, &request);
+        if (code != MPI_SUCCESS)
+          return mpiError(send ? "MPI_Isend" : "MPI_Irecv", code);
+        requests.push_back(request);
+        at += part, left -= part;
+      } while (left > 0);
+      return Status::success();
+    };
+    for (const Transfer &t : recvs)
+      if (Status s = post(t, false); !s.ok())
+        return s;
+    for (const Transfer &t : sends)
+      if (Status s = post(t, true); !s.ok())
+        return s;
+    if (int code = MPI_Waitall((int)requests.size(), requests.data(), MPI_STATUSES_IGNORE);
+        code != MPI_SUCCESS)
+      return mpiError("MPI_Waitall", code);
     return Status::success();
   }
 
