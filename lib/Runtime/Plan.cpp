@@ -194,6 +194,54 @@ FusedProgram FusedProgram::decode(const std::vector<int64_t> &ints) {
   return p;
 }
 
+namespace {
+/// FNV-1a, 64 bits.
+struct Fnv {
+  uint64_t h = 0xcbf29ce484222325ull;
+  void bytes(const void *p, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      h = (h ^ static_cast<const uint8_t *>(p)[i]) * 0x100000001b3ull;
+  }
+  void i64(int64_t v) { bytes(&v, sizeof v); }
+  void str(const std::string &s) {
+    i64((int64_t)s.size());
+    bytes(s.data(), s.size());
+  }
+  template <typename T> void list(const std::vector<T> &v) {
+    i64((int64_t)v.size());
+    for (const T &x : v)
+      i64((int64_t)x);
+  }
+};
+} // namespace
+
+uint64_t planShapeHash(const Plan &plan) {
+  Fnv f;
+  f.str(plan.entry);
+  for (const std::string &axis : plan.mesh.axisNames)
+    f.str(axis);
+  f.list(plan.mesh.axisSizes);
+  for (const PlanValue &v : plan.values) {
+    f.i64((int64_t)v.dtype);
+    f.list(v.shape);
+    f.i64(v.offset);
+    f.i64(v.inArgument);
+  }
+  f.list(plan.args);
+  f.list(plan.results);
+  for (const PlanStep &step : plan.steps) {
+    f.i64((int64_t)step.op);
+    f.list(step.inputs);
+    f.list(step.outputs);
+    f.list(step.attrs);
+    for (const std::string &axis : step.axes)
+      f.str(axis);
+    f.i64((int64_t)step.constant.dtype());
+    f.list(step.constant.shape());
+  }
+  return f.h;
+}
+
 std::string describePlan(const Plan &plan) {
   auto value = [&](int32_t id) {
     const PlanValue &v = plan.values[id];

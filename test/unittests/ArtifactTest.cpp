@@ -150,3 +150,33 @@ TEST(Artifact, CraftedOpcodesAndProgramsAreRejected) {
   expectRejected([](Plan &p) { p.steps[2].attrs[0] = int64_t(1) << 60; },
                  "step 2 (fused at m.mlir:5:8): its program is malformed");
 }
+
+namespace {
+// Processes compare this hash before running a plan together: a plan read
+// back from its artifact hashes alike, and any change to what the
+// processes exchange (mesh, shapes, steps, attributes) changes it.
+TEST(PlanShapeHash, SeesEveryPartProcessesMustAgreeOn) {
+  Plan p = validPlan();
+  uint64_t h = planShapeHash(p);
+  StatusOr<Plan> back = deserializePlan(serializePlan(p), "plan.shardc");
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(planShapeHash(*back), h);
+  std::vector<std::function<void(Plan &)>> edits = {
+      [](Plan &q) { q.entry = "other"; },
+      [](Plan &q) { q.mesh.axisSizes = {4}; },
+      [](Plan &q) { q.mesh.axisNames = {"model"}; },
+      [](Plan &q) { q.values[0].shape = {2, 4}; },
+      [](Plan &q) { q.values[2].dtype = DType::F64; },
+      [](Plan &q) { q.steps[1].attrs = {1}; },
+      [](Plan &q) { q.steps[1].axes = {}; },
+      [](Plan &q) { q.steps[3].op = OpCode::AllReduce; },
+      [](Plan &q) { std::swap(q.steps[0].inputs[0], q.steps[0].inputs[1]); },
+      [](Plan &q) { q.results = {5, 3}; },
+  };
+  for (size_t i = 0; i < edits.size(); ++i) {
+    Plan q = validPlan();
+    edits[i](q);
+    EXPECT_NE(planShapeHash(q), h) << "edit " << i;
+  }
+}
+} // namespace

@@ -118,6 +118,11 @@ struct Plan;
 /// step (index, opcode, location) and the field.
 Status validatePlan(const Plan &plan);
 
+/// A hash of what every process of a run must agree on to run a plan
+/// together: its mesh, signature, values and steps, with each constant's
+/// type but not its contents. Not a cryptographic hash.
+uint64_t planShapeHash(const Plan &plan);
+
 /// A readable listing of a plan: devices, arena, and one line per step with
 /// its values' types and arena offsets.
 std::string describePlan(const Plan &plan);

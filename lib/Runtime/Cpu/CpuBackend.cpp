@@ -19,6 +19,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #ifdef __linux__
 #include <pthread.h>
@@ -96,6 +97,9 @@ public:
     int64_t firstLocal = world ? world->rank() * perProcess : 0;
     for (int64_t d = firstLocal; d < firstLocal + perProcess; ++d)
       local.push_back(d);
+    if (world)
+      if (Status same = checkSameProgram(*world, plan); !same.ok())
+        return same;
     Status valid = checkShardArguments(plan, args, local);
     if (!valid.ok())
       return valid;
@@ -248,6 +252,38 @@ public:
   }
 
 private:
+  /// The first time a plan runs, its processes compare their plans' hashes,
+  /// so that processes started on different programs (or one compiled with
+  /// other options) stop with an error instead of exchanging garbage or
+  /// waiting forever. Every process gets every hash and reports alike.
+  Status checkSameProgram(ProcessGroup &world, const Plan &plan) {
+    uint64_t mine = planShapeHash(plan);
+    if (agreed.count(mine))
+      return Status::success();
+    std::vector<uint64_t> all(world.size());
+    std::vector<ProcessGroup::Transfer> sends, recvs;
+    for (int q = 0; q < world.size(); ++q)
+      if (q != world.rank()) {
+        sends.push_back({q, &mine, sizeof mine});
+        recvs.push_back({q, &all[q], sizeof all[q]});
+      }
+    all[world.rank()] = mine;
+    if (Status s = world.exchange(sends, recvs); !s.ok())
+      return s;
+    for (int q = 1; q < world.size(); ++q)
+      if (all[q] != all[0]) {
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "process %d runs another program than process 0 (plan hash %016llx, "
+                      "not %016llx)",
+                      q, (unsigned long long)all[q], (unsigned long long)all[0]);
+        return Status::error(std::string(text) + " for @" + plan.entry +
+                             ": every process must run the same program, compiled alike");
+      }
+    agreed.insert(mine);
+    return Status::success();
+  }
+
   /// Every process returns every device's results: each process sends its
   /// devices' results (those of `local`) to the others (explicit fetching
   /// of remote shards comes later).
@@ -279,6 +315,7 @@ private:
     int64_t size = 0;
   };
   std::mutex mutex;
+  std::set<uint64_t> agreed; // plan hashes every process has been seen to run
   std::vector<Arena> arenas;
   std::map<std::string, double> profileMs;
 };
