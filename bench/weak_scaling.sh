@@ -2,7 +2,8 @@
 # Weak scaling of data-parallel MLP training (784-1024-1024-10, Adam, 1024
 # examples per device): 1 device on 1 core against 2 devices on 2 cores, as
 # the reference tutorial's 1 -> 2 GPUs, for shardc (shardc-mlp: auto and
-# shard_map modes, and auto with the optimizer state split over the devices)
+# shard_map modes, and auto with the optimizer state split over the devices;
+# with MPI, also 2 processes of 1 device and 1 core each under mpirun)
 # and for PyTorch (../shared/bench/peer_mlp_train.py: eager
 # on 1 thread, and DDP with 2 processes x 1 thread). The sides alternate,
 # `rounds` times; the table has medians. Builds first; prints the table and
@@ -21,6 +22,11 @@ field() { $py -c "import json,sys; print(json.loads(sys.argv[1])$2)" "$1"; }
 
 declare -A samples
 add() { samples[$1]="${samples[$1]:-} $2"; }
+have_mpi=0
+if command -v mpirun >/dev/null && [ -x "${BUILD_DIR:-$here/../build}/bin/shardc-allreduce-bench" ]; then
+  have_mpi=1
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
 have_torch=0
 if [ -f "$peers/peer_mlp_train.py" ] && $py -c "import torch" 2>/dev/null; then
   have_torch=1
@@ -31,6 +37,10 @@ for r in $(seq "$rounds"); do
     add "shardc-$mode-1" "$(field "$(run taskset -c 0 "$mlp" --devices 1 --steps "$steps" --mode $mode)" "['examples_per_s']")"
     add "shardc-$mode-2" "$(field "$(run "$mlp" --devices 2 --steps "$steps" --mode $mode)" "['examples_per_s']")"
   done
+  if [ $have_mpi = 1 ]; then # each process bound to a core of its own
+    add "shardc-mpi-1" "$(field "$(run taskset -c 0 "$mlp" --devices 1 --steps "$steps")" "['examples_per_s']")"
+    add "shardc-mpi-2" "$(field "$(run mpirun -np 2 --bind-to core "$mlp" --devices 2 --steps "$steps")" "['examples_per_s']")"
+  fi
   zero="--shard-optimizer-state on"
   add "shardc-zero-1" "$(field "$(run taskset -c 0 "$mlp" --devices 1 --steps "$steps" $zero)" "['examples_per_s']")"
   add "shardc-zero-2" "$(field "$(run "$mlp" --devices 2 --steps "$steps" $zero)" "['examples_per_s']")"
@@ -60,10 +70,13 @@ mkdir -p "$here/results"
   row "shardc, auto (partitioner's all-reduce)" shardc-auto
   row "shardc, shard_map + pmean" shardc-shard_map
   row "shardc, auto, Adam state split over devices (ZeRO-1)" shardc-zero
+  if [ $have_mpi = 1 ]; then
+    row "shardc, auto, 2 processes x 1 core (mpirun, all-reduce over MPI)" shardc-mpi
+  fi
   if [ $have_torch = 1 ]; then
     row "PyTorch eager 1 thread / DDP 2 x 1 thread" torch
   fi
   echo
-  echo "Per-device batch 1024, 784-1024-1024-10 MLP, Adam; $(date +%F)."
+  echo "Per-device batch 1024, 784-1024-1024-10 MLP, Adam; $(date +%F); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)."
   echo "Raw samples: $(for k in "${!samples[@]}"; do echo -n "$k:${samples[$k]}; "; done)"
 } | tee "$here/results/weak-scaling.md"

@@ -50,6 +50,9 @@ StatusOr<RingPlace> placeIn(ProcessGroup &group, const std::vector<int> &members
   return p;
 }
 
+/// The reduce phase's unit of transfer.
+constexpr int64_t kPieceBytes = 256 << 10;
+
 template <typename T>
 Status ringOver(ProcessGroup &group, const std::vector<int> &members, Reduction kind, T *out,
             int64_t count) {
@@ -58,16 +61,28 @@ Status ringOver(ProcessGroup &group, const std::vector<int> &members, Reduction 
     return place.status();
   int64_t n = place->n, r = place->r;
   int right = place->right, left = place->left;
-  std::vector<T> received(count / n + 1);
+  // Each step's chunk goes in pieces, each combined as it arrives, while
+  // it is still in cache; the elements' order of combination is the
+  // ring's either way.
+  const int64_t piece = std::max<int64_t>(1, kPieceBytes / (int64_t)sizeof(T));
+  // Every member sends as many pieces per step (the longest chunk's), so
+  // each piece meets the receive posted for it.
+  auto [b0, e0] = ring::chunk(0, n, count);
+  int64_t longest = e0 - b0;
+  std::vector<T> received((size_t)std::min(longest + 1, piece));
   for (int64_t s = 0; n > 1 && s < n - 1; ++s) {
     auto [sb, se] = ring::chunk(r - s, n, count);
     auto [rb, re] = ring::chunk(r - 1 - s, n, count);
-    if (Status st = group.sendRecv(out + sb, (size_t)(se - sb) * sizeof(T), right,
-                                   received.data(), (size_t)(re - rb) * sizeof(T), left);
-        !st.ok())
-      return st;
-    for (int64_t i = rb; i < re; ++i)
-      out[i] = ring::combine<T>(kind, received[i - rb], out[i]);
+    for (int64_t k = 0; k < std::max<int64_t>(longest, 1); k += piece) {
+      int64_t sendLen = std::clamp<int64_t>(se - sb - k, 0, piece);
+      int64_t recvLen = std::clamp<int64_t>(re - rb - k, 0, piece);
+      if (Status st = group.sendRecv(out + sb + k, (size_t)sendLen * sizeof(T), right,
+                                     received.data(), (size_t)recvLen * sizeof(T), left);
+          !st.ok())
+        return st;
+      for (int64_t i = 0; i < recvLen; ++i)
+        out[rb + k + i] = ring::combine<T>(kind, received[i], out[rb + k + i]);
+    }
   }
   for (int64_t s = 0; n > 1 && s < n - 1; ++s) {
     auto [sb, se] = ring::chunk(r + 1 - s, n, count);
