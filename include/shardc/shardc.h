@@ -39,22 +39,34 @@ namespace shardc {
 
 struct Plan;
 class Backend;
+class ProcessGroup;
 class CompileCache;
 
 /// A global array laid out on the devices of a mesh: one shard per device.
 class DeviceArray {
 public:
   DeviceArray(NamedSharding sharding, Shape globalShape, std::vector<Array> shards);
+  /// An array whose devices are spread over `processes` (null: all in this
+  /// process): only this process's shards are held, the others are empty.
+  DeviceArray(NamedSharding sharding, Shape globalShape, DType dtype, std::vector<Array> shards,
+              ProcessGroup *processes);
 
   const NamedSharding &sharding() const { return sharding_; }
   const Shape &shape() const { return globalShape_; }
-  DType dtype() const { return shards_->front().dtype(); }
-  /// shards()[d] is device d's shard.
+  DType dtype() const { return dtype_; }
+  /// shards()[d] is device d's shard; under several processes, only those
+  /// of this process's devices are held (the others are empty).
   const std::vector<Array> &shards() const { return *shards_; }
+  /// The shard of this process's first device, like the first of jax's
+  /// addressable_shards (a replicated array's value, for one).
+  const Array &localShard() const;
   /// The shards, moved out when this is their only reference (a donation),
   /// else copied.
   std::vector<Array> takeShards() &&;
-  /// Gathers the global array to the host.
+  /// Gathers the global array to the host. Under several processes this
+  /// brings the other processes' shards over unless each process holds
+  /// every block (a replicated array): then every process must fetch the
+  /// same arrays in the same order, as with jax's process_allgather.
   Array fetch() const;
   /// The layout as a grid of blocks labelled with device ids (rank <= 2),
   /// like jax.debug.visualize_array_sharding.
@@ -63,7 +75,9 @@ public:
 private:
   NamedSharding sharding_;
   Shape globalShape_;
+  DType dtype_;
   std::shared_ptr<std::vector<Array>> shards_;
+  ProcessGroup *processes_ = nullptr;
 };
 
 /// A compiled function, ready to call on the devices of its mesh.

@@ -41,7 +41,18 @@ int processCount() {
 DeviceArray::DeviceArray(NamedSharding sharding, Shape globalShape,
                          std::vector<Array> shards)
     : sharding_(std::move(sharding)), globalShape_(std::move(globalShape)),
+      dtype_(shards.front().dtype()),
       shards_(std::make_shared<std::vector<Array>>(std::move(shards))) {}
+
+DeviceArray::DeviceArray(NamedSharding sharding, Shape globalShape, DType dtype,
+                         std::vector<Array> shards, ProcessGroup *processes)
+    : sharding_(std::move(sharding)), globalShape_(std::move(globalShape)), dtype_(dtype),
+      shards_(std::make_shared<std::vector<Array>>(std::move(shards))),
+      processes_(processes) {}
+
+const Array &DeviceArray::localShard() const {
+  return (*shards_)[localDevices(processes_, (int64_t)shards_->size()).first];
+}
 
 std::vector<Array> DeviceArray::takeShards() && {
   if (shards_.use_count() == 1)
@@ -49,7 +60,15 @@ std::vector<Array> DeviceArray::takeShards() && {
   return *shards_;
 }
 
-Array DeviceArray::fetch() const { return sharding_.assemble(*shards_, globalShape_); }
+Array DeviceArray::fetch() const {
+  StatusOr<Array> global = fetchGlobal(processes_, sharding_, *shards_, globalShape_);
+  if (!global.ok()) { // the transfer between processes failed: nothing to go on with
+    std::fprintf(stderr, "error: fetching a %s: %s\n", Array(dtype_, globalShape_).typeString().c_str(),
+                 global.message().c_str());
+    processes_->abort(1);
+  }
+  return std::move(*global);
+}
 
 std::string DeviceArray::visualize() const { return sharding_.visualize(globalShape_); }
 
@@ -126,7 +145,8 @@ StatusOr<std::vector<DeviceArray>> Executable::run(const std::vector<DeviceArray
   std::vector<DeviceArray> out;
   for (size_t r = 0; r < results->size(); ++r)
     out.emplace_back(plan.resultShardings[r], plan.resultGlobalShapes[r],
-                     std::move((*results)[r]));
+                     plan.values[plan.results[r]].dtype, std::move((*results)[r]),
+                     backend_->processes());
   return out;
 }
 
@@ -174,10 +194,18 @@ StatusOr<DeviceArray> Client::device_put(const Array &array, const NamedSharding
   Status valid = sharding.validate(array.shape(), /*allowPadding=*/true);
   if (!valid.ok())
     return Status::error("device_put of " + array.typeString() + ": " + valid.message());
-  std::vector<Array> shards;
-  for (int64_t d = 0; d < sharding.mesh.numDevices(); ++d)
-    shards.push_back(sharding.shard(array, d));
-  return DeviceArray(sharding, array.shape(), std::move(shards));
+  // Under several processes, only this process's devices get their shard.
+  ProcessGroup *processes = impl->backend->processes();
+  int64_t n = sharding.mesh.numDevices();
+  if (processes && n % processes->size() != 0)
+    return Status::error("device_put of " + array.typeString() + ": the mesh of " +
+                         std::to_string(n) + " device(s) cannot be shared equally by " +
+                         std::to_string(processes->size()) + " processes");
+  DeviceRange mine = localDevices(processes, n);
+  std::vector<Array> shards(n);
+  for (int64_t d = mine.first; d < mine.first + mine.count; ++d)
+    shards[d] = sharding.shard(array, d);
+  return DeviceArray(sharding, array.shape(), array.dtype(), std::move(shards), processes);
 }
 
 StatusOr<std::shared_ptr<Executable>>

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/ProcessGroup.h"
 
 namespace shardc {
 
@@ -77,21 +78,20 @@ StatusOr<std::vector<Array>> runPlan(Backend &backend, const Plan &plan,
   StatusOr<std::vector<DeviceArrays>> results = backend.execute(plan, borrowed);
   if (!results.ok())
     return results.status();
-  // A backend spanning processes returns only this process's shards: there
-  // is no global array to assemble here.
-  for (size_t r = 0; r < results->size(); ++r)
-    for (const Array &shard : (*results)[r])
-      if (shard.shape() != plan.values[plan.results[r]].shape ||
-          shard.dtype() != plan.values[plan.results[r]].dtype ||
-          shard.sizeInBytes() != plan.values[plan.results[r]].bytes())
-        return Status::error("@" + plan.entry + ": result " + std::to_string(r) +
-                             " has shards in other processes; use Backend::execute and "
-                             "each process's own shards");
+  // A backend spanning processes returns only this process's shards; the
+  // global arrays are assembled from them, gathering where needed.
   std::vector<Array> out;
-  for (size_t r = 0; r < results->size(); ++r)
-    out.push_back(single ? std::move((*results)[r][0])
-                         : plan.resultShardings[r].assemble((*results)[r],
-                                                            plan.resultGlobalShapes[r]));
+  for (size_t r = 0; r < results->size(); ++r) {
+    if (single) {
+      out.push_back(std::move((*results)[r][0]));
+      continue;
+    }
+    StatusOr<Array> global = fetchGlobal(backend.processes(), plan.resultShardings[r],
+                                         std::move((*results)[r]), plan.resultGlobalShapes[r]);
+    if (!global.ok())
+      return global.status();
+    out.push_back(std::move(*global));
+  }
   return out;
 }
 

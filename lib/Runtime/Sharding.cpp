@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstring>
 #include <map>
+#include <set>
 
 namespace shardc {
 
@@ -225,12 +226,27 @@ Array NamedSharding::assemble(const std::vector<Array> &shards) const {
 }
 
 Array NamedSharding::assemble(const std::vector<Array> &shards, const Shape &global) const {
-  assert(!shards.empty());
-  Array out(shards[0].dtype(), global);
+  return assemble(shards, global, 0, (int64_t)shards.size());
+}
+
+bool NamedSharding::holdsEveryBlock(const Shape &local, int64_t first, int64_t count) const {
+  std::set<std::vector<int64_t>> all, held;
+  for (int64_t dev = 0; dev < mesh.numDevices(); ++dev) {
+    all.insert(blockOffset(*this, local, dev));
+    if (dev >= first && dev < first + count)
+      held.insert(blockOffset(*this, local, dev));
+  }
+  return held.size() == all.size();
+}
+
+Array NamedSharding::assemble(const std::vector<Array> &shards, const Shape &global,
+                              int64_t first, int64_t count) const {
+  assert(!shards.empty() && first >= 0 && first + count <= (int64_t)shards.size());
+  Array out(shards[first].dtype(), global);
   // Later devices holding the same block would write the same place; keep the
   // first device's copy.
   std::map<std::vector<int64_t>, bool> written;
-  for (int64_t dev = 0; dev < (int64_t)shards.size(); ++dev) {
+  for (int64_t dev = first; dev < first + count; ++dev) {
     std::vector<int64_t> offset = blockOffset(*this, shards[dev].shape(), dev);
     if (written[offset])
       continue;

@@ -289,7 +289,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "shardc-mlp: error: %s\n", out.message().c_str());
       return 1;
     }
-    double loss = (*out)[0].shards()[0].getDouble(0); // replicated: any shard
+    double loss = (*out)[0].localShard().getDouble(0); // replicated: any shard
     if (s == 0)
       lossFirst = loss;
     lossLast = loss;

@@ -175,7 +175,7 @@ StatusOr<double> Trainer::trainStep(const Dataset &data) {
   if (!out.ok())
     return out.status();
   std::vector<DeviceArray> &r = *out;
-  double loss = r[0].shards()[0].getDouble(0); // replicated: any shard
+  double loss = r[0].localShard().getDouble(0); // replicated: any shard
   size_t n = params_.size();
   for (size_t i = 0; i < n; ++i)
     params_[i] = std::move(r[1 + i]);
@@ -202,7 +202,7 @@ StatusOr<double> Trainer::evaluate(const std::vector<uint8_t> &bytes) {
     StatusOr<std::vector<DeviceArray>> out = evalExe_->call(args);
     if (!out.ok())
       return out.status();
-    total += (*out)[0].shards()[0].getDouble(0);
+    total += (*out)[0].localShard().getDouble(0);
   }
   return total / (double)std::max<int64_t>(1, options_.evalBatches);
 }
@@ -211,7 +211,7 @@ int64_t Trainer::stateBytesPerDevice() const {
   int64_t bytes = 0;
   for (const auto *list : {&params_, &moments_})
     for (const DeviceArray &a : *list)
-      bytes += (int64_t)a.shards()[0].sizeInBytes();
+      bytes += (int64_t)a.localShard().sizeInBytes();
   return bytes;
 }
 

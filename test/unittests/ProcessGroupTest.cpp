@@ -146,4 +146,38 @@ TEST(ProcessGroup, AMemberOutsideTheRingIsAnError) {
   EXPECT_NE(s.message().find("not a member"), std::string::npos) << s.message();
 }
 
+// Each process holds only its devices' shards. A global array split over
+// every device needs the others' (gathered); one replicated over the
+// processes' blocks is assembled from this process's alone.
+TEST(ProcessGroup, FetchingGathersOnlyWhatAProcessLacks) {
+  SHARDC_WORLD_OR_SKIP(group);
+  int n = group->size();
+  Mesh mesh{{"data", "model"}, {n, 2}}; // 2 devices per process
+  Array global(DType::F32, {2 * n, 6});
+  for (int64_t i = 0; i < global.numElements(); ++i)
+    global.setDouble(i, 0.5 * (double)i - 3);
+  DeviceRange mine = localDevices(group.get(), mesh.numDevices());
+  EXPECT_EQ(mine.first, 2 * group->rank());
+  EXPECT_EQ(mine.count, 2);
+  struct Case {
+    const char *what;
+    PartitionSpec spec;
+    bool local; // each process holds every block
+  };
+  for (const Case &c : {Case{"rows over data", {{"data"}, {}}, false},
+                        Case{"columns over model", {{}, {"model"}}, true},
+                        Case{"both", {{"data"}, {"model"}}, false},
+                        Case{"replicated", {{}, {}}, true}}) {
+    SCOPED_TRACE(c.what);
+    NamedSharding sharding{mesh, c.spec};
+    std::vector<Array> shards(mesh.numDevices());
+    for (int64_t d = mine.first; d < mine.first + mine.count; ++d)
+      shards[d] = sharding.shard(global, d);
+    EXPECT_EQ(eachProcessHoldsEveryBlock(*group, sharding, shards[mine.first].shape()), c.local);
+    StatusOr<Array> got = fetchGlobal(group.get(), sharding, shards, global.shape());
+    ASSERT_TRUE(got.ok()) << got.message();
+    EXPECT_TRUE(*got == global);
+  }
+}
+
 } // namespace

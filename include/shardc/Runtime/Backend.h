@@ -19,11 +19,17 @@
 
 namespace shardc {
 
+class ProcessGroup;
+
 class Backend {
 public:
   virtual ~Backend();
   /// "cpu", "cuda", ...
   virtual const char *name() const = 0;
+  /// The processes the mesh's devices are spread over (null: all are in
+  /// this one). Then execute returns only this process's shards (those of
+  /// localDevices(); the others are empty) and fetchGlobal gathers.
+  virtual ProcessGroup *processes() const { return nullptr; }
   /// Runs `plan`: `args[i][d]` is argument i's shard on device d. Returns
   /// `results[i][d]`. Errors name the step's source location.
   virtual StatusOr<std::vector<DeviceArrays>>
@@ -50,8 +56,6 @@ public:
 Status checkShardArguments(const Plan &plan,
                            const std::vector<std::vector<const Array *>> &args,
                            const std::vector<int64_t> &devices);
-
-class ProcessGroup;
 
 /// N simulated devices, one thread each. Under an MPI launcher the devices
 /// are spread over the run's processes (worldProcessGroup()).

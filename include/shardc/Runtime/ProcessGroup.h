@@ -18,6 +18,7 @@
 
 #include "shardc/Runtime/Array.h"
 #include "shardc/Runtime/Plan.h"
+#include "shardc/Runtime/Sharding.h"
 #include "shardc/Runtime/Status.h"
 
 #include <cstddef>
@@ -63,6 +64,31 @@ bool launchedByMpi();
 /// launcher (initialized on first use, finalized at exit); null for a plain
 /// process. An error when launched under MPI by a build without it.
 StatusOr<std::shared_ptr<ProcessGroup>> worldProcessGroup();
+
+/// The devices of a mesh of `numDevices` that this process runs: process r
+/// of P runs the block [r * numDevices / P, (r + 1) * numDevices / P);
+/// without a group (or with one process), all of them.
+struct DeviceRange {
+  int64_t first = 0, count = 0;
+  bool contains(int64_t d) const { return d >= first && d < first + count; }
+};
+DeviceRange localDevices(const ProcessGroup *processes, int64_t numDevices);
+
+/// A result of a mesh over processes holds only this process's shards (the
+/// others are empty). Whether each process holds every block of it, so
+/// that it can assemble the global array alone (a replicated array, or one
+/// split only over the devices inside each process).
+bool eachProcessHoldsEveryBlock(const ProcessGroup &processes, const NamedSharding &sharding,
+                                const Shape &localShape);
+/// Fills the shards of other processes' devices: each process sends its
+/// own to the others. Collective: every process calls it for the same
+/// array, in the same order, as with jax's process_allgather.
+Status gatherShards(ProcessGroup &processes, std::vector<Array> &shards);
+/// The global array of `shards` (a result, holding this process's shards):
+/// assembled here when each process holds every block, else after
+/// gatherShards, which is then collective.
+StatusOr<Array> fetchGlobal(ProcessGroup *processes, const NamedSharding &sharding,
+                            std::vector<Array> shards, const Shape &global);
 
 /// The ring all-reduce of the CPU backend over `members` (process ranks in
 /// group order; this process must be one): `data` (count elements of

@@ -62,6 +62,33 @@ serializeSafetensors(const NamedArrays &tensors,
 Status writeSafetensors(const std::string &path, const NamedArrays &tensors,
                         const std::map<std::string, std::string> &metadata = {});
 
+/// A sharded checkpoint's index, Hugging Face's `model.safetensors.index.json`:
+///   {"metadata": {"total_size": 123, ...}, "weight_map": {"w": "f-00001-of-00002.safetensors"}}
+/// Each tensor lives in one of the shard files, which lie beside the index.
+struct SafetensorsIndex {
+  /// String values, plus `total_size` (bytes of tensor data), a JSON number.
+  std::map<std::string, std::string> metadata;
+  int64_t totalSize = 0;
+  /// Tensor name -> file name (no directory), in the index's order.
+  std::vector<std::pair<std::string, std::string>> weightMap;
+};
+
+StatusOr<std::string> serializeSafetensorsIndex(const SafetensorsIndex &index);
+/// Parses an index; `name` is used in messages. File names must be plain
+/// names (no directories, no "..": an index only names files beside it),
+/// and tensor names unique.
+StatusOr<SafetensorsIndex> parseSafetensorsIndex(const std::string &text,
+                                                 const std::string &name);
+/// Writes an index atomically.
+Status writeSafetensorsIndex(const std::string &path, const SafetensorsIndex &index);
+/// Reads an index and every shard file it names as one checkpoint: the
+/// tensors in the weight map's order, each from its file (an error when one
+/// is missing there); the metadata of the index's "metadata" object (strings).
+StatusOr<SafetensorsFile> readShardedSafetensors(const std::string &indexPath);
+/// Whether `path` names an index rather than a safetensors file (it ends
+/// in ".index.json").
+bool isSafetensorsIndexPath(const std::string &path);
+
 /// For tests only: makes the next writeSafetensors call fail once it has
 /// written `failAfterBytes` bytes of the temporary file (before the rename,
 /// if the file is no larger), as a full disk or a crash would. -1 disarms

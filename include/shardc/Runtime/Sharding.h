@@ -77,6 +77,14 @@ struct NamedSharding {
   /// global shape is the shards' times the devices along each dimension.
   Array assemble(const std::vector<Array> &shards) const;
   Array assemble(const std::vector<Array> &shards, const Shape &global) const;
+  /// The same from the shards of devices [first, first + count) only (the
+  /// others may be empty), which must hold every block (holdsEveryBlock).
+  Array assemble(const std::vector<Array> &shards, const Shape &global, int64_t first,
+                 int64_t count) const;
+  /// Whether devices [first, first + count) hold every block of an array
+  /// whose shards have shape `local`: with its other dimensions replicated
+  /// over the rest of the mesh, they alone can assemble it.
+  bool holdsEveryBlock(const Shape &local, int64_t first, int64_t count) const;
   /// A text picture of the layout of an array of shape `global` (rank <= 2):
   /// a grid of blocks, each labelled with the devices that hold it, like
   /// jax.debug.visualize_array_sharding.

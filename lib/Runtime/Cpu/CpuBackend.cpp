@@ -68,8 +68,12 @@ void pinToCore(int64_t index) {
 class CpuBackend : public Backend {
 public:
   explicit CpuBackend(StatusOr<std::shared_ptr<ProcessGroup>> processes)
-      : processes(std::move(processes)) {}
+      : processGroup(std::move(processes)) {}
   const char *name() const override { return "cpu"; }
+  ProcessGroup *processes() const override {
+    return processGroup.ok() && *processGroup && (*processGroup)->size() > 1 ? processGroup->get()
+                                                                         : nullptr;
+  }
 
   using Backend::execute;
   StatusOr<std::vector<DeviceArrays>>
@@ -79,11 +83,9 @@ public:
     // this backend's; callers on other threads wait their turn.
     std::lock_guard<std::mutex> lock(mutex);
     int64_t n = plan.numDevices();
-    if (!processes.ok())
-      return processes.status();
-    ProcessGroup *world = processes->get();
-    if (world && world->size() == 1)
-      world = nullptr; // one process: every device is simulated here
+    if (!processGroup.ok())
+      return processGroup.status();
+    ProcessGroup *world = processes(); // null: every device is simulated here
     // A mesh over several processes: each runs an equal, contiguous block
     // of its devices, and the others' shards come from them.
     int64_t perProcess = world ? n / world->size() : n;
@@ -235,9 +237,8 @@ public:
         }
         return s;
       }
-    if (world)
-      if (Status shared = shareResults(*world, local, results); !shared.ok())
-        return shared;
+    // Under several processes the other devices' results stay where they
+    // are (empty here): fetching a global array gathers what it needs.
     if (profile) {
       // SHARDC_PROFILE=1: time per step on device 0, slowest first.
       std::vector<std::pair<double, std::string>> rows;
@@ -284,32 +285,8 @@ private:
     return Status::success();
   }
 
-  /// Every process returns every device's results: each process sends its
-  /// devices' results (those of `local`) to the others (explicit fetching
-  /// of remote shards comes later).
-  static Status shareResults(ProcessGroup &world, const std::vector<int64_t> &local,
-                             std::vector<DeviceArrays> &results) {
-    int64_t perProcess = (int64_t)local.size();
-    std::vector<ProcessGroup::Transfer> sends, recvs;
-    for (DeviceArrays &result : results) {
-      const Array &like = result[local[0]];
-      for (int64_t d = 0; d < (int64_t)result.size(); ++d) {
-        int owner = (int)(d / perProcess);
-        if (owner == world.rank()) {
-          for (int q = 0; q < world.size(); ++q)
-            if (q != world.rank())
-              sends.push_back({q, result[d].bytes(), result[d].sizeInBytes()});
-          continue;
-        }
-        result[d] = Array::uninitialized(like.dtype(), like.shape());
-        recvs.push_back({owner, result[d].bytes(), result[d].sizeInBytes()});
-      }
-    }
-    return world.exchange(sends, recvs);
-  }
-
   /// The processes of the run (null: this process is the whole run).
-  StatusOr<std::shared_ptr<ProcessGroup>> processes;
+  StatusOr<std::shared_ptr<ProcessGroup>> processGroup;
   struct Arena {
     std::unique_ptr<uint8_t[]> data;
     int64_t size = 0;

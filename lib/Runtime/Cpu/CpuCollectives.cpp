@@ -441,21 +441,24 @@ bool runAcrossProcesses(const Plan &plan, const PlanStep &step, DeviceBuffers &b
     return runInProcess(plan, step, buffers, group);
 
   std::vector<int64_t> members = plan.mesh.group(step.axes, d);
-  std::vector<uint8_t> result(bytes);
-  if (onePerProcess(members, group)) {
-    std::memcpy(result.data(), group.staged[d].data(), bytes);
-  } else {
+  // The ring leaves the result in this device's staged copy; a fold writes
+  // it apart, as the staged copies are the others' operands.
+  std::vector<uint8_t> folded;
+  const uint8_t *result = group.staged[d].data();
+  if (!onePerProcess(members, group)) {
+    folded.resize(bytes);
+    result = folded.data();
     Reduction kind = (Reduction)step.attrs[0];
     switch (in.dtype) {
-    case DType::F32: reduceStaged<float>(kind, members, group, result.data(), bytes); break;
-    case DType::F64: reduceStaged<double>(kind, members, group, result.data(), bytes); break;
-    case DType::I32: reduceStaged<int32_t>(kind, members, group, result.data(), bytes); break;
-    default: reduceStaged<int64_t>(kind, members, group, result.data(), bytes); break;
+    case DType::F32: reduceStaged<float>(kind, members, group, folded.data(), bytes); break;
+    case DType::F64: reduceStaged<double>(kind, members, group, folded.data(), bytes); break;
+    case DType::I32: reduceStaged<int32_t>(kind, members, group, folded.data(), bytes); break;
+    default: reduceStaged<int64_t>(kind, members, group, folded.data(), bytes); break;
     }
   }
   size_t at = 0;
   for (int32_t id : step.outputs) {
-    std::memcpy(buffers.ptr[id], result.data() + at, plan.values[id].bytes());
+    std::memcpy(buffers.ptr[id], result + at, plan.values[id].bytes());
     at += plan.values[id].bytes();
   }
   // Nobody may overwrite a staged operand before every device has read it.

@@ -133,6 +133,51 @@ Status ringAllGather(ProcessGroup &group, const std::vector<int> &members, const
   return Status::success();
 }
 
+DeviceRange localDevices(const ProcessGroup *processes, int64_t numDevices) {
+  if (!processes || processes->size() <= 1)
+    return {0, numDevices};
+  int64_t perProcess = numDevices / processes->size();
+  return {processes->rank() * perProcess, perProcess};
+}
+
+bool eachProcessHoldsEveryBlock(const ProcessGroup &processes, const NamedSharding &sharding,
+                                const Shape &localShape) {
+  int64_t n = sharding.mesh.numDevices(), perProcess = n / processes.size();
+  for (int p = 0; p < processes.size(); ++p)
+    if (!sharding.holdsEveryBlock(localShape, p * perProcess, perProcess))
+      return false;
+  return true;
+}
+
+Status gatherShards(ProcessGroup &processes, std::vector<Array> &shards) {
+  DeviceRange mine = localDevices(&processes, (int64_t)shards.size());
+  const Array &like = shards[mine.first];
+  std::vector<ProcessGroup::Transfer> sends, recvs;
+  for (int64_t d = 0; d < (int64_t)shards.size(); ++d) {
+    if (mine.contains(d)) {
+      for (int q = 0; q < processes.size(); ++q)
+        if (q != processes.rank())
+          sends.push_back({q, shards[d].bytes(), shards[d].sizeInBytes()});
+      continue;
+    }
+    shards[d] = Array::uninitialized(like.dtype(), like.shape());
+    recvs.push_back({(int)(d / mine.count), shards[d].bytes(), shards[d].sizeInBytes()});
+  }
+  return processes.exchange(sends, recvs);
+}
+
+StatusOr<Array> fetchGlobal(ProcessGroup *processes, const NamedSharding &sharding,
+                            std::vector<Array> shards, const Shape &global) {
+  if (!processes || processes->size() <= 1)
+    return sharding.assemble(shards, global);
+  DeviceRange mine = localDevices(processes, (int64_t)shards.size());
+  if (eachProcessHoldsEveryBlock(*processes, sharding, shards[mine.first].shape()))
+    return sharding.assemble(shards, global, mine.first, mine.count);
+  if (Status s = gatherShards(*processes, shards); !s.ok())
+    return s;
+  return sharding.assemble(shards, global);
+}
+
 #ifndef SHARDC_HAVE_MPI
 bool mpiBuilt() { return false; }
 
