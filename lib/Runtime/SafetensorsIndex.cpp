@@ -20,6 +20,16 @@ namespace shardc {
 
 using namespace json;
 
+namespace {
+
+/// A plain file name: an index names only the files beside it.
+bool isPlainFileName(const std::string &name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find('/') == std::string::npos && name.find('\0') == std::string::npos;
+}
+
+} // namespace
+
 StatusOr<std::string> serializeSafetensorsIndex(const SafetensorsIndex &index) {
   std::string out = "{\n  \"metadata\": {\n    \"total_size\": " + std::to_string(index.totalSize);
   for (const auto &[key, value] : index.metadata) {
@@ -40,6 +50,9 @@ StatusOr<std::string> serializeSafetensorsIndex(const SafetensorsIndex &index) {
       return Status::error("tensor " + quote(tensor) + " is in the index twice");
     if (!isValidUtf8(tensor) || !isValidUtf8(file))
       return Status::error("index entry " + quote(tensor) + " is not valid UTF-8");
+    if (!isPlainFileName(file))
+      return Status::error("tensor " + quote(tensor) + " is in " + quote(file) +
+                           ", which is not a file beside the index");
     out += i ? ",\n    " : "\n    ";
     appendJsonString(out, tensor);
     out += ": ";
@@ -48,15 +61,6 @@ StatusOr<std::string> serializeSafetensorsIndex(const SafetensorsIndex &index) {
   return out + "\n  }\n}\n";
 }
 
-namespace {
-
-/// A plain file name: an index names only the files beside it.
-bool isPlainFileName(const std::string &name) {
-  return !name.empty() && name != "." && name != ".." &&
-         name.find('/') == std::string::npos && name.find('\0') == std::string::npos;
-}
-
-} // namespace
 
 StatusOr<SafetensorsIndex> parseSafetensorsIndex(const std::string &text,
                                                  const std::string &name) {

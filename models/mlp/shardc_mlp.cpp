@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <shardc/Runtime/ProcessGroup.h>
 #include <shardc/shardc.h>
 
 #include <algorithm>
@@ -57,7 +58,7 @@ const char *kUsage =
 
 [[noreturn]] void usage(const char *why) {
   std::fprintf(stderr, "shardc-mlp: error: %s\n%s", why, kUsage);
-  std::exit(2);
+  shardc::exitRun(2);
 }
 
 Options parse(int argc, char **argv) {
@@ -257,7 +258,7 @@ int main(int argc, char **argv) {
     shardc::StatusOr<shardc::DeviceArray> d = client->device_put(a, {mesh, std::move(spec)});
     if (!d.ok()) {
       std::fprintf(stderr, "shardc-mlp: error: %s\n", d.message().c_str());
-      std::exit(1);
+      shardc::exitRun(1);
     }
     return std::move(*d);
   };

@@ -4,6 +4,8 @@
 
 #include <shardc/Runtime/Safetensors.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace gpt {
@@ -29,8 +31,14 @@ std::string shapeString(const shardc::Shape &s) {
 
 } // namespace
 
-Status saveCheckpoint(const std::string &path, const Config &config, const TrainState &state,
-                      const std::string &mesh) {
+namespace {
+
+/// The tensors of a checkpoint and its metadata, in file order.
+shardc::StatusOr<shardc::NamedArrays> checkpointTensors(const std::string &path,
+                                                        const Config &config,
+                                                        const TrainState &state,
+                                                        const std::string &mesh,
+                                                        std::map<std::string, std::string> &meta) {
   std::vector<ParamInfo> ps = parameters(config);
   if (state.params.size() != ps.size() || state.m.size() != ps.size() ||
       state.v.size() != ps.size())
@@ -45,12 +53,96 @@ Status saveCheckpoint(const std::string &path, const Config &config, const Train
                          withShape(state.v[i], ps[i].torchShape));
   }
   tensors.emplace_back("optimizer.step", state.adamStep);
-  std::map<std::string, std::string> meta = state.metadata;
+  meta = state.metadata;
   meta["format"] = "shardc-gpt";
   meta["step"] = std::to_string(state.step);
   meta["config"] = config.toString();
   meta["mesh"] = mesh;
-  return shardc::writeSafetensors(path, tensors, meta);
+  return tensors;
+}
+
+/// Whether every process succeeded; each learns every one's outcome.
+Status allSucceeded(shardc::ProcessGroup &processes, const Status &mine, const std::string &what) {
+  uint8_t ok = mine.ok() ? 1 : 0;
+  std::vector<uint8_t> all(processes.size());
+  std::vector<shardc::ProcessGroup::Transfer> sends, recvs;
+  for (int q = 0; q < processes.size(); ++q)
+    if (q != processes.rank()) {
+      sends.push_back({q, &ok, 1});
+      recvs.push_back({q, &all[q], 1});
+    }
+  all[processes.rank()] = ok;
+  if (Status s = processes.exchange(sends, recvs); !s.ok())
+    return s;
+  if (!mine.ok())
+    return mine;
+  for (int q = 0; q < processes.size(); ++q)
+    if (!all[q])
+      return Status::error(what + ": process " + std::to_string(q) + " failed (see its error)");
+  return Status::success();
+}
+
+std::string baseName(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+} // namespace
+
+Status saveCheckpoint(const std::string &path, const Config &config, const TrainState &state,
+                      const std::string &mesh) {
+  std::map<std::string, std::string> meta;
+  shardc::StatusOr<shardc::NamedArrays> tensors =
+      checkpointTensors(path, config, state, mesh, meta);
+  if (!tensors.ok())
+    return tensors.status();
+  return shardc::writeSafetensors(path, *tensors, meta);
+}
+
+shardc::StatusOr<std::string> saveShardedCheckpoint(const std::string &base, const Config &config,
+                                                    const TrainState &state,
+                                                    const std::string &mesh,
+                                                    shardc::ProcessGroup &processes) {
+  std::string indexPath = base + ".safetensors.index.json";
+  std::map<std::string, std::string> meta;
+  shardc::StatusOr<shardc::NamedArrays> tensors =
+      checkpointTensors(indexPath, config, state, mesh, meta);
+  if (!tensors.ok())
+    return tensors.status();
+  int count = processes.size();
+  auto fileOf = [&](int p) {
+    char part[64];
+    std::snprintf(part, sizeof part, "-%05d-of-%05d.safetensors", p + 1, count);
+    return base + part;
+  };
+  // Each tensor goes to the process with the fewest bytes so far, in file
+  // order: every process computes the same shares.
+  std::vector<int64_t> load(count, 0);
+  std::vector<int> owner;
+  for (const auto &[name, array] : *tensors) {
+    int p = (int)(std::min_element(load.begin(), load.end()) - load.begin());
+    owner.push_back(p);
+    load[p] += (int64_t)array.sizeInBytes();
+  }
+  shardc::NamedArrays mine;
+  shardc::SafetensorsIndex index;
+  for (size_t i = 0; i < tensors->size(); ++i) {
+    index.weightMap.emplace_back((*tensors)[i].first, baseName(fileOf(owner[i])));
+    index.totalSize += (int64_t)(*tensors)[i].second.sizeInBytes();
+    if (owner[i] == processes.rank())
+      mine.push_back(std::move((*tensors)[i]));
+  }
+  meta["shard"] = std::to_string(processes.rank() + 1) + " of " + std::to_string(count);
+  Status wrote = shardc::writeSafetensors(fileOf(processes.rank()), mine, meta);
+  if (Status all = allSucceeded(processes, wrote, "checkpoint " + indexPath); !all.ok())
+    return all;
+  meta.erase("shard");
+  index.metadata = meta;
+  Status indexed = processes.rank() == 0 ? shardc::writeSafetensorsIndex(indexPath, index)
+                                         : Status::success();
+  if (Status all = allSucceeded(processes, indexed, "checkpoint " + indexPath); !all.ok())
+    return all;
+  return indexPath;
 }
 
 namespace {
@@ -112,16 +204,23 @@ shardc::StatusOr<TrainState> stateFrom(shardc::SafetensorsFile &file, const std:
 
 } // namespace
 
+namespace {
+shardc::StatusOr<shardc::SafetensorsFile> readCheckpointFile(const std::string &path) {
+  return shardc::isSafetensorsIndexPath(path) ? shardc::readShardedSafetensors(path)
+                                              : shardc::readSafetensors(path);
+}
+} // namespace
+
 shardc::StatusOr<TrainState> loadCheckpoint(const std::string &path, const Config &config,
                                             bool withOptimizer) {
-  shardc::StatusOr<shardc::SafetensorsFile> file = shardc::readSafetensors(path);
+  shardc::StatusOr<shardc::SafetensorsFile> file = readCheckpointFile(path);
   if (!file.ok())
     return file.status();
   return stateFrom(*file, path, config, withOptimizer);
 }
 
 shardc::StatusOr<SavedModel> loadSavedModel(const std::string &path) {
-  shardc::StatusOr<shardc::SafetensorsFile> file = shardc::readSafetensors(path);
+  shardc::StatusOr<shardc::SafetensorsFile> file = readCheckpointFile(path);
   if (!file.ok())
     return file.status();
   auto it = file->metadata.find("config");

@@ -16,6 +16,7 @@
 #include "Model.h"
 
 #include <shardc/Runtime/Array.h>
+#include <shardc/Runtime/ProcessGroup.h>
 #include <shardc/Runtime/Status.h>
 
 #include <map>
@@ -36,7 +37,19 @@ struct TrainState {
 shardc::Status saveCheckpoint(const std::string &path, const Config &config,
                               const TrainState &state, const std::string &mesh);
 
-/// Reads a checkpoint and checks it against `config`: every tensor present
+/// The checkpoint of a run over several processes, as a Hugging Face
+/// sharded checkpoint: process r of P writes `<base>-0000r+1-of-0000P.safetensors`
+/// with its share of the tensors (shares balanced by bytes), then process 0
+/// writes the index `<base>.safetensors.index.json` once every shard is
+/// on disk, so an index never names a missing file. Collective: every
+/// process calls it; each gets the same result. Returns the index's path.
+shardc::StatusOr<std::string> saveShardedCheckpoint(const std::string &base, const Config &config,
+                                                    const TrainState &state,
+                                                    const std::string &mesh,
+                                                    shardc::ProcessGroup &processes);
+
+/// Reads a checkpoint (a safetensors file, or a sharded checkpoint's
+/// `.index.json`, written by any number of processes) and checks it against `config`: every tensor present
 /// with its shape and dtype, the config in the metadata equal to this one.
 /// With `withOptimizer` false, only the parameters are needed.
 shardc::StatusOr<TrainState> loadCheckpoint(const std::string &path, const Config &config,

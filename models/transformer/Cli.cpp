@@ -2,6 +2,8 @@
 
 #include "Cli.h"
 
+#include <shardc/Runtime/ProcessGroup.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -52,7 +54,7 @@ void parseMesh(const std::string &text, int64_t &data, int64_t &model) {
 
 [[noreturn]] void usage(const std::string &why) {
   std::fprintf(stderr, "shardc-gpt: error: %s\n%s", why.c_str(), kUsage);
-  std::exit(2);
+  shardc::exitRun(2);
 }
 
 [[noreturn]] void help() {
@@ -62,7 +64,7 @@ void parseMesh(const std::string &text, int64_t &data, int64_t &model) {
 
 [[noreturn]] void die(const std::string &why) {
   std::fprintf(stderr, "shardc-gpt: error: %s\n", why.c_str());
-  std::exit(1);
+  shardc::exitRun(1);
 }
 
 int64_t toInt(const std::string &opt, const std::string &v, int64_t min) {

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -65,6 +66,8 @@ Cli parse(int argc, char **argv) {
     else if (a == "--context") t.config.context = toInt(a, v, 1);
     else usage("unknown option " + a);
   }
+  if (c.meshText.empty() && c.devices == 0)
+    c.devices = shardc::processCount(); // under mpirun: a device per process
   resolveMesh(c.meshText, c.devices, t.data, t.model);
   if (t.config.dModel % t.config.heads)
     usage("--d-model must be a multiple of --heads");
@@ -78,9 +81,10 @@ Cli parse(int argc, char **argv) {
   return c;
 }
 
-std::string checkpointPath(const std::string &dir, int64_t step) {
+/// dir/step-00000100 (then .safetensors, or a sharded checkpoint's files).
+std::string checkpointBase(const std::string &dir, int64_t step) {
   char name[64];
-  std::snprintf(name, sizeof name, "/step-%08lld.safetensors", (long long)step);
+  std::snprintf(name, sizeof name, "/step-%08lld", (long long)step);
   return dir + name;
 }
 
@@ -89,6 +93,17 @@ std::string checkpointPath(const std::string &dir, int64_t step) {
 int trainMain(int argc, char **argv) {
   Cli cli = parse(argc, argv);
   gpt::TrainOptions &o = cli.train;
+  // Under mpirun every process trains its block of the mesh; process 0
+  // alone reports (errors are each process's own).
+  shardc::StatusOr<std::shared_ptr<shardc::ProcessGroup>> world = shardc::worldProcessGroup();
+  if (!world.ok())
+    die(world.message());
+  shardc::ProcessGroup *processes = *world && (*world)->size() > 1 ? world->get() : nullptr;
+  bool reports = !processes || processes->rank() == 0;
+  auto report = [&](const char *format, auto... args) {
+    if (reports)
+      std::fprintf(stderr, format, args...);
+  };
 
   auto client = shardc::Client::create("cpu");
   if (!client.ok())
@@ -112,8 +127,9 @@ int trainMain(int argc, char **argv) {
     die(data.message());
   if (!cli.checkpointDir.empty()) {
     struct stat st;
+    // Under mpirun every process makes it: one finds it made.
     if (::stat(cli.checkpointDir.c_str(), &st) != 0 &&
-        ::mkdir(cli.checkpointDir.c_str(), 0777) != 0)
+        ::mkdir(cli.checkpointDir.c_str(), 0777) != 0 && errno != EEXIST)
       die("--checkpoint-dir " + cli.checkpointDir + ": " + std::strerror(errno));
   }
 
@@ -123,13 +139,15 @@ int trainMain(int argc, char **argv) {
   int64_t params = 0;
   for (const gpt::ParamInfo &p : gpt::parameters(o.config))
     params += shardc::numElements(p.shape);
-  std::fprintf(stderr,
-               "Tiny Transformer: %lld parameters (%s); data %s: %zu train / %zu val bytes\n"
-               "mesh %s (%lld simulated devices), batch %lld x %lld tokens, AdamW lr %g, "
+  report("Tiny Transformer: %lld parameters (%s); data %s: %zu train / %zu val bytes\n"
+               "mesh %s (%lld simulated devices%s), batch %lld x %lld tokens, AdamW lr %g, "
                "warm-up %lld, cosine to %g x, clip %g%s\n",
                (long long)params, o.config.toString().c_str(), dataPath.c_str(),
                data->train.size(), data->val.size(), trainer.meshString().c_str(),
-               (long long)(o.data * o.model), (long long)o.batch, (long long)o.config.context,
+               (long long)(o.data * o.model),
+               processes ? (" in " + std::to_string(processes->size()) + " processes").c_str()
+                         : "",
+               (long long)o.batch, (long long)o.config.context,
                o.lr, (long long)o.warmup, o.finalLrFraction, o.clipNorm,
                cli.resume.empty() ? ""
                                   : (", resumed at step " + std::to_string(trainer.step()) +
@@ -139,23 +157,29 @@ int trainMain(int argc, char **argv) {
   if (!compileS.ok())
     die(compileS.message());
   shardc::Client::CacheStats cache = client->cacheStats();
-  std::fprintf(stderr, "compiled the training step and the eval step in %.1f s (%s)\n",
+  report("compiled the training step and the eval step in %.1f s (%s)\n",
                *compileS, cache.misses ? "cold" : "from the cache");
 
   auto save = [&]() {
     if (cli.checkpointDir.empty())
       return;
-    std::string path = checkpointPath(cli.checkpointDir, trainer.step());
-    shardc::Status s = trainer.save(path);
-    if (!s.ok())
+    std::string base = checkpointBase(cli.checkpointDir, trainer.step());
+    std::string path = base + ".safetensors";
+    if (processes) {
+      shardc::StatusOr<std::string> index = trainer.saveSharded(base, *processes);
+      if (!index.ok())
+        die(index.message());
+      path = *index;
+    } else if (shardc::Status s = trainer.save(path); !s.ok()) {
       die(s.message());
-    std::fprintf(stderr, "saved %s\n", path.c_str());
+    }
+    report("saved %s\n", path.c_str());
   };
   auto evaluate = [&]() {
     shardc::StatusOr<double> v = trainer.evaluate(data->val);
     if (!v.ok())
       die(v.message());
-    std::fprintf(stderr, "step %5lld  val loss %.4f  val ppl %.3f\n", (long long)trainer.step(),
+    report("step %5lld  val loss %.4f  val ppl %.3f\n", (long long)trainer.step(),
                  *v, std::exp(*v));
     return *v;
   };
@@ -180,7 +204,7 @@ int trainMain(int argc, char **argv) {
     lossLast = *loss;
     int64_t s = trainer.step();
     if (s % cli.logEvery == 0 || s == 1 || s == stopAt)
-      std::fprintf(stderr, "step %5lld  loss %.4f  %7.0f tokens/s  %6.1f ms/step  lr %.2e\n",
+      report("step %5lld  loss %.4f  %7.0f tokens/s  %6.1f ms/step  lr %.2e\n",
                    (long long)s, *loss, tokensPerStep / dt * 1e3, dt, lr);
     if (cli.evalEvery > 0 && s % cli.evalEvery == 0 && s < stopAt) {
       valLoss = evaluate();
@@ -194,6 +218,8 @@ int trainMain(int argc, char **argv) {
   std::vector<double> timed(ms.begin() + (ms.size() > 1 ? 1 : 0), ms.end());
   double med = median(timed);
   cache = client->cacheStats();
+  if (!reports)
+    return 0;
   std::printf("{\"steps\": %lld, \"mesh\": \"%s\", \"devices\": %lld, \"batch\": %lld, "
               "\"context\": %lld, \"tokens_per_s\": %.1f, \"ms_per_step_median\": %.2f, "
               "\"train_loss_last\": %.4f, \"val_loss\": %.4f, \"val_ppl\": %.3f, "

@@ -127,6 +127,13 @@ Status Trainer::save(const std::string &path) const {
   return saveCheckpoint(path, options_.config, st, meshString());
 }
 
+StatusOr<std::string> Trainer::saveSharded(const std::string &base,
+                                           shardc::ProcessGroup &processes) const {
+  TrainState st = state();
+  st.metadata["seed"] = std::to_string(options_.seed);
+  return saveShardedCheckpoint(base, options_.config, st, meshString(), processes);
+}
+
 std::vector<shardc::ArgSpec> Trainer::lossArgs(int64_t batch) const {
   int64_t T = options_.config.context;
   std::vector<shardc::ArgSpec> args{

@@ -61,6 +61,11 @@ public:
   shardc::Status restore(const std::string &path);
   /// Writes the current state (fetched from the devices) to `path`.
   shardc::Status save(const std::string &path) const;
+  /// The same when the mesh spans `processes`: a sharded checkpoint,
+  /// `<base>-0000k-of-0000P.safetensors` and its index (returned).
+  /// Collective: every process calls it.
+  shardc::StatusOr<std::string> saveSharded(const std::string &base,
+                                            shardc::ProcessGroup &processes) const;
 
   /// Compiles the step and eval executables (or finds them in the cache);
   /// returns the seconds it took.

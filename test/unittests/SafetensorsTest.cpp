@@ -775,5 +775,74 @@ TEST(SafetensorsWrite, NamesThatCannotBeWritten) {
   EXPECT_FALSE(serializeSafetensors({{"w", a}, {"w", a}}).ok());
 }
 
+// A sharded checkpoint as Hugging Face lays it out: shard files and an
+// index naming each tensor's file, read back as one checkpoint.
+TEST(SafetensorsIndex, ShardsAndTheirIndexReadAsOneCheckpoint) {
+  TempDir dir("shardc-safetensors-index");
+  NamedArrays tensors = sampleCheckpoint();
+  ASSERT_GE(tensors.size(), 2u);
+  SafetensorsIndex index;
+  index.metadata = {{"step", "4"}};
+  NamedArrays first, second;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    std::string file = i % 2 ? "m-00002-of-00002.safetensors" : "m-00001-of-00002.safetensors";
+    index.weightMap.emplace_back(tensors[i].first, file);
+    index.totalSize += (int64_t)tensors[i].second.sizeInBytes();
+    (i % 2 ? second : first).push_back(tensors[i]);
+  }
+  ASSERT_TRUE(writeSafetensors(dir.file("m-00001-of-00002.safetensors"), first).ok());
+  ASSERT_TRUE(writeSafetensors(dir.file("m-00002-of-00002.safetensors"), second).ok());
+  std::string path = dir.file("m.safetensors.index.json");
+  ASSERT_TRUE(writeSafetensorsIndex(path, index).ok());
+  EXPECT_TRUE(isSafetensorsIndexPath(path));
+  EXPECT_FALSE(isSafetensorsIndexPath(dir.file("m-00001-of-00002.safetensors")));
+  StatusOr<SafetensorsFile> back = readShardedSafetensors(path);
+  ASSERT_TRUE(back.ok()) << back.message();
+  expectSameTensors(back->tensors, tensors);
+  EXPECT_EQ(back->metadata.at("step"), "4");
+  // The index is JSON a Python reader takes: total_size is a number.
+  StatusOr<std::string> text = readFile(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("\"total_size\": " + std::to_string(index.totalSize)), std::string::npos)
+      << *text;
+
+  // A shard gone, or a tensor not where the index says: errors naming both.
+  index.weightMap[0].second = "m-00002-of-00002.safetensors";
+  ASSERT_TRUE(writeSafetensorsIndex(path, index).ok());
+  StatusOr<SafetensorsFile> misplaced = readShardedSafetensors(path);
+  ASSERT_FALSE(misplaced.ok());
+  EXPECT_NE(misplaced.message().find("is not in 'm-00002-of-00002.safetensors'"),
+            std::string::npos)
+      << misplaced.message();
+  ASSERT_EQ(::unlink(dir.file("m-00002-of-00002.safetensors").c_str()), 0);
+  StatusOr<SafetensorsFile> missing = readShardedSafetensors(path);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("m-00002-of-00002.safetensors"), std::string::npos)
+      << missing.message();
+}
+
+TEST(SafetensorsIndex, HostileIndexesAreClearErrors) {
+  struct Case {
+    const char *text, *error;
+  };
+  for (const Case &c : {
+           Case{"[]", "not a JSON object"},
+           Case{"{\"metadata\": {}}", "no \"weight_map\""},
+           Case{"{\"weight_map\": {\"w\": \"../secret.safetensors\"}}", "not a file beside"},
+           Case{"{\"weight_map\": {\"w\": \"/etc/passwd\"}}", "not a file beside"},
+           Case{"{\"weight_map\": {\"w\": \"..\"}}", "not a file beside"},
+           Case{"{\"weight_map\": {\"w\": 3}}", "is not a string"},
+           Case{"{\"weight_map\": {\"w\": \"a\", \"w\": \"b\"}}", "twice"},
+           Case{"{\"metadata\": {\"total_size\": -4}, \"weight_map\": {}}", "not a byte count"},
+           Case{"{\"weight_map\": {}", "not valid JSON"},
+           Case{"{\"weight_map\": {}} x", "not valid JSON"},
+       }) {
+    StatusOr<SafetensorsIndex> i = parseSafetensorsIndex(c.text, "crafted.index.json");
+    ASSERT_FALSE(i.ok()) << c.text;
+    EXPECT_NE(i.message().find("crafted.index.json: "), std::string::npos) << i.message();
+    EXPECT_NE(i.message().find(c.error), std::string::npos) << c.text << ": " << i.message();
+  }
+}
+
 } // namespace
 } // namespace shardc

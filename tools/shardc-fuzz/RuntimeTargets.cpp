@@ -114,7 +114,29 @@ std::vector<Target> runtimeTargets() {
       },
       [](const std::string &bytes) { return parseSafetensors(bytes, "fuzz.safetensors").ok(); },
       {".safetensors"}};
-  return {npy, artifact, safetensors};
+  Target index{
+      "safetensors-index", "sharded checkpoints' index files (parseSafetensorsIndex)",
+      [] {
+        SafetensorsIndex i;
+        i.totalSize = 1234;
+        i.metadata = {{"step", "300"}, {"format", "shardc-gpt"}};
+        i.weightMap = {{"tok_emb.weight", "step-00000300-00001-of-00002.safetensors"},
+                       {"optimizer.step", "step-00000300-00002-of-00002.safetensors"}};
+        StatusOr<std::string> a = serializeSafetensorsIndex(i);
+        return a.ok() ? std::vector<std::string>{*a} : std::vector<std::string>{};
+      },
+      [](const std::string &bytes) {
+        StatusOr<SafetensorsIndex> i = parseSafetensorsIndex(bytes, "fuzz.index.json");
+        if (i.ok()) // what parses writes back and parses alike
+          if (StatusOr<std::string> again = serializeSafetensorsIndex(*i); again.ok()) {
+            StatusOr<SafetensorsIndex> back = parseSafetensorsIndex(*again, "again.index.json");
+            if (!back.ok() || back->weightMap != i->weightMap || back->totalSize != i->totalSize)
+              std::abort();
+          }
+        return i.ok();
+      },
+      {".json"}};
+  return {npy, artifact, safetensors, index};
 }
 
 } // namespace shardc::fuzz

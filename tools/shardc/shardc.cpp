@@ -7,6 +7,8 @@
 
 #include "Commands.h"
 
+#include "shardc/Runtime/ProcessGroup.h"
+
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -36,8 +38,8 @@ int main(int argc, char **argv) {
   }
   std::string command = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
-  if (command == "run")
-    return runCommand(args);
+  if (command == "run") // under mpirun, a failing process ends the run
+    return shardc::endRun(runCommand(args));
   if (command == "compile")
     return compileCommand(args);
   if (command == "explain")

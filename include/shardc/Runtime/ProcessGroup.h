@@ -65,6 +65,13 @@ bool launchedByMpi();
 /// process. An error when launched under MPI by a build without it.
 StatusOr<std::shared_ptr<ProcessGroup>> worldProcessGroup();
 
+/// What a program returns from main, or exits with: under a run of several
+/// processes, a failing process (a nonzero `code`) ends the whole run
+/// (MPI_Abort), since the others would wait for it in their next
+/// collective, or in MPI_Finalize, forever.
+int endRun(int code);
+[[noreturn]] void exitRun(int code);
+
 /// The devices of a mesh of `numDevices` that this process runs: process r
 /// of P runs the block [r * numDevices / P, (r + 1) * numDevices / P);
 /// without a group (or with one process), all of them.

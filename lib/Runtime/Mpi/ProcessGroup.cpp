@@ -13,6 +13,7 @@
 #include "../Ring.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -132,6 +133,20 @@ Status ringAllGather(ProcessGroup &group, const std::vector<int> &members, const
   }
   return Status::success();
 }
+
+int endRun(int code) {
+  if (code == 0 || !launchedByMpi())
+    return code;
+  StatusOr<std::shared_ptr<ProcessGroup>> world = worldProcessGroup();
+  if (world.ok() && *world && (*world)->size() > 1) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    (*world)->abort(code);
+  }
+  return code;
+}
+
+void exitRun(int code) { std::exit(endRun(code)); }
 
 DeviceRange localDevices(const ProcessGroup *processes, int64_t numDevices) {
   if (!processes || processes->size() <= 1)
