@@ -21,6 +21,8 @@
 #include "CudaNvrtc.h"
 #include "CudaPlugin.h"
 
+#include "shardc/Runtime/ProcessGroup.h"
+
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -855,6 +857,12 @@ StatusOr<std::unique_ptr<Backend>> cuda::createBackend(const CudaOptions &given)
   CudaOptions options = given;
   if (const char *tf32 = std::getenv("SHARDC_CUDA_TF32"))
     options.tf32 = options.tf32 || std::string(tf32) == "1";
+  // Under mpirun, a GPU per process, ranked as MPI ranks them.
+  if (StatusOr<std::shared_ptr<ProcessGroup>> mpi = worldProcessGroup();
+      options.processRank < 0 && mpi.ok() && *mpi && (*mpi)->size() > 1) {
+    options.processRank = (*mpi)->rank();
+    options.processCount = (*mpi)->size();
+  }
   if (const char *rank = std::getenv("SHARDC_NCCL_RANK"); rank && options.processRank < 0) {
     const char *count = std::getenv("SHARDC_NCCL_NRANKS");
     options.processRank = std::atoi(rank);

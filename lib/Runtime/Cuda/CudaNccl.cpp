@@ -18,6 +18,8 @@
 
 #include "CudaKernels.h"
 
+#include "shardc/Runtime/ProcessGroup.h"
+
 #include <array>
 #include <chrono>
 #include <cstdlib>
@@ -99,6 +101,16 @@ ncclComm_t Communicators::get(const std::vector<std::string> &axes, int64_t d) c
   return it == comms.end() ? nullptr : it->second[d];
 }
 
+StatusOr<ncclUniqueId> broadcastUniqueId(ProcessGroup &processes) {
+  ncclUniqueId id{};
+  if (processes.rank() == 0)
+    if (Status s = ncclStatus(ncclGetUniqueId(&id), "ncclGetUniqueId"); !s.ok())
+      return s; // the others wait in the broadcast: the caller's error ends the run
+  if (Status s = processes.broadcast(id.internal, sizeof(id.internal), 0); !s.ok())
+    return s;
+  return id;
+}
+
 StatusOr<ncclUniqueId> exchangeUniqueId(const std::string &path, int rank) {
   ncclUniqueId id;
   if (rank == 0) {
@@ -139,17 +151,24 @@ Status Communicators::init(const Plan &plan, const std::vector<int> &gpus,
   int64_t n = plan.numDevices();
 
   if (options.processRank >= 0) {
-    // One GPU per process: a world communicator, split per group.
+    // One GPU per process: a world communicator, split per group. Under an
+    // MPI launcher the NCCL id goes from rank 0 to the others over MPI;
+    // otherwise through a file all processes share.
+    StatusOr<std::shared_ptr<ProcessGroup>> mpi = worldProcessGroup();
+    if (!mpi.ok())
+      return mpi.status();
+    bool overMpi = *mpi && (*mpi)->size() > 1;
     const char *idFile = std::getenv("SHARDC_NCCL_ID_FILE");
-    if (!idFile)
-      return Status::error("multi-process CUDA runs need SHARDC_NCCL_ID_FILE (a path all "
-                           "processes share; rank 0 writes the NCCL id there)");
+    if (!overMpi && !idFile)
+      return Status::error("multi-process CUDA runs need mpirun, or SHARDC_NCCL_ID_FILE (a "
+                           "path all processes share; rank 0 writes the NCCL id there)");
     if (options.processCount != n)
       return Status::error("the mesh has " + std::to_string(n) + " devices but " +
                            std::to_string(options.processCount) + " processes run");
     Status s = Status::success();
     if (!world) {
-      StatusOr<ncclUniqueId> id = exchangeUniqueId(idFile, options.processRank);
+      StatusOr<ncclUniqueId> id = overMpi ? broadcastUniqueId(**mpi)
+                                          : exchangeUniqueId(idFile, options.processRank);
       if (!id.ok())
         return id.status();
       s = ncclStatus(ncclCommInitRank(&world, (int)n, *id, options.processRank),

@@ -28,6 +28,10 @@
 #include <string>
 #include <vector>
 
+namespace shardc {
+class ProcessGroup;
+}
+
 namespace shardc::cuda {
 
 /// The communicators of one plan's mesh, for the devices of this process.
@@ -72,6 +76,8 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
 /// The unique id of a multi-process run: rank 0 creates it and writes it to
 /// `path` (atomically); the others wait for the file (up to 120 s).
 StatusOr<ncclUniqueId> exchangeUniqueId(const std::string &path, int rank);
+/// The NCCL id of rank 0, broadcast over MPI to every process.
+StatusOr<ncclUniqueId> broadcastUniqueId(ProcessGroup &processes);
 
 } // namespace shardc::cuda
 
