@@ -88,7 +88,6 @@ public:
     ProcessGroup *world = processes(); // null: every device is simulated here
     // A mesh over several processes: each runs an equal, contiguous block
     // of its devices, and the others' shards come from them.
-    int64_t perProcess = world ? n / world->size() : n;
     if (world && n % world->size() != 0)
       return Status::error("the mesh of @" + plan.entry + " has " + std::to_string(n) +
                            " device(s), which " + std::to_string(world->size()) +
@@ -96,8 +95,8 @@ public:
                            "size): run it with a number of processes that divides " +
                            std::to_string(n));
     std::vector<int64_t> local;
-    int64_t firstLocal = world ? world->rank() * perProcess : 0;
-    for (int64_t d = firstLocal; d < firstLocal + perProcess; ++d)
+    DeviceRange mine = localDevices(world, n);
+    for (int64_t d = mine.first; d < mine.first + mine.count; ++d)
       local.push_back(d);
     if (world)
       if (Status same = checkSameProgram(*world, plan); !same.ok())
@@ -131,7 +130,7 @@ public:
     int64_t threads = (int64_t)local.size();
     cpu::DeviceGroup group(threads, n, /*spin=*/threads <= cores);
     group.processes = world;
-    group.localDevices = perProcess;
+    group.localDevices = mine.count;
     bool profile = std::getenv("SHARDC_PROFILE") != nullptr;
     // Arenas are kept between calls (and not cleared: every value is
     // written before it is read).
@@ -223,7 +222,7 @@ public:
       for (int64_t d : local)
         pool.emplace_back([&, d] {
           if (pin)
-            pinToCore(d - firstLocal);
+            pinToCore(d - mine.first);
           device(d);
         });
       for (std::thread &t : pool)
