@@ -10,6 +10,12 @@
 #include "shardc/Runtime/Backend.h"
 #include "shardc/Runtime/Plan.h"
 
+#include "Ring.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
 #include <gtest/gtest.h>
 
 using namespace shardc;
@@ -18,10 +24,11 @@ namespace {
 
 /// k buffers of `sizes` reduced by `kind` on 4 devices, merged or one step
 /// each.
-Plan reducePlan(const std::vector<int64_t> &sizes, int64_t kind, bool merged, DType dtype) {
+Plan reducePlan(const std::vector<int64_t> &sizes, int64_t kind, bool merged, DType dtype,
+                int64_t devices = 4) {
   Plan p;
   p.entry = "main";
-  p.mesh = Mesh{{"x"}, {4}};
+  p.mesh = Mesh{{"x"}, {devices}};
   int64_t offset = 0;
   size_t k = sizes.size();
   for (int64_t n : sizes) { // arguments, split over "x"
@@ -29,7 +36,7 @@ Plan reducePlan(const std::vector<int64_t> &sizes, int64_t kind, bool merged, DT
     p.args.push_back((int32_t)p.values.size() - 1);
     p.argNames.push_back("a" + std::to_string(p.args.size()));
     p.argShardings.push_back({p.mesh, {{"x"}}});
-    p.argGlobalShapes.push_back({4 * n});
+    p.argGlobalShapes.push_back({devices * n});
     p.donated.push_back(false);
   }
   for (int64_t n : sizes) {
@@ -37,7 +44,7 @@ Plan reducePlan(const std::vector<int64_t> &sizes, int64_t kind, bool merged, DT
     offset += (n * (int64_t)dtypeSize(dtype) + 63) / 64 * 64;
     p.results.push_back((int32_t)p.values.size() - 1);
     p.resultShardings.push_back({p.mesh, {{"x"}}});
-    p.resultGlobalShapes.push_back({4 * n});
+    p.resultGlobalShapes.push_back({devices * n});
   }
   p.arenaBytes = p.unsharedBytes = offset;
   if (merged) {
@@ -91,5 +98,43 @@ TEST(MergedAllReduce, EachBufferGetsItsOwnReduction) {
         }
         EXPECT_EQ((*a)[i], (*b)[i]) << "buffer " << i << " kind " << kind;
       }
+    }
+}
+
+// Where a process holds several members of a group, the all_reduce between
+// processes does not run the ring: it folds the members' operands in the
+// ring's order (ring::reduceInRingOrder). That must give the shared-memory
+// ring's bits, for every group size, and the order must show in the bits
+// (else this comparison could not fail).
+TEST(RingOrder, TheFoldGivesTheRingsBits) {
+  std::unique_ptr<Backend> cpu = createCpuBackend(nullptr);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> mantissa(-1, 1);
+  std::uniform_int_distribution<int> exponent(-20, 20);
+  for (int64_t n : {2, 3, 4, 5, 8})
+    for (int64_t count : {1, 7, 1001}) {
+      SCOPED_TRACE("members " + std::to_string(n) + ", count " + std::to_string(count));
+      Array global(DType::F32, {n * count});
+      for (int64_t i = 0; i < global.numElements(); ++i)
+        global.data<float>()[i] = std::ldexp(mantissa(rng), exponent(rng));
+      StatusOr<std::vector<Array>> ring =
+          runPlan(*cpu, reducePlan({count}, 0, false, DType::F32, n), {global});
+      ASSERT_TRUE(ring.ok()) << ring.message();
+      std::vector<const float *> members;
+      for (int64_t m = 0; m < n; ++m)
+        members.push_back(global.data<float>() + m * count);
+      std::vector<float> folded(count), inOrder(count, 0.0f);
+      ring::reduceInRingOrder<float>(Reduction::Sum, members, folded.data(), count);
+      int64_t orderShows = 0;
+      for (int64_t i = 0; i < count; ++i) {
+        for (int64_t m = 0; m < n; ++m)
+          inOrder[i] += members[m][i];
+        for (int64_t d = 0; d < n; ++d) // every device's shard is the sum
+          ASSERT_EQ(std::memcmp(&folded[i], (*ring)[0].data<float>() + d * count + i, 4), 0)
+              << "element " << i << " of device " << d;
+        orderShows += inOrder[i] != folded[i];
+      }
+      if (n >= 3 && count == 1001)
+        EXPECT_GT(orderShows, 0);
     }
 }
