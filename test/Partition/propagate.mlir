@@ -401,3 +401,27 @@ func.func @open_dim_extended_from_result(
   %n = shardc.neg %a : tensor<8x16xf32>
   return %n : tensor<8x16xf32>
 }
+
+// Two claims on one axis: "d" from %arg2 (256 bytes) and "d", "b" from %arg0
+// (32 bytes) reach both dimensions of %arg1 through the two contractions.
+// The larger tensor's "d" holds %arg1's first dimension even after the
+// smaller one's "b" extends it; were the extension to weaken its hold, the
+// dimensions of %arg1 would trade "d" back and forth and propagation would
+// never settle.
+// CHECK-LABEL: func.func @extension_keeps_the_stronger_hold
+// CHECK-SAME: %arg1: tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_bd, [{"d", "b"}, {}]>}
+// CHECK-SAME: %arg2: tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_bd, [{"d"}, {}]>}
+// CHECK: shardc.sub {{.*}}shardc.shardings = [#shardc.sharding<@mesh_bd, [{"d"}, {}]>]
+// CHECK: shardc.dot_general {{.*}}shardc.shardings = [#shardc.sharding<@mesh_bd, [{}, {"d", "b"}]>]
+shardc.mesh @mesh_bd = <["b"=2, "d"=2]>
+func.func @extension_keeps_the_stronger_hold(
+    %arg0: tensor<8xf32> {shardc.sharding = #shardc.sharding<@mesh_bd, [{"d", "b", ?}]>},
+    %arg1: tensor<8x8xf32>,
+    %arg2: tensor<8x8xf32> {shardc.sharding = #shardc.sharding<@mesh_bd, [{"d", ?}, {?}]>})
+    -> tensor<8xf32> {
+  %v0 = shardc.dot_general %arg0, %arg1 contracting_dims = [0] x [1] : (tensor<8xf32>, tensor<8x8xf32>) -> tensor<8xf32>
+  %v1 = shardc.sub %arg1, %arg2 : tensor<8x8xf32>
+  %v2 = shardc.dot_general %v1, %arg1 contracting_dims = [0] x [1] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %v4 = shardc.dot_general %v2, %arg0 contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %v4 : tensor<8xf32>
+}

@@ -8,6 +8,10 @@
 // devices of the mesh, in the interpreter and, lowered to a plan, on the CPU
 // backend. The gathered results must match the global run.
 //
+// Two suites draw from different meshes: RandomPartitionTest from meshes of
+// 1 or 2 axes, RandomManyAxesPartitionTest from meshes of 4 to 6 axes whose
+// shardings often put 4 or more axes on one dimension.
+//
 // Every seed is its own test (`Seeds/RandomPartitionTest.MatchesGlobalRun/17`)
 // and is reproducible: the program and its inputs come from std::mt19937
 // seeded with the seed. A failure prints the program, the partitioned program
@@ -70,6 +74,11 @@ struct OpFamilies {
   bool concatenate = true;
   bool shardingConstraint = true;
 };
+
+/// The meshes the generator draws from: small ones (1 or 2 axes, up to 8
+/// devices), or 4 to 6 axes (up to 64 devices) whose shardings often put 4
+/// or more axes on one dimension, padded and not.
+enum class MeshFamily { Small, ManyAxes };
 
 /// Limits that keep programs small and the interpreter fast.
 constexpr int kMaxRank = 4;
@@ -157,8 +166,9 @@ std::optional<UnaryFeed> unaryFeed(const test::ElementwiseRow &row) {
 
 class ProgramGenerator {
 public:
-  ProgramGenerator(uint32_t seed, OpFamilies families)
-      : rng(seed), families(families) {}
+  ProgramGenerator(uint32_t seed, OpFamilies families,
+                   MeshFamily meshFamily = MeshFamily::Small)
+      : rng(seed), families(families), meshFamily(meshFamily) {}
 
   Program generate() {
     // One program in four has sizes the mesh does not divide, sharded with
@@ -188,6 +198,7 @@ public:
 private:
   std::mt19937 rng;
   OpFamilies families;
+  MeshFamily meshFamily;
   std::vector<MeshAxis> mesh;
   std::vector<Val> args;
   std::vector<std::string> argShardings; // "" when not annotated
@@ -213,6 +224,11 @@ private:
   }
 
   int64_t randomDim() {
+    // Many axes need long dimensions to split over 16 or 32 devices
+    // without padding, and short ones to pad over them.
+    if (meshFamily == MeshFamily::ManyAxes)
+      return padded ? pick<int64_t>({3, 5, 6, 8, 10, 12, 24})
+                    : pick<int64_t>({4, 8, 16, 16, 32});
     return padded ? pick<int64_t>({3, 5, 6, 8, 10, 12}) : pick<int64_t>({4, 8, 12, 16});
   }
 
@@ -228,6 +244,16 @@ private:
   //--- mesh and shardings -------------------------------------------------//
 
   void chooseMesh() {
+    if (meshFamily == MeshFamily::ManyAxes) {
+      // 4 to 6 axes of 2, one of them sometimes 4 (at most 64 devices).
+      int n = uniform(4, 6);
+      mesh.clear();
+      for (int i = 0; i < n; ++i)
+        mesh.push_back({std::string(1, char('a' + i)), 2});
+      if (n < 6 && chance(0.5))
+        mesh[uniform(0, n - 1)].size = 4;
+      return;
+    }
     switch (uniform(0, 3)) {
     case 0: mesh = {{"a", 2}}; break;
     case 1: mesh = {{"a", 4}}; break;
@@ -254,9 +280,10 @@ private:
       }
     }
     shuffle(order);
-    // Sometimes aim both axes of a 2-D mesh at one dimension.
+    // Sometimes aim every axis at one dimension (on many axes, more often).
     int preferred = shape.empty() ? -1 : uniform(0, (int)shape.size() - 1);
-    bool stack = order.size() > 1 && chance(0.3);
+    bool stack =
+        order.size() > 1 && chance(meshFamily == MeshFamily::ManyAxes ? 0.5 : 0.3);
     for (const MeshAxis &axis : order) {
       if (!chance(stack ? 0.9 : 0.6))
         continue;
@@ -826,6 +853,7 @@ std::string printOp(Operation *op) {
 }
 
 class RandomPartitionTest : public ::testing::TestWithParam<uint32_t> {};
+class RandomManyAxesPartitionTest : public ::testing::TestWithParam<uint32_t> {};
 
 TEST(UnaryFeeds, EveryUnaryRowCanBeFed) {
   for (const test::ElementwiseRow &row : test::elementwiseRows(1))
@@ -834,9 +862,11 @@ TEST(UnaryFeeds, EveryUnaryRowCanBeFed) {
         << "or [1/e, e], and neither lies in its range [" << row.lo << ", " << row.hi << "]";
 }
 
-TEST_P(RandomPartitionTest, MatchesGlobalRun) {
-  uint32_t seed = GetParam();
-  Program program = ProgramGenerator(seed, OpFamilies()).generate();
+/// Generates the program of `seed`, runs it globally, propagates,
+/// partitions, and runs it on the mesh's devices in the interpreter and on
+/// the CPU backend: the results must match.
+void checkSeed(uint32_t seed, MeshFamily meshFamily) {
+  Program program = ProgramGenerator(seed, OpFamilies(), meshFamily).generate();
   SCOPED_TRACE("seed " + std::to_string(seed) + ", program:\n" + program.text);
   if (std::getenv("SHARDC_RANDOM_PRINT"))
     (llvm::outs() << "// seed " << seed << "\n" << program.text).flush();
@@ -893,12 +923,62 @@ TEST_P(RandomPartitionTest, MatchesGlobalRun) {
     EXPECT_TRUE(close((*fromCpu)[i], (*expected)[i])) << "cpu backend, result #" << i;
 }
 
-uint32_t numSeeds() {
-  if (const char *n = std::getenv("SHARDC_RANDOM_SEEDS"))
-    return (uint32_t)std::max(1, std::atoi(n));
-  return 400;
+TEST_P(RandomPartitionTest, MatchesGlobalRun) { checkSeed(GetParam(), MeshFamily::Small); }
+
+TEST_P(RandomManyAxesPartitionTest, MatchesGlobalRun) {
+  checkSeed(GetParam(), MeshFamily::ManyAxes);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, RandomPartitionTest, ::testing::Range(0u, numSeeds()));
+/// Many more programs on many axes through propagation, partitioning and
+/// the verifier only (no runs): none may crash or be rejected. One test, so
+/// that its seeds cost no process each; SHARDC_RANDOM_COMPILE_SEEDS=N sets
+/// their number and SHARDC_RANDOM_COMPILE_FIRST=K the first (long sweeps
+/// run as several processes over disjoint ranges).
+TEST(RandomManyAxesCompiles, PropagateAndPartition) {
+  uint32_t n = 100, first = 0;
+  if (const char *env = std::getenv("SHARDC_RANDOM_COMPILE_SEEDS"))
+    n = (uint32_t)std::max(1, std::atoi(env));
+  if (const char *env = std::getenv("SHARDC_RANDOM_COMPILE_FIRST"))
+    first = (uint32_t)std::max(0, std::atoi(env));
+  MLIRContext ctx;
+  ctx.loadDialect<ShardcDialect, func::FuncDialect>();
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    diagnostics += diag.str() + "\n";
+    return success();
+  });
+  int failures = 0;
+  for (uint32_t seed = first; seed < first + n && failures < 5; ++seed) {
+    // Seeds apart from the executed suite's.
+    uint32_t s = 1000000 + seed;
+    Program program = ProgramGenerator(s, OpFamilies(), MeshFamily::ManyAxes).generate();
+    if (std::getenv("SHARDC_RANDOM_PRINT"))
+      (llvm::outs() << "// seed " << s << "\n" << program.text).flush();
+    diagnostics.clear();
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(program.text, &ctx);
+    ASSERT_TRUE(module) << "seed " << s << ": the generated program does not parse:\n"
+                        << diagnostics << program.text;
+    auto fn = module->lookupSymbol<func::FuncOp>("main");
+    PartitionOptions options;
+    options.padUneven = program.padded;
+    bool ok = succeeded(propagateShardings(fn)) &&
+              succeeded(partitionFunction(fn, options)) && succeeded(mlir::verify(*module));
+    if (!ok) {
+      ++failures;
+      ADD_FAILURE() << "seed " << s << ":\n" << diagnostics << program.text;
+    }
+  }
+}
+
+/// SHARDC_RANDOM_SEEDS=N, else `fallback`.
+uint32_t numSeeds(uint32_t fallback) {
+  if (const char *n = std::getenv("SHARDC_RANDOM_SEEDS"))
+    return (uint32_t)std::max(1, std::atoi(n));
+  return fallback;
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomPartitionTest, ::testing::Range(0u, numSeeds(400)));
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomManyAxesPartitionTest,
+                         ::testing::Range(0u, numSeeds(100)));
 
 } // namespace

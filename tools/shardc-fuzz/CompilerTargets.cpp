@@ -39,6 +39,15 @@ func.func @main(%x: tensor<4x8xf32> {shardc.sharding = #shardc.sharding<@mesh, [
   %z = shardc.tanh %y : tensor<4x2xf32>
   return %z : tensor<4x2xf32>
 }
+)",
+                                        // Six axes, four of them on one padded dimension.
+                                        R"(shardc.mesh @m = <["a"=2, "b"=2, "c"=2, "d"=2, "e"=2, "f"=2]>
+func.func @main(%x: tensor<24x8xf32> {shardc.sharding = #shardc.sharding<@m, [{"a", "b", "c", "d"}, {"e"}]>, shardc.pad_uneven},
+                %w: tensor<8x6xf32>) -> (tensor<24x6xf32> {shardc.sharding = #shardc.sharding<@m, [{"f"}, {"a", "b", "c", "d"}]>}) {
+  %y = shardc.dot_general %x, %w contracting_dims = [1] x [0] : (tensor<24x8xf32>, tensor<8x6xf32>) -> tensor<24x6xf32>
+  %z = shardc.tanh %y : tensor<24x6xf32>
+  return %z : tensor<24x6xf32>
+}
 )"};
       },
       [](const std::string &text) {

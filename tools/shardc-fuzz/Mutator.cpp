@@ -4,7 +4,8 @@
 // word overwrites with interesting values (0, -1, sizes near powers of two),
 // inserts, deletes, duplicated blocks, truncation, and splices with another
 // input of the corpus. Text inputs also get token-level edits (digits and
-// punctuation of MLIR), so numbers and brackets change, not only bytes.
+// punctuation of MLIR, and axes added to a mesh or to a sharding's list),
+// so numbers, brackets and axis counts change, not only bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +27,9 @@ const int64_t kInteresting[] = {0,          1,           -1,         2,     7,  
 const char *const kTokens[] = {"0",  "1",  "-1", "2",  "4096", "9223372036854775807",
                                "[",  "]",  "{",  "}",  "(",    ")",
                                ",",  ":",  "x",  "?",  "%",    "@",
-                               "\"", "<",  ">",  "=",  "tensor<", "f32", "i32", "i1"};
+                               "\"", "<",  ">",  "=",  "tensor<", "f32", "i32", "i1",
+                               // An axis more in a sharding's list or a mesh's.
+                               ", \"x\"", ", \"y\"", ", \"b\"=2", ", \"c\"=4"};
 
 size_t pick(std::mt19937_64 &rng, size_t n) { return n ? rng() % n : 0; }
 

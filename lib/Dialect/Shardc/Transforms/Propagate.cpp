@@ -467,12 +467,23 @@ private:
         if (axes.size() == have.size())
           continue;
         giveWay(s.value, s.dim, axes);
+        // Axes the dimension had keep the strength of the claim that won
+        // them: were a weaker claim extending them to weaken their hold, a
+        // stronger claim elsewhere could take them back, the weaker one
+        // extend again, and the sweeps would never settle. (A dimension
+        // holds axes only while its claim is the strongest so far, so the
+        // claims that move an axis grow stronger each time: they are few.)
+        DimState held = st;
+        held.priority = claim.priority;
+        bool keepsHold = !st.axes.empty() && stronger(held, claim);
         Axes all = before;
         all.append(axes.begin(), axes.end());
         st.axes.assign(mergeSubAxes(mesh, all));
         st.priority = claim.priority;
-        st.sourceBytes = winner.sourceBytes;
-        st.sourceRound = winner.sourceRound;
+        if (!keepsHold) {
+          st.sourceBytes = winner.sourceBytes;
+          st.sourceRound = winner.sourceRound;
+        }
         st.origin = winner.origin;
         st.origin.path.push_back(op);
         changed = true;
@@ -528,7 +539,10 @@ private:
         for (StringRef a : user.getDimAxes(d))
           used.push_back(a);
       for (int64_t d = 0; d < user.getRank(); ++d) {
-        ArrayRef<StringRef> mine = user.getDimAxes(d), found = dimsOf(v)[d].axes;
+        // getDimAxes returns its axes by value: hold them, not a view of
+        // a temporary (which outlives its storage only while it is inline).
+        SmallVector<StringRef> mine = user.getDimAxes(d);
+        ArrayRef<StringRef> found = dimsOf(v)[d].axes;
         bool extends = user.getDims()[d].getIsOpen() && found.size() >= mine.size() &&
                        std::equal(mine.begin(), mine.end(), found.begin());
         for (size_t k = mine.size(); extends && k < found.size(); ++k)

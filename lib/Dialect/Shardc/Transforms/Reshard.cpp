@@ -4,7 +4,6 @@
 
 #include <map>
 #include <mutex>
-#include <unordered_map>
 #include <set>
 
 using namespace mlir;
@@ -242,251 +241,20 @@ static int64_t planBytes(MeshOp mesh, RankedTensorType global,
   return bytes;
 }
 
-/// The cheapest plan by bytes per device (then by collectives), searched
-/// over layouts: each step slices a dimension by a free axis, gathers the
-/// minor axes of a dimension, moves them to another with an all_to_all, or
-/// permutes (renaming axes of the same size, reordering a dimension's axes,
-/// or towards the target where the block counts agree). Consecutive slices
-/// of one dimension and consecutive permutes become one step. Empty if the
-/// search gives up (too many layouts).
 /// How many layouts a search expands before it gives up (the best plan so
 /// far stands then).
 constexpr int kMaxExpanded = 20000;
 
-static std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
-                                              const Layout &from, const Layout &to,
-                                              ArrayRef<StringRef> atoms, int64_t bound,
-                                              int maxExpanded) {
+/// The cheapest plan by bytes per device (then by collectives), searched
+/// over layouts (searchReshard), its consecutive slices of one dimension
+/// and consecutive permutes made one step each. Empty if the search gives
+/// up or finds nothing under `bound`.
+static std::vector<ReshardStep> searchedReshard(MeshOp mesh, RankedTensorType global,
+                                                const Layout &from, const Layout &to,
+                                                ArrayRef<StringRef> atoms, int64_t bound) {
   int64_t rank = global.getRank();
-  // Sizes of the axes looked up once: the search prices many layouts.
-  llvm::DenseMap<StringRef, int64_t> sizes;
-  for (StringRef a : atoms)
-    sizes[a] = mesh.getAxisSize(a);
-  auto size = [&](StringRef a) {
-    auto it = sizes.find(a);
-    return it != sizes.end() ? it->second : (sizes[a] = mesh.getAxisSize(a));
-  };
-  auto group = [&](ArrayRef<StringRef> list) {
-    int64_t n = 1;
-    for (StringRef a : list)
-      n *= size(a);
-    return n;
-  };
-  int64_t elementBytes = std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8);
-  // stepBytes, with the sizes above.
-  auto bytesOf = [&](const ReshardStep &step) -> int64_t {
-    int64_t in = elementBytes;
-    for (int64_t d = 0; d < rank; ++d) {
-      int64_t n = group(step.from[d]);
-      in *= (global.getDimSize(d) + n - 1) / n;
-    }
-    return stepBytes(step.kind, in, group(step.axes));
-  };
-  SmallVector<StringRef> axes;
-  for (StringRef a : atoms)
-    if (size(a) > 1)
-      axes.push_back(a);
-  auto divides = [&](const Layout &l) {
-    for (int64_t d = 0; d < rank; ++d)
-      if (global.getDimSize(d) % group(l[d]) != 0)
-        return false;
-    return true;
-  };
-  auto usedIn = [](const Layout &l, StringRef a) {
-    return llvm::any_of(l, [&](const auto &dim) { return llvm::is_contained(dim, a); });
-  };
-  auto blocks = [&](const Layout &l) {
-    SmallVector<int64_t> b;
-    for (const auto &dim : l)
-      b.push_back(group(dim));
-    return b;
-  };
-  struct Cost {
-    int64_t bytes = 0, collectives = 0;
-    bool operator<(const Cost &o) const {
-      return std::tie(bytes, collectives) < std::tie(o.bytes, o.collectives);
-    }
-  };
-  struct Node {
-    Cost cost;
-    std::string parent;
-    ReshardStep step;
-  };
-  std::unordered_map<std::string, Node> best;
-  std::set<std::pair<std::pair<int64_t, int64_t>, std::string>> queue;
-  std::unordered_map<std::string, Layout> layouts;
-  // A state is a layout, and whether the last step was a permute: the next
-  // permute then joins it (one collective_permute) at no cost.
-  auto key = [](const Layout &l, bool permuted) {
-    std::string k;
-    for (const auto &dim : l) {
-      for (StringRef a : dim) {
-        k += a;
-        k += ',';
-      }
-      k += '|';
-    }
-    if (permuted)
-      k += 'p';
-    return k;
-  };
-  std::string start = key(from, false), goal;
-  best[start] = Node{};
-  layouts[start] = from;
-  queue.insert({{0, 0}, start});
-  auto relax = [&](const std::string &at, const Cost &base, ReshardStep step) {
-    if (!divides(step.to))
-      return;
-    bool permute = step.kind == ReshardStep::Permute;
-    bool joins = false;
-    Cost cost = base;
-    if (!joins) {
-      cost.bytes += bytesOf(step);
-      cost.collectives += step.kind == ReshardStep::Slice ? 0 : 1;
-    }
-    // Only a plan that sends less than `bound` (the greedy plan's) is of use.
-    if (cost.bytes >= bound)
-      return;
-    std::string k = key(step.to, permute);
-    auto it = best.find(k);
-    if (it != best.end() && !(cost < it->second.cost))
-      return;
-    if (it != best.end())
-      queue.erase({{it->second.cost.bytes, it->second.cost.collectives}, k});
-    layouts[k] = step.to;
-    best[k] = Node{cost, at, std::move(step)};
-    queue.insert({{cost.bytes, cost.collectives}, k});
-  };
-  int expanded = 0;
-  while (!queue.empty()) {
-    auto [c, at] = *queue.begin();
-    queue.erase(queue.begin());
-    if (layouts[at] == to) {
-      goal = at;
-      break;
-    }
-    if (++expanded > maxExpanded)
-      return {};
-    Layout cur = layouts[at];
-    Cost base = best[at].cost;
-    auto make = [&](ReshardStep::Kind kind, Axes moved, int64_t dim, int64_t fromDim,
-                    Layout next) {
-      return ReshardStep{kind, std::move(moved), dim, fromDim, cur, std::move(next), {}};
-    };
-    for (int64_t d = 0; d < rank; ++d) {
-      // Slice by one free axis.
-      for (StringRef a : axes)
-        if (!usedIn(cur, a)) {
-          Layout next = cur;
-          next[d].push_back(a);
-          relax(at, base, make(ReshardStep::Slice, {a}, d, -1, next));
-        }
-      for (size_t k = 1; k <= cur[d].size(); ++k) {
-        Axes suffix(ArrayRef<StringRef>(cur[d]).take_back(k));
-        // Gather the minor axes.
-        Layout gathered = cur;
-        gathered[d].resize(cur[d].size() - k);
-        relax(at, base, make(ReshardStep::Gather, suffix, d, -1, gathered));
-        // Move them to another dimension.
-        for (int64_t j = 0; j < rank; ++j) {
-          if (j == d)
-            continue;
-          Layout next = gathered;
-          next[j].append(suffix.begin(), suffix.end());
-          relax(at, base, make(ReshardStep::AllToAll, suffix, j, d, next));
-        }
-      }
-    }
-    // Permutes: towards the target dimension by dimension where the block
-    // counts agree (whole target dimension or a prefix of it), a rename to a
-    // free axis of the same size, a swap of two axes of the same size, an
-    // adjacent reorder within a dimension.
-    SmallVector<Layout> targets;
-    {
-      Layout aligned = cur;
-      for (int64_t d = 0; d < rank; ++d)
-        for (size_t len = to[d].size(); len >= 1; --len) {
-          Axes prefix(ArrayRef<StringRef>(to[d]).take_front(len));
-          if (group(prefix) == group(cur[d])) {
-            aligned[d] = prefix;
-            break;
-          }
-        }
-      targets.push_back(aligned);
-      // The same, with the dimensions the target cannot align filled from
-      // the axes the aligned ones leave, to their block counts: several
-      // swaps in one collective_permute.
-      Layout filled(rank);
-      SmallVector<bool> done(rank, false);
-      SmallVector<StringRef> taken;
-      for (int64_t d = 0; d < rank; ++d)
-        for (size_t len = to[d].size(); len >= 1; --len) {
-          Axes prefix(ArrayRef<StringRef>(to[d]).take_front(len));
-          if (group(prefix) == group(cur[d])) {
-            filled[d] = prefix;
-            done[d] = true;
-            taken.append(prefix.begin(), prefix.end());
-            break;
-          }
-        }
-      SmallVector<StringRef> left;
-      for (const auto &dim : cur)
-        for (StringRef a : dim)
-          if (!llvm::is_contained(taken, a))
-            left.push_back(a);
-      bool ok = true;
-      for (int64_t d = 0; d < rank && ok; ++d) {
-        if (done[d])
-          continue;
-        int64_t want = group(cur[d]);
-        for (auto it = left.begin(); it != left.end() && group(filled[d]) < want;) {
-          if (want % (group(filled[d]) * size(*it)) == 0) {
-            filled[d].push_back(*it);
-            it = left.erase(it);
-          } else {
-            ++it;
-          }
-        }
-        ok = group(filled[d]) == want;
-      }
-      if (ok)
-        targets.push_back(filled);
-    }
-    for (StringRef a : axes)
-      for (StringRef other : axes) {
-        if (a == other || size(a) != size(other) || !usedIn(cur, a))
-          continue;
-        Layout next = cur;
-        for (auto &dim : next)
-          for (StringRef &x : dim)
-            x = x == a ? other : x == other ? a : x;
-        targets.push_back(next);
-      }
-    for (int64_t d = 0; d < rank; ++d)
-      for (size_t k = 0; k + 1 < cur[d].size(); ++k) {
-        Layout next = cur;
-        std::swap(next[d][k], next[d][k + 1]);
-        targets.push_back(next);
-      }
-    for (Layout &next : targets) {
-      // A valid layout (no axis twice) with the same block counts.
-      SmallVector<StringRef> seen;
-      bool valid = blocks(next) == blocks(cur) && next != cur;
-      for (const auto &dim : next)
-        for (StringRef x : dim) {
-          valid &= !llvm::is_contained(seen, x);
-          seen.push_back(x);
-        }
-      if (valid)
-        relax(at, base, make(ReshardStep::Permute, {}, -1, -1, next));
-    }
-  }
-  if (goal.empty())
-    return {};
-  std::vector<ReshardStep> path;
-  for (std::string at = goal; at != start; at = best[at].parent)
-    path.push_back(best[at].step);
-  std::reverse(path.begin(), path.end());
+  std::vector<ReshardStep> path =
+      searchReshard(mesh, global, from, to, atoms, bound, kMaxExpanded);
   // One slice per dimension run, one permute per run of permutes.
   std::vector<ReshardStep> merged;
   for (ReshardStep &step : path) {
@@ -650,13 +418,12 @@ std::vector<ReshardStep> planReshard(MeshOp mesh, RankedTensorType global,
       bestBytes = bytes;
     }
   };
-  consider(searchReshard(mesh, global, from, to, atoms, bestBytes, kMaxExpanded));
+  consider(searchedReshard(mesh, global, from, to, atoms, bestBytes));
   Layout primeFrom = fromLayout, primeTo = toLayout;
   SmallVector<StringRef> primeAtoms;
   refineToAtoms(mesh, primeFrom, primeTo, primeAtoms, /*primes=*/true);
   if (primeAtoms.size() > atoms.size())
-    consider(searchReshard(mesh, global, primeFrom, primeTo, primeAtoms, bestBytes,
-                           kMaxExpanded));
+    consider(searchedReshard(mesh, global, primeFrom, primeTo, primeAtoms, bestBytes));
   return best;
 }
 

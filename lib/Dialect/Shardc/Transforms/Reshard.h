@@ -53,6 +53,18 @@ struct ReshardStep {
   bool padded = false;
 };
 
+/// The cheapest steps by bytes per device (then by collectives) from `from`
+/// to `to`, both over `atoms` (axes or factors of axes, none split by
+/// another), none of whose layouts pads: each step slices a dimension by a
+/// free atom, gathers a dimension's minor atoms, moves them to another with
+/// an all_to_all, or permutes (towards the target where block counts agree,
+/// swapping atoms of one size, reordering a dimension). Empty if every plan sends at least `bound` bytes
+/// or the search expands `maxExpanded` layouts first. (ReshardSearch.cpp)
+std::vector<ReshardStep> searchReshard(MeshOp mesh, mlir::RankedTensorType global,
+                                       const Layout &from, const Layout &to,
+                                       llvm::ArrayRef<llvm::StringRef> atoms, int64_t bound,
+                                       int maxExpanded);
+
 /// Whether `layout` pads dimension `d` of `global` (its axes do not divide
 /// it: every device holds the rounded-up size, the last ones padding).
 bool padsDim(MeshOp mesh, mlir::RankedTensorType global, const Layout &layout, int64_t d);
