@@ -210,9 +210,7 @@ static std::vector<ReshardStep> greedyReshard(MeshOp mesh, RankedTensorType glob
   return steps;
 }
 
-/// Bytes one device sends for a step of `kind` over a group of `n` devices
-/// whose input is `in` bytes per device (the model of `shardc explain`).
-static int64_t stepBytes(ReshardStep::Kind kind, int64_t in, int64_t n) {
+int64_t stepBytes(ReshardStep::Kind kind, int64_t in, int64_t n) {
   switch (kind) {
   case ReshardStep::Slice: return 0;
   case ReshardStep::Permute: return in;

@@ -53,6 +53,10 @@ struct ReshardStep {
   bool padded = false;
 };
 
+/// Bytes one device sends for a step of `kind` over a group of `n` devices
+/// whose input is `in` bytes per device (the model of `shardc explain`).
+int64_t stepBytes(ReshardStep::Kind kind, int64_t in, int64_t n);
+
 /// The cheapest steps by bytes per device (then by collectives) from `from`
 /// to `to`, both over `atoms` (axes or factors of axes, none split by
 /// another), none of whose layouts pads: each step slices a dimension by a

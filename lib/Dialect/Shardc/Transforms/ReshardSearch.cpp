@@ -186,15 +186,6 @@ std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
       in *= (global.getDimSize(d) + blocks[d] - 1) / blocks[d];
     return in;
   };
-  auto stepCost = [](ReshardStep::Kind kind, int64_t in, int64_t n) -> int64_t {
-    switch (kind) {
-    case ReshardStep::Slice: return 0;
-    case ReshardStep::Permute: return in;
-    case ReshardStep::AllToAll: return (n - 1) * in / n;
-    case ReshardStep::Gather: return (n - 1) * in;
-    }
-    return 0;
-  };
 
   std::string start = codec.encode(from), goal = codec.encode(to), reached;
   std::unordered_map<std::string, Node> best;
@@ -229,7 +220,7 @@ std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
         return;
       bool permute = kind == ReshardStep::Permute;
       Cost cost = base;
-      cost.bytes += stepCost(kind, in, codec.group(moved));
+      cost.bytes += stepBytes(kind, in, codec.group(moved));
       cost.collectives += kind == ReshardStep::Slice ? 0 : 1;
       // Only a plan that sends less than `bound` (the greedy plan's) is of use.
       if (cost.bytes >= bound)
