@@ -107,7 +107,8 @@ public:
 
     // The cores are shared among the device threads.
     int64_t cores = usableCores();
-    cpu::setBlasThreads((int)std::max<int64_t>(1, cores / (int64_t)local.size()));
+    cpu::setBlasThreads((int)std::max<int64_t>(1, cores / (int64_t)local.size()),
+                        /*concurrentCallers=*/local.size() > 1);
 
     // The arrays that values written over an argument live in: the shards
     // the caller gave up, else copies of the argument.
@@ -223,6 +224,7 @@ public:
         pool.emplace_back([&, d] {
           if (pin)
             pinToCore(d - mine.first);
+          cpu::enterDeviceThread();
           device(d);
         });
       for (std::thread &t : pool)

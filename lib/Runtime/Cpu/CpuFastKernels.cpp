@@ -31,6 +31,20 @@ namespace shardc::cpu {
 namespace {
 
 int blasThreads = 1;
+/// More than one device thread calls BLAS: the thread count stays as
+/// setBlasThreads left it (see there).
+bool concurrentBlasCallers = false;
+
+/// Sets BLAS's thread count for the next calls from this thread, when this
+/// thread is the only one calling BLAS.
+void useBlasThreads(int threads) {
+#ifdef SHARDC_HAVE_CBLAS
+  if (!concurrentBlasCallers)
+    openblas_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
 
 /// A batch of matrices inside an operand's buffer, as BLAS reads them:
 /// item b starts at offsets[b]; rows are `ld` apart (or, transposed,
@@ -104,16 +118,14 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
   // A product of few rows with a large matrix (a decode step of a batch)
   // is bound by reading the matrix: it gets the threads too.
   bool small = 2 * M * N * K < (int64_t(1) << 24) && K * std::max(M, N) * 4 < (int64_t(1) << 18);
-#ifdef SHARDC_HAVE_CBLAS
   // Waking BLAS threads costs more than a small product gains from them.
-  openblas_set_num_threads(small ? 1 : blasThreads);
-#endif
+  useBlasThreads(small ? 1 : blasThreads);
 #ifdef SHARDC_HAVE_CBLAS
   // One row (or one column) of C: a matrix-vector product, which reads the
   // matrix once (a decode step's weights); a large one on every BLAS thread,
   // since it is bound by the bytes it reads, not by arithmetic.
   if ((M == 1 || N == 1) && batch == 1) {
-    openblas_set_num_threads(M * N * K * 4 >= (int64_t(1) << 18) ? blasThreads : 1);
+    useBlasThreads(M * N * K * 4 >= (int64_t(1) << 18) ? blasThreads : 1);
     const float *x = A + a.offsets[0], *y = B + b.offsets[0];
     if (M == 1) // C[1,N] = x[1,K] B[K,N]: the vector is A's row
       cblas_sgemv(CblasRowMajor, b.trans ? CblasNoTrans : CblasTrans,
@@ -352,7 +364,23 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   }
 }
 
-void setBlasThreads(int threads) { blasThreads = threads; }
+void setBlasThreads(int threads, bool concurrentCallers) {
+  blasThreads = threads;
+  concurrentBlasCallers = concurrentCallers;
+#ifdef SHARDC_HAVE_CBLAS
+  openblas_set_num_threads(threads);
+#endif
+}
+
+void enterDeviceThread() {
+#if defined(SHARDC_HAVE_CBLAS) && defined(_OPENMP)
+  // The OpenMP build of OpenBLAS compares its global thread count with the
+  // calling thread's OpenMP default and resets the global one (freeing and
+  // allocating its per-thread buffers) when they differ: a device thread
+  // that kept its own default would do that while another's product runs.
+  omp_set_num_threads(blasThreads);
+#endif
+}
 
 int sharedThreadPoolSize() {
 #if defined(SHARDC_HAVE_CBLAS) && defined(_OPENMP)

@@ -58,8 +58,17 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 /// thread count when OpenBLAS is the OpenMP build, else 1.
 int sharedThreadPoolSize();
 
-/// Threads each BLAS call may use.
-void setBlasThreads(int threads);
+/// Threads each BLAS call may use. Called before the device threads start:
+/// OpenBLAS's thread count is global state that its calls read and its
+/// setter rewrites (reallocating per-thread buffers), so when several
+/// device threads call BLAS at once (`concurrentCallers`) the count is set
+/// here once and the kernels leave it alone; a single device thread still
+/// drops to one BLAS thread for small products.
+void setBlasThreads(int threads, bool concurrentCallers);
+
+/// Prepares the calling device thread for BLAS calls next to other device
+/// threads' (its OpenMP default thread count set to the BLAS count).
+void enterDeviceThread();
 
 /// Runs fn(begin, end) over [0, n) in contiguous chunks, on the shared
 /// OpenMP pool when the work (elements touched, default n) is large enough
