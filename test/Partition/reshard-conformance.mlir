@@ -25,17 +25,18 @@
 // Shardy's sequence; shardc's planner searches over factors of prime size
 // of every axis (sub-axes) and matches them.
 //
-// 43 cases: 33 send the same bytes as Shardy, 10 fewer, none more.
-// Skipped, 27 of Shardy's 70 active cases:
+// 50 cases: 33 send the same bytes as Shardy, 12 fewer, and 5 of the
+// padded ones more than Shardy's count (marked KNOWN-MORE; see "Padded
+// layouts" below for why that count is not reachable with padded blocks
+// that do not nest).
+// Skipped, 20 of Shardy's 70 active cases:
 //   13 with sub-axes ("x":(1)2) in the source or target sharding;
 //    6 on meshes with explicit device ids;
-//    7 with a dimension its shardings do not divide evenly (Shardy pads;
-//      shardc requires even splits);
 //    1 resharding a while loop's block argument (no while in shardc).
 // That revision of the file has no partial or unreduced axes, and so no
 // all_reduce or reduce_scatter.
 
-// SUMMARY: same: 33, fewer: 10, more: 0, more where Shardy uses sub-axes: 0, errors: 0
+// SUMMARY: same: 33, fewer: 12, more: 0, more where Shardy uses sub-axes: 0, more (known, marked KNOWN-MORE): 5, errors: 0
 
 shardc.mesh @m2x2 = <["x"=2, "y"=2]>
 shardc.mesh @m4x2 = <["x"=4, "y"=2]>
@@ -1752,4 +1753,169 @@ func.func @subaxis_permute_a2a_gather(
     -> (tensor<16x8xf32> {shardc.sharding = #shardc.sharding<@m4x2x4, [{"x", "z"}, {}]>}) {
   %c = shardc.sharding_constraint %x <@m4x2x4, [{"x", "z"}, {}]> : tensor<16x8xf32>
   return %c : tensor<16x8xf32>
+}
+
+// ---- Padded layouts ----
+// Shardy's cases whose dimensions their shardings do not divide, each
+// argument marked shardc.pad_uneven. A padded dimension moves like the
+// others, over its padded size: it is extended with zeros where a step
+// starts to split it and sliced back where one makes it whole (it moves
+// whole without its padding). Only where both sides split a dimension
+// into blocks of different padded sizes is it gathered first. Shardy's
+// bytes, by hand, price its collectives on the local blocks as if every
+// padded block were a block of the next layout; a padded block under n
+// devices is not one of another split (rows [k*ceil(S/n), ...)), so where
+// the blocks do not nest, shardc's collectives move the padding too, and
+// five of these send more than Shardy's count (KNOWN-MORE).
+
+// ---- @padded_slice_on_multiple_src_dims (Shardy: @slice_on_multiple_src_dims)
+//   ----
+// Rows "z" and columns "x" to the last dimension over all four axes (8 over 16
+//   devices, padded to 16).
+// Shardy (by hand), 384 bytes: all_slice of rows over w and columns over y
+//   (256-byte local blocks); all_to_all over x,y from dim 1 to dim 2 (192);
+//   all_to_all over z,w from dim 0 to dim 2 (192).
+// shardc, 768 bytes.
+// Verdict: shardc sends more than Shardy (768 against 384).
+// SHARDY-BYTES: @padded_slice_on_multiple_src_dims 384
+// KNOWN-MORE: @padded_slice_on_multiple_src_dims the padded blocks of its source and target do not nest
+// CHECK-LABEL: func.func @padded_slice_on_multiple_src_dims(
+// CHECK: shardc.all_slice {{%[a-z0-9]+}} on @m2x2x2x2 ["w"] dim = 0 : tensor<8x4x8xf32> -> tensor<4x4x8xf32>
+// CHECK: shardc.all_slice {{%[a-z0-9]+}} on @m2x2x2x2 ["y"] dim = 1 : tensor<4x4x8xf32> -> tensor<4x2x8xf32>
+// CHECK: shardc.concatenate {{%[a-z0-9]+}}, {{%[a-z0-9]+}} dim = 2 : (tensor<4x2x8xf32>, tensor<4x2x8xf32>) -> tensor<4x2x16xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m2x2x2x2 ["x", "y"] split_dim = 2 concat_dim = 1 : tensor<4x2x16xf32> -> tensor<4x8x4xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m2x2x2x2 ["z", "w"] split_dim = 2 concat_dim = 0 : tensor<4x8x4xf32> -> tensor<16x8x1xf32>
+func.func @padded_slice_on_multiple_src_dims(%x: tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@m2x2x2x2, [{"z"}, {"x"}, {}]>, shardc.pad_uneven})
+    -> (tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@m2x2x2x2, [{}, {}, {"x", "y", "z", "w"}]>}) {
+  %c = shardc.sharding_constraint %x <@m2x2x2x2, [{}, {}, {"x", "y", "z", "w"}]> : tensor<16x8x8xf32>
+  return %c : tensor<16x8x8xf32>
+}
+
+// ---- @padded_slice_on_one_src_dim_but_not_other (Shardy:
+//   @slice_on_one_src_dim_but_not_other) ----
+// The same move on 2x8x8: dimension 0 has too few rows to take w.
+// Shardy (by hand), 72 bytes: all_slice over y (dim 1) and w (dim 2);
+//   collective_permute of the 32-byte block (32); all_to_all over y from dim 0
+//   to dim 2 (16); all_to_all over z,w from dim 1 to dim 2 (24).
+// shardc, 120 bytes.
+// Verdict: shardc sends more than Shardy (120 against 72).
+// SHARDY-BYTES: @padded_slice_on_one_src_dim_but_not_other 72
+// KNOWN-MORE: @padded_slice_on_one_src_dim_but_not_other the padded blocks of its source and target do not nest
+// CHECK-LABEL: func.func @padded_slice_on_one_src_dim_but_not_other(
+// CHECK: shardc.all_slice {{%[a-z0-9]+}} on @m2x2x2x2 ["y", "w"] dim = 1 : tensor<1x4x8xf32> -> tensor<1x1x8xf32>
+// CHECK: shardc.collective_permute {{%[a-z0-9]+}} on @m2x2x2x2 ["x", "y", "z", "w"] sources = [0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15] : tensor<1x1x8xf32>
+// CHECK: shardc.concatenate {{%[a-z0-9]+}}, {{%[a-z0-9]+}} dim = 2 : (tensor<1x1x8xf32>, tensor<1x1x8xf32>) -> tensor<1x1x16xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m2x2x2x2 ["x", "y", "z"] split_dim = 2 concat_dim = 1 : tensor<1x1x16xf32> -> tensor<1x8x2xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m2x2x2x2 ["w"] split_dim = 2 concat_dim = 0 : tensor<1x8x2xf32> -> tensor<2x8x1xf32>
+func.func @padded_slice_on_one_src_dim_but_not_other(%x: tensor<2x8x8xf32> {shardc.sharding = #shardc.sharding<@m2x2x2x2, [{"z"}, {"x"}, {}]>, shardc.pad_uneven})
+    -> (tensor<2x8x8xf32> {shardc.sharding = #shardc.sharding<@m2x2x2x2, [{}, {}, {"x", "y", "z", "w"}]>}) {
+  %c = shardc.sharding_constraint %x <@m2x2x2x2, [{}, {}, {"x", "y", "z", "w"}]> : tensor<2x8x8xf32>
+  return %c : tensor<2x8x8xf32>
+}
+
+// ---- @padded_axes_out_of_order (Shardy:
+//   @cannot_slice_on_src_dim_axes_out_of_order) ----
+// 10 columns over x,z (padded to 12) to 4 rows over x,y,z (padded to 8).
+// Shardy (by hand), 42 bytes: all_slice of rows over y (24-byte blocks);
+//   collective_permute (24); all_to_all over y,z from dim 1 to dim 0 (18).
+// shardc, 76 bytes.
+// Verdict: shardc sends more than Shardy (76 against 42).
+// SHARDY-BYTES: @padded_axes_out_of_order 42
+// KNOWN-MORE: @padded_axes_out_of_order the padded blocks of its source and target do not nest
+// CHECK-LABEL: func.func @padded_axes_out_of_order(
+// CHECK: shardc.concatenate {{%[a-z0-9]+}}, {{%[a-z0-9]+}} dim = 0 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+// CHECK: shardc.all_slice {{%[a-z0-9]+}} on @m2x2x2 ["y"] dim = 0 : tensor<8x3xf32> -> tensor<4x3xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m2x2x2 ["x", "z"] split_dim = 0 concat_dim = 1 : tensor<4x3xf32> -> tensor<1x12xf32>
+// CHECK: shardc.slice {{%[a-z0-9]+}}, start = [0, 0], limit = [1, 10], strides = [1, 1] : (tensor<1x12xf32>) -> tensor<1x10xf32>
+// CHECK: shardc.collective_permute {{%[a-z0-9]+}} on @m2x2x2 ["x", "y", "z"] sources = [0, 1, 4, 5, 2, 3, 6, 7] : tensor<1x10xf32>
+func.func @padded_axes_out_of_order(%x: tensor<4x10xf32> {shardc.sharding = #shardc.sharding<@m2x2x2, [{}, {"x", "z"}]>, shardc.pad_uneven})
+    -> (tensor<4x10xf32> {shardc.sharding = #shardc.sharding<@m2x2x2, [{"x", "y", "z"}, {}]>}) {
+  %c = shardc.sharding_constraint %x <@m2x2x2, [{"x", "y", "z"}, {}]> : tensor<4x10xf32>
+  return %c : tensor<4x10xf32>
+}
+
+// ---- @padded_axes_non_contiguous (Shardy:
+//   @cannot_slice_on_src_dim_axes_non_contiguous) ----
+// 10 columns over z,w,y (padded to 16) to 4 rows over x,y,z (padded to 8).
+// Shardy (by hand), 48 bytes: all_slice of rows over x (16-byte blocks);
+//   collective_permute (16); all_to_all over y,z from dim 1 to dim 0 (12);
+//   all_gather of the columns over w (20).
+// shardc, 80 bytes.
+// Verdict: shardc sends more than Shardy (80 against 48).
+// SHARDY-BYTES: @padded_axes_non_contiguous 48
+// KNOWN-MORE: @padded_axes_non_contiguous the padded blocks of its source and target do not nest
+// CHECK-LABEL: func.func @padded_axes_non_contiguous(
+// CHECK: shardc.concatenate {{%[a-z0-9]+}}, {{%[a-z0-9]+}} dim = 0 : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<8x2xf32>
+// CHECK: shardc.all_slice {{%[a-z0-9]+}} on @m2x2x2x2 ["x"] dim = 0 : tensor<8x2xf32> -> tensor<4x2xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m2x2x2x2 ["y"] split_dim = 0 concat_dim = 1 : tensor<4x2xf32> -> tensor<2x4xf32>
+// CHECK: shardc.all_gather {{%[a-z0-9]+}} on @m2x2x2x2 ["w"] dim = 1 : tensor<2x4xf32> -> tensor<2x8xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m2x2x2x2 ["z"] split_dim = 0 concat_dim = 1 : tensor<2x8xf32> -> tensor<1x16xf32>
+// CHECK: shardc.slice {{%[a-z0-9]+}}, start = [0, 0], limit = [1, 10], strides = [1, 1] : (tensor<1x16xf32>) -> tensor<1x10xf32>
+func.func @padded_axes_non_contiguous(%x: tensor<4x10xf32> {shardc.sharding = #shardc.sharding<@m2x2x2x2, [{}, {"z", "w", "y"}]>, shardc.pad_uneven})
+    -> (tensor<4x10xf32> {shardc.sharding = #shardc.sharding<@m2x2x2x2, [{"x", "y", "z"}, {}]>}) {
+  %c = shardc.sharding_constraint %x <@m2x2x2x2, [{"x", "y", "z"}, {}]> : tensor<4x10xf32>
+  return %c : tensor<4x10xf32>
+}
+
+// ---- @padded_src_and_tgt_out_of_order (Shardy:
+//   @all_to_all_axes_at_src_and_tgt_out_of_order) ----
+// Rows "z" and columns y,x to rows over x,y,z (16 over 32 devices, padded to
+//   32).
+// Shardy (by hand), 240 bytes: collective_permute to rows x and columns y,z
+//   (128); all_to_all over y,z from dim 1 to dim 0 (112).
+// shardc, 864 bytes.
+// Verdict: shardc sends more than Shardy (864 against 240).
+// SHARDY-BYTES: @padded_src_and_tgt_out_of_order 240
+// KNOWN-MORE: @padded_src_and_tgt_out_of_order the padded blocks of its source and target do not nest
+// CHECK-LABEL: func.func @padded_src_and_tgt_out_of_order(
+// CHECK: shardc.all_gather {{%[a-z0-9]+}} on @m4x2x4 ["z"] dim = 0 : tensor<4x1x8xf32> -> tensor<16x1x8xf32>
+// CHECK: shardc.concatenate {{%[a-z0-9]+}}, {{%[a-z0-9]+}} dim = 0 : (tensor<16x1x8xf32>, tensor<16x1x8xf32>) -> tensor<32x1x8xf32>
+// CHECK: shardc.all_slice {{%[a-z0-9]+}} on @m4x2x4 ["z"] dim = 0 : tensor<32x1x8xf32> -> tensor<8x1x8xf32>
+// CHECK: shardc.collective_permute {{%[a-z0-9]+}} on @m4x2x4 ["x", "y", "z"] sources = [0, 8, 16, 24, 4, 12, 20, 28, 1, 9, 17, 25, 5, 13, 21, 29, 2, 10, 18, 26, 6, 14, 22, 30, 3, 11, 19, 27, 7, 15, 23, 31] : tensor<8x1x8xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m4x2x4 ["y", "z"] split_dim = 0 concat_dim = 1 : tensor<8x1x8xf32> -> tensor<1x8x8xf32>
+func.func @padded_src_and_tgt_out_of_order(%x: tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@m4x2x4, [{"z"}, {"y", "x"}, {}]>, shardc.pad_uneven})
+    -> (tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@m4x2x4, [{"x", "y", "z"}, {}, {}]>}) {
+  %c = shardc.sharding_constraint %x <@m4x2x4, [{"x", "y", "z"}, {}, {}]> : tensor<16x8x8xf32>
+  return %c : tensor<16x8x8xf32>
+}
+
+// ---- @padded_two_tgt_dims (Shardy: @all_to_all_two_tgt_dims_src_out_of_order)
+//   ----
+// 8 columns over x,z,y (32 devices, padded to 32) to rows over x,y and the last
+//   dimension over z.
+// Shardy (by hand), 1008 bytes: collective_permute to columns x,y,z (512);
+//   all_to_all over z from dim 1 to dim 2 (384); all_to_all over x,y from dim 1
+//   to dim 0 (112).
+// shardc, 896 bytes.
+// Verdict: shardc sends fewer than Shardy (896 against 1008).
+// SHARDY-BYTES: @padded_two_tgt_dims 1008
+// CHECK-LABEL: func.func @padded_two_tgt_dims(
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m4x2x4 ["z", "y"] split_dim = 2 concat_dim = 1 : tensor<16x1x8xf32> -> tensor<16x8x1xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m4x2x4 ["x"] split_dim = 0 concat_dim = 1 : tensor<16x8x1xf32> -> tensor<4x32x1xf32>
+// CHECK: shardc.slice {{%[a-z0-9]+}}, start = [0, 0, 0], limit = [4, 8, 1], strides = [1, 1, 1] : (tensor<4x32x1xf32>) -> tensor<4x8x1xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m4x2x4 ["y"] split_dim = 0 concat_dim = 2 : tensor<4x8x1xf32> -> tensor<2x8x2xf32>
+func.func @padded_two_tgt_dims(%x: tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@m4x2x4, [{}, {"x", "z", "y"}, {}]>, shardc.pad_uneven})
+    -> (tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@m4x2x4, [{"x", "y"}, {}, {"z"}]>}) {
+  %c = shardc.sharding_constraint %x <@m4x2x4, [{"x", "y"}, {}, {"z"}]> : tensor<16x8x8xf32>
+  return %c : tensor<16x8x8xf32>
+}
+
+// ---- @padded_two_tgt_dims_2 (Shardy:
+//   @all_to_all_two_tgt_dims_src_out_of_order_2) ----
+// The same from columns over y,z,x.
+// Shardy (by hand), 1008 bytes: the same collective_permute, then the same two
+//   all_to_alls (512 + 384 + 112).
+// shardc, 928 bytes.
+// Verdict: shardc sends fewer than Shardy (928 against 1008).
+// SHARDY-BYTES: @padded_two_tgt_dims_2 1008
+// CHECK-LABEL: func.func @padded_two_tgt_dims_2(
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m4x2x4 ["x:(2)2"] split_dim = 2 concat_dim = 1 : tensor<16x1x8xf32> -> tensor<16x2x4xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m4x2x4 ["y", "z", "x:(1)2"] split_dim = 0 concat_dim = 1 : tensor<16x2x4xf32> -> tensor<1x32x4xf32>
+// CHECK: shardc.slice {{%[a-z0-9]+}}, start = [0, 0, 0], limit = [1, 8, 4], strides = [1, 1, 1] : (tensor<1x32x4xf32>) -> tensor<1x8x4xf32>
+// CHECK: shardc.all_to_all {{%[a-z0-9]+}} on @m4x2x4 ["x:(1)2"] split_dim = 2 concat_dim = 0 : tensor<1x8x4xf32> -> tensor<2x8x2xf32>
+// CHECK: shardc.collective_permute {{%[a-z0-9]+}} on @m4x2x4 ["x", "y", "z"] sources = [0, 16, 8, 24, 1, 17, 9, 25, 2, 18, 10, 26, 3, 19, 11, 27, 4, 20, 12, 28, 5, 21, 13, 29, 6, 22, 14, 30, 7, 23, 15, 31] : tensor<2x8x2xf32>
+func.func @padded_two_tgt_dims_2(%x: tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@m4x2x4, [{}, {"y", "z", "x"}, {}]>, shardc.pad_uneven})
+    -> (tensor<16x8x8xf32> {shardc.sharding = #shardc.sharding<@m4x2x4, [{"x", "y"}, {}, {"z"}]>}) {
+  %c = shardc.sharding_constraint %x <@m4x2x4, [{"x", "y"}, {}, {"z"}]> : tensor<16x8x8xf32>
+  return %c : tensor<16x8x8xf32>
 }

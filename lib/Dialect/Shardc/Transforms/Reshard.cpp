@@ -249,10 +249,11 @@ constexpr int kMaxExpanded = 20000;
 /// up or finds nothing under `bound`.
 static std::vector<ReshardStep> searchedReshard(MeshOp mesh, RankedTensorType global,
                                                 const Layout &from, const Layout &to,
-                                                ArrayRef<StringRef> atoms, int64_t bound) {
+                                                ArrayRef<StringRef> atoms, int64_t bound,
+                                                ArrayRef<int64_t> wholeSizes) {
   int64_t rank = global.getRank();
   std::vector<ReshardStep> path =
-      searchReshard(mesh, global, from, to, atoms, bound, kMaxExpanded);
+      searchReshard(mesh, global, from, to, atoms, bound, kMaxExpanded, wholeSizes);
   // One slice per dimension run, one permute per run of permutes.
   std::vector<ReshardStep> merged;
   for (ReshardStep &step : path) {
@@ -392,37 +393,133 @@ static void refineToAtoms(MeshOp mesh, Layout &from, Layout &to,
     atomsOf(cast<StringAttr>(a).getValue(), atoms);
 }
 
-std::vector<ReshardStep> planReshard(MeshOp mesh, RankedTensorType global,
-                                     const Layout &fromLayout, const Layout &toLayout) {
+/// The global type a step over `over`, an extension of a value of sizes
+/// `whole`, moves: an extended dimension at its extended size only where
+/// the step splits it on either side (see ReshardPlan).
+static RankedTensorType stepType(MeshOp mesh, RankedTensorType over, ArrayRef<int64_t> whole,
+                                 const ReshardStep &step) {
+  SmallVector<int64_t> shape(over.getShape());
+  for (int64_t d = 0; d < over.getRank(); ++d)
+    if (getGroupSize(mesh, step.from[d]) == 1 && getGroupSize(mesh, step.to[d]) == 1)
+      shape[d] = whole[d];
+  return RankedTensorType::get(shape, over.getElementType());
+}
+
+/// The cheapest plan between two layouts that both divide `over`, an
+/// extension of a value of sizes `whole`: the greedy plan, or a search over
+/// the axes as named, or over factors of prime size, where a swap or a
+/// move of part of an axis can beat moving all of it; a search replaces the
+/// greedy plan only where it sends fewer bytes.
+static std::vector<ReshardStep> evenReshard(MeshOp mesh, RankedTensorType over,
+                                            ArrayRef<int64_t> whole, const Layout &fromLayout,
+                                            const Layout &toLayout) {
   Layout from = fromLayout, to = toLayout;
   SmallVector<StringRef> atoms;
   refineToAtoms(mesh, from, to, atoms);
-  if (pads(mesh, global, from) || pads(mesh, global, to))
-    return paddedReshard(mesh, global, from, to);
-  std::vector<ReshardStep> greedy = greedyReshard(mesh, global, from, to);
-  if (planBytes(mesh, global, greedy) == 0)
+  auto bytesOf = [&](const std::vector<ReshardStep> &plan) {
+    int64_t bytes = 0;
+    for (const ReshardStep &step : plan)
+      bytes += stepBytes(mesh, stepType(mesh, over, whole, step), step);
+    return bytes;
+  };
+  bool extended = !llvm::equal(over.getShape(), whole);
+  ArrayRef<int64_t> wholeSizes = extended ? whole : ArrayRef<int64_t>();
+  std::vector<ReshardStep> greedy = greedyReshard(mesh, over, from, to);
+  int64_t bestBytes = bytesOf(greedy);
+  if (bestBytes == 0)
     return greedy;
-  // A search replaces the greedy plan only where it sends fewer bytes: one
-  // over the axes as named, then one over factors of prime size, where a
-  // swap or a move of part of an axis can beat moving all of it.
   std::vector<ReshardStep> best = greedy;
-  int64_t bestBytes = planBytes(mesh, global, greedy);
   auto consider = [&](std::vector<ReshardStep> plan) {
     if (plan.empty())
       return;
-    int64_t bytes = planBytes(mesh, global, plan);
+    int64_t bytes = bytesOf(plan);
     if (bytes < bestBytes) {
       best = std::move(plan);
       bestBytes = bytes;
     }
   };
-  consider(searchedReshard(mesh, global, from, to, atoms, bestBytes));
+  consider(searchedReshard(mesh, over, from, to, atoms, bestBytes, wholeSizes));
   Layout primeFrom = fromLayout, primeTo = toLayout;
   SmallVector<StringRef> primeAtoms;
   refineToAtoms(mesh, primeFrom, primeTo, primeAtoms, /*primes=*/true);
   if (primeAtoms.size() > atoms.size())
-    consider(searchedReshard(mesh, global, primeFrom, primeTo, primeAtoms, bestBytes));
+    consider(
+        searchedReshard(mesh, over, primeFrom, primeTo, primeAtoms, bestBytes, wholeSizes));
   return best;
+}
+
+RankedTensorType ReshardPlan::typeOf(MeshOp mesh, const ReshardStep &step) const {
+  return stepType(mesh, over, global.getShape(), step);
+}
+
+int64_t ReshardPlan::bytes(MeshOp mesh) const {
+  int64_t bytes = planBytes(mesh, global, before);
+  for (const ReshardStep &step : steps)
+    bytes += stepBytes(mesh, typeOf(mesh, step), step);
+  return bytes;
+}
+
+/// A reshard where `from` or `to` pads a dimension, as an even one over the
+/// type with every padded dimension extended to a size both sides split
+/// evenly. A dimension's block under n devices is its padded size n *
+/// ceil(size / n) split evenly, so the extension is the padded size of the
+/// side that splits it (of both, where they split it the same way): a
+/// dimension whole on one side is extended with zeros or sliced back
+/// locally. Where both sides split a dimension into blocks of different
+/// padded sizes, no extension serves both: it is gathered first.
+static ReshardPlan paddedPlan(MeshOp mesh, RankedTensorType global, const Layout &from,
+                              const Layout &to) {
+  ReshardPlan plan;
+  plan.global = global;
+  Layout cur = from;
+  SmallVector<int64_t> shape(global.getShape());
+  auto paddedSize = [&](const Axes &axes, int64_t size) {
+    int64_t n = getGroupSize(mesh, axes);
+    return (size + n - 1) / n * n;
+  };
+  for (int64_t d = 0; d < global.getRank(); ++d) {
+    int64_t size = global.getDimSize(d);
+    int64_t pf = paddedSize(cur[d], size), pt = paddedSize(to[d], size);
+    if (!cur[d].empty() && !to[d].empty() && pf != pt) {
+      Layout next = cur;
+      next[d].clear();
+      plan.before.push_back({ReshardStep::Gather, cur[d], d, -1, cur, next, {},
+                             /*padded=*/padsDim(mesh, global, cur, d)});
+      cur = next;
+      pf = size;
+    }
+    shape[d] = std::max(pf, pt);
+  }
+  plan.over = RankedTensorType::get(shape, global.getElementType());
+  plan.steps = evenReshard(mesh, plan.over, global.getShape(), cur, to);
+  return plan;
+}
+
+/// The reshard's former rule for padded layouts, kept as a candidate: the
+/// padded dimensions that change are gathered whole (or moved whole to a
+/// whole dimension by one all_to_all) and split last.
+static ReshardPlan gatheringPlan(MeshOp mesh, RankedTensorType global, const Layout &fromLayout,
+                                 const Layout &toLayout) {
+  Layout from = fromLayout, to = toLayout;
+  SmallVector<StringRef> atoms;
+  refineToAtoms(mesh, from, to, atoms);
+  ReshardPlan plan;
+  plan.global = plan.over = global;
+  plan.before = paddedReshard(mesh, global, from, to);
+  return plan;
+}
+
+ReshardPlan planReshard(MeshOp mesh, RankedTensorType global, const Layout &from,
+                        const Layout &to) {
+  if (!pads(mesh, global, from) && !pads(mesh, global, to)) {
+    ReshardPlan plan;
+    plan.global = plan.over = global;
+    plan.steps = evenReshard(mesh, global, global.getShape(), from, to);
+    return plan;
+  }
+  ReshardPlan extended = paddedPlan(mesh, global, from, to);
+  ReshardPlan gathering = gatheringPlan(mesh, global, from, to);
+  return gathering.bytes(mesh) < extended.bytes(mesh) ? gathering : extended;
 }
 
 ReshardCost reshardCost(MeshOp mesh, RankedTensorType global, const Layout &from,
@@ -444,11 +541,12 @@ ReshardCost reshardCost(MeshOp mesh, RankedTensorType global, const Layout &from
     if (auto it = known.find(key); it != known.end())
       return it->second;
   }
+  ReshardPlan plan = planReshard(mesh, global, from, to);
   ReshardCost cost;
-  for (const ReshardStep &step : planReshard(mesh, global, from, to)) {
-    cost.bytes += stepBytes(mesh, global, step);
-    cost.collectives += step.kind == ReshardStep::Slice ? 0 : 1;
-  }
+  cost.bytes = plan.bytes(mesh);
+  for (const auto *steps : {&plan.before, &plan.steps})
+    for (const ReshardStep &step : *steps)
+      cost.collectives += step.kind == ReshardStep::Slice ? 0 : 1;
   std::lock_guard<std::mutex> guard(lock);
   if (known.size() > 100000)
     known.clear();
@@ -480,12 +578,11 @@ Value padWithZeros(OpBuilder &b, Location loc, Value value, int64_t dim, int64_t
   return ConcatenateOp::create(b, loc, ValueRange{value, zeros}, b.getI64IntegerAttr(dim));
 }
 
-Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
-              Value value, RankedTensorType global, const Layout &from,
-              const Layout &to) {
+/// Emits `steps`, over global type `global`.
+static Value emitSteps(OpBuilder &b, Location loc, MeshOp mesh, Value value,
+                       RankedTensorType global, const std::vector<ReshardStep> &steps) {
   auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-  Location loc = causeLoc(at, cause + ": " + layoutStr(from) + " -> " + layoutStr(to));
-  for (const ReshardStep &step : planReshard(mesh, global, from, to)) {
+  for (const ReshardStep &step : steps) {
     RankedTensorType type = localType(global, step.to, mesh);
     // The planner's finest factors, merged back where they make whole axes.
     auto axes = axesAttr(b, mergeSubAxes(mesh, step.axes));
@@ -536,6 +633,32 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
                                   b.getI64IntegerAttr(step.dim));
       break;
     }
+  }
+  return value;
+}
+
+Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
+              Value value, RankedTensorType global, const Layout &from,
+              const Layout &to) {
+  Location loc = causeLoc(at, cause + ": " + layoutStr(from) + " -> " + layoutStr(to));
+  ReshardPlan plan = planReshard(mesh, global, from, to);
+  value = emitSteps(b, loc, mesh, value, global, plan.before);
+  // An extended dimension is extended with zeros where a step starts to
+  // split it and sliced back where one makes it whole: while whole, it
+  // moves without its padding.
+  for (const ReshardStep &step : plan.steps) {
+    auto split = [&](const Layout &layout, int64_t d) {
+      return getGroupSize(mesh, layout[d]) > 1;
+    };
+    for (int64_t d = 0; d < global.getRank(); ++d)
+      if (plan.over.getDimSize(d) != global.getDimSize(d) && !split(step.from, d) &&
+          split(step.to, d))
+        value = padWithZeros(b, loc, value, d, plan.over.getDimSize(d));
+    value = emitSteps(b, loc, mesh, value, plan.typeOf(mesh, step), {step});
+    for (int64_t d = 0; d < global.getRank(); ++d)
+      if (plan.over.getDimSize(d) != global.getDimSize(d) && split(step.from, d) &&
+          !split(step.to, d))
+        value = sliceDim(b, loc, value, d, global.getDimSize(d));
   }
   return value;
 }

@@ -63,11 +63,15 @@ int64_t stepBytes(ReshardStep::Kind kind, int64_t in, int64_t n);
 /// free atom, gathers a dimension's minor atoms, moves them to another with
 /// an all_to_all, or permutes (towards the target where block counts agree,
 /// swapping atoms of one size, reordering a dimension). Empty if every plan sends at least `bound` bytes
-/// or the search expands `maxExpanded` layouts first. (ReshardSearch.cpp)
+/// or the search expands `maxExpanded` layouts first. With `wholeSizes`,
+/// `global` is an extension of a value of those sizes, and a step prices a
+/// dimension it leaves whole at its whole size (see ReshardPlan).
+/// (ReshardSearch.cpp)
 std::vector<ReshardStep> searchReshard(MeshOp mesh, mlir::RankedTensorType global,
                                        const Layout &from, const Layout &to,
                                        llvm::ArrayRef<llvm::StringRef> atoms, int64_t bound,
-                                       int maxExpanded);
+                                       int maxExpanded,
+                                       llvm::ArrayRef<int64_t> wholeSizes = {});
 
 /// Whether `layout` pads dimension `d` of `global` (its axes do not divide
 /// it: every device holds the rounded-up size, the last ones padding).
@@ -75,12 +79,27 @@ bool padsDim(MeshOp mesh, mlir::RankedTensorType global, const Layout &layout, i
 /// Whether `layout` pads some dimension of `global`.
 bool pads(MeshOp mesh, mlir::RankedTensorType global, const Layout &layout);
 
-/// The collectives that take a value of global type `global` from layout
-/// `from` to `to`, in order. A padded dimension that changes is made whole
-/// first and split last (a padded block is not a block of any other split),
-/// or has its axes moved whole to a whole dimension by one all_to_all.
-std::vector<ReshardStep> planReshard(MeshOp mesh, mlir::RankedTensorType global,
-                                     const Layout &from, const Layout &to);
+/// The collectives of a reshard of a value of global type `global`:
+/// `before`, over `global`, then `steps`, over `over`: `global` with some
+/// dimensions extended (where `from` or `to` pads them) so that every
+/// layout of `steps` splits it evenly. A step sees an extended dimension at
+/// its extended size only where it splits it on either side (typeOf): the
+/// dimension is extended with zeros where a step starts to split it and
+/// sliced back where one makes it whole.
+struct ReshardPlan {
+  mlir::RankedTensorType global, over;
+  std::vector<ReshardStep> before, steps;
+  /// The global type `step` (one of `steps`) moves.
+  mlir::RankedTensorType typeOf(MeshOp mesh, const ReshardStep &step) const;
+  /// Bytes one device sends for all of them.
+  int64_t bytes(MeshOp mesh) const;
+};
+
+/// The cheapest plan found from `from` to `to`. A padded dimension is
+/// moved like the others, over its padded size; only where both layouts
+/// split it into blocks of different padded sizes is it made whole first.
+ReshardPlan planReshard(MeshOp mesh, mlir::RankedTensorType global, const Layout &from,
+                        const Layout &to);
 
 /// Bytes one device sends for that reshard (the cost model of `shardc
 /// explain`: all_gather (n-1) shards, all_to_all (n-1)/n of the buffer,

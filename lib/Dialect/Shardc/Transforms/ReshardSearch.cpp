@@ -154,7 +154,7 @@ struct Node {
 std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
                                        const Layout &from, const Layout &to,
                                        ArrayRef<StringRef> atoms, int64_t bound,
-                                       int maxExpanded) {
+                                       int maxExpanded, ArrayRef<int64_t> wholeSizes) {
   Codec codec(mesh, atoms);
   if (!codec.covers(from) || !codec.covers(to))
     return {};
@@ -179,11 +179,16 @@ std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
         return false;
     return true;
   };
-  // Bytes per device of a value in layout `blocks`.
-  auto localBytesOf = [&](ArrayRef<int64_t> blocks) {
+  // Bytes per device a step from layout `blocks` to `next` reads: a
+  // dimension whole on both sides at its whole size.
+  auto localBytesOf = [&](ArrayRef<int64_t> blocks, ArrayRef<int64_t> next) {
     int64_t in = elementBytes;
-    for (int64_t d = 0; d < rank; ++d)
-      in *= (global.getDimSize(d) + blocks[d] - 1) / blocks[d];
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t size = global.getDimSize(d);
+      if (!wholeSizes.empty() && blocks[d] == 1 && next[d] == 1)
+        size = wholeSizes[d];
+      in *= (size + blocks[d] - 1) / blocks[d];
+    }
     return in;
   };
 
@@ -212,7 +217,7 @@ std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
     Cost base = atNode.cost;
     Dims dims(layoutCode);
     SmallVector<int64_t, 6> blocks = blocksOf(layoutCode, dims);
-    int64_t in = localBytesOf(blocks);
+    int64_t evenIn = wholeSizes.empty() ? localBytesOf(blocks, blocks) : 0;
 
     auto relax = [&](std::string next, ReshardStep::Kind kind, std::string moved,
                      int64_t dim, int64_t fromDim) {
@@ -220,6 +225,7 @@ std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
         return;
       bool permute = kind == ReshardStep::Permute;
       Cost cost = base;
+      int64_t in = wholeSizes.empty() ? evenIn : localBytesOf(blocks, blocksOf(next, Dims(next)));
       cost.bytes += stepBytes(kind, in, codec.group(moved));
       cost.collectives += kind == ReshardStep::Slice ? 0 : 1;
       // Only a plan that sends less than `bound` (the greedy plan's) is of use.
