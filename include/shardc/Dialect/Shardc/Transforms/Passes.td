@@ -112,8 +112,9 @@ def ShardcPartition : Pass<"shardc-partition", "::mlir::ModuleOp"> {
     dimension (a contraction's operands, a reduce's, a scatter_add's
     updates) it is replaced by the reduction's identity (0 for sums, -inf
     for max, +inf for min), so a softmax over a padded vocabulary is exact;
-    a padded dimension is made whole by an all_gather and a slice that drops
-    the padding, and split by a concatenate of zeros and an all_slice.
+    a reshard moves a padded dimension over its padded size, extending it
+    with a concatenate of zeros where a step starts to split it and slicing
+    the padding off where one makes it whole.
   }];
   let options = [
     Option<"padUneven", "pad-uneven", "bool", /*default=*/"false",
