@@ -2,6 +2,7 @@
 // RUN: shardc explain %s --entry slice_then_gather | FileCheck %s --check-prefix=EXPLAIN
 // RUN: shardc explain %s --entry concatenate_moves_the_split | FileCheck %s --check-prefix=CONCAT
 // RUN: shardc explain %s --entry contraction_moves_the_split | FileCheck %s --check-prefix=DOT
+// RUN: shardc explain %s --entry dot_multiple_axes_with_overlap | FileCheck %s --check-prefix=OVERLAP
 
 // An op is computed either at the layout its results want (operands
 // resharded before it) or at its operands' layout (results resharded
@@ -78,4 +79,28 @@ func.func @contraction_moves_the_split(
     -> (tensor<8x32xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}]>}) {
   %y = shardc.dot_general %a, %w contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
   return %y : tensor<8x32xf32>
+}
+
+// A contraction whose lhs is split over z and the minor half of x, beside a
+// result split over x,y (Shardy: @dot_multiple_axes_with_overlap, with
+// x=4, y=2, z=4). Every candidate layout of the op is priced: the result
+// keeps x,y and the contraction keeps z, so only the minor half of x is
+// gathered on the small lhs (128 bytes) and the partial sums are reduced
+// over z (96): 224 bytes per device, Shardy's sequence. Keeping the
+// contraction split by x as well would reshard the rhs and the result
+// (560).
+// OVERLAP: Total: 3 collectives, 224 bytes sent per device
+// CHECK-LABEL: func.func @dot_multiple_axes_with_overlap
+// CHECK-NEXT: [[L:%[0-9]+]] = shardc.all_gather %arg0 on @mesh_xyz ["x:(2)2"] dim = 1 : tensor<8x4xf32> -> tensor<8x8xf32>
+// CHECK-NEXT: [[R:%[0-9]+]] = shardc.all_slice %arg1 on @mesh_xyz ["z"] dim = 0 : tensor<32x2xf32> -> tensor<8x2xf32>
+// CHECK-NEXT: [[D:%[0-9]+]] = shardc.dot_general [[L]], [[R]] contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x2xf32>) -> tensor<8x2xf32>
+// CHECK-NEXT: [[S:%[0-9]+]] = shardc.all_reduce sum [[D]] on @mesh_xyz ["z"] : tensor<8x2xf32>
+// CHECK-NEXT: return [[S]]
+shardc.mesh @mesh_xyz = <["x"=4, "y"=2, "z"=4]>
+func.func @dot_multiple_axes_with_overlap(
+    %lhs: tensor<8x32xf32> {shardc.sharding = #shardc.sharding<@mesh_xyz, [{}, {"z", "x":(2)2}]>},
+    %rhs: tensor<32x16xf32> {shardc.sharding = #shardc.sharding<@mesh_xyz, [{}, {"x", "y"}]>})
+    -> (tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_xyz, [{}, {"x", "y"}]>}) {
+  %0 = shardc.dot_general %lhs, %rhs contracting_dims = [1] x [0] : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
 }

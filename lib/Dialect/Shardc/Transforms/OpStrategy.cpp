@@ -146,7 +146,12 @@ static bool paddable(const OpLayouts &l, size_t f) {
 /// (the combine then scatters it); a factor keeps only axes that divide
 /// every dimension it indexes. Operands are consulted from `first` on
 /// (then from 0): computing at one operand's layout, resharding the others.
-static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst, unsigned first = 0) {
+/// With `passThroughFirst`, pass-through factors choose before reduction
+/// factors, which keep what is left of their operands' axes: a contraction
+/// split by an axis the result wants elsewhere gathers that axis on the
+/// (often smaller) operand instead of giving it up on the result.
+static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst, unsigned first = 0,
+                                 bool passThroughFirst = false) {
   const ShardingRule &rule = l.rule;
   size_t n = rule.factors.size();
   FactorAxes axes(n);
@@ -191,15 +196,20 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst, unsigne
                         globalType(l.op->getOperand(i)).getShape(), l.operands[i], f);
   };
   // Reduction factors first, from the first operand sharded along them.
-  for (size_t f = 0; f < n; ++f) {
-    if (rule.factors[f].kind != FactorKind::Reduction)
-      continue;
-    for (size_t i = 0; i < rule.operandDims.size(); ++i)
-      if (std::optional<Axes> candidate = operandAxes(i, f); candidate && !candidate->empty()) {
-        take(f, *candidate);
-        break;
-      }
-  }
+  auto takeReductions = [&] {
+    for (size_t f = 0; f < n; ++f) {
+      if (rule.factors[f].kind != FactorKind::Reduction)
+        continue;
+      for (size_t i = 0; i < rule.operandDims.size(); ++i)
+        if (std::optional<Axes> candidate = operandAxes(i, f);
+            candidate && !candidate->empty()) {
+          take(f, *candidate);
+          break;
+        }
+    }
+  };
+  if (!passThroughFirst)
+    takeReductions();
   // Pass-through factors: from the result where they appear there, else
   // from the operands (with `operandsFirst`, from a split operand first).
   // Those operand `first` indexes choose first: where two factors want one
@@ -235,6 +245,8 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst, unsigne
         found = true;
       }
   }
+  if (passThroughFirst)
+    takeReductions();
   keepBlocksContiguous(l.mesh, rule, axes);
   return axes;
 }
@@ -333,11 +345,11 @@ FactorAxes chooseOpStrategy(const OpLayouts &l) {
   // less (a slice of a split operand: gather the small result, not the
   // operand); so can computing at another operand's layout, resharding the
   // first.
-  consider(factorAxesFrom(l, /*operandsFirst=*/true));
-  for (unsigned i = 1; i < l.op->getNumOperands(); ++i) {
-    consider(factorAxesFrom(l, /*operandsFirst=*/false, i));
-    consider(factorAxesFrom(l, /*operandsFirst=*/true, i));
-  }
+  // Every one of these also with the pass-through factors choosing first.
+  for (bool passThroughFirst : {false, true})
+    for (unsigned i = 0; i < std::max(1u, l.op->getNumOperands()); ++i)
+      for (bool operandsFirst : {false, true})
+        consider(factorAxesFrom(l, operandsFirst, i, passThroughFirst));
   // A contraction over a split dimension whose partial results would be
   // reduced here, and whose result is wanted split over those axes along
   // another dimension: moving the split there before the contraction (the
