@@ -862,6 +862,18 @@ TEST(UnaryFeeds, EveryUnaryRowCanBeFed) {
         << "or [1/e, e], and neither lies in its range [" << row.lo << ", " << row.hi << "]";
 }
 
+/// A context with the shardc and func dialects whose diagnostics are
+/// collected into `diagnostics` (for the failure messages).
+struct CollectingContext {
+  CollectingContext() { ctx.loadDialect<ShardcDialect, func::FuncDialect>(); }
+  MLIRContext ctx;
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler{&ctx, [this](Diagnostic &diag) {
+                                    diagnostics += diag.str() + "\n";
+                                    return success();
+                                  }};
+};
+
 /// Generates the program of `seed`, runs it globally, propagates,
 /// partitions, and runs it on the mesh's devices in the interpreter and on
 /// the CPU backend: the results must match.
@@ -871,13 +883,9 @@ void checkSeed(uint32_t seed, MeshFamily meshFamily) {
   if (std::getenv("SHARDC_RANDOM_PRINT"))
     (llvm::outs() << "// seed " << seed << "\n" << program.text).flush();
 
-  MLIRContext ctx;
-  ctx.loadDialect<ShardcDialect, func::FuncDialect>();
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
-    diagnostics += diag.str() + "\n";
-    return success();
-  });
+  CollectingContext collecting;
+  MLIRContext &ctx = collecting.ctx;
+  std::string &diagnostics = collecting.diagnostics;
 
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(program.text, &ctx);
   ASSERT_TRUE(module) << "the generated program does not parse:\n" << diagnostics;
@@ -949,13 +957,9 @@ TEST(RandomManyAxesCompiles, PropagateAndPartition) {
     n = (uint32_t)std::max(1, std::atoi(env));
   if (const char *env = std::getenv("SHARDC_RANDOM_COMPILE_FIRST"))
     first = (uint32_t)std::max(0, std::atoi(env));
-  MLIRContext ctx;
-  ctx.loadDialect<ShardcDialect, func::FuncDialect>();
-  std::string diagnostics;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
-    diagnostics += diag.str() + "\n";
-    return success();
-  });
+  CollectingContext collecting;
+  MLIRContext &ctx = collecting.ctx;
+  std::string &diagnostics = collecting.diagnostics;
   int failures = 0;
   for (uint32_t seed = first; seed < first + n && failures < 5; ++seed) {
     // Seeds apart from the executed suite's.
