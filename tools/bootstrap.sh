@@ -19,7 +19,7 @@ build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
 packages=(g++ cmake ninja-build python3 python3-numpy ccache lld libgtest-dev libopenblas-dev
-          libopenblas0-openmp libopenmpi-dev openmpi-bin
+          libopenblas0-openmp libdnnl-dev libopenmpi-dev openmpi-bin
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools)
 
 [ "$mode" = bench ] && packages+=(python3-torch python3-threadpoolctl)

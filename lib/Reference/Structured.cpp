@@ -110,10 +110,16 @@ Array dotGeneral(const Array &lhs, const Array &rhs, const DotDims &dims) {
 
   Array out(lhs.dtype(), shape);
   Array l = transpose(lhs, lperm), r = transpose(rhs, rperm);
-  if (isFloat(lhs.dtype()))
-    batchedMatmul<double>(l.toDoubles(), r.toDoubles(), B, M, N, K,
+  if (isFloat(lhs.dtype())) {
+    std::vector<double> ld = l.toDoubles(), rd = r.toDoubles();
+    if (dims.precision != MatmulPrecision::F32)
+      for (std::vector<double> *v : {&ld, &rd})
+        for (double &x : *v)
+          x = dims.precision == MatmulPrecision::BF16 ? bf16ToFloat(floatToBF16((float)x))
+                                                      : roundToTF32((float)x);
+    batchedMatmul<double>(ld, rd, B, M, N, K,
                           [&](int64_t i, double v) { out.setDouble(i, v); });
-  else // integers wrap around, as in two's complement
+  } else // integers wrap around, as in two's complement
     batchedMatmul<uint64_t>(l.toInts(), r.toInts(), B, M, N, K,
                             [&](int64_t i, uint64_t v) { out.setInt(i, (int64_t)v); });
   return out;

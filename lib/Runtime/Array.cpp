@@ -137,6 +137,14 @@ uint16_t floatToBF16(float value) {
 
 float bf16ToFloat(uint16_t bits) { return floatOf((uint32_t)bits << 16); }
 
+float roundToTF32(float value) {
+  if (std::isnan(value))
+    return value;
+  uint32_t u = bitsOf(value);
+  u += 0xfff + ((u >> 13) & 1); // round to nearest even at bit 13
+  return floatOf(u & ~uint32_t(0x1fff));
+}
+
 uint16_t floatToHalf(float value) {
   uint32_t u = bitsOf(value);
   uint16_t sign = (uint16_t)((u >> 16) & 0x8000);

@@ -107,7 +107,27 @@ DotGeneralDims DotGeneralDims::decode(const std::vector<int64_t> &ints, const Sh
   for (int64_t i : d.lhsFree) d.M *= lhs[i];
   for (int64_t i : d.rhsFree) d.N *= rhs[i];
   for (int64_t i : d.lhsContracting) d.K *= lhs[i];
+  if (ints.size() > 2 + 2 * nb + 2 * nc)
+    d.precision = (MatmulPrecision)ints.back();
   return d;
+}
+
+const char *matmulPrecisionName(MatmulPrecision p) {
+  switch (p) {
+  case MatmulPrecision::F32: return "f32";
+  case MatmulPrecision::BF16: return "bf16";
+  case MatmulPrecision::TF32: return "tf32";
+  }
+  return "?";
+}
+
+bool parseMatmulPrecision(const std::string &name, MatmulPrecision &p) {
+  for (MatmulPrecision q : {MatmulPrecision::F32, MatmulPrecision::BF16, MatmulPrecision::TF32})
+    if (name == matmulPrecisionName(q)) {
+      p = q;
+      return true;
+    }
+  return false;
 }
 
 uint64_t Plan::newId() {
@@ -268,6 +288,13 @@ std::string describePlan(const Plan &plan) {
     out += std::string(" = ") + opCodeName(s.op);
     for (size_t i = 0; i < s.inputs.size(); ++i)
       out += (i ? ", v" : " v") + std::to_string(s.inputs[i]);
+    if (s.op == OpCode::DotGeneral && s.inputs.size() == 2) {
+      MatmulPrecision p = DotGeneralDims::decode(s.attrs, plan.values[s.inputs[0]].shape,
+                                                 plan.values[s.inputs[1]].shape)
+                              .precision;
+      if (p != MatmulPrecision::F32)
+        out += std::string(" precision ") + matmulPrecisionName(p);
+    }
     if (!s.axes.empty()) {
       out += " over";
       for (const std::string &a : s.axes)

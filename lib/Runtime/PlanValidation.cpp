@@ -443,8 +443,18 @@ private:
     SHARDC_CHECK(counts(s, 2, 1));
     if (s.attrs.size() < 2 || s.attrs[0] < 0 || s.attrs[1] < 0 ||
         (size_t)s.attrs[0] > s.attrs.size() || (size_t)s.attrs[1] > s.attrs.size() ||
-        s.attrs.size() != 2 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1])
+        (s.attrs.size() != 2 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1] &&
+         s.attrs.size() != 3 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1]))
       return fail("its attribute numbers do not encode batching and contracting dims");
+    // An optional last number: the products' precision.
+    if (s.attrs.size() == 3 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1] &&
+        (s.attrs.back() < 0 || s.attrs.back() > (int64_t)MatmulPrecision::TF32))
+      return fail("its precision " + std::to_string(s.attrs.back()) +
+                  " is none of 0 (f32), 1 (bf16), 2 (tf32)");
+    if (s.attrs.size() == 3 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1] &&
+        s.attrs.back() != 0 && value(s.inputs[0]).dtype != DType::F32)
+      return fail("its precision rounds f32 operands, not " +
+                  std::string(dtypeName(value(s.inputs[0]).dtype)));
     const Shape &lhs = value(s.inputs[0]).shape, &rhs = value(s.inputs[1]).shape;
     // The dimension lists are checked before anything indexes a shape by
     // them (DotGeneralDims::decode does).

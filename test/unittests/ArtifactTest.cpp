@@ -93,6 +93,18 @@ TEST(Artifact, CraftedEnumsAreRejected) {
       },
       "compare direction 6 is not 0..5");
   expectRejected([](Plan &p) { p.steps[0].op = (OpCode)999; }, "opcode 999 is unknown");
+  expectRejected([](Plan &p) { p.steps[0].attrs = {0, 1, 1, 0, 3}; },
+                 "step 0 (dot_general at m.mlir:3:8): its precision 3 is none of 0 (f32), "
+                 "1 (bf16), 2 (tf32)");
+  expectRejected([](Plan &p) { p.steps[0].attrs = {0, 1, 1, 0, -1}; }, "its precision -1");
+  expectRejected(
+      [](Plan &p) {
+        p.values[0].dtype = p.values[1].dtype = p.values[2].dtype = DType::F64;
+        p.steps[0].attrs = {0, 1, 1, 0, 1};
+      },
+      "its precision rounds f32 operands, not f64");
+  // A precision the plan's products may have: bf16 loads.
+  EXPECT_EQ(load([](Plan &p) { p.steps[0].attrs = {0, 1, 1, 0, 1}; }), "");
 }
 
 TEST(Artifact, CraftedDimensionsAndIdsAreRejected) {

@@ -43,6 +43,8 @@ Array iota(DType dtype, const Shape &shape, int64_t dim);
 // Contractions and reductions -----------------------------------------------
 struct DotDims {
   Dims lhsBatching, rhsBatching, lhsContracting, rhsContracting;
+  /// bf16 and tf32 round the (f32) operands first; the sum is exact either way.
+  MatmulPrecision precision = MatmulPrecision::F32;
 };
 /// Result dims: batching, lhs free, rhs free (as shardc.dot_general).
 Array dotGeneral(const Array &lhs, const Array &rhs, const DotDims &dims);

@@ -37,6 +37,8 @@ uint16_t floatToHalf(float value);
 float halfToFloat(uint16_t bits);
 uint16_t floatToBF16(float value);
 float bf16ToFloat(uint16_t bits);
+/// `value` rounded to tf32 (f32 with 10 mantissa bits), nearest even.
+float roundToTF32(float value);
 
 class Array {
 public:

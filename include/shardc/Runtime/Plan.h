@@ -96,6 +96,14 @@ struct FusedProgram {
   /// opcode and mode is known.
   Status validate(size_t numInputs, size_t numOutputs) const;
 };
+/// How a dot_general's products are computed: the operands as they are
+/// (F32), or rounded to bf16 or tf32 (10 mantissa bits) first, accumulating
+/// in f32 either way. Encoded as the step's optional last attribute.
+enum class MatmulPrecision : int64_t { F32 = 0, BF16 = 1, TF32 = 2 };
+/// "f32", "bf16", "tf32"; and back (false for anything else).
+const char *matmulPrecisionName(MatmulPrecision p);
+bool parseMatmulPrecision(const std::string &name, MatmulPrecision &p);
+
 /// The dimensions of a DotGeneral step, decoded from its ints, with the
 /// free (neither batching nor contracting) dimensions of each side and the
 /// sizes of the product seen as B batched [M, K] x [K, N] matrices.
@@ -103,6 +111,7 @@ struct DotGeneralDims {
   std::vector<int64_t> lhsBatching, rhsBatching, lhsContracting, rhsContracting;
   std::vector<int64_t> lhsFree, rhsFree;
   int64_t B = 1, M = 1, N = 1, K = 1;
+  MatmulPrecision precision = MatmulPrecision::F32;
   static DotGeneralDims decode(const std::vector<int64_t> &ints, const Shape &lhs,
                                const Shape &rhs);
 };

@@ -1,10 +1,11 @@
 //===- CpuFastKernels.cpp - the CPU backend's fast paths ------------------===//
 //
 // Kernels working directly on a device's buffers for the hot cases of the
-// MLP and transformer workloads: f32 dot_general through BLAS sgemm (its
-// operands read in place where sgemm can, copied otherwise), iota,
-// compare, convert, select and splat constants, and the thread pool the
-// kernels share; reductions and data movement are in CpuLayoutKernels.cpp.
+// MLP and transformer workloads: f32 dot_general (its operands read in
+// place where the product can, copied otherwise; the product itself is in
+// CpuGemm.cpp), iota, compare, convert, select and splat constants, and the
+// thread pool the kernels share; reductions and data movement are in
+// CpuLayoutKernels.cpp.
 // Each returns false when it does not apply, and the caller falls back to
 // the reference kernel. The backend conformance tests run every case
 // against the reference.
@@ -19,9 +20,6 @@
 #include <limits>
 #include <optional>
 
-#ifdef SHARDC_HAVE_CBLAS
-#include <cblas.h>
-#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -29,31 +27,6 @@
 namespace shardc::cpu {
 
 namespace {
-
-int blasThreads = 1;
-/// More than one device thread calls BLAS: the thread count stays as
-/// setBlasThreads left it (see there).
-bool concurrentBlasCallers = false;
-
-/// Sets BLAS's thread count for the next calls from this thread, when this
-/// thread is the only one calling BLAS.
-void useBlasThreads(int threads) {
-#ifdef SHARDC_HAVE_CBLAS
-  if (!concurrentBlasCallers)
-    openblas_set_num_threads(threads);
-#else
-  (void)threads;
-#endif
-}
-
-/// A batch of matrices inside an operand's buffer, as BLAS reads them:
-/// item b starts at offsets[b]; rows are `ld` apart (or, transposed,
-/// columns are).
-struct MatrixView {
-  std::vector<int64_t> offsets;
-  bool trans = false;
-  int64_t ld = 0;
-};
 
 /// Dimensions `group` of an operand walked as one: their total size and the
 /// stride of the last, when each steps over the next (else nullopt).
@@ -98,80 +71,13 @@ std::optional<MatrixView> matrixView(const Shape &shape, const std::vector<int64
   } else {
     return std::nullopt;
   }
-  // Item offsets, batch dimensions in order (the first major).
-  v.offsets = {0};
-  for (int64_t d : batch) {
-    std::vector<int64_t> next;
-    next.reserve(v.offsets.size() * shape[d]);
-    for (int64_t o : v.offsets)
-      for (int64_t i = 0; i < shape[d]; ++i)
-        next.push_back(o + i * strides[d]);
-    v.offsets = std::move(next);
-  }
-  return v;
-}
-
-/// C[b] = A[b] x B[b] for every item, C packed [batch, M, N] row-major.
-void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
-          const float *B, const MatrixView &b, float *C) {
-  int64_t batch = (int64_t)a.offsets.size();
-  // A product of few rows with a large matrix (a decode step of a batch)
-  // is bound by reading the matrix: it gets the threads too.
-  bool small = 2 * M * N * K < (int64_t(1) << 24) && K * std::max(M, N) * 4 < (int64_t(1) << 18);
-  // Waking BLAS threads costs more than a small product gains from them.
-  useBlasThreads(small ? 1 : blasThreads);
-#ifdef SHARDC_HAVE_CBLAS
-  // One row (or one column) of C: a matrix-vector product, which reads the
-  // matrix once (a decode step's weights); a large one on every BLAS thread,
-  // since it is bound by the bytes it reads, not by arithmetic.
-  if ((M == 1 || N == 1) && batch == 1) {
-    useBlasThreads(M * N * K * 4 >= (int64_t(1) << 18) ? blasThreads : 1);
-    const float *x = A + a.offsets[0], *y = B + b.offsets[0];
-    if (M == 1) // C[1,N] = x[1,K] B[K,N]: the vector is A's row
-      cblas_sgemv(CblasRowMajor, b.trans ? CblasNoTrans : CblasTrans,
-                  b.trans ? (int)N : (int)K, b.trans ? (int)K : (int)N, 1.0f, y, (int)b.ld, x,
-                  a.trans ? (int)a.ld : 1, 0.0f, C, 1);
-    else // C[M,1] = A[M,K] y[K,1]: the vector is B's column
-      cblas_sgemv(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans,
-                  a.trans ? (int)K : (int)M, a.trans ? (int)M : (int)K, 1.0f, x, (int)a.ld, y,
-                  b.trans ? 1 : (int)b.ld, 0.0f, C, 1);
-    return;
-  }
-#endif
-  auto item = [&](int64_t i) {
-    const float *x = A + a.offsets[i], *y = B + b.offsets[i];
-    float *c = C + i * M * N;
-#ifdef SHARDC_HAVE_CBLAS
-    cblas_sgemm(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans,
-                b.trans ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, x,
-                (int)a.ld, y, (int)b.ld, 0.0f, c, (int)N);
-#else
-    for (int64_t m = 0; m < M; ++m) {
-      float *row = c + m * N;
-      std::fill(row, row + N, 0.0f);
-      for (int64_t k = 0; k < K; ++k) {
-        float av = a.trans ? x[k * a.ld + m] : x[m * a.ld + k];
-        for (int64_t n = 0; n < N; ++n)
-          row[n] += av * (b.trans ? y[n * b.ld + k] : y[k * b.ld + n]);
-      }
+  // Batch dimensions in order (the first major); a size-1 one steps nowhere.
+  for (int64_t d : batch)
+    if (shape[d] != 1) {
+      v.batchSizes.push_back(shape[d]);
+      v.batchStrides.push_back(strides[d]);
     }
-#endif
-  };
-  // Many small products (attention's per-head [T,hd] x [hd,T]) share the
-  // cores instead: one single-threaded sgemm per item. Large ones stay
-  // outside any parallel region, where OpenMP BLAS would see a nested
-  // level and run on one thread.
-  int threads = small && batch > 1 ? (int)std::min<int64_t>(blasThreads, batch) : 1;
-#ifdef _OPENMP
-  if (threads > 1) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int64_t i = 0; i < batch; ++i)
-      item(i);
-    return;
-  }
-#endif
-  for (int64_t i = 0; i < batch; ++i)
-    item(i);
+  return v;
 }
 
 bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
@@ -222,7 +128,7 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
     Shape packed{dims.B, K, N};
     bv = matrixView(packed, {0}, {1}, {2});
   }
-  gemm(M, N, K, A, *av, Bm, *bv, (float *)b.ptr[s.outputs[0]]);
+  gemm(M, N, K, A, *av, Bm, *bv, (float *)b.ptr[s.outputs[0]], dims.precision);
   return true;
 }
 
@@ -362,32 +268,6 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   }
   default: return elementwise(plan, step, buffers);
   }
-}
-
-void setBlasThreads(int threads, bool concurrentCallers) {
-  blasThreads = threads;
-  concurrentBlasCallers = concurrentCallers;
-#ifdef SHARDC_HAVE_CBLAS
-  openblas_set_num_threads(threads);
-#endif
-}
-
-void enterDeviceThread() {
-#if defined(SHARDC_HAVE_CBLAS) && defined(_OPENMP)
-  // The OpenMP build of OpenBLAS compares its global thread count with the
-  // calling thread's OpenMP default and resets the global one (freeing and
-  // allocating its per-thread buffers) when they differ: a device thread
-  // that kept its own default would do that while another's product runs.
-  omp_set_num_threads(blasThreads);
-#endif
-}
-
-int sharedThreadPoolSize() {
-#if defined(SHARDC_HAVE_CBLAS) && defined(_OPENMP)
-  return openblas_get_parallel() == 2 ? blasThreads : 1; // 2: OpenMP build
-#else
-  return 1;
-#endif
 }
 
 void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn,

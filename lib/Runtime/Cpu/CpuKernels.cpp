@@ -51,6 +51,7 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
     size_t nb = s.attrs[0], nc = s.attrs[1];
     ref::DotDims dims{range(s.attrs, 2, nb), range(s.attrs, 2 + nb, nb),
                       range(s.attrs, 2 + 2 * nb, nc), range(s.attrs, 2 + 2 * nb + nc, nc)};
+    dims.precision = DotGeneralDims::decode(s.attrs, in(0).shape(), in(1).shape()).precision;
     return ref::dotGeneral(in(0), in(1), dims);
   }
   case OpCode::Reduce:

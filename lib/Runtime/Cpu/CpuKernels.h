@@ -54,6 +54,38 @@ void elementwiseF32(OpCode op, const float *a, const float *b, float *y, int64_t
 /// Runs a Fused step (see FusedProgram).
 Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
+/// A batch of matrices inside an operand's buffer, as a product reads them
+/// in place: batch dimension i has batchSizes[i] items batchStrides[i]
+/// elements apart (the first major); rows are `ld` apart (or, transposed,
+/// columns are).
+struct MatrixView {
+  std::vector<int64_t> batchSizes, batchStrides;
+  bool trans = false;
+  int64_t ld = 0;
+  int64_t items() const;
+  /// Where each item starts, in batch order.
+  std::vector<int64_t> offsets() const;
+};
+
+/// Which library runs a product: Auto is the backend's rule (CpuGemm.cpp);
+/// the others force one, for benchmarks and tests (see
+/// gemmLibraryAvailable).
+enum class GemmLibrary { Auto, OneDnn, OpenBlas };
+bool gemmLibraryAvailable(GemmLibrary library);
+
+/// C[b] = A[b] x B[b] for every item, A logically [M,K] and B [K,N], C packed
+/// [batch, M, N] row-major, f32 accumulation; at bf16 precision the operands
+/// are rounded to bf16 first.
+void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, const float *B,
+          const MatrixView &b, float *C, MatmulPrecision precision = MatmulPrecision::F32,
+          GemmLibrary library = GemmLibrary::Auto);
+
+/// Whether bf16 products run on the CPU's bf16 instructions (else they are
+/// emulated at f32 speed, with the same results).
+bool bf16Instructions();
+/// Tests: false makes bf16 products take the emulated path.
+void allowBf16Instructions(bool allow);
+
 /// Threads a kernel may use on an OpenMP pool it shares with BLAS: the BLAS
 /// thread count when OpenBLAS is the OpenMP build, else 1.
 int sharedThreadPoolSize();

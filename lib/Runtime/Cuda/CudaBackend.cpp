@@ -143,6 +143,7 @@ struct DotPlan {
   std::vector<int64_t> lb, rb, lc, rc, lf, rf;
   int64_t B = 1, M = 1, N = 1, K = 1;
   bool packLhs = false, packRhs = false, transLhs = false, transRhs = false;
+  MatmulPrecision precision = MatmulPrecision::F32;
 };
 
 bool isIdentity(const std::vector<int64_t> &perm) {
@@ -166,6 +167,7 @@ DotPlan planDot(const Plan &plan, const PlanStep &s) {
   p.lb = dims.lhsBatching, p.rb = dims.rhsBatching, p.lc = dims.lhsContracting,
   p.rc = dims.rhsContracting, p.lf = dims.lhsFree, p.rf = dims.rhsFree;
   p.B = dims.B, p.M = dims.M, p.N = dims.N, p.K = dims.K;
+  p.precision = dims.precision;
   bool blas = lv.dtype != DType::I32 && lv.dtype != DType::I64 && lv.dtype != DType::I1;
   // cuBLAS takes (batch, M, K) or (batch, K, M) operands as they are; the
   // integer loop only the first; other layouts are packed in scratch.
@@ -457,10 +459,16 @@ Status CudaBackend::runDot(const Plan &plan, const PlanStep &s, Device &dev,
                         : dt == DType::F64 ? CUDA_R_64F
                         : dt == DType::F16 ? CUDA_R_16F
                                            : CUDA_R_16BF;
-  cublasComputeType_t compute = dt == DType::F64 ? CUBLAS_COMPUTE_64F
-                                : dt == DType::F32 && options.tf32
-                                    ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                    : CUBLAS_COMPUTE_32F;
+  // The step's precision, or SHARDC_CUDA_TF32 for every f32 product: f32
+  // operands and results, with tensor-core products of operands cuBLAS
+  // rounds to bf16 or tf32, summed in f32.
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  if (dt == DType::F64)
+    compute = CUBLAS_COMPUTE_64F;
+  else if (dt == DType::F32 && p.precision == MatmulPrecision::BF16)
+    compute = CUBLAS_COMPUTE_32F_FAST_16BF;
+  else if (dt == DType::F32 && (p.precision == MatmulPrecision::TF32 || options.tf32))
+    compute = CUBLAS_COMPUTE_32F_FAST_TF32;
   float alpha32 = 1, beta32 = 0;
   double alpha64 = 1, beta64 = 0;
   const void *alpha = dt == DType::F64 ? (const void *)&alpha64 : &alpha32;

@@ -1,0 +1,136 @@
+//===- gemm_bench.cpp - the CPU backend's products on the model's shapes --===//
+//
+// Times cpu::gemm, the function every f32 dot_general of the CPU backend
+// calls, on the Tiny Transformer's products (batch 32 x 128 tokens,
+// d_model 256, FFN 1024, 4 heads of 64): forward, the data gradients (the
+// weight read transposed in place) and the weight gradients (the
+// activations read transposed, K = 4096), and the attention's batched
+// products. Each shape runs on every library and precision the build has,
+// forced (GemmLibrary) and as the backend's rule picks (auto). One JSON
+// line per row on stdout; bench/gemm_bench.sh puts them beside the FMA peak
+// and numpy.
+//
+//   shardc-gemm-bench [--threads N] [--seconds S]
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace shardc;
+using namespace shardc::cpu;
+
+namespace {
+
+struct GemmShape {
+  const char *name;
+  int64_t batch, M, N, K;
+  bool transA, transB;
+};
+
+// Tokens 4096 = 32 x 128; heads x batch = 128 attention items.
+const GemmShape kShapes[] = {
+    {"qkv fwd", 1, 4096, 768, 256, false, false},
+    {"attn-out / logits fwd", 1, 4096, 256, 256, false, false},
+    {"ff1 fwd", 1, 4096, 1024, 256, false, false},
+    {"ff2 fwd", 1, 4096, 256, 1024, false, false},
+    {"ff1 data grad (W^T)", 1, 4096, 256, 1024, false, true},
+    {"ff2 data grad (W^T)", 1, 4096, 1024, 256, false, true},
+    {"ff1 weight grad (X^T dY)", 1, 256, 1024, 4096, true, false},
+    {"ff2 weight grad (X^T dY)", 1, 1024, 256, 4096, true, false},
+    {"scores q k^T (x128)", 128, 128, 128, 64, false, true},
+    {"probs v (x128)", 128, 128, 64, 128, false, false},
+};
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+MatrixView view(int64_t batch, int64_t rows, int64_t cols, bool trans) {
+  MatrixView v;
+  v.trans = trans;
+  v.ld = trans ? rows : cols;
+  if (batch > 1) {
+    v.batchSizes = {batch};
+    v.batchStrides = {rows * cols};
+  }
+  return v;
+}
+
+const char *libraryName(GemmLibrary l) {
+  return l == GemmLibrary::OneDnn ? "onednn" : l == GemmLibrary::OpenBlas ? "openblas" : "auto";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int threads = 2;
+  double seconds = 0.3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--threads"))
+      threads = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seconds"))
+      seconds = std::atof(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "usage: shardc-gemm-bench [--threads N] [--seconds S]\n");
+      return 2;
+    }
+  }
+  if (threads < 1 || seconds <= 0) {
+    std::fprintf(stderr, "shardc-gemm-bench: --threads and --seconds must be positive\n");
+    return 2;
+  }
+  // One device on `threads` cores, as the backend sets it up.
+  setBlasThreads(threads, /*concurrentCallers=*/false);
+  enterDeviceThread();
+
+  std::mt19937 rng(0);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const GemmShape &s : kShapes) {
+    std::vector<float> A(s.batch * s.M * s.K), B(s.batch * s.K * s.N), C(s.batch * s.M * s.N);
+    for (float &x : A)
+      x = u(rng);
+    for (float &x : B)
+      x = u(rng);
+    MatrixView a = view(s.batch, s.M, s.K, s.transA), b = view(s.batch, s.K, s.N, s.transB);
+    double flops = 2.0 * s.batch * s.M * s.N * s.K;
+    for (MatmulPrecision p : {MatmulPrecision::F32, MatmulPrecision::BF16})
+      for (GemmLibrary l : {GemmLibrary::Auto, GemmLibrary::OneDnn, GemmLibrary::OpenBlas}) {
+        if (!gemmLibraryAvailable(l) || (p == MatmulPrecision::BF16 && l == GemmLibrary::OpenBlas))
+          continue;
+        auto once = [&] {
+          gemm(s.M, s.N, s.K, A.data(), a, B.data(), b, C.data(), p, l);
+        };
+        for (int w = 0; w < 3; ++w)
+          once();
+        std::vector<double> times;
+        double start = now();
+        while (times.size() < 5 || now() - start < seconds) {
+          double t0 = now();
+          once();
+          times.push_back(now() - t0);
+        }
+        std::sort(times.begin(), times.end());
+        double med = times[times.size() / 2];
+        std::printf("{\"shape\": \"%s\", \"batch\": %lld, \"M\": %lld, \"N\": %lld, \"K\": %lld, "
+                    "\"trans_a\": %s, \"trans_b\": %s, \"precision\": \"%s\", \"library\": "
+                    "\"%s\", \"threads\": %d, \"ms\": %.4f, \"gflops\": %.1f}\n",
+                    s.name, (long long)s.batch, (long long)s.M, (long long)s.N, (long long)s.K,
+                    s.transA ? "true" : "false", s.transB ? "true" : "false",
+                    matmulPrecisionName(p), libraryName(l), threads, med * 1e3,
+                    flops / med * 1e-9);
+        std::fflush(stdout);
+      }
+  }
+  std::printf("{\"bf16_instructions\": %s}\n", bf16Instructions() ? "true" : "false");
+  return 0;
+}

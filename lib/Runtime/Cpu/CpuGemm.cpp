@@ -1,0 +1,439 @@
+//===- CpuGemm.cpp - the CPU backend's matrix products --------------------===//
+//
+// Every f32 dot_general of the CPU backend ends here, as a batch of
+// matrices read in place (MatrixView). Which library runs a product is a
+// fixed rule per shape, from the shape table in bench/gemm_bench.cpp:
+//   - oneDNN's matmul (brgemm kernels, AVX-512 and AMX) for products of at
+//     least kDnnlMinFlops, batched ones in one call; at f32 it runs these
+//     shapes at about twice OpenBLAS's rate, and it is the library with
+//     bf16 kernels (OpenBLAS 0.3.21 as Debian builds it has no sbgemm);
+//   - OpenBLAS for the rest: matrix-vector products (a decode step's
+//     weights), small products, and everything when oneDNN is not built in;
+//   - a plain loop without either.
+// The rule does not time anything at run time, so a product always takes
+// the same path and results repeat bit for bit.
+//
+// bf16 precision rounds both operands to bf16 (nearest even) and
+// accumulates in f32: oneDNN's bf16 kernels where the CPU has bf16
+// instructions, else the f32 path on the rounded operands (same numbers, f32
+// speed; said once on stderr). tf32 is a GPU format: the CPU rounds the
+// operands to it and runs the f32 path, for the GPU's numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#ifdef SHARDC_HAVE_CBLAS
+#include <cblas.h>
+#endif
+#ifdef SHARDC_HAVE_DNNL
+#include <dnnl.hpp>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+namespace shardc::cpu {
+
+namespace {
+
+int blasThreads = 1;
+/// More than one device thread calls BLAS: the thread count stays as
+/// setBlasThreads left it (see there).
+bool concurrentBlasCallers = false;
+/// Tests turn the CPU's bf16 instructions off to run the emulated path.
+bool bf16InstructionsAllowed = true;
+
+/// Sets BLAS's thread count for the next calls from this thread, when this
+/// thread is the only one calling BLAS.
+void useBlasThreads(int threads) {
+#ifdef SHARDC_HAVE_CBLAS
+  if (!concurrentBlasCallers)
+    openblas_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
+
+/// Below this many flops a product stays on OpenBLAS: oneDNN's per-call
+/// cost (memory objects, a stream, its thread team) is a few microseconds.
+constexpr int64_t kDnnlMinFlops = int64_t(1) << 22;
+
+/// The last element of the operand a view reads, plus one, for a logical
+/// rows x cols matrix per item.
+int64_t extentOf(const MatrixView &v, int64_t rows, int64_t cols) {
+  int64_t last = 0;
+  for (size_t i = 0; i < v.batchSizes.size(); ++i)
+    last += (v.batchSizes[i] - 1) * v.batchStrides[i];
+  return last + (v.trans ? (cols - 1) * v.ld + rows : (rows - 1) * v.ld + cols);
+}
+
+//===----------------------------------------------------------------------===//
+// bf16 rounding
+//===----------------------------------------------------------------------===//
+
+bool cpuHasBf16() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool has = __builtin_cpu_supports("avx512bf16");
+  return has && bf16InstructionsAllowed;
+#else
+  return false;
+#endif
+}
+
+void toBf16Scalar(const float *x, uint16_t *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = floatToBF16(x[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f,avx512bf16,avx512vl"))) void toBf16Avx512(const float *x,
+                                                                         uint16_t *y,
+                                                                         int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256bh h = _mm512_cvtneps_pbh(_mm512_loadu_ps(x + i));
+    _mm256_storeu_si256((__m256i *)(y + i), (__m256i)h);
+  }
+  toBf16Scalar(x + i, y + i, n - i);
+}
+#endif
+
+/// y = bf16(x), nearest even (NaN stays NaN), on the shared pool.
+void toBf16(const float *x, uint16_t *y, int64_t n) {
+  parallelRange(n, [&](int64_t b, int64_t e) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (cpuHasBf16())
+      return toBf16Avx512(x + b, y + b, e - b);
+#endif
+    toBf16Scalar(x + b, y + b, e - b);
+  });
+}
+
+/// The values a bf16 or tf32 product reads, kept in f32.
+void roundOperand(const float *x, float *y, int64_t n, MatmulPrecision p) {
+  parallelRange(n, [&](int64_t b, int64_t e) {
+    if (p == MatmulPrecision::BF16)
+      for (int64_t i = b; i < e; ++i)
+        y[i] = bf16ToFloat(floatToBF16(x[i]));
+    else
+      for (int64_t i = b; i < e; ++i)
+        y[i] = roundToTF32(x[i]);
+  });
+}
+
+void noteBf16Emulated(const char *why) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::fprintf(stderr,
+                 "shardc: bf16 products run at f32 speed on this machine (%s); the results "
+                 "are those of bf16 operands with f32 accumulation\n",
+                 why);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// oneDNN
+//===----------------------------------------------------------------------===//
+
+#ifdef SHARDC_HAVE_DNNL
+
+/// Batch dimensions of both operands as oneDNN reads them: adjacent ones
+/// merged where both operands step over the inner one whole.
+struct DnnlBatch {
+  std::vector<int64_t> sizes, aStrides, bStrides;
+};
+
+DnnlBatch dnnlBatch(const MatrixView &a, const MatrixView &b) {
+  DnnlBatch d;
+  for (size_t i = 0; i < a.batchSizes.size(); ++i) {
+    int64_t n = a.batchSizes[i], sa = a.batchStrides[i], sb = b.batchStrides[i];
+    if (!d.sizes.empty() && d.aStrides.back() == n * sa && d.bStrides.back() == n * sb) {
+      d.sizes.back() *= n;
+      d.aStrides.back() = sa;
+      d.bStrides.back() = sb;
+      continue;
+    }
+    d.sizes.push_back(n);
+    d.aStrides.push_back(sa);
+    d.bStrides.push_back(sb);
+  }
+  return d;
+}
+
+struct DnnlProduct {
+  std::optional<dnnl::matmul> primitive; // empty: oneDNN has no fast kernel for it
+  dnnl::memory::desc a, b, c;
+};
+
+dnnl::engine &dnnlEngine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+/// The primitive for one product shape, made once per device thread (each
+/// thread its own, so no two threads share a primitive's scratchpad).
+DnnlProduct *dnnlProduct(int64_t M, int64_t N, int64_t K, const MatrixView &a,
+                         const MatrixView &b, bool bf16) {
+  using dt = dnnl::memory::data_type;
+  DnnlBatch batch = dnnlBatch(a, b);
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
+  std::vector<int64_t> key = {bf16, M, N, K, threads, a.trans, a.ld, b.trans, b.ld};
+  for (size_t i = 0; i < batch.sizes.size(); ++i) {
+    key.push_back(batch.sizes[i]);
+    key.push_back(batch.aStrides[i]);
+    key.push_back(batch.bStrides[i]);
+  }
+  static thread_local std::map<std::vector<int64_t>, DnnlProduct> cache;
+  auto it = cache.find(key);
+  if (it != cache.end())
+    return it->second.primitive ? &it->second : nullptr;
+  if (cache.size() >= 512)
+    cache.clear();
+  DnnlProduct &p = cache[key];
+
+  dnnl::memory::dims ad = batch.sizes, bd = batch.sizes, cd = batch.sizes;
+  dnnl::memory::dims as = batch.aStrides, bs = batch.bStrides, cs;
+  int64_t items = 1;
+  for (int64_t s : batch.sizes)
+    items *= s;
+  for (size_t i = 0; i < batch.sizes.size(); ++i) {
+    items /= batch.sizes[i];
+    cs.push_back(items * M * N);
+  }
+  ad.insert(ad.end(), {M, K});
+  as.insert(as.end(), {a.trans ? 1 : a.ld, a.trans ? a.ld : 1});
+  bd.insert(bd.end(), {K, N});
+  bs.insert(bs.end(), {b.trans ? 1 : b.ld, b.trans ? b.ld : 1});
+  cd.insert(cd.end(), {M, N});
+  cs.insert(cs.end(), {N, 1});
+  try {
+    p.a = dnnl::memory::desc(ad, bf16 ? dt::bf16 : dt::f32, as);
+    p.b = dnnl::memory::desc(bd, bf16 ? dt::bf16 : dt::f32, bs);
+    p.c = dnnl::memory::desc(cd, dt::f32, cs);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p.a, p.b, p.c), dnnlEngine());
+    // The reference implementation is slower than OpenBLAS at any shape.
+    if (std::strstr(pd.impl_info_str(), "ref") == nullptr)
+      p.primitive.emplace(pd);
+  } catch (const dnnl::error &) {
+  }
+  return p.primitive ? &p : nullptr;
+}
+
+bool dnnlGemm(int64_t M, int64_t N, int64_t K, const void *A, const MatrixView &a,
+              const void *B, const MatrixView &b, float *C, bool bf16) {
+  DnnlProduct *p = dnnlProduct(M, N, K, a, b, bf16);
+  if (!p)
+    return false;
+  static thread_local dnnl::stream stream(dnnlEngine());
+  dnnl::memory am(p->a, dnnlEngine(), const_cast<void *>(A));
+  dnnl::memory bm(p->b, dnnlEngine(), const_cast<void *>(B));
+  dnnl::memory cm(p->c, dnnlEngine(), C);
+  p->primitive->execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+  stream.wait();
+  return true;
+}
+
+#endif // SHARDC_HAVE_DNNL
+
+//===----------------------------------------------------------------------===//
+// OpenBLAS, or a loop
+//===----------------------------------------------------------------------===//
+
+void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
+              const float *B, const MatrixView &b, float *C) {
+  std::vector<int64_t> aOff = a.offsets(), bOff = b.offsets();
+  int64_t batch = (int64_t)aOff.size();
+  // A product of few rows with a large matrix (a decode step of a batch)
+  // is bound by reading the matrix: it gets the threads too.
+  bool small = 2 * M * N * K < (int64_t(1) << 24) && K * std::max(M, N) * 4 < (int64_t(1) << 18);
+  // Waking BLAS threads costs more than a small product gains from them.
+  useBlasThreads(small ? 1 : blasThreads);
+#ifdef SHARDC_HAVE_CBLAS
+  // One row (or one column) of C: a matrix-vector product, which reads the
+  // matrix once (a decode step's weights); a large one on every BLAS thread,
+  // since it is bound by the bytes it reads, not by arithmetic.
+  if ((M == 1 || N == 1) && batch == 1) {
+    useBlasThreads(M * N * K * 4 >= (int64_t(1) << 18) ? blasThreads : 1);
+    const float *x = A + aOff[0], *y = B + bOff[0];
+    if (M == 1) // C[1,N] = x[1,K] B[K,N]: the vector is A's row
+      cblas_sgemv(CblasRowMajor, b.trans ? CblasNoTrans : CblasTrans,
+                  b.trans ? (int)N : (int)K, b.trans ? (int)K : (int)N, 1.0f, y, (int)b.ld, x,
+                  a.trans ? (int)a.ld : 1, 0.0f, C, 1);
+    else // C[M,1] = A[M,K] y[K,1]: the vector is B's column
+      cblas_sgemv(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans,
+                  a.trans ? (int)K : (int)M, a.trans ? (int)M : (int)K, 1.0f, x, (int)a.ld, y,
+                  b.trans ? 1 : (int)b.ld, 0.0f, C, 1);
+    return;
+  }
+#endif
+  auto item = [&](int64_t i) {
+    const float *x = A + aOff[i], *y = B + bOff[i];
+    float *c = C + i * M * N;
+#ifdef SHARDC_HAVE_CBLAS
+    cblas_sgemm(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans,
+                b.trans ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, x,
+                (int)a.ld, y, (int)b.ld, 0.0f, c, (int)N);
+#else
+    for (int64_t m = 0; m < M; ++m) {
+      float *row = c + m * N;
+      std::fill(row, row + N, 0.0f);
+      for (int64_t k = 0; k < K; ++k) {
+        float av = a.trans ? x[k * a.ld + m] : x[m * a.ld + k];
+        for (int64_t n = 0; n < N; ++n)
+          row[n] += av * (b.trans ? y[n * b.ld + k] : y[k * b.ld + n]);
+      }
+    }
+#endif
+  };
+  // Many small products (attention's per-head [T,hd] x [hd,T]) share the
+  // cores instead: one single-threaded sgemm per item. Large ones stay
+  // outside any parallel region, where OpenMP BLAS would see a nested
+  // level and run on one thread.
+  int threads = small && batch > 1 ? (int)std::min<int64_t>(blasThreads, batch) : 1;
+#ifdef _OPENMP
+  if (threads > 1) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < batch; ++i)
+      item(i);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < batch; ++i)
+    item(i);
+}
+
+} // namespace
+
+int64_t MatrixView::items() const {
+  int64_t n = 1;
+  for (int64_t s : batchSizes)
+    n *= s;
+  return n;
+}
+
+std::vector<int64_t> MatrixView::offsets() const {
+  std::vector<int64_t> offsets = {0};
+  for (size_t d = 0; d < batchSizes.size(); ++d) {
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * batchSizes[d]);
+    for (int64_t o : offsets)
+      for (int64_t i = 0; i < batchSizes[d]; ++i)
+        next.push_back(o + i * batchStrides[d]);
+    offsets = std::move(next);
+  }
+  return offsets;
+}
+
+void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, const float *B,
+          const MatrixView &b, float *C, MatmulPrecision precision, GemmLibrary library) {
+  int64_t flops = 2 * a.items() * M * N * K;
+  bool dnnl = false;
+#ifdef SHARDC_HAVE_DNNL
+  dnnl = library == GemmLibrary::OneDnn ||
+         (library == GemmLibrary::Auto && flops >= kDnnlMinFlops && M > 1 && N > 1);
+#endif
+  (void)flops;
+  // Per-thread buffers that only grow: a fresh allocation of this size
+  // would be mapped and faulted in page by page on every step.
+  static thread_local std::vector<uint16_t> aHalf, bHalf;
+  static thread_local std::vector<float> aRound, bRound;
+  int64_t aLen = extentOf(a, M, K), bLen = extentOf(b, K, N);
+  if (precision == MatmulPrecision::BF16) {
+#ifdef SHARDC_HAVE_DNNL
+    if (dnnl && cpuHasBf16()) {
+      if ((int64_t)aHalf.size() < aLen)
+        aHalf.resize(aLen);
+      if ((int64_t)bHalf.size() < bLen)
+        bHalf.resize(bLen);
+      toBf16(A, aHalf.data(), aLen);
+      toBf16(B, bHalf.data(), bLen);
+      if (dnnlGemm(M, N, K, aHalf.data(), a, bHalf.data(), b, C, /*bf16=*/true))
+        return;
+    }
+#endif
+    // Small products go to the f32 path by the rule above, as they would at
+    // f32; only a large one that has no bf16 kernel is worth a note.
+    if (dnnl)
+      noteBf16Emulated(cpuHasBf16() ? "no bf16 kernel for a product's layout"
+                                    : "the CPU has no bf16 instructions");
+  }
+  if (precision != MatmulPrecision::F32) {
+    // The operands rounded, then the f32 path: bf16 without a bf16 kernel,
+    // and tf32 (a GPU format: the same numbers as there).
+    if ((int64_t)aRound.size() < aLen)
+      aRound.resize(aLen);
+    if ((int64_t)bRound.size() < bLen)
+      bRound.resize(bLen);
+    roundOperand(A, aRound.data(), aLen, precision);
+    roundOperand(B, bRound.data(), bLen, precision);
+    A = aRound.data();
+    B = bRound.data();
+  }
+#ifdef SHARDC_HAVE_DNNL
+  if (dnnl && dnnlGemm(M, N, K, A, a, B, b, C, /*bf16=*/false))
+    return;
+#endif
+  blasGemm(M, N, K, A, a, B, b, C);
+}
+
+bool gemmLibraryAvailable(GemmLibrary library) {
+  switch (library) {
+  case GemmLibrary::Auto: return true;
+#ifdef SHARDC_HAVE_DNNL
+  case GemmLibrary::OneDnn: return true;
+#endif
+#ifdef SHARDC_HAVE_CBLAS
+  case GemmLibrary::OpenBlas: return true;
+#endif
+  default: return false;
+  }
+}
+
+bool bf16Instructions() { return cpuHasBf16(); }
+
+void allowBf16Instructions(bool allow) { bf16InstructionsAllowed = allow; }
+
+void setBlasThreads(int threads, bool concurrentCallers) {
+  blasThreads = threads;
+  concurrentBlasCallers = concurrentCallers;
+#ifdef SHARDC_HAVE_CBLAS
+  openblas_set_num_threads(threads);
+#endif
+}
+
+void enterDeviceThread() {
+#ifdef _OPENMP
+  // The OpenMP build of OpenBLAS compares its global thread count with the
+  // calling thread's OpenMP default and resets the global one (freeing and
+  // allocating its per-thread buffers) when they differ: a device thread
+  // that kept its own default would do that while another's product runs.
+  // oneDNN sizes its thread team by the same default.
+  omp_set_num_threads(blasThreads);
+#endif
+}
+
+int sharedThreadPoolSize() {
+#if defined(SHARDC_HAVE_CBLAS) && defined(_OPENMP)
+  return openblas_get_parallel() == 2 ? blasThreads : 1; // 2: OpenMP build
+#elif defined(_OPENMP)
+  return blasThreads;
+#else
+  return 1;
+#endif
+}
+
+} // namespace shardc::cpu

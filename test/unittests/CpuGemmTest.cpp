@@ -1,0 +1,166 @@
+//===- CpuGemmTest.cpp - the CPU backend's matrix products ----------------===//
+//
+// Every path of cpu::gemm (oneDNN, OpenBLAS, the rule that picks between
+// them; f32, bf16 on the CPU's instructions and emulated, tf32) against a
+// product in double precision of the operands as the precision rounds
+// them, on views read in place: transposed, with a leading dimension
+// wider than the matrix, and batched with strides.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cpu/CpuKernels.h"
+
+#include "shardc/Runtime/Array.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace shardc;
+using namespace shardc::cpu;
+
+namespace {
+
+struct Case {
+  const char *name;
+  int64_t M, N, K;
+  bool transA, transB;
+  int64_t batch; // items, each its own matrices
+};
+
+/// An operand holding `batch` rows x cols matrices (stored transposed when
+/// `trans`), `pad` extra elements per row and between items.
+struct Operand {
+  std::vector<float> data;
+  MatrixView view;
+  int64_t rows, cols;
+
+  Operand(int64_t batch, int64_t rows, int64_t cols, bool trans, int64_t pad,
+          std::mt19937 &rng)
+      : rows(rows), cols(cols) {
+    view.trans = trans;
+    view.ld = (trans ? rows : cols) + pad;
+    int64_t item = (trans ? cols : rows) * view.ld + pad;
+    if (batch > 1) {
+      view.batchSizes = {batch};
+      view.batchStrides = {item};
+    }
+    data.resize(batch * item);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (float &x : data)
+      x = u(rng);
+  }
+  float at(int64_t b, int64_t r, int64_t c) const {
+    int64_t base = view.batchStrides.empty() ? 0 : b * view.batchStrides[0];
+    return data[base + (view.trans ? c * view.ld + r : r * view.ld + c)];
+  }
+};
+
+float rounded(float x, MatmulPrecision p) {
+  if (p == MatmulPrecision::BF16)
+    return bf16ToFloat(floatToBF16(x));
+  if (p == MatmulPrecision::TF32)
+    return roundToTF32(x);
+  return x;
+}
+
+/// The largest error of gemm() against the double-precision product of the
+/// rounded operands, relative to the largest |product|.
+double relativeError(const Case &c, MatmulPrecision precision, GemmLibrary library) {
+  std::mt19937 rng(7);
+  Operand a(c.batch, c.M, c.K, c.transA, 3, rng), b(c.batch, c.K, c.N, c.transB, 5, rng);
+  std::vector<float> C(c.batch * c.M * c.N, NAN);
+  gemm(c.M, c.N, c.K, a.data.data(), a.view, b.data.data(), b.view, C.data(), precision,
+       library);
+  double worst = 0, scale = 0;
+  for (int64_t t = 0; t < c.batch; ++t)
+    for (int64_t i = 0; i < c.M; ++i)
+      for (int64_t j = 0; j < c.N; ++j) {
+        double want = 0;
+        for (int64_t k = 0; k < c.K; ++k)
+          want += (double)rounded(a.at(t, i, k), precision) *
+                  (double)rounded(b.at(t, k, j), precision);
+        double got = C[(t * c.M + i) * c.N + j];
+        worst = std::max(worst, std::isfinite(got) ? std::abs(got - want) : INFINITY);
+        scale = std::max(scale, std::abs(want));
+      }
+  return worst / std::max(scale, 1e-30);
+}
+
+const Case kCases[] = {
+    {"small", 5, 7, 3, false, false, 1},
+    {"vector_times_matrix", 1, 96, 64, false, false, 1},
+    {"large", 256, 192, 256, false, false, 1},
+    {"large_lhs_transposed", 192, 256, 128, true, false, 1},
+    {"large_rhs_transposed", 128, 256, 192, false, true, 1},
+    {"large_both_transposed", 160, 128, 256, true, true, 1},
+    {"batched", 64, 48, 80, false, false, 12},
+    {"batched_transposed", 128, 128, 64, false, true, 16},
+};
+
+std::vector<GemmLibrary> libraries() {
+  std::vector<GemmLibrary> out{GemmLibrary::Auto};
+  for (GemmLibrary l : {GemmLibrary::OneDnn, GemmLibrary::OpenBlas})
+    if (gemmLibraryAvailable(l))
+      out.push_back(l);
+  return out;
+}
+
+const char *libraryName(GemmLibrary l) {
+  return l == GemmLibrary::OneDnn ? "oneDNN" : l == GemmLibrary::OpenBlas ? "OpenBLAS" : "auto";
+}
+
+TEST(CpuGemm, F32MatchesTheProductOnEveryPath) {
+  for (GemmLibrary library : libraries())
+    for (const Case &c : kCases)
+      EXPECT_LT(relativeError(c, MatmulPrecision::F32, library), 1e-5)
+          << c.name << " on " << libraryName(library);
+}
+
+// bf16 operands summed in f32: the result is the exact product of the
+// rounded operands up to f32 summation, far closer than the 2^-8 the
+// rounding itself moves each operand.
+TEST(CpuGemm, Bf16IsTheProductOfRoundedOperands) {
+  for (bool instructions : {true, false}) {
+    allowBf16Instructions(instructions);
+    for (GemmLibrary library : libraries())
+      for (const Case &c : kCases)
+        EXPECT_LT(relativeError(c, MatmulPrecision::BF16, library), 1e-5)
+            << c.name << " on " << libraryName(library)
+            << (instructions ? "" : " (emulated)");
+  }
+  allowBf16Instructions(true);
+}
+
+TEST(CpuGemm, Tf32IsTheProductOfRoundedOperands) {
+  for (GemmLibrary library : libraries())
+    for (const Case &c : kCases)
+      EXPECT_LT(relativeError(c, MatmulPrecision::TF32, library), 1e-5)
+          << c.name << " on " << libraryName(library);
+}
+
+// The rounding is visible: a bf16 product of operands that bf16 cannot
+// hold differs from the f32 one by about bf16's precision.
+TEST(CpuGemm, Bf16DiffersFromF32ByBf16Rounding) {
+  const int64_t M = 64, N = 64, K = 256;
+  std::vector<float> A(M * K), B(K * N), f32(M * N), bf16(M * N);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(0.5f, 1.0f);
+  for (float &x : A)
+    x = u(rng);
+  for (float &x : B)
+    x = u(rng);
+  MatrixView a, b;
+  a.ld = K, b.ld = N;
+  gemm(M, N, K, A.data(), a, B.data(), b, f32.data(), MatmulPrecision::F32);
+  gemm(M, N, K, A.data(), a, B.data(), b, bf16.data(), MatmulPrecision::BF16);
+  double worst = 0;
+  for (int64_t i = 0; i < M * N; ++i)
+    worst = std::max(worst, std::abs(double(bf16[i]) - f32[i]) / f32[i]);
+  EXPECT_GT(worst, 2e-5); // f32 summation alone: about 1e-7
+  EXPECT_LT(worst, 1e-2);
+}
+
+} // namespace
