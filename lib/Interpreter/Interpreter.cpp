@@ -211,6 +211,7 @@ private:
           ref::DotDims dims{toDims(c.getLhsBatchingDims()), toDims(c.getRhsBatchingDims()),
                             toDims(c.getLhsContractingDims()),
                             toDims(c.getRhsContractingDims())};
+          dims.precision = matmulPrecisionOf(c);
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
             return ref::dotGeneral(get(c.getLhs(), d), get(c.getRhs(), d), dims);
           });

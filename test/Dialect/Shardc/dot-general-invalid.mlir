@@ -192,3 +192,30 @@ func.func @missing_contracting_dims(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) 
       : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
   return %c : tensor<8x4xf32>
 }
+
+// -----
+
+func.func @unknown_precision(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  // expected-error@+1 {{'shardc.dot_general' op precision "fp8" is none of "f32", "bf16", "tf32"}}
+  %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] precision = "fp8"
+      : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  return %c : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @precision_of_integers(%a: tensor<8x16xi32>, %b: tensor<16x4xi32>) -> tensor<8x4xi32> {
+  // expected-error@+1 {{'shardc.dot_general' op precision "bf16" rounds f32 operands, not 'i32'}}
+  %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] precision = "bf16"
+      : (tensor<8x16xi32>, tensor<16x4xi32>) -> tensor<8x4xi32>
+  return %c : tensor<8x4xi32>
+}
+
+// -----
+
+// f32 names the default; it fits every element type.
+func.func @f32_precision_of_f64(%a: tensor<8x16xf64>, %b: tensor<16x4xf64>) -> tensor<8x4xf64> {
+  %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] precision = "f32"
+      : (tensor<8x16xf64>, tensor<16x4xf64>) -> tensor<8x4xf64>
+  return %c : tensor<8x4xf64>
+}

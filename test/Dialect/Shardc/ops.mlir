@@ -281,6 +281,21 @@ func.func @dot_general_matmul(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> ten
   return %c : tensor<8x4xf32>
 }
 
+// A product's precision: bf16 operands, f32 sums.
+// CHECK-LABEL: func.func @dot_general_precision
+// CHECK: shardc.dot_general %{{.*}}, %{{.*}} contracting_dims = [1] x [0] precision = "bf16" : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+// CHECK: shardc.dot_general %{{.*}}, %{{.*}} batching_dims = [0] x [0], contracting_dims = [2] x [1] precision = "tf32" :
+// GENERIC: "shardc.dot_general"(%{{.*}}, %{{.*}}) <{lhs_batching_dims = array<i64>, lhs_contracting_dims = array<i64: 1>, precision = "bf16", rhs_batching_dims = array<i64>, rhs_contracting_dims = array<i64: 0>}>
+func.func @dot_general_precision(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>,
+                                 %x: tensor<2x4x8xf32>, %y: tensor<2x8x16xf32>)
+    -> (tensor<8x4xf32>, tensor<2x4x16xf32>) {
+  %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] precision = "bf16"
+      : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %d = shardc.dot_general %x, %y batching_dims = [0] x [0], contracting_dims = [2] x [1]
+         precision = "tf32" : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  return %c, %d : tensor<8x4xf32>, tensor<2x4x16xf32>
+}
+
 // (B, M, K) x (B, K, N) -> (B, M, N)
 // CHECK-LABEL: func.func @dot_general_batched
 // CHECK-SAME: ([[A:%[^:]+]]: tensor<2x4x8xf32>, [[B:%[^:]+]]: tensor<2x8x16xf32>)

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Runtime/Plan.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -83,6 +84,20 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, std::optional<Locati
 //===----------------------------------------------------------------------===//
 // Contractions and reductions
 //===----------------------------------------------------------------------===//
+
+LogicalResult DotGeneralOp::verify() {
+  std::optional<StringRef> precision = getPrecision();
+  if (!precision)
+    return success();
+  MatmulPrecision p;
+  if (!parseMatmulPrecision(precision->str(), p))
+    return emitOpError("precision \"") << *precision << "\" is none of \"f32\", \"bf16\", \"tf32\"";
+  Type element = cast<ShapedType>(getLhs().getType()).getElementType();
+  if (p != MatmulPrecision::F32 && !element.isF32())
+    return emitOpError("precision \"") << *precision << "\" rounds f32 operands, not "
+                                      << element;
+  return success();
+}
 
 LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                              Adaptor adaptor,

@@ -48,7 +48,8 @@ SmallVector<int64_t> range(int64_t begin, int64_t end) {
 }
 
 /// The adjoints of a dot_general's operands: each is a dot_general of g with
-/// the other operand, transposed into the operand's dimension order.
+/// the other operand, transposed into the operand's dimension order, at the
+/// product's precision.
 SmallVector<Value> dotGeneralGrads(Emitter &e, DotGeneralOp op, Value g) {
   Value lhs = op.getLhs(), rhs = op.getRhs();
   ArrayRef<int64_t> lb = op.getLhsBatchingDims(), rb = op.getRhsBatchingDims(),
@@ -61,7 +62,7 @@ SmallVector<Value> dotGeneralGrads(Emitter &e, DotGeneralOp op, Value g) {
                  ArrayRef<int64_t> xc, ArrayRef<int64_t> yc) -> Value {
     return DotGeneralOp::create(e.b, e.loc, x, y, e.b.getDenseI64ArrayAttr(xb),
                                 e.b.getDenseI64ArrayAttr(yb), e.b.getDenseI64ArrayAttr(xc),
-                                e.b.getDenseI64ArrayAttr(yc));
+                                e.b.getDenseI64ArrayAttr(yc), op.getPrecisionAttr());
   };
   // d lhs: g's rhs-free dims contract with rhs's free dims. The result's
   // dims are batch, lhs free, then rhs's contracting dims in rhs order; each

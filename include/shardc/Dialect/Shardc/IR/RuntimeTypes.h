@@ -22,6 +22,7 @@
 namespace shardc {
 class MeshOp;
 class ShardingAttr;
+class DotGeneralOp;
 
 /// The runtime element type of an MLIR element type, if it has one.
 std::optional<DType> toDType(mlir::Type elementType);
@@ -35,6 +36,9 @@ inline ReduceKind toReduceKind(Reduction kind) { return (ReduceKind)(int64_t)kin
 /// Runtime views of the dialect's mesh and sharding.
 Mesh toRuntimeMesh(MeshOp mesh);
 NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh);
+/// A dot_general's `precision` (F32 when it has none; the verifier has
+/// checked the name).
+MatmulPrecision matmulPrecisionOf(DotGeneralOp op);
 
 } // namespace shardc
 

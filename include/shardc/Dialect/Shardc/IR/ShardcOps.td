@@ -244,11 +244,21 @@ def Shardc_DotGeneralOp : Shardc_Op<"dot_general", [ShardingRule, Pure,
     are the batching dimensions, then the remaining (free) dimensions of `lhs`,
     then those of `rhs`, each in order. Operands share their element type.
 
+    `precision` says how the products of f32 operands are computed, like
+    `jax.lax.Precision` and PyTorch's autocast: `"bf16"` rounds both
+    operands to bf16 (nearest even) and accumulates in f32, `"tf32"` rounds
+    them to 10 mantissa bits, `"f32"` (the default) uses them as they are.
+    The result is f32 either way. `--shardc-matmul-precision` sets it on
+    every f32 product that has none.
+
     ```mlir
     // (B, M, K) x (B, K, N) -> (B, M, N)
     %c = shardc.dot_general %a, %b batching_dims = [0] x [0],
            contracting_dims = [2] x [1]
          : (tensor<2x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+    // bf16 operands, f32 sums
+    %d = shardc.dot_general %x, %w contracting_dims = [1] x [0] precision = "bf16"
+         : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
     ```
   }];
   let arguments = (ins
@@ -257,15 +267,29 @@ def Shardc_DotGeneralOp : Shardc_Op<"dot_general", [ShardingRule, Pure,
     DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$lhs_batching_dims,
     DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$rhs_batching_dims,
     DenseI64ArrayAttr:$lhs_contracting_dims,
-    DenseI64ArrayAttr:$rhs_contracting_dims
+    DenseI64ArrayAttr:$rhs_contracting_dims,
+    OptionalAttr<StrAttr>:$precision
   );
   let results = (outs Shardc_NumericTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs
     (`batching_dims` `=` $lhs_batching_dims^ `x` $rhs_batching_dims `,`)?
     `contracting_dims` `=` $lhs_contracting_dims `x` $rhs_contracting_dims
+    (`precision` `=` $precision^)?
     attr-dict `:` functional-type(operands, results)
   }];
+  let builders = [
+    // Without a precision: the products use their operands as they are.
+    OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs,
+                   "::llvm::ArrayRef<int64_t>":$lhsBatchingDims,
+                   "::llvm::ArrayRef<int64_t>":$rhsBatchingDims,
+                   "::llvm::ArrayRef<int64_t>":$lhsContractingDims,
+                   "::llvm::ArrayRef<int64_t>":$rhsContractingDims), [{
+      build($_builder, $_state, lhs, rhs, lhsBatchingDims, rhsBatchingDims,
+            lhsContractingDims, rhsContractingDims, ::mlir::StringAttr());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def Shardc_ReduceOp : Shardc_Op<"reduce", [ShardingRule, Pure,

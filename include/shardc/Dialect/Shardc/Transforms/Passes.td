@@ -224,4 +224,35 @@ def ShardcTrainStep : Pass<"shardc-train-step", "::mlir::ModuleOp"> {
   let dependentDialects = ["::shardc::ShardcDialect"];
 }
 
+def ShardcMatmulPrecision : Pass<"shardc-matmul-precision", "::mlir::ModuleOp"> {
+  let summary = "Sets how f32 products are computed: f32, bf16 or tf32";
+  let description = [{
+    Sets `precision` on every `shardc.dot_general` of f32 operands that has
+    none, in every function of the module: the mixed precision of
+    `jax.default_matmul_precision` and PyTorch's autocast, as an attribute
+    the lowering reads. With `bf16`, each product rounds its operands to
+    bf16 and accumulates in f32; with `tf32`, it rounds them to 10 mantissa
+    bits. Everything else stays f32: parameters, optimizer state, the
+    gradients' reductions, the loss, and every op that is not a product.
+    Products that carry a precision already keep it, and products of other
+    element types are left alone. Gradients built by --shardc-autodiff
+    inherit the precision of the product they differentiate, so the pass
+    may run before or after it.
+
+    ```mlir
+    // --shardc-matmul-precision=precision=bf16
+    %y = shardc.dot_general %x, %w contracting_dims = [1] x [0]
+         : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    // becomes
+    %y = shardc.dot_general %x, %w contracting_dims = [1] x [0] precision = "bf16"
+         : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
+           "f32, bf16 or tf32">,
+  ];
+  let dependentDialects = ["::shardc::ShardcDialect"];
+}
+
 #endif // SHARDC_DIALECT_SHARDC_TRANSFORMS_PASSES_TD

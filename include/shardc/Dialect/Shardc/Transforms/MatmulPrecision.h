@@ -1,0 +1,26 @@
+//===- MatmulPrecision.h - how f32 products are computed ---------*- C++ -*-===//
+//
+// Mixed precision as a compile option: the precision every f32 product of a
+// module uses, set as the `precision` of its dot_generals, so it shows in
+// the IR, in the plan and in the compile cache's key.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_DIALECT_SHARDC_TRANSFORMS_MATMULPRECISION_H
+#define SHARDC_DIALECT_SHARDC_TRANSFORMS_MATMULPRECISION_H
+
+#include "shardc/Runtime/Plan.h"
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
+namespace shardc {
+
+/// Sets `precision` on every dot_general of f32 operands in `module` that
+/// has none (F32 changes nothing). Returns how many it set.
+int64_t setMatmulPrecision(mlir::ModuleOp module, MatmulPrecision precision);
+
+} // namespace shardc
+
+#endif // SHARDC_DIALECT_SHARDC_TRANSFORMS_MATMULPRECISION_H
