@@ -3,7 +3,10 @@
 # 4 heads, FFN 1024, 4 pre-LN blocks, context 128, AdamW) against PyTorch, on
 # the same data (../shared/data/tinyshakespeare.txt) and model config:
 #   a. 1 device, 2 threads, batch 32: shardc-gpt vs peer_transformer_train.py
-#      (PyTorch eager, 2 threads);
+#      (PyTorch eager, 2 threads), both clipping at 1.0, at f32 and at bf16
+#      (shardc-gpt --precision bf16 against the peer's --precision bf16, which
+#      is torch.autocast("cpu", dtype=torch.bfloat16)), with each process's
+#      peak resident memory;
 #   b. weak scaling, 16 sequences per device: 1 device on 1 core (taskset -c 0,
 #      OMP/OpenBLAS 1 thread) against 2 devices on 2 cores (one core each), for
 #      shardc-gpt and for bench/peer_transformer_ddp.py (1 process, plain model,
@@ -77,7 +80,7 @@ run() {
   sleep 1
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE -u OMP_NUM_THREADS -u OPENBLAS_NUM_THREADS \
     $py - "$peers" "$tag" "$round" "$work/$tag.r$round.log" "$samples" "$@" <<'PY'
-import json, subprocess, sys
+import json, resource, subprocess, sys
 peers, tag, rnd, log, samples, cmd = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6:]
 sys.path.insert(0, peers)
 from common import CpuMonitor, wait_for_quiet
@@ -86,12 +89,15 @@ monitor = CpuMonitor().start()
 with open(log, "w") as err:
     p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, text=True)
 load = monitor.stop()
+# The one child's peak resident set (env and taskset exec their command).
+peak_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
 lines = p.stdout.strip().splitlines()
 if p.returncode != 0 or not lines or not lines[-1].startswith("{"):
     print(f"transformer_bench.sh: {tag} failed (exit {p.returncode}): {' '.join(cmd)}", file=sys.stderr)
     print("".join(open(log).readlines()[-20:]), file=sys.stderr)
     sys.exit(1)
 r = json.loads(lines[-1])
+r["peak_rss_bytes"] = peak_rss
 with open(samples, "a") as f:
     f.write(json.dumps({"tag": tag, "round": rnd, "quiet": quiet.get("quiet"),
                         "foreign": load.get("foreign_cpu_fraction"), "result": r}) + "\n")
@@ -115,13 +121,17 @@ ddp() { # TAG PROCESSES (the script pins each process to a core)
 
 for round in $(seq "$rounds"); do
   echo "round $round/$rounds" >&2
-  # a. one device on both cores against PyTorch eager on 2 threads
-  gptrun a-shardc SHARDC_CACHE_DIR="$cache" -- --devices 1 --batch 32 --steps "$steps"
-  if [ $have_torch = 1 ]; then
-    run a-torch $py "$peers/peer_transformer_train.py" --threads 2 --batch 32 --data "$data" \
-      --steps "$steps" --warmup-steps $w --timed-steps $timed --eval-batches 1 --save '' \
-      --quiet-wait 5
-  fi
+  # a. one device on both cores against PyTorch eager on 2 threads, at f32
+  #    and at bf16, both sides clipping the gradients at 1.0
+  for prec in f32 bf16; do
+    gptrun a-shardc-$prec SHARDC_CACHE_DIR="$cache" -- --devices 1 --batch 32 \
+      --steps "$steps" --precision $prec
+    if [ $have_torch = 1 ]; then
+      run a-torch-$prec $py "$peers/peer_transformer_train.py" --threads 2 --batch 32 \
+        --data "$data" --steps "$steps" --warmup-steps $w --timed-steps $timed \
+        --eval-batches 1 --save '' --quiet-wait 5 --clip-norm 1.0 --precision $prec
+    fi
+  done
   # b. weak scaling: 16 sequences per device, one core per device
   gptrun b-shardc-1 SHARDC_CACHE_DIR="$cache" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
     taskset -c 0 -- --devices 1 --batch 16 --steps "$steps"
@@ -180,7 +190,7 @@ flags = info.get("Flags", "").split()
 amx = [f for f in ("amx_tile", "amx_bf16", "amx_int8") if f in flags]
 torch_version = ""
 if torch_ok:
-    torch_version = S["a-torch"][0].get("env", {}).get("torch", "")
+    torch_version = S["a-torch-f32"][0].get("env", {}).get("torch", "")
 
 out = []
 p = out.append
@@ -197,14 +207,26 @@ p(f"Model: byte vocab 256, d_model 256, 4 heads, FFN 1024, 4 pre-LN blocks, "
   f"(after {w} warm-up steps).\n")
 
 p("## a. One device, 2 threads, batch 32 x 128\n")
+names = {"f32": ("f32", "eager f32"), "bf16": ("--precision bf16", "autocast bf16")}
 if torch_ok:
-    p("| tokens/s | shardc-gpt | PyTorch eager (2 threads) | shardc / PyTorch | median of per-round ratios |")
-    p("| --- | --- | --- | --- | --- |")
-    p(f"| 1 device, batch 32 | {tps('a-shardc')} ({ms('a-shardc')} ms/step) | "
-      f"{tps('a-torch')} ({ms('a-torch')} ms/step) | "
-      f"{ratio_of_medians('a-shardc', 'a-torch'):.2f}x | {median_ratio('a-shardc', 'a-torch'):.2f}x |")
+    p("| precision | shardc-gpt tokens/s | PyTorch tokens/s | shardc / PyTorch | median of per-round ratios "
+      "| peak RSS shardc-gpt | peak RSS PyTorch | shardc / PyTorch |")
+    p("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for prec in ("f32", "bf16"):
+        a, t = f"a-shardc-{prec}", f"a-torch-{prec}"
+        p(f"| {names[prec][0]} / {names[prec][1]} | {tps(a)} ({ms(a)} ms/step) | "
+          f"{tps(t)} ({ms(t)} ms/step) | {ratio_of_medians(a, t):.2f}x | {median_ratio(a, t):.2f}x | "
+          f"{mib(a, 'peak_rss_bytes')} | {mib(t, 'peak_rss_bytes')} | "
+          f"{ratio_of_medians(a, t, 'peak_rss_bytes'):.2f}x |")
+    p(f"| bf16 / f32 | {ratio_of_medians('a-shardc-bf16', 'a-shardc-f32'):.2f}x | "
+      f"{ratio_of_medians('a-torch-bf16', 'a-torch-f32'):.2f}x | | | | | |")
+    p("\nBoth sides clip the gradients' global norm at 1.0. Peak RSS: the process's "
+      "maximum resident set (getrusage), the PyTorch side including importing torch.")
 else:
-    p(f"| tokens/s | shardc-gpt |\n| --- | --- |\n| 1 device, batch 32 | {tps('a-shardc')} |")
+    p("| precision | shardc-gpt tokens/s | peak RSS |\n| --- | --- | --- |")
+    for prec in ("f32", "bf16"):
+        a = f"a-shardc-{prec}"
+        p(f"| {prec} | {tps(a)} | {mib(a, 'peak_rss_bytes')} |")
 p("")
 
 p("## b. Weak scaling, 16 sequences per device, one core per device\n")
@@ -249,9 +271,10 @@ p("Commands (all with OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, OMP_NUM_THREADS and "
   "warm after each layout's first run in a-c; the peers load the OpenMP OpenBLAS "
   "themselves, via common.use_blas):\n")
 cmds = [
-    f"a: {lp} shardc-gpt train {common} --devices 1 --batch 32",
+    f"a: {lp} shardc-gpt train {common} --devices 1 --batch 32 --precision f32|bf16",
     f"a: /usr/bin/python3 {pe}/peer_transformer_train.py --threads 2 --batch 32 --data DATA "
-    f"--steps {steps} --warmup-steps {w} --timed-steps {timed} --eval-batches 1 --save '' --quiet-wait 5",
+    f"--steps {steps} --warmup-steps {w} --timed-steps {timed} --eval-batches 1 --save '' --quiet-wait 5 "
+    f"--clip-norm 1.0 --precision f32|bf16",
     f"b: {lp} OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 shardc-gpt train {common} "
     f"--devices 1 --batch 16",
     f"b: {lp} shardc-gpt train {common} --devices 2 --batch 32",

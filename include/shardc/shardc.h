@@ -152,6 +152,11 @@ struct JitOptions {
   /// Executable::call). Only for Transform::None.
   std::vector<unsigned> donate;
   TrainStepOptions train;    // TrainStep
+  /// How f32 products are computed, like jax.default_matmul_precision and
+  /// torch.autocast: "f32" (as they are), "bf16" (bf16 operands, f32
+  /// sums: parameters, optimizer state, gradient reductions and the loss
+  /// stay f32) or "tf32" (operands rounded to 10 mantissa bits).
+  std::string precision = "f32";
 };
 
 class Jitted;
@@ -184,8 +189,11 @@ public:
   /// .mlir file, or loads a compiled .shardc artifact. Compiled plans are
   /// cached by the program text, entry, backend and compiler version:
   /// compiling the same thing again never recompiles.
+  /// `precision`: see JitOptions::precision (an artifact keeps the one it
+  /// was compiled with).
   StatusOr<std::shared_ptr<Executable>> compile(const std::string &path,
-                                                const std::string &entry = "");
+                                                const std::string &entry = "",
+                                                const std::string &precision = "f32");
 
   /// Compiles the training step of the loss function `loss` of a .mlir
   /// file: arguments are the loss's, then the optimizer state, then the
@@ -193,7 +201,8 @@ public:
   /// Cached like compile().
   StatusOr<std::shared_ptr<Executable>> compileTrainStep(const std::string &path,
                                                          const std::string &loss,
-                                                         const TrainStepOptions &options);
+                                                         const TrainStepOptions &options,
+                                                         const std::string &precision = "f32");
 
   /// Like jax.jit: `fn` is traced on the first call with each argument
   /// signature (dtypes, shapes, layouts), compiled through the compile

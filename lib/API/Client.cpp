@@ -211,10 +211,16 @@ StatusOr<DeviceArray> Client::device_put(const Array &array, const NamedSharding
 StatusOr<std::shared_ptr<Executable>>
 Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
                              const std::string &entry, JitOptions::Transform transform,
-                             const std::vector<unsigned> &wrt, const TrainStepOptions &train) {
+                             const std::vector<unsigned> &wrt, const TrainStepOptions &train,
+                             const std::string &precision) {
+  CompileOptions options;
+  if (!parseMatmulPrecision(precision, options.precision))
+    return Status::error("unknown precision '" + precision + "' (choices: f32, bf16, tf32)");
   // Everything besides the program that the plan depends on.
   std::vector<std::string> keyParts{bytes, entry, backendName,
                                     "bucket=" + std::to_string(allReduceBucketBytes())};
+  if (options.precision != MatmulPrecision::F32)
+    keyParts.push_back("precision=" + precision);
   std::string wrtList;
   for (unsigned i : wrt)
     wrtList += std::to_string(i) + ",";
@@ -243,6 +249,9 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
           if (transform != JitOptions::Transform::None)
             return Status::error("'" + path + "' is a compiled artifact: it cannot be "
                                  "differentiated or turned into a training step");
+          if (options.precision != MatmulPrecision::F32)
+            return Status::error("'" + path + "' is a compiled artifact: its products "
+                                 "keep the precision it was compiled with");
           StatusOr<Plan> loaded = deserializePlan(bytes, path);
           if (loaded.ok() && !entry.empty() && loaded->entry != entry)
             return Status::error("'" + path + "' holds @" + loaded->entry + ", not @" +
@@ -263,7 +272,8 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
           target = buildTrainStep(fn, wrt, config);
         if (mlir::failed(target))
           return Status::error(loaded->diagnostics);
-        mlir::FailureOr<Plan> compiled = compileToPlan(*loaded->module, *target);
+        mlir::FailureOr<Plan> compiled =
+            compileToPlan(*loaded->module, *target, /*dumpDir=*/"", options);
         if (mlir::failed(compiled))
           return Status::error(loaded->diagnostics);
         return std::move(*compiled);
@@ -274,21 +284,23 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
 }
 
 StatusOr<std::shared_ptr<Executable>> Client::compile(const std::string &path,
-                                                      const std::string &entry) {
+                                                      const std::string &entry,
+                                                      const std::string &precision) {
   StatusOr<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
-  return impl->compileProgram(*bytes, path, entry, JitOptions::Transform::None, {}, {});
+  return impl->compileProgram(*bytes, path, entry, JitOptions::Transform::None, {}, {},
+                              precision);
 }
 
 StatusOr<std::shared_ptr<Executable>>
 Client::compileTrainStep(const std::string &path, const std::string &loss,
-                         const TrainStepOptions &options) {
+                         const TrainStepOptions &options, const std::string &precision) {
   StatusOr<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
   return impl->compileProgram(*bytes, path, loss, JitOptions::Transform::TrainStep,
-                              options.wrt, options);
+                              options.wrt, options, precision);
 }
 
 Client::CacheStats Client::cacheStats() const {

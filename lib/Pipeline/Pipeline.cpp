@@ -5,6 +5,7 @@
 #include "shardc/Conversion/Passes.h"
 #include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/Transforms/MatmulPrecision.h"
 #include "shardc/Dialect/Shardc/Transforms/Passes.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Runtime/File.h"
@@ -110,13 +111,19 @@ func::FuncOp findEntry(ModuleOp module, const std::string &requested, std::strin
   return {};
 }
 
-void buildCompilePipeline(OpPassManager &pm, const std::string &entry, bool padUneven) {
+void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
+                          const CompileOptions &options) {
+  if (options.precision != MatmulPrecision::F32) {
+    ShardcMatmulPrecisionOptions precision;
+    precision.precision = matmulPrecisionName(options.precision);
+    pm.addPass(createShardcMatmulPrecision(precision));
+  }
   ShardcPropagateOptions propagate;
   propagate.entry = entry;
   pm.addPass(createShardcPropagate(propagate));
   ShardcPartitionOptions partition;
   partition.entry = entry;
-  partition.padUneven = padUneven;
+  partition.padUneven = options.padUneven;
   pm.addPass(createShardcPartition(partition));
 }
 
@@ -135,6 +142,9 @@ struct CompilePipelineOptions : PassPipelineOptions<CompilePipelineOptions> {
   Option<bool> padUneven{*this, "pad-uneven",
                          llvm::cl::desc("pad dimensions the axes do not divide"),
                          llvm::cl::init(false)};
+  Option<std::string> precision{*this, "precision",
+                                llvm::cl::desc("how f32 products are computed: f32, bf16, tf32"),
+                                llvm::cl::init("f32")};
   Option<std::string> output{*this, "output",
                              llvm::cl::desc("where to write the plans ('-': standard output)"),
                              llvm::cl::init("-")};
@@ -170,7 +180,15 @@ void registerCompilePipeline() {
       "shardc-compile",
       "The pipeline of `shardc compile`: propagate, partition, lower to the plan (printed)",
       [](OpPassManager &pm, const CompilePipelineOptions &options) {
-        buildCompilePipeline(pm, options.entry, options.padUneven);
+        CompileOptions compile;
+        compile.padUneven = options.padUneven;
+        if (!parseMatmulPrecision(options.precision, compile.precision)) {
+          // The pass reports the unknown name when the pipeline runs.
+          ShardcMatmulPrecisionOptions precision;
+          precision.precision = options.precision;
+          pm.addPass(createShardcMatmulPrecision(precision));
+        }
+        buildCompilePipeline(pm, options.entry, compile);
         ShardcLowerToPlanOptions lower;
         lower.entry = options.entry;
         lower.output = options.output;
@@ -178,14 +196,18 @@ void registerCompilePipeline() {
       });
 }
 
-FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::string &dumpDir) {
+FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::string &dumpDir,
+                              const CompileOptions &options) {
+  setMatmulPrecision(module, options.precision);
   if (!fn->hasAttr(ShardcDialect::kPartitionedAttrName)) {
     FailureOr<MeshOp> mesh = findFunctionMesh(fn);
     if (failed(mesh))
       return failure();
     if (*mesh) {
       PassManager pm(module.getContext());
-      buildCompilePipeline(pm, fn.getSymName().str(), /*padUneven=*/false);
+      CompileOptions rest = options;
+      rest.precision = MatmulPrecision::F32; // set above, for every function
+      buildCompilePipeline(pm, fn.getSymName().str(), rest);
       StageDumper *dumper = nullptr;
       if (!dumpDir.empty()) {
         auto owned = std::make_unique<StageDumper>(dumpDir);

@@ -42,6 +42,7 @@ struct Options {
   int inputs = 784, classes = 10, seed = 0, logEvery = 20;
   double lr = 1e-3;
   std::string mode = "auto";
+  std::string precision = "f32"; // --precision: how the products are computed
   std::string emitMlir; // --emit-mlir: write the loss function there and stop
   std::string lossLog;  // --loss-log: every step's loss, exactly (%.9g)
   bool shardState = false; // --shard-optimizer-state: Adam state split over "data"
@@ -51,7 +52,7 @@ const char *kUsage =
     "usage: shardc-mlp [--devices N] [--steps S] [--batch-per-device B] "
     "[--hidden H] [--layers L] [--lr LR] [--seed S] [--log-every K] "
     "[--mode auto|shard_map] [--shard-optimizer-state on|off] [--emit-mlir PATH] "
-    "[--loss-log PATH] [--local-devices K]\n"
+    "[--loss-log PATH] [--local-devices K] [--precision f32|bf16|tf32]\n"
     "Under mpirun, each process runs an equal block of the --devices (its "
     "--local-devices K, default 1: --devices = processes x K) and process 0 "
     "reports.\n";
@@ -83,6 +84,7 @@ Options parse(int argc, char **argv) {
     else if (a == "--seed") o.seed = std::atoi(v.c_str());
     else if (a == "--log-every") o.logEvery = std::atoi(v.c_str());
     else if (a == "--mode") o.mode = v;
+    else if (a == "--precision") o.precision = v;
     else if (a == "--emit-mlir") o.emitMlir = v;
     else if (a == "--loss-log") o.lossLog = v;
     else if (a == "--shard-optimizer-state") o.shardState = v == "1" || v == "on";
@@ -105,6 +107,9 @@ Options parse(int argc, char **argv) {
     usage("sizes and counts must be positive");
   if (o.mode != "auto" && o.mode != "shard_map")
     usage("--mode must be auto or shard_map");
+  if (o.precision != "f32" && o.precision != "bf16" && o.precision != "tf32")
+    usage(("--precision: unknown precision '" + o.precision + "' (choices: f32, bf16, tf32)")
+              .c_str());
   return o;
 }
 
@@ -167,6 +172,7 @@ int main(int argc, char **argv) {
   jit.mesh = mesh;
   jit.transform = shardc::JitOptions::Transform::TrainStep;
   jit.train.optimizer = "adam";
+  jit.precision = o.precision;
   if (o.shardState)
     jit.train.shardStateOver = "data";
   for (unsigned i = 2; i < 2 + 2 * (unsigned)(o.layers + 1); ++i) {
@@ -310,8 +316,10 @@ int main(int argc, char **argv) {
   std::vector<double> sorted(ms.begin() + (ms.size() > 1 ? 1 : 0), ms.end());
   std::sort(sorted.begin(), sorted.end());
   double median = sorted[sorted.size() / 2];
-  std::printf("{\"devices\": %d, \"batch_per_device\": %d, \"ms_per_step_median\": %.3f, "
-              "\"examples_per_s\": %.1f, \"loss_first\": %.6f, \"loss_last\": %.6f}\n",
-              o.devices, o.batchPerDevice, median, B / median * 1e3, lossFirst, lossLast);
+  std::printf("{\"devices\": %d, \"batch_per_device\": %d, \"precision\": \"%s\", "
+              "\"ms_per_step_median\": %.3f, \"examples_per_s\": %.1f, "
+              "\"loss_first\": %.6f, \"loss_last\": %.6f}\n",
+              o.devices, o.batchPerDevice, o.precision.c_str(), median, B / median * 1e3,
+              lossFirst, lossLast);
   return 0;
 }

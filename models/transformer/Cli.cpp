@@ -18,7 +18,8 @@ const char *kUsage =
     "                        [--batch B] [--lr LR] [--warmup W] [--seed S] [--eval-every K]\n"
     "                        [--eval-batches E] [--checkpoint-dir DIR] [--resume PATH]\n"
     "                        [--stop-after N] [--log-every K] [--clip-norm C]\n"
-    "                        [--weight-decay WD] [--emit-mlir PATH]\n"
+    "                        [--weight-decay WD] [--precision f32|bf16|tf32]\n"
+    "                        [--emit-mlir PATH]\n"
     "                        [--d-model D] [--heads H] [--d-ff F] [--layers L] [--context T]\n"
     "       shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N [--temperature T]\n"
     "                        [--top-k K] [--seed S] [--mode padded|kv-cache] [--batch B]\n"
@@ -73,6 +74,12 @@ int64_t toInt(const std::string &opt, const std::string &v, int64_t min) {
   if (v.empty() || *end || x < min)
     usage(opt + " needs an integer >= " + std::to_string(min) + ", got '" + v + "'");
   return x;
+}
+
+std::string toPrecision(const std::string &opt, const std::string &v) {
+  if (v != "f32" && v != "bf16" && v != "tf32")
+    usage(opt + ": unknown precision '" + v + "' (choices: f32, bf16, tf32)");
+  return v;
 }
 
 double toDouble(const std::string &opt, const std::string &v) {

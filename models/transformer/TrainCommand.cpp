@@ -58,6 +58,7 @@ Cli parse(int argc, char **argv) {
     else if (a == "--log-every") c.logEvery = toInt(a, v, 1);
     else if (a == "--clip-norm") t.clipNorm = toDouble(a, v);
     else if (a == "--weight-decay") t.weightDecay = toDouble(a, v);
+    else if (a == "--precision") t.precision = toPrecision(a, v);
     else if (a == "--emit-mlir") c.emitMlir = v;
     else if (a == "--d-model") t.config.dModel = toInt(a, v, 1);
     else if (a == "--heads") t.config.heads = toInt(a, v, 1);
@@ -141,14 +142,14 @@ int trainMain(int argc, char **argv) {
     params += shardc::numElements(p.shape);
   report("Tiny Transformer: %lld parameters (%s); data %s: %zu train / %zu val bytes\n"
                "mesh %s (%lld simulated devices%s), batch %lld x %lld tokens, AdamW lr %g, "
-               "warm-up %lld, cosine to %g x, clip %g%s\n",
+               "warm-up %lld, cosine to %g x, clip %g, %s products%s\n",
                (long long)params, o.config.toString().c_str(), dataPath.c_str(),
                data->train.size(), data->val.size(), trainer.meshString().c_str(),
                (long long)(o.data * o.model),
                processes ? (" in " + std::to_string(processes->size()) + " processes").c_str()
                          : "",
                (long long)o.batch, (long long)o.config.context,
-               o.lr, (long long)o.warmup, o.finalLrFraction, o.clipNorm,
+               o.lr, (long long)o.warmup, o.finalLrFraction, o.clipNorm, o.precision.c_str(),
                cli.resume.empty() ? ""
                                   : (", resumed at step " + std::to_string(trainer.step()) +
                                      " from " + cli.resume)
@@ -221,13 +222,13 @@ int trainMain(int argc, char **argv) {
   if (!reports)
     return 0;
   std::printf("{\"steps\": %lld, \"mesh\": \"%s\", \"devices\": %lld, \"batch\": %lld, "
-              "\"context\": %lld, \"tokens_per_s\": %.1f, \"ms_per_step_median\": %.2f, "
+              "\"context\": %lld, \"precision\": \"%s\", \"tokens_per_s\": %.1f, \"ms_per_step_median\": %.2f, "
               "\"train_loss_last\": %.4f, \"val_loss\": %.4f, \"val_ppl\": %.3f, "
               "\"peak_bytes_per_device\": %lld, \"state_bytes_per_device\": %lld, "
               "\"compile_s\": %.2f, \"cache_hits\": %lld, \"cache_misses\": %lld}\n",
               (long long)trainer.step(), trainer.meshString().c_str(),
               (long long)(o.data * o.model), (long long)o.batch, (long long)o.config.context,
-              med > 0 ? tokensPerStep / med * 1e3 : 0.0, med, lossLast, valLoss,
+              o.precision.c_str(), med > 0 ? tokensPerStep / med * 1e3 : 0.0, med, lossLast, valLoss,
               std::exp(valLoss),
               (long long)(trainer.stateBytesPerDevice() + trainer.stepBufferBytesPerDevice()),
               (long long)trainer.stateBytesPerDevice(), *compileS,

@@ -31,6 +31,7 @@ shardc::JitOptions jitOptions(const std::string &name, const shardc::Mesh &mesh,
   j.name = name;
   j.mesh = mesh;
   j.argNames = {"tokens", "targets"};
+  j.precision = o.precision;
   for (const ParamInfo &p : parameters(o.config))
     j.argNames.push_back(p.name);
   if (train) {

@@ -36,6 +36,7 @@ struct TrainOptions {
   double finalLrFraction = 0.1; // cosine decay to this fraction of lr
   double weightDecay = 0.01;
   double clipNorm = 1.0;        // global gradient norm; 0: off
+  std::string precision = "f32"; // products: f32, bf16 or tf32 (JitOptions::precision)
   uint64_t seed = 0;            // init and batches
   int64_t evalBatches = 20;
   uint64_t evalSeed = 1234;     // the validation windows, fixed across runs

@@ -11,7 +11,8 @@
 //                    [--seed S] [--eval-every K] [--eval-batches E]
 //                    [--checkpoint-dir DIR] [--resume PATH]
 //                    [--stop-after N] [--log-every K] [--clip-norm C]
-//                    [--weight-decay WD] [--emit-mlir PATH]
+//                    [--weight-decay WD] [--precision f32|bf16|tf32]
+//                    [--emit-mlir PATH]
 //                    [--d-model D --heads H --d-ff F --layers L --context T]
 //
 //   shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N

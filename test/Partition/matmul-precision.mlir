@@ -4,6 +4,8 @@
 // RUN: shardc-opt %s --shardc-matmul-precision | FileCheck %s --check-prefix=DEFAULT
 // RUN: shardc-opt %s --shardc-matmul-precision="precision=bf16" --shardc-propagate --shardc-partition --shardc-lower-to-plan -o /dev/null | FileCheck %s --check-prefix=PLAN
 // RUN: not shardc-opt %s --shardc-matmul-precision="precision=fp8" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not shardc-opt %s --shardc-compile="precision=fp8" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: shardc-opt %s --shardc-compile="entry=loss precision=bf16" -o /dev/null | FileCheck %s --check-prefix=PIPELINE
 
 // Mixed precision as a pass: every f32 product gets the precision; products
 // that have one keep it, and integer products are left alone.
@@ -55,5 +57,7 @@ func.func @integers(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>) -> tensor<2x2xi32>
 // The plan's products carry it.
 // PLAN: = dot_general v0, v1 precision bf16
 // PLAN: = dot_general v{{[0-9]+}}, v2 precision tf32
+
+// PIPELINE: = dot_general v0, v1 precision bf16
 
 // UNKNOWN: error: --shardc-matmul-precision: precision 'fp8' is none of f32, bf16, tf32

@@ -402,6 +402,48 @@ TEST(Transformer, ResumeContinuesTheSameCurveOnAnyMesh) {
   }
 }
 
+// Mixed precision changes the products only: bf16 losses follow the f32
+// curve closely without being it, the checkpoint stays f32, and it resumes
+// at either precision.
+TEST(Transformer, Bf16FollowsTheF32CurveAndResumesAtEitherPrecision) {
+  Client client = cpuClient();
+  gpt::Dataset data = syntheticData();
+  TempDir tmp("shardc-gpt-precision");
+  gpt::TrainOptions f32 = smallOptions(1, 1), bf16 = f32;
+  bf16.precision = "bf16";
+  gpt::Trainer whole(client, f32);
+  ASSERT_TRUE(whole.initialize().ok());
+  std::vector<double> want = train(whole, data, 8);
+
+  gpt::Trainer mixed(client, bf16);
+  ASSERT_TRUE(mixed.initialize().ok());
+  std::vector<double> head = train(mixed, data, 4);
+  ASSERT_EQ(head.size(), 4u);
+  bool differs = false;
+  for (size_t s = 0; s < head.size(); ++s) {
+    EXPECT_NEAR(head[s], want[s], 1e-2 * want[s]) << "step " << s + 1;
+    differs = differs || head[s] != want[s];
+  }
+  EXPECT_TRUE(differs) << "bf16 products gave the f32 losses bit for bit";
+  std::string path = tmp.path() + "/bf16.safetensors";
+  ASSERT_TRUE(mixed.save(path).ok());
+  StatusOr<SafetensorsFile> saved = readSafetensors(path);
+  ASSERT_TRUE(saved.ok()) << saved.message();
+  for (const auto &[name, array] : saved->tensors)
+    EXPECT_EQ(array.dtype(), DType::F32) << name;
+
+  for (const gpt::TrainOptions &o : {f32, bf16}) {
+    SCOPED_TRACE("resumed at " + o.precision);
+    gpt::Trainer t(client, o);
+    Status r = t.restore(path);
+    ASSERT_TRUE(r.ok()) << r.message();
+    std::vector<double> tail = train(t, data, 4);
+    ASSERT_EQ(tail.size(), 4u);
+    for (size_t s = 0; s < tail.size(); ++s)
+      EXPECT_NEAR(tail[s], want[4 + s], 2e-2 * want[4 + s]) << "step " << 5 + s;
+  }
+}
+
 namespace {
 
 /// Writes `path` as a copy of the checkpoint `from` changed by `edit`.

@@ -30,6 +30,14 @@ bool CommandLine::has(const std::string &flag) const {
   return false;
 }
 
+bool shardc::driver::precisionOption(const CommandLine &cl, MatmulPrecision &precision) {
+  std::string name = cl.get("--precision", "f32");
+  if (parseMatmulPrecision(name, precision))
+    return true;
+  reportError("--precision: unknown precision '" + name + "' (choices: f32, bf16, tf32)");
+  return false;
+}
+
 std::optional<int> shardc::driver::parseCommandLine(
     const std::vector<std::string> &args, const std::string &command,
     const std::vector<std::string> &valueOptions,

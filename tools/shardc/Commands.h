@@ -3,6 +3,8 @@
 #ifndef SHARDC_TOOLS_SHARDC_COMMANDS_H
 #define SHARDC_TOOLS_SHARDC_COMMANDS_H
 
+#include "shardc/Runtime/Plan.h"
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -39,11 +41,16 @@ std::optional<int> parseCommandLine(const std::vector<std::string> &args,
                                     const std::vector<std::string> &flagOptions,
                                     const char *help, CommandLine &out);
 
+/// The value of `--precision` (f32 when absent) in `precision`; false,
+/// after an error that lists the choices, for any other name.
+bool precisionOption(const CommandLine &cl, MatmulPrecision &precision);
+
 /// `shardc run FILE.mlir [--entry NAME] [--input NAME=FILE.npy]...
 ///                       [--output-dir DIR] [--backend reference]`
 int runCommand(const std::vector<std::string> &args);
 
-/// `shardc compile FILE.mlir -o FILE.shardc [--entry NAME] [--dump-stages DIR]`
+/// `shardc compile FILE.mlir -o FILE.shardc [--entry NAME] [--dump-stages DIR]
+///                 [--precision f32|bf16|tf32]`
 int compileCommand(const std::vector<std::string> &args);
 
 /// `shardc explain FILE.mlir [--entry NAME] [--show NAME]`

@@ -21,17 +21,20 @@ namespace {
 const char kCompileHelp[] =
     "usage: shardc compile FILE.mlir -o FILE.shardc [--entry NAME]\n"
     "                      [--backend cpu|cuda] [--dump-stages DIR]\n"
+    "                      [--precision f32|bf16|tf32]\n"
     "\n"
     "  -o FILE             the artifact to write\n"
     "  --entry NAME        function to compile (default: main, or the only public one)\n"
     "  --backend NAME      cpu or cuda (the plan format every backend runs)\n"
-    "  --dump-stages DIR   write 01-propagated.mlir, 02-partitioned.mlir, 03-plan.txt\n";
+    "  --dump-stages DIR   write 01-propagated.mlir, 02-partitioned.mlir, 03-plan.txt\n"
+    "  --precision NAME    how f32 products are computed: f32 (default), bf16 (bf16\n"
+    "                      operands, f32 sums; everything else stays f32) or tf32\n";
 } // namespace
 
 int compileCommand(const std::vector<std::string> &args) {
   CommandLine cl;
   if (std::optional<int> code = parseCommandLine(
-          args, "compile", {"-o", "--entry", "--dump-stages", "--backend"}, {},
+          args, "compile", {"-o", "--entry", "--dump-stages", "--backend", "--precision"}, {},
           kCompileHelp, cl))
     return *code;
   std::string file = cl.file, output = cl.get("-o"), entry = cl.get("--entry"),
@@ -45,6 +48,9 @@ int compileCommand(const std::vector<std::string> &args) {
     reportError("backend '" + backend + "' is not available (available: cpu, cuda)");
     return kFailed;
   }
+  CompileOptions options;
+  if (!precisionOption(cl, options.precision))
+    return kUsage;
   std::string error;
   std::unique_ptr<LoadedModule> loaded = loadModule(file, error);
   if (!loaded)
@@ -54,7 +60,7 @@ int compileCommand(const std::vector<std::string> &args) {
     reportError(error);
     return kFailed;
   }
-  mlir::FailureOr<Plan> plan = compileToPlan(*loaded->module, fn, dumpDir);
+  mlir::FailureOr<Plan> plan = compileToPlan(*loaded->module, fn, dumpDir, options);
   if (mlir::failed(plan))
     return kFailed;
   Status written = writeArtifact(output, *plan);
@@ -62,10 +68,14 @@ int compileCommand(const std::vector<std::string> &args) {
     reportError(written.message());
     return kFailed;
   }
+  std::string products = options.precision == MatmulPrecision::F32
+                             ? ""
+                             : std::string(", ") + matmulPrecisionName(options.precision) +
+                                   " products";
   std::printf("compiled @%s for %lld device(s): %zu steps, %lld bytes of buffers per "
-              "device -> %s\n",
+              "device%s -> %s\n",
               plan->entry.c_str(), (long long)plan->numDevices(), plan->steps.size(),
-              (long long)plan->arenaBytes, output.c_str());
+              (long long)plan->arenaBytes, products.c_str(), output.c_str());
   return kOk;
 }
 

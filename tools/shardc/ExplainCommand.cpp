@@ -13,7 +13,9 @@
 #include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Pipeline/Pipeline.h"
 
+#include "shardc/Dialect/Shardc/IR/RuntimeTypes.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/Transforms/MatmulPrecision.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
 
@@ -33,12 +35,14 @@ namespace shardc::driver {
 namespace {
 const char kExplainHelp[] =
     "usage: shardc explain FILE.mlir [--entry NAME] [--show NAME] [--summary]\n"
-    "                              [--pad-uneven]\n"
+    "                              [--pad-uneven] [--precision f32|bf16|tf32]\n"
     "\n"
     "  --entry NAME   function to explain (default: main, or the only public one)\n"
     "  --pad-uneven   pad dimensions their axes do not divide (as\n"
     "                 --shardc-partition=\"pad-uneven\"); shardc.pad_uneven on an\n"
     "                 argument allows it for that argument\n"
+    "  --precision NAME  how f32 products are computed (as shardc compile): shown\n"
+    "                 with the number of products at each precision\n"
     "  --summary      only what one call sends per device: by mesh axes, by kind of\n"
     "                 collective, and the three largest collectives with their causes\n"
     "  --show NAME    draw the layout of one array on the devices: an argument\n"
@@ -108,12 +112,16 @@ std::string argName(func::FuncOp fn, unsigned i) {
 int explainCommand(const std::vector<std::string> &args) {
   CommandLine cl;
   if (std::optional<int> code =
-          parseCommandLine(args, "explain", {"--entry", "--show"}, {"--summary", "--pad-uneven"},
+          parseCommandLine(args, "explain", {"--entry", "--show", "--precision"},
+                           {"--summary", "--pad-uneven"},
                            kExplainHelp, cl))
     return *code;
   bool summary = cl.has("--summary");
   PartitionOptions partitionOptions;
   partitionOptions.padUneven = cl.has("--pad-uneven");
+  MatmulPrecision precision;
+  if (!precisionOption(cl, precision))
+    return kUsage;
   std::string file = cl.file, entry = cl.get("--entry"), show = cl.get("--show");
   if (file.empty()) {
     reportError("'shardc explain' needs a FILE.mlir (try --help)");
@@ -149,10 +157,31 @@ int explainCommand(const std::vector<std::string> &args) {
     return kFailed;
   MeshOp mesh = *meshOr;
   llvm::raw_ostream &os = llvm::outs();
+  setMatmulPrecision(*module, precision);
+  // "products: 4 at bf16 (bf16 operands, f32 sums), 1 at f32"
+  auto describeProducts = [&]() {
+    std::map<std::string, int64_t> count;
+    fn.walk([&](DotGeneralOp op) { ++count[matmulPrecisionName(matmulPrecisionOf(op))]; });
+    if (count.empty())
+      return;
+    os << "products:";
+    const char *sep = " ";
+    for (const char *name : {"bf16", "tf32", "f32"})
+      if (int64_t n = count[name]) {
+        os << sep << n << " at " << name;
+        if (std::string(name) == "bf16")
+          os << " (bf16 operands, f32 sums)";
+        else if (std::string(name) == "tf32")
+          os << " (operands rounded to 10 mantissa bits, f32 sums)";
+        sep = ", ";
+      }
+    os << "\n";
+  };
   // --summary leaves out the shardings and the list of collectives.
   llvm::raw_ostream &detail = summary ? llvm::nulls() : llvm::outs();
   if (!mesh) {
     os << "@" << fn.getSymName() << " uses no mesh: it runs whole on one device.\n";
+    describeProducts();
     return kOk;
   }
 
@@ -166,6 +195,7 @@ int explainCommand(const std::vector<std::string> &args) {
        << "\"=" << mesh.getAxisSizes()[i];
   os << "]> (" << mesh.getNumDevices() << " devices), from " << file
      << "\n";
+  describeProducts();
   detail << "(op@line:column; a dimension not listed is whole on every device)\n\n";
 
   // Shardings, with where each split dimension came from.

@@ -14,6 +14,7 @@
 #include "shardc/Pipeline/Pipeline.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/Transforms/MatmulPrecision.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
 #include "shardc/Runtime/Artifact.h"
@@ -44,6 +45,7 @@ namespace {
 const char kRunHelp[] =
     "usage: shardc run FILE.mlir|FILE.shardc [--entry NAME] [--input NAME=FILE.npy]...\n"
     "                  [--output-dir DIR] [--backend cpu|cuda|reference]\n"
+    "                  [--precision f32|bf16|tf32]\n"
     "\n"
     "  --entry NAME        function to run (default: main, or the only public one)\n"
     "  --input NAME=FILE   .npy file for the argument NAME (its shardc.name, its\n"
@@ -54,6 +56,8 @@ const char kRunHelp[] =
     "                      cuda (the plan on GPUs, one per mesh position; set\n"
     "                      SHARDC_CUDA_TF32=1 for TF32 matmuls) or reference\n"
     "                      (the interpreter; .mlir files only)\n"
+    "  --precision NAME    how f32 products are computed: f32 (default), bf16 or tf32\n"
+    "                      (as shardc compile; .mlir files only)\n"
     "  --cache-dir DIR     compile cache (default: $SHARDC_CACHE_DIR, else\n"
     "                      $XDG_CACHE_HOME/shardc, else ~/.cache/shardc)\n"
     "  --no-cache          compile without reading or writing the disk cache\n"
@@ -75,6 +79,7 @@ struct RunOptions {
   bool noCache = false;
   int benchmark = 0;
   int localDevices = 0; // 0: any equal share of the mesh
+  MatmulPrecision precision = MatmulPrecision::F32;
 };
 
 /// The global signature the inputs are checked against.
@@ -92,7 +97,7 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
   if (std::optional<int> code = parseCommandLine(
           args, "run",
           {"--entry", "--input", "--output-dir", "--backend", "--cache-dir", "--benchmark",
-           "--local-devices"},
+           "--local-devices", "--precision"},
           {"--no-cache", "--cache-stats"}, kRunHelp, cl))
     return *code;
   opts.file = cl.file;
@@ -102,6 +107,8 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
   opts.cacheDir = cl.get("--cache-dir", opts.cacheDir);
   opts.noCache = cl.has("--no-cache");
   opts.cacheStats = cl.has("--cache-stats");
+  if (!precisionOption(cl, opts.precision))
+    return kUsage;
   for (auto &[name, value] : cl.values) {
     if (name == "--input") {
       size_t sep = value.find('=');
@@ -363,6 +370,11 @@ int runCommand(const std::vector<std::string> &args) {
                   "' is a compiled artifact (use --backend cpu)");
       return kFailed;
     }
+    if (opts.precision != MatmulPrecision::F32) {
+      reportError("--precision: '" + opts.file + "' is a compiled artifact; its products "
+                  "keep the precision it was compiled with");
+      return kFailed;
+    }
     StatusOr<Plan> plan = deserializePlan(*head, opts.file);
     if (!plan.ok()) {
       reportError(plan.message());
@@ -398,11 +410,16 @@ int runCommand(const std::vector<std::string> &args) {
     // Compiled plans are cached by everything they depend on: the program
     // text (locations included), the entry and the backend.
     CompileCache cache(opts.noCache ? std::string() : opts.cacheDir);
-    std::string key = CompileCache::keyFor(
-        {*head, sig->entry, opts.backend, "bucket=" + std::to_string(allReduceBucketBytes())});
+    std::vector<std::string> keyParts{*head, sig->entry, opts.backend,
+                                      "bucket=" + std::to_string(allReduceBucketBytes())};
+    if (opts.precision != MatmulPrecision::F32)
+      keyParts.push_back(std::string("precision=") + matmulPrecisionName(opts.precision));
+    std::string key = CompileCache::keyFor(keyParts);
     StatusOr<std::shared_ptr<const Plan>> plan =
         cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
-          FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn);
+          CompileOptions options;
+          options.precision = opts.precision;
+          FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn, "", options);
           if (failed(compiled))
             return Status::error("compilation failed");
           return std::move(*compiled);
@@ -416,6 +433,7 @@ int runCommand(const std::vector<std::string> &args) {
   }
 
   // The reference interpreter; a sharded function runs partitioned.
+  setMatmulPrecision(*loaded->module, opts.precision);
   FailureOr<MeshOp> mesh = findFunctionMesh(fn);
   if (failed(mesh))
     return kFailed;

@@ -66,19 +66,31 @@ std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
 mlir::func::FuncOp findEntry(mlir::ModuleOp module, const std::string &requested,
                              std::string &error);
 
-/// The passes of `shardc compile` before the lowering: --shardc-propagate
-/// and --shardc-partition, on `entry` only (every function when empty).
-void buildCompilePipeline(mlir::OpPassManager &pm, const std::string &entry, bool padUneven);
-/// Registers `--shardc-compile{entry=... pad-uneven=... output=...}` for
-/// shardc-opt: the same passes, then --shardc-lower-to-plan.
+/// What a compile may choose beyond the program itself.
+struct CompileOptions {
+  /// Pad dimensions the mesh axes do not divide (--pad-uneven).
+  bool padUneven = false;
+  /// How f32 products are computed (--precision): set on every f32
+  /// dot_general that has none, by --shardc-matmul-precision.
+  MatmulPrecision precision = MatmulPrecision::F32;
+};
+
+/// The passes of `shardc compile` before the lowering:
+/// --shardc-matmul-precision (unless f32), --shardc-propagate and
+/// --shardc-partition, on `entry` only (every function when empty).
+void buildCompilePipeline(mlir::OpPassManager &pm, const std::string &entry,
+                          const CompileOptions &options = {});
+/// Registers `--shardc-compile{entry=... pad-uneven=... precision=...
+/// output=...}` for shardc-opt: the same passes, then --shardc-lower-to-plan.
 void registerCompilePipeline();
 
 /// Runs the compile pipeline on `fn` when it is sharded (and not yet
-/// partitioned), then lowers it. With `dumpDir`, writes each stage there
-/// (01-propagated.mlir, 02-partitioned.mlir, 03-plan.txt). Errors are
-/// diagnostics.
+/// partitioned), then lowers it; `options.precision` applies either way.
+/// With `dumpDir`, writes each stage there (01-propagated.mlir,
+/// 02-partitioned.mlir, 03-plan.txt). Errors are diagnostics.
 mlir::FailureOr<Plan> compileToPlan(mlir::ModuleOp module, mlir::func::FuncOp fn,
-                                    const std::string &dumpDir = "");
+                                    const std::string &dumpDir = "",
+                                    const CompileOptions &options = {});
 
 } // namespace shardc
 

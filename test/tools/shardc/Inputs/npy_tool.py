@@ -13,6 +13,13 @@ import sys
 import numpy as np
 
 
+def round_bf16(a):
+    """f32 values rounded to bf16, to nearest even, as float64."""
+    u = np.asarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return u.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "mlp-inputs":
@@ -37,10 +44,18 @@ def main(argv):
             np.save(f"{d}/{name}.npy", rng.standard_normal(shape).astype(np.float32))
         np.save(f"{d}/labels.npy", rng.integers(0, 4, size=(16,)).astype(np.int32))
     elif cmd == "dp-check":
-        d = argv[2]
+        # dp-check DIR [bf16]: with bf16, both products' operands are
+        # rounded to bf16 (nearest even) and summed exactly, and the result
+        # must differ from the f32 one (the rounding happened).
+        d, bf16 = argv[2], argv[3:] == ["bf16"]
         load = lambda n: np.load(f"{d}/{n}.npy").astype(np.float64)
-        h = np.maximum(load("x") @ load("w1") + load("b1"), 0)
-        logits = h @ load("w2") + load("b2")
+        r = round_bf16 if bf16 else (lambda a: a)
+        h = np.maximum(r(load("x")) @ r(load("w1")) + load("b1"), 0)
+        logits = r(h) @ r(load("w2")) + load("b2")
+        if bf16:
+            h32 = np.maximum(load("x") @ load("w1") + load("b1"), 0)
+            f32 = h32 @ load("w2") + load("b2")
+            assert np.abs(logits - f32).max() > 1e-3, "bf16 rounding changed nothing"
         z = logits - logits.max(axis=1, keepdims=True)
         logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
         labels = np.load(f"{d}/labels.npy")
