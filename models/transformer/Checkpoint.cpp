@@ -5,8 +5,11 @@
 #include <shardc/Runtime/Safetensors.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
+#include <unistd.h>
 
 namespace gpt {
 
@@ -143,6 +146,72 @@ shardc::StatusOr<std::string> saveShardedCheckpoint(const std::string &base, con
   if (Status all = allSucceeded(processes, indexed, "checkpoint " + indexPath); !all.ok())
     return all;
   return indexPath;
+}
+
+namespace {
+
+/// The step of a checkpoint file's name, and whether it is an index:
+/// step-N.safetensors, step-N.safetensors.index.json,
+/// step-N-0000k-of-0000P.safetensors (N and the shard numbers all digits).
+bool parseCheckpointName(const std::string &name, int64_t &step, bool &isIndex) {
+  auto digits = [&](size_t at, size_t n) {
+    if (at + n > name.size() || n == 0)
+      return false;
+    for (size_t i = at; i < at + n; ++i)
+      if (name[i] < '0' || name[i] > '9')
+        return false;
+    return true;
+  };
+  if (name.rfind("step-", 0) != 0)
+    return false;
+  size_t end = 5;
+  while (end < name.size() && name[end] >= '0' && name[end] <= '9')
+    ++end;
+  if (end == 5 || end - 5 > 18)
+    return false;
+  std::string rest = name.substr(end);
+  isIndex = rest == ".safetensors.index.json";
+  bool shard = rest.size() == std::strlen("-00001-of-00002.safetensors") && rest[0] == '-' &&
+               digits(end + 1, 5) && rest.compare(6, 4, "-of-") == 0 && digits(end + 10, 5) &&
+               rest.compare(15, std::string::npos, ".safetensors") == 0;
+  if (!isIndex && !shard && rest != ".safetensors")
+    return false;
+  step = std::stoll(name.substr(5, end - 5));
+  return true;
+}
+
+} // namespace
+
+shardc::StatusOr<std::vector<std::string>> pruneCheckpoints(const std::string &dir,
+                                                            int64_t newest, int64_t keep) {
+  DIR *d = ::opendir(dir.c_str());
+  if (!d)
+    return Status::error("checkpoint directory " + dir + ": " + std::strerror(errno));
+  // Step -> its files, the index first.
+  std::map<int64_t, std::vector<std::string>> files;
+  while (struct dirent *e = ::readdir(d)) {
+    int64_t step;
+    bool isIndex;
+    std::string name = e->d_name;
+    if (!parseCheckpointName(name, step, isIndex) || step > newest)
+      continue;
+    std::vector<std::string> &f = files[step];
+    f.insert(isIndex ? f.begin() : f.end(), dir + "/" + name);
+  }
+  ::closedir(d);
+  // The newest step is kept whether or not its files are here; then the
+  // latest keep - 1 of the earlier ones.
+  files.erase(newest);
+  std::vector<std::string> deleted;
+  int64_t older = (int64_t)files.size() - std::max<int64_t>(keep - 1, 0);
+  for (auto it = files.begin(); older > 0; ++it, --older)
+    for (const std::string &path : it->second) {
+      if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+        return Status::error("cannot delete the old checkpoint " + path + ": " +
+                             std::strerror(errno));
+      deleted.push_back(path);
+    }
+  return deleted;
 }
 
 namespace {

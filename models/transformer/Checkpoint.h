@@ -48,6 +48,19 @@ shardc::StatusOr<std::string> saveShardedCheckpoint(const std::string &base, con
                                                     const std::string &mesh,
                                                     shardc::ProcessGroup &processes);
 
+/// Keeps the `keep` most recent checkpoints of `dir` up to step `newest`,
+/// like Orbax's max_to_keep: deletes those of earlier steps but the
+/// `keep - 1` latest (names as shardc-gpt writes them: `step-N.safetensors`,
+/// or a sharded checkpoint's index and its shards). Called once `newest` is
+/// complete on disk. A sharded checkpoint loses its index first, so no index
+/// ever names a missing shard; checkpoints of steps after `newest` (left by
+/// a run resumed from an earlier one) and any other file stay. Returns the
+/// files deleted, in order; an error names the file it could not delete.
+/// (On one machine or a shared file system: it deletes every process's
+/// shards.)
+shardc::StatusOr<std::vector<std::string>> pruneCheckpoints(const std::string &dir,
+                                                            int64_t newest, int64_t keep);
+
 /// Reads a checkpoint (a safetensors file, or a sharded checkpoint's
 /// `.index.json`, written by any number of processes) and checks it against `config`: every tensor present
 /// with its shape and dtype, the config in the metadata equal to this one.

@@ -17,6 +17,7 @@ const char *kUsage =
     "usage: shardc-gpt train [--data PATH] [--devices N] [--mesh data=D,model=M] [--steps S]\n"
     "                        [--batch B] [--lr LR] [--warmup W] [--seed S] [--eval-every K]\n"
     "                        [--eval-batches E] [--checkpoint-dir DIR] [--resume PATH]\n"
+    "                        [--keep-checkpoints N]\n"
     "                        [--stop-after N] [--log-every K] [--clip-norm C]\n"
     "                        [--weight-decay WD] [--precision f32|bf16|tf32]\n"
     "                        [--emit-mlir PATH]\n"

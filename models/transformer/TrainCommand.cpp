@@ -31,6 +31,7 @@ struct Cli {
   gpt::TrainOptions train;
   std::string data, checkpointDir, resume, emitMlir, meshText;
   int64_t devices = 0, evalEvery = 0, logEvery = 10, stopAfter = -1;
+  int64_t keepCheckpoints = 0; // 0: every save stays
 };
 
 Cli parse(int argc, char **argv) {
@@ -54,6 +55,7 @@ Cli parse(int argc, char **argv) {
     else if (a == "--eval-batches") t.evalBatches = toInt(a, v, 1);
     else if (a == "--checkpoint-dir") c.checkpointDir = v;
     else if (a == "--resume") c.resume = v;
+    else if (a == "--keep-checkpoints") c.keepCheckpoints = toInt(a, v, 1);
     else if (a == "--stop-after") c.stopAfter = toInt(a, v, 0);
     else if (a == "--log-every") c.logEvery = toInt(a, v, 1);
     else if (a == "--clip-norm") t.clipNorm = toDouble(a, v);
@@ -76,6 +78,8 @@ Cli parse(int argc, char **argv) {
     usage("model=" + std::to_string(t.model) + " must divide the heads (" +
           std::to_string(t.config.heads) + ") and --d-ff (" + std::to_string(t.config.dFF) +
           ")");
+  if (c.keepCheckpoints > 0 && c.checkpointDir.empty())
+    usage("--keep-checkpoints needs --checkpoint-dir");
   if (t.batch % t.data)
     usage("--batch " + std::to_string(t.batch) + " must be a multiple of data=" +
           std::to_string(t.data));
@@ -175,6 +179,17 @@ int trainMain(int argc, char **argv) {
       die(s.message());
     }
     report("saved %s\n", path.c_str());
+    // Older saves go only once this one is complete (Orbax's max_to_keep);
+    // a sharded save is complete on every process when it returns.
+    if (cli.keepCheckpoints > 0 && reports) {
+      shardc::StatusOr<std::vector<std::string>> gone =
+          gpt::pruneCheckpoints(cli.checkpointDir, trainer.step(), cli.keepCheckpoints);
+      if (!gone.ok())
+        report("shardc-gpt: warning: %s\n", gone.message().c_str());
+      else
+        for (const std::string &f : *gone)
+          report("deleted %s\n", f.c_str());
+    }
   };
   auto evaluate = [&]() {
     shardc::StatusOr<double> v = trainer.evaluate(data->val);

@@ -9,7 +9,7 @@
 //   shardc-gpt train [--data PATH] [--devices N] [--mesh data=D,model=M]
 //                    [--steps S] [--batch B] [--lr LR] [--warmup W]
 //                    [--seed S] [--eval-every K] [--eval-batches E]
-//                    [--checkpoint-dir DIR] [--resume PATH]
+//                    [--checkpoint-dir DIR] [--resume PATH] [--keep-checkpoints N]
 //                    [--stop-after N] [--log-every K] [--clip-norm C]
 //                    [--weight-decay WD] [--precision f32|bf16|tf32]
 //                    [--emit-mlir PATH]

@@ -367,6 +367,45 @@ TEST(Transformer, CheckpointRoundTripIsBitIdentical) {
   ASSERT_NE(raw->find("optimizer.head.weight.exp_avg_sq"), nullptr);
 }
 
+// --keep-checkpoints: the latest N up to the newest stay; an index goes
+// before its shards; names shardc-gpt does not write, and later steps, stay.
+TEST(Transformer, PruneCheckpointsKeepsTheLatestAndDeletesAnIndexFirst) {
+  TempDir tmp("shardc-gpt-prune");
+  std::vector<std::string> names = {
+      "step-00000001.safetensors",
+      "step-00000002-00001-of-00002.safetensors",
+      "step-00000002-00002-of-00002.safetensors",
+      "step-00000002.safetensors.index.json",
+      "step-00000003.safetensors",
+      "step-00000004.safetensors",
+      "step-00000009.safetensors",          // a later step: stays
+      "step-00000001.safetensors.tmp",      // not a checkpoint name
+      "step-x.safetensors",
+      "step-00000001-1-of-2.safetensors",
+      "notes.txt",
+  };
+  for (const std::string &n : names)
+    std::ofstream(tmp.file(n)) << "x";
+  StatusOr<std::vector<std::string>> gone = gpt::pruneCheckpoints(tmp.path(), 4, 2);
+  ASSERT_TRUE(gone.ok()) << gone.message();
+  ASSERT_EQ(gone->size(), 4u);
+  EXPECT_EQ((*gone)[0], tmp.file("step-00000001.safetensors"));
+  EXPECT_EQ((*gone)[1], tmp.file("step-00000002.safetensors.index.json"));
+  EXPECT_EQ(tmp.entries(),
+            (std::vector<std::string>{"notes.txt", "step-00000001-1-of-2.safetensors",
+                                      "step-00000001.safetensors.tmp",
+                                      "step-00000003.safetensors", "step-00000004.safetensors",
+                                      "step-00000009.safetensors", "step-x.safetensors"}));
+  // keep 1: the newest alone, even when its file is not there yet.
+  gone = gpt::pruneCheckpoints(tmp.path(), 5, 1);
+  ASSERT_TRUE(gone.ok());
+  EXPECT_EQ(gone->size(), 2u);
+  StatusOr<std::vector<std::string>> missing =
+      gpt::pruneCheckpoints(tmp.file("absent"), 5, 1);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("absent"), std::string::npos) << missing.message();
+}
+
 TEST(Transformer, ResumeContinuesTheSameCurveOnAnyMesh) {
   Client client = cpuClient();
   gpt::Dataset data = syntheticData();
