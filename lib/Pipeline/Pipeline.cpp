@@ -39,6 +39,10 @@ std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
                                                  bool captureDiagnostics) {
   auto loaded = std::make_unique<LoadedModule>();
   loaded->context.loadDialect<ShardcDialect, func::FuncDialect>();
+  // A diagnostic names the user's location and says what is wrong; it does
+  // not append the generic form of the op it is attached to (a whole
+  // function, for an argument's error).
+  loaded->context.printOpOnDiagnostic(false);
   if (captureDiagnostics)
     loaded->collector = std::make_unique<ScopedDiagnosticHandler>(
         &loaded->context, [l = loaded.get()](Diagnostic &d) {
