@@ -173,6 +173,9 @@ private:
   }
 
   LogicalResult eval(Operation *op) {
+    // Every result is an array held whole, on each device.
+    if (op->getNumResults() == 1 && failed(checkResultFitsInMemory(op)))
+      return failure();
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case([&](ConstantOp c) -> LogicalResult {
           std::optional<Array> value = elementsToArray(c.getValue());

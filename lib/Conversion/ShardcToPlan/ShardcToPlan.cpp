@@ -55,13 +55,17 @@ LogicalResult describe(Operation *op, PlanStep &step) {
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](ConstantOp c) -> LogicalResult {
+        if (failed(checkResultFitsInMemory(c)))
+          return failure();
         std::optional<Array> value = elementsToArray(c.getValue());
         if (!value)
           return c.emitError("cannot read the elements of this constant");
         step.constant = std::move(*value);
         return simple(OpCode::Constant);
       })
-      .Case([&](IotaOp c) {
+      .Case([&](IotaOp c) -> LogicalResult {
+        if (failed(checkResultFitsInMemory(c)))
+          return failure();
         step.attrs = {c.getDimAttr().getInt()};
         return simple(OpCode::Iota);
       })

@@ -10,6 +10,7 @@
 #include "CpuKernels.h"
 
 #include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/Memory.h"
 #include "shardc/Runtime/ProcessGroup.h"
 
 #include <algorithm>
@@ -104,6 +105,17 @@ public:
     Status valid = checkShardArguments(plan, args, local);
     if (!valid.ok())
       return valid;
+
+    // What this process allocates for the call, before it allocates any of
+    // it: each of its devices' arena and results.
+    int64_t perDevice = plan.arenaBytes;
+    for (int32_t r : plan.results)
+      perDevice += (int64_t)plan.values[r].bytes();
+    if (Status fits = checkBytesFit("a call of @" + plan.entry + " on " +
+                                        std::to_string(local.size()) + " device(s)",
+                                    perDevice * (int64_t)local.size());
+        !fits.ok())
+      return fits;
 
     // The cores are shared among the device threads.
     int64_t cores = usableCores();

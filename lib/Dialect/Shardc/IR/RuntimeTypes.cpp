@@ -3,6 +3,7 @@
 #include "shardc/Dialect/Shardc/IR/RuntimeTypes.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Runtime/Memory.h"
 
 using namespace mlir;
 
@@ -42,6 +43,20 @@ NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh) {
     s.spec.push_back(axes);
   }
   return s;
+}
+
+LogicalResult checkResultFitsInMemory(Operation *op) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  std::optional<DType> dtype = type ? toDType(type.getElementType()) : std::nullopt;
+  if (!dtype)
+    return success();
+  std::string what;
+  llvm::raw_string_ostream os(what);
+  os << "its result " << type;
+  Status fits = checkArrayFits(what, *dtype, Shape(type.getShape().begin(), type.getShape().end()));
+  if (!fits.ok())
+    return op->emitOpError(fits.message());
+  return success();
 }
 
 MatmulPrecision matmulPrecisionOf(DotGeneralOp op) {

@@ -33,6 +33,11 @@ std::optional<Array> elementsToArray(mlir::ElementsAttr elements);
 /// the same numbers (checked where they are defined).
 inline Reduction toReduction(ReduceKind kind) { return (Reduction)(int64_t)kind; }
 inline ReduceKind toReduceKind(Reduction kind) { return (ReduceKind)(int64_t)kind; }
+/// An error at `op` when its first result, a tensor the runtime holds
+/// whole (a constant's values, an iota), overflows 64 bits of bytes or
+/// cannot fit in this machine's memory; success otherwise.
+mlir::LogicalResult checkResultFitsInMemory(mlir::Operation *op);
+
 /// Runtime views of the dialect's mesh and sharding.
 Mesh toRuntimeMesh(MeshOp mesh);
 NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh);
