@@ -21,6 +21,17 @@ llvm_config.with_environment("PATH", config.shardc_tools_dir, append_path=True)
 tool_dirs = [config.shardc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["shardc-opt", "shardc", "shardc-mlp", "shardc-gpt"], tool_dirs)
 config.substitutions.append(("%python", config.numpy_python))
+
+# PyTorch and the peers' reference module (../shared/bench/tiny_transformer.py)
+# for the oracles that need them; tools/bootstrap.sh test installs
+# python3-torch. Without them those tests report UNSUPPORTED.
+import subprocess
+
+peer_module = os.path.join(os.path.dirname(config.test_source_root), "..", "shared", "bench",
+                           "tiny_transformer.py")
+if os.path.exists(peer_module) and subprocess.run(
+        [config.numpy_python, "-c", "import torch"], capture_output=True).returncode == 0:
+    config.available_features.add("torch")
 config.substitutions.append(("%shardc_obj_root", config.shardc_obj_root))
 config.substitutions.append(("%shardc_src_root", os.path.dirname(config.test_source_root)))
 

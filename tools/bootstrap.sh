@@ -3,7 +3,8 @@
 #
 #   tools/bootstrap.sh demo    install what is missing, build, run the demo (train the
 #                              Tiny Transformer briefly on simulated devices)
-#   tools/bootstrap.sh test    install what is missing, build, run every test (then the
+#   tools/bootstrap.sh test    install what is missing (PyTorch too, an oracle of the
+#                              tests), build, run every test (then the
 #                              runtime's tests and fuzz regressions under ASan + UBSan)
 #   tools/bootstrap.sh build   install what is missing, build
 #   tools/bootstrap.sh bench   also install the benchmark peers (PyTorch), build,
@@ -22,6 +23,9 @@ packages=(g++ cmake ninja-build python3 python3-numpy ccache lld libgtest-dev li
           libopenblas0-openmp libdnnl-dev libopenmpi-dev openmpi-bin
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools)
 
+# PyTorch: the oracle of some tests (generation against the peers' reference
+# module), and the benchmarks' peers.
+[ "$mode" = test ] && packages+=(python3-torch)
 [ "$mode" = bench ] && packages+=(python3-torch python3-threadpoolctl)
 
 missing=()

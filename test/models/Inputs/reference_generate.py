@@ -91,6 +91,9 @@ def main():
     ap.add_argument("prompt")
     ap.add_argument("tokens", type=int)
     ap.add_argument("--torch-module", default="")
+    ap.add_argument("--require-torch", action="store_true",
+                    help="fail unless torch and the module are there (else the PyTorch check "
+                         "is skipped)")
     args = ap.parse_args()
     tensors, meta = read_safetensors(args.checkpoint)
     c = parse_config(meta["config"])
@@ -107,6 +110,8 @@ def main():
             import torch
         except ImportError:
             torch = None
+        if torch is None and args.require_torch:
+            sys.exit("reference_generate.py: --require-torch, and torch cannot be imported")
         if torch is not None:
             sys.path.insert(0, args.torch_module)
             from tiny_transformer import TinyTransformer
@@ -122,6 +127,9 @@ def main():
                 sys.exit("reference_generate.py: PyTorch %s and NumPy %s disagree"
                          % (bytes(by_torch), bytes(out)))
             print("torch: agrees", file=sys.stderr)
+    elif args.require_torch:
+        sys.exit("reference_generate.py: --require-torch, and %s is missing" %
+                 (module or "--torch-module"))
     print(bytes(out).hex())
 
 
