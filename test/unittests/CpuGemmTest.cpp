@@ -141,6 +141,72 @@ TEST(CpuGemm, Tf32IsTheProductOfRoundedOperands) {
           << c.name << " on " << libraryName(library);
 }
 
+// Attention's products read q, k and v in place from one qkv buffer
+// [B, T, 3, H, hd]: two batch dimensions (B and H) with strides, each view
+// reading a third of what it spans, so bf16 and tf32 pack what they read;
+// and one operand with gaps beside one without (probs [B, H, T, T] times v).
+TEST(CpuGemm, ViewsWithGapsMatchTheProductOnEveryPath) {
+  const int64_t B = 3, T = 40, H = 4, hd = 16, row = 3 * H * hd;
+  std::vector<float> qkv(B * T * row), probs(B * H * T * T);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (float &x : qkv)
+    x = u(rng);
+  for (float &x : probs)
+    x = u(rng);
+  auto slice = [&](int64_t part, bool trans) {
+    MatrixView v;
+    v.batchSizes = {B, H};
+    v.batchStrides = {T * row, hd};
+    v.trans = trans;
+    v.ld = row;
+    return std::pair{qkv.data() + part * H * hd, v};
+  };
+  MatrixView p;
+  p.batchSizes = {B, H};
+  p.batchStrides = {H * T * T, T * T};
+  p.ld = T;
+  auto at = [](const float *x, const MatrixView &v, int64_t b, int64_t h, int64_t r,
+               int64_t c, MatmulPrecision prec) {
+    const float *m = x + b * v.batchStrides[0] + h * v.batchStrides[1];
+    return (double)rounded(v.trans ? m[c * v.ld + r] : m[r * v.ld + c], prec);
+  };
+  struct Product {
+    const char *name;
+    const float *A;
+    MatrixView a;
+    const float *Bm;
+    MatrixView b;
+    int64_t M, N, K;
+  };
+  auto [q, qv] = slice(0, false);
+  auto [k, kv] = slice(1, true); // k^T: [hd, T], rows of k read as columns
+  auto [v, vv] = slice(2, false);
+  const Product products[] = {{"scores q k^T", q, qv, k, kv, T, T, hd},
+                              {"probs v", probs.data(), p, v, vv, T, hd, T}};
+  for (GemmLibrary library : libraries())
+    for (MatmulPrecision prec :
+         {MatmulPrecision::F32, MatmulPrecision::BF16, MatmulPrecision::TF32})
+      for (const Product &x : products) {
+        std::vector<float> C(B * H * x.M * x.N, NAN);
+        gemm(x.M, x.N, x.K, x.A, x.a, x.Bm, x.b, C.data(), prec, library);
+        double worst = 0, scale = 0;
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t h = 0; h < H; ++h)
+            for (int64_t i = 0; i < x.M; ++i)
+              for (int64_t j = 0; j < x.N; ++j) {
+                double want = 0;
+                for (int64_t l = 0; l < x.K; ++l)
+                  want += at(x.A, x.a, b, h, i, l, prec) * at(x.Bm, x.b, b, h, l, j, prec);
+                double got = C[((b * H + h) * x.M + i) * x.N + j];
+                worst = std::max(worst, std::isfinite(got) ? std::abs(got - want) : INFINITY);
+                scale = std::max(scale, std::abs(want));
+              }
+        EXPECT_LT(worst / scale, 1e-5) << x.name << " on " << libraryName(library) << " at "
+                                       << matmulPrecisionName(prec);
+      }
+}
+
 // The rounding is visible: a bf16 product of operands that bf16 cannot
 // hold differs from the f32 one by about bf16's precision.
 TEST(CpuGemm, Bf16DiffersFromF32ByBf16Rounding) {

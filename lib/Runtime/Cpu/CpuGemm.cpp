@@ -109,27 +109,67 @@ __attribute__((target("avx512f,avx512bf16,avx512vl"))) void toBf16Avx512(const f
 }
 #endif
 
-/// y = bf16(x), nearest even (NaN stays NaN), on the shared pool.
-void toBf16(const float *x, uint16_t *y, int64_t n) {
-  parallelRange(n, [&](int64_t b, int64_t e) {
+/// y = bf16(x), nearest even (NaN stays NaN), for one run of elements.
+void toBf16Run(const float *x, uint16_t *y, int64_t n) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (cpuHasBf16())
-      return toBf16Avx512(x + b, y + b, e - b);
+  if (cpuHasBf16())
+    return toBf16Avx512(x, y, n);
 #endif
-    toBf16Scalar(x + b, y + b, e - b);
-  });
+  toBf16Scalar(x, y, n);
 }
 
-/// The values a bf16 or tf32 product reads, kept in f32.
-void roundOperand(const float *x, float *y, int64_t n, MatmulPrecision p) {
-  parallelRange(n, [&](int64_t b, int64_t e) {
-    if (p == MatmulPrecision::BF16)
-      for (int64_t i = b; i < e; ++i)
-        y[i] = bf16ToFloat(floatToBF16(x[i]));
-    else
-      for (int64_t i = b; i < e; ++i)
-        y[i] = roundToTF32(x[i]);
-  });
+/// y = x rounded to bf16 or tf32 and kept in f32, for one run of elements.
+void roundRun(const float *x, float *y, int64_t n, MatmulPrecision p) {
+  if (p == MatmulPrecision::BF16)
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = bf16ToFloat(floatToBF16(x[i]));
+  else
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = roundToTF32(x[i]);
+}
+
+/// Whether a view leaves gaps in what it spans (q, k and v are slices of one
+/// qkv buffer, each read a third): then rounding its extent would convert
+/// elements no product reads.
+bool hasGaps(const MatrixView &v, int64_t rows, int64_t cols) {
+  int64_t dense = v.items() * rows * cols;
+  return extentOf(v, rows, cols) > dense + dense / 4;
+}
+
+/// The elements an operand's view reads as rows x cols matrices, rounded by
+/// `run` into `buf`, on the shared pool: its extent as it is (the view
+/// stays), or with `pack`, only the matrices it reads, one after the other
+/// in the view's orientation (`v` then describes the packed copy, its batch
+/// dimensions flattened into one). Both operands of a product are packed
+/// or neither, so their batch dimensions stay alike.
+template <typename T, typename Run>
+const T *roundedOperand(const float *x, MatrixView &v, int64_t rows, int64_t cols, bool pack,
+                        std::vector<T> &buf, Run run) {
+  int64_t items = v.items(), dense = items * rows * cols, extent = extentOf(v, rows, cols);
+  if (!pack) {
+    if ((int64_t)buf.size() < extent)
+      buf.resize(extent);
+    parallelRange(extent, [&](int64_t b, int64_t e) { run(x + b, buf.data() + b, e - b); });
+    return buf.data();
+  }
+  if ((int64_t)buf.size() < dense)
+    buf.resize(dense);
+  // Stored lines: rows, or columns when the view reads the matrix transposed.
+  int64_t lines = v.trans ? cols : rows, length = v.trans ? rows : cols;
+  std::vector<int64_t> offsets = v.offsets();
+  parallelRange(
+      items * lines,
+      [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          int64_t item = i / lines, line = i % lines;
+          run(x + offsets[item] + line * v.ld, buf.data() + i * length, length);
+        }
+      },
+      dense);
+  v.batchSizes = items > 1 ? std::vector<int64_t>{items} : std::vector<int64_t>{};
+  v.batchStrides = items > 1 ? std::vector<int64_t>{rows * cols} : std::vector<int64_t>{};
+  v.ld = length;
+  return buf.data();
 }
 
 void noteBf16Emulated(const char *why) {
@@ -351,18 +391,18 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, 
   // would be mapped and faulted in page by page on every step.
   static thread_local std::vector<uint16_t> aHalf, bHalf;
   static thread_local std::vector<float> aRound, bRound;
-  int64_t aLen = extentOf(a, M, K), bLen = extentOf(b, K, N);
+  // Both operands are rounded the same way, so packing one keeps the batch
+  // order of the other.
+  MatrixView ra = a, rb = b;
+  bool pack = hasGaps(a, M, K) || hasGaps(b, K, N);
   if (precision == MatmulPrecision::BF16) {
 #ifdef SHARDC_HAVE_DNNL
     if (dnnl && cpuHasBf16()) {
-      if ((int64_t)aHalf.size() < aLen)
-        aHalf.resize(aLen);
-      if ((int64_t)bHalf.size() < bLen)
-        bHalf.resize(bLen);
-      toBf16(A, aHalf.data(), aLen);
-      toBf16(B, bHalf.data(), bLen);
-      if (dnnlGemm(M, N, K, aHalf.data(), a, bHalf.data(), b, C, /*bf16=*/true))
+      const uint16_t *ha = roundedOperand(A, ra, M, K, pack, aHalf, toBf16Run);
+      const uint16_t *hb = roundedOperand(B, rb, K, N, pack, bHalf, toBf16Run);
+      if (dnnlGemm(M, N, K, ha, ra, hb, rb, C, /*bf16=*/true))
         return;
+      ra = a, rb = b;
     }
 #endif
     // Small products go to the f32 path by the rule above, as they would at
@@ -374,20 +414,17 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, 
   if (precision != MatmulPrecision::F32) {
     // The operands rounded, then the f32 path: bf16 without a bf16 kernel,
     // and tf32 (a GPU format: the same numbers as there).
-    if ((int64_t)aRound.size() < aLen)
-      aRound.resize(aLen);
-    if ((int64_t)bRound.size() < bLen)
-      bRound.resize(bLen);
-    roundOperand(A, aRound.data(), aLen, precision);
-    roundOperand(B, bRound.data(), bLen, precision);
-    A = aRound.data();
-    B = bRound.data();
+    auto round = [precision](const float *x, float *y, int64_t n) {
+      roundRun(x, y, n, precision);
+    };
+    A = roundedOperand(A, ra, M, K, pack, aRound, round);
+    B = roundedOperand(B, rb, K, N, pack, bRound, round);
   }
 #ifdef SHARDC_HAVE_DNNL
-  if (dnnl && dnnlGemm(M, N, K, A, a, B, b, C, /*bf16=*/false))
+  if (dnnl && dnnlGemm(M, N, K, A, ra, B, rb, C, /*bf16=*/false))
     return;
 #endif
-  blasGemm(M, N, K, A, a, B, b, C);
+  blasGemm(M, N, K, A, ra, B, rb, C);
 }
 
 bool gemmLibraryAvailable(GemmLibrary library) {
