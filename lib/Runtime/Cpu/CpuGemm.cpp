@@ -25,10 +25,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <string>
 
 #ifdef SHARDC_HAVE_CBLAS
 #include <cblas.h>
@@ -63,6 +66,24 @@ void useBlasThreads(int threads) {
 #else
   (void)threads;
 #endif
+}
+
+/// SHARDC_LOG=debug: which library and kernel each product shape gets.
+bool debugLog() {
+  static const bool on = [] {
+    const char *v = std::getenv("SHARDC_LOG");
+    return v && std::strcmp(v, "debug") == 0;
+  }();
+  return on;
+}
+
+/// Writes `line` to stderr the first time it is said in this process.
+void debugOnce(const std::string &line) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(line).second)
+    std::fprintf(stderr, "shardc: debug: %s\n", line.c_str());
 }
 
 /// Below this many flops a product stays on OpenBLAS: oneDNN's per-call
@@ -260,15 +281,29 @@ DnnlProduct *dnnlProduct(int64_t M, int64_t N, int64_t K, const MatrixView &a,
   bs.insert(bs.end(), {b.trans ? 1 : b.ld, b.trans ? b.ld : 1});
   cd.insert(cd.end(), {M, N});
   cs.insert(cs.end(), {N, 1});
+  std::string kernel;
   try {
     p.a = dnnl::memory::desc(ad, bf16 ? dt::bf16 : dt::f32, as);
     p.b = dnnl::memory::desc(bd, bf16 ? dt::bf16 : dt::f32, bs);
     p.c = dnnl::memory::desc(cd, dt::f32, cs);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p.a, p.b, p.c), dnnlEngine());
+    kernel = pd.impl_info_str();
     // The reference implementation is slower than OpenBLAS at any shape.
-    if (std::strstr(pd.impl_info_str(), "ref") == nullptr)
+    if (kernel.find("ref") == std::string::npos)
       p.primitive.emplace(pd);
-  } catch (const dnnl::error &) {
+  } catch (const dnnl::error &e) {
+    kernel = std::string("none: ") + e.what();
+  }
+  if (debugLog()) {
+    char shape[160];
+    std::snprintf(shape, sizeof shape, "%s product %lld x %lld x %lld (%lld items%s%s)",
+                  bf16 ? "bf16" : "f32", (long long)M, (long long)N, (long long)K,
+                  (long long)a.items(), a.trans ? ", A^T" : "", b.trans ? ", B^T" : "");
+    debugOnce(std::string(shape) +
+              (p.primitive ? ": oneDNN kernel " + kernel
+                           : ": oneDNN has no fast kernel (" + kernel + "); " +
+                                 (bf16 ? "rounded operands on the f32 path" : "OpenBLAS") +
+                                 " runs it"));
   }
   return p.primitive ? &p : nullptr;
 }
@@ -424,6 +459,19 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, 
   if (dnnl && dnnlGemm(M, N, K, A, ra, B, rb, C, /*bf16=*/false))
     return;
 #endif
+  if (debugLog()) {
+    char line[200];
+    std::snprintf(line, sizeof line, "%s product %lld x %lld x %lld (%lld items%s%s): %s",
+                  matmulPrecisionName(precision), (long long)M, (long long)N, (long long)K,
+                  (long long)a.items(), a.trans ? ", A^T" : "", b.trans ? ", B^T" : "",
+#ifdef SHARDC_HAVE_CBLAS
+                  "OpenBLAS"
+#else
+                  "a plain loop"
+#endif
+    );
+    debugOnce(line);
+  }
   blasGemm(M, N, K, A, ra, B, rb, C);
 }
 
