@@ -11,6 +11,7 @@
 #include "BufferAssignment.h"
 #include "FuseElementwise.h"
 #include "MergeCollectives.h"
+#include "Rematerialize.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
@@ -252,6 +253,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
         plan.values[id].shape, plan.resultGlobalShapes));
   }
 
+  rematerializeElementwise(plan);
   fuseElementwise(plan);
   mergeAllReduces(plan, allReduceBucketBytes());
 
