@@ -49,6 +49,13 @@ echo "== numpy" >&2
 import json, sys, time
 import numpy as np
 rows = [json.loads(l) for l in open(sys.argv[1]) if '"shape"' in l]
+try:  # which kernel OpenBLAS picked for this CPU, as numpy loaded it
+    from threadpoolctl import threadpool_info
+    core = next((i.get("architecture") for i in threadpool_info()
+                 if i.get("internal_api") == "openblas"), None)
+    print(json.dumps({"openblas_core": core}))
+except ImportError:
+    pass
 seen = set()
 for r in rows:
     if r["shape"] in seen:
@@ -80,9 +87,11 @@ import json, os, subprocess, sys, time
 rows = [json.loads(l) for l in open(sys.argv[1])]
 bf16_hw = next((r["bf16_instructions"] for r in rows if "bf16_instructions" in r), None)
 rows = [r for r in rows if "shape" in r]
-numpy = {}
+numpy, core = {}, None
 try:
-    numpy = {r["shape"]: r["gflops"] for r in map(json.loads, open(sys.argv[2]))}
+    lines = [json.loads(l) for l in open(sys.argv[2])]
+    numpy = {r["shape"]: r["gflops"] for r in lines if "shape" in r}
+    core = next((r["openblas_core"] for r in lines if "openblas_core" in r), None)
 except Exception:
     pass
 E = os.environ
@@ -105,7 +114,9 @@ p("# GEMM shapes of the Tiny Transformer: the CPU backend's products\n")
 p(f"{info.get('Model name', '?')}, {E['THREADS']} threads, avx512f "
   f"{'yes' if 'avx512f' in flags else 'no'}, avx512_bf16 {'yes' if 'avx512_bf16' in flags else 'no'}, "
   f"AMX {'yes' if 'amx_bf16' in flags else 'no'}; bf16 products on bf16 instructions: "
-  f"{'yes' if bf16_hw else 'no (emulated)'}; {time.strftime('%Y-%m-%d')}.")
+  f"{'yes' if bf16_hw else 'no (emulated)'}; OpenBLAS's kernel for this CPU (threadpoolctl, "
+  f"OPENBLAS_CORETYPE unset): {core or 'unknown (python3-threadpoolctl missing)'}; "
+  f"{time.strftime('%Y-%m-%d')}.")
 if peak:
     p(f"FMA peak (../shared/bench/fma_peak.c, {E['THREADS']} threads, before and after): "
       f"{' and '.join(f'{x:.0f}' for x in peaks)} GFLOP/s; percentages are of {peak:.0f}, "

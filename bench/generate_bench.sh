@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Tiny Transformer text generation (build/bin/shardc-gpt generate) against
-# PyTorch's padded decoding (../shared/bench/peer_generate.py: greedy, batch
-# 1, prompt "ROMEO:", 200 new bytes, 2 threads, no KV cache), same weights
-# and model config, in one run:
-#   a. padded: the window is always 128 bytes, one executable for every step;
+# PyTorch's decoding of the same kind (../shared/bench/peer_generate.py:
+# greedy, batch 1, prompt "ROMEO:", 200 new bytes, 2 threads; and
+# bench/peer_generate_batch.py for a batch), same model config, in one run,
+# each side after an untimed generation of the same 200 bytes:
+#   a. padded: the window is always 128 bytes, one executable for every step,
+#      against PyTorch's padded decoding;
 #   b. kv-cache: a prefill executable, then one decode step per byte over
-#      donated key/value caches; batch 1 (after a warm-up generation, and
-#      as the first generation of a process) and batch 8;
+#      donated key/value caches, against PyTorch's kv-cache decoding (its
+#      `kvcache` row); batch 1 (after a warm-up generation, and as the first
+#      generation of a process) and batch 8 against PyTorch at batch 8;
 #   c. where the kv-cache decode step's time goes: the bytes of weights it
 #      reads per byte against its time.
 # The sides alternate, `rounds` times; the table has medians. Both sides load
 # Debian's OpenMP OpenBLAS with OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset.
 # The checkpoint is --checkpoint PATH, else one training step of shardc-gpt
-# (speed does not depend on the weights; the peer then uses its seeded
+# (speed does not depend on the weights; the peers then use their seeded
 # init). Prints the table and writes it to bench/results/generate.md (or
 # --out FILE).
 #   bench/generate_bench.sh [BUILD_DIR] [--rounds R] [--checkpoint PATH] [--out FILE] [--no-build]
@@ -82,7 +85,9 @@ for round in $(seq "$rounds"); do
   gen kv8 --mode kv-cache --batch 8 --warmup 200
   if [ $have_torch = 1 ]; then
     run torch $py "$peers/peer_generate.py" --new-tokens 200 --repeats 1 --quiet-wait 5 \
-      --ckpt none
+      --warmup-tokens 200 --ckpt none
+    run torch8 env SHARDC_PEERS="$peers" $py "$here/peer_generate_batch.py" --batch 8 \
+      --new-tokens 200 --warmup-tokens 200
   fi
 done
 
@@ -113,27 +118,31 @@ p(f"{info.get('Model name', '?')}, {info.get('CPU(s)', '?')} cores, avx512f "
   f"(both slide past it), 2 threads, OpenMP OpenBLAS on both sides. Medians of "
   f"{E['ROUNDS']} interleaved rounds. shardc-gpt times a generation after an untimed one of "
   f"the same length in the same process (--warmup 200: the compile-cache lookup and the "
-  f"fused kernels' JIT happen there), PyTorch after its 10 warm-up tokens; the row "
+  f"fused kernels' JIT happen there), PyTorch after an untimed generation of the same "
+  f"200 bytes too (--warmup-tokens 200); the row "
   f"\"first generation\" has no warm-up: a new process whose plans and fused kernels come "
   f"from the disk cache (only its first step and first decode step are left out).\n")
-peer = med("torch", "padded", "tokens_per_s") if torch_ok else None
-p("| decoding | tokens/s | ms per byte (median) | compiles (first run of round 1) | against PyTorch padded |")
-p("| --- | --- | --- | --- | --- |")
-def row(name, tag):
+p("| decoding | shardc-gpt tokens/s | ms per byte | compiles (first run of round 1) "
+  "| PyTorch, same decoding | PyTorch tokens/s | shardc / PyTorch |")
+p("| --- | --- | --- | --- | --- | --- | --- |")
+def row(name, tag, peer_name, peer):
     r = S[tag][0]
     t = med(tag, "tokens_per_s")
     vs = f"{t / peer:.1f}x" if peer else "-"
-    p(f"| {name} | {t:,.0f} | {med(tag, 'ms_per_token_median'):.3f} | {r['compiles']} | {vs} |")
+    p(f"| {name} | {t:,.0f} | {med(tag, 'ms_per_token_median'):.3f} | {r['compiles']} | "
+      f"{peer_name if peer else '-'} | {f'{peer:,.0f}' if peer else '-'} | {vs} |")
+padded = med("torch", "padded", "tokens_per_s") if torch_ok else None
+kv = med("torch", "kvcache", "tokens_per_s") if torch_ok else None
+kv8 = med("torch8", "tokens_per_s") if torch_ok else None
+row("padded, batch 1", "padded", "padded (peer_generate.py)", padded)
+row("kv-cache, batch 1", "kv1", "kv-cache (peer_generate.py `kvcache`)", kv)
+row("kv-cache, batch 1, first generation of a process", "kv1-first",
+    "kv-cache, after its warm-up", kv)
+row("kv-cache, batch 8 (bytes/s of all 8)", "kv8", "kv-cache, batch 8 (peer_generate_batch.py)",
+    kv8)
 if torch_ok:
-    p(f"| PyTorch padded (peer_generate.py) | {peer:,.0f} | "
-      f"{med('torch', 'padded', 'ms_per_token'):.3f} | - | 1.0x |")
-    p(f"| PyTorch naive (growing sequence) | {med('torch', 'naive', 'tokens_per_s'):,.0f} | "
-      f"{med('torch', 'naive', 'ms_per_token'):.3f} | - | "
-      f"{med('torch', 'naive', 'tokens_per_s') / peer:.1f}x |")
-row("shardc padded, batch 1", "padded")
-row("shardc kv-cache, batch 1", "kv1")
-row("shardc kv-cache, batch 1, first generation of a process", "kv1-first")
-row("shardc kv-cache, batch 8 (bytes/s of all 8)", "kv8")
+    p(f"\nPyTorch's naive decoding (the growing sequence, no cache): "
+      f"{med('torch', 'naive', 'tokens_per_s'):,.0f} tokens/s.")
 # Where the time goes: a decode step reads every weight once (3.32 M f32
 # parameters, 13.3 MB) and its caches; at batch 1 that is all it does.
 ms = med("kv1", "ms_per_token_median")
@@ -141,10 +150,11 @@ weights = 3_323_648 * 4
 caches = 2 * 4 * 4 * 128 * 64 * 4 // 2   # half the cache on average: positions up to pos
 p(f"\nkv-cache, batch 1: each decode step reads the 13.3 MB of weights "
   f"(3.32 M f32 parameters) and on average half its 1.0 MB of caches in "
-  f"{ms:.3f} ms: {(weights + caches) / (ms * 1e-3) / 1e9:.1f} GB/s, which the 480 MB L3 of "
-  f"this machine serves (the weights stay in it between steps). Batch 8 reads them once "
-  f"for 8 bytes.\n")
+  f"{ms:.3f} ms: {(weights + caches) / (ms * 1e-3) / 1e9:.1f} GB/s (this machine's L3: "
+  f"{info.get('L3 cache', 'unknown')}). Batch 8 reads them once for 8 bytes.\n")
 p(f"Checkpoint: {os.path.basename(E['CKPT'])}. Commands: `shardc-gpt generate --checkpoint CKPT "
   f"--prompt ROMEO: --tokens 200 --mode padded|kv-cache [--batch 8] [--warmup 200]`, "
-  f"`{sys.executable} ../shared/bench/peer_generate.py --new-tokens 200 --repeats 1 --ckpt none`.")
+  f"`{sys.executable} ../shared/bench/peer_generate.py --new-tokens 200 --repeats 1 "
+  f"--warmup-tokens 200 --ckpt none`, `{sys.executable} bench/peer_generate_batch.py --batch 8 "
+  f"--new-tokens 200 --warmup-tokens 200`.")
 PY

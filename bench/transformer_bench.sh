@@ -286,8 +286,9 @@ cmds = [
 ]
 p("```\n" + "\n".join(cmds) + "\n```\n")
 p("Not the same: shardc-gpt's learning rate is its default (1e-3, 30-step warm-up, cosine "
-  "to 0.1x) and it clips the gradient norm at 1.0; the peers use a constant 3e-4 and no "
-  "clipping (neither changes the cost of a step by more than a few elementwise passes). "
+  "to 0.1x); the peers use a constant 3e-4. In a both sides clip the gradient norm at 1.0; "
+  "the DDP peer of b does not, while shardc-gpt does (neither changes the cost of a step by "
+  "more than a few elementwise passes). "
   "The DDP peer's one-process run is the plain model, without the DDP wrapper, as "
   "shardc's 1-device step has no all-reduce.\n")
 worst = max(S_all, key=lambda s: s["foreign"] or 0)
