@@ -8,10 +8,12 @@
 //     shapes at about twice OpenBLAS's rate, and it is the library with
 //     bf16 kernels (OpenBLAS 0.3.21 as Debian builds it has no sbgemm);
 //   - OpenBLAS for the rest: matrix-vector products (a decode step's
-//     weights), small products, and everything when oneDNN is not built in;
+//     weights), small products, batches of small untransposed items where
+//     OpenBLAS has a kernel for the CPU, and everything when oneDNN is not
+//     built in;
 //   - a plain loop without either.
-// The rule does not time anything at run time, so a product always takes
-// the same path and results repeat bit for bit.
+// The rule does not time anything at run time, so on one machine a product
+// always takes the same path and results repeat bit for bit.
 //
 // bf16 precision rounds both operands to bf16 (nearest even) and
 // accumulates in f32: oneDNN's bf16 kernels where the CPU has bf16
@@ -84,6 +86,24 @@ void debugOnce(const std::string &line) {
   std::lock_guard<std::mutex> lock(mutex);
   if (said.insert(line).second)
     std::fprintf(stderr, "shardc: debug: %s\n", line.c_str());
+}
+
+/// Whether OpenBLAS runs a kernel made for this CPU. On a CPU it does not
+/// know it falls back to a generic one ("Prescott": a tenth of the FMA
+/// peak), whatever the CPU's vector units.
+bool openblasKnowsCpu() {
+#ifdef SHARDC_HAVE_CBLAS
+  static const bool knows = [] {
+    const char *core = openblas_get_corename();
+    for (const char *tuned : {"Haswell", "Zen", "SkylakeX", "Cooperlake", "SapphireRapids"})
+      if (core && std::strcmp(core, tuned) == 0)
+        return true;
+    return false;
+  }();
+  return knows;
+#else
+  return false;
+#endif
 }
 
 /// Below this many flops a product stays on OpenBLAS: oneDNN's per-call
@@ -418,8 +438,16 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, 
   int64_t flops = 2 * a.items() * M * N * K;
   bool dnnl = false;
 #ifdef SHARDC_HAVE_DNNL
+  // At f32, a batch of small items read as they are (attention's probs v)
+  // runs faster as one OpenBLAS sgemm per item over the cores, where
+  // OpenBLAS has a kernel for the CPU (bench/results/gemm.md: 55% of the
+  // FMA peak against oneDNN's 34% on Zen 4). bf16 stays on oneDNN's bf16
+  // kernels.
+  bool smallItems = precision == MatmulPrecision::F32 && a.items() > 1 && !a.trans &&
+                    !b.trans && 2 * M * N * K < kDnnlMinFlops && openblasKnowsCpu();
   dnnl = library == GemmLibrary::OneDnn ||
-         (library == GemmLibrary::Auto && flops >= kDnnlMinFlops && M > 1 && N > 1);
+         (library == GemmLibrary::Auto && flops >= kDnnlMinFlops && M > 1 && N > 1 &&
+          !smallItems);
 #endif
   (void)flops;
   // Per-thread buffers that only grow: a fresh allocation of this size
