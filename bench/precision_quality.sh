@@ -109,7 +109,9 @@ names = {"shardc-f32": "shardc-gpt f32", "shardc-bf16": "shardc-gpt --precision 
 for tag in ("shardc-f32", "shardc-bf16", "torch-f32", "torch-bf16", "shardc-bf16-long"):
     r = rows.get(tag)
     if r:
-        p(f"| {names[tag]} | {r['steps']} | {r['val_loss']:.4f} | {r.get('own_val_loss', '-')} |")
+        own = r.get("own_val_loss")
+        p(f"| {names[tag]} | {r['steps']} | {r['val_loss']:.4f} | "
+          f"{'-' if own is None else f'{own:.4f}'} |")
 f, b = rows["shardc-f32"]["val_loss"], rows["shardc-bf16"]["val_loss"]
 p(f"\nbf16 against f32 after {steps} steps: {100 * (b - f) / f:+.2f}% (goal: within 1%).")
 if "torch-bf16" in rows:

@@ -202,7 +202,7 @@ int trainMain(int argc, char **argv) {
 
   const double tokensPerStep = (double)o.batch * (double)o.config.context;
   std::vector<double> ms;
-  double lossLast = NAN, valLoss = NAN;
+  double lossFirst = NAN, lossLast = NAN, valLoss = NAN;
   int64_t stopAt = cli.stopAfter >= 0 ? std::min(o.steps, trainer.step() + cli.stopAfter)
                                       : o.steps;
   while (trainer.step() < stopAt) {
@@ -217,6 +217,8 @@ int trainMain(int argc, char **argv) {
       die("the loss is " + std::to_string(*loss) + " at step " +
           std::to_string(trainer.step()));
     ms.push_back(dt);
+    if (std::isnan(lossFirst))
+      lossFirst = *loss;
     lossLast = *loss;
     int64_t s = trainer.step();
     if (s % cli.logEvery == 0 || s == 1 || s == stopAt)
@@ -238,12 +240,14 @@ int trainMain(int argc, char **argv) {
     return 0;
   std::printf("{\"steps\": %lld, \"mesh\": \"%s\", \"devices\": %lld, \"batch\": %lld, "
               "\"context\": %lld, \"precision\": \"%s\", \"tokens_per_s\": %.1f, \"ms_per_step_median\": %.2f, "
-              "\"train_loss_last\": %.4f, \"val_loss\": %.4f, \"val_ppl\": %.3f, "
+              "\"train_loss_first\": %.9g, \"train_loss_last\": %.9g, \"val_loss\": %.9g, "
+              "\"val_ppl\": %.3f, "
               "\"peak_bytes_per_device\": %lld, \"state_bytes_per_device\": %lld, "
               "\"compile_s\": %.2f, \"cache_hits\": %lld, \"cache_misses\": %lld}\n",
               (long long)trainer.step(), trainer.meshString().c_str(),
               (long long)(o.data * o.model), (long long)o.batch, (long long)o.config.context,
-              o.precision.c_str(), med > 0 ? tokensPerStep / med * 1e3 : 0.0, med, lossLast, valLoss,
+              o.precision.c_str(), med > 0 ? tokensPerStep / med * 1e3 : 0.0, med, lossFirst,
+              lossLast, valLoss,
               std::exp(valLoss),
               (long long)(trainer.stateBytesPerDevice() + trainer.stepBufferBytesPerDevice()),
               (long long)trainer.stateBytesPerDevice(), *compileS,

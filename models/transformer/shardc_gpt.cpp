@@ -20,9 +20,10 @@
 //                    [--mode padded|kv-cache] [--batch B] [--mesh data=D,model=M]
 //
 // train: a progress line per log step, evaluation lines, and last one JSON line:
-// steps, tokens_per_s, ms_per_step_median, train_loss_last, val_loss,
-// val_ppl, peak_bytes_per_device, compile_s (and the layout and cache
-// counters). generate: the prompt and the text as it is produced, then one
+// steps, tokens_per_s, ms_per_step_median, train_loss_first and
+// train_loss_last (this run's first and last steps) and val_loss (all three
+// to float precision), val_ppl, peak_bytes_per_device, compile_s (and the
+// layout and cache counters). generate: the prompt and the text as it is produced, then one
 // JSON line: tokens_per_s, ms_per_token_median, compiles, cache_hits, mode,
 // batch, prefills.
 //
