@@ -3,7 +3,10 @@
 // The driver and the embedding API install the FusedJit into the CPU
 // backend; so do the suites that run plans, so that conformance and
 // partition equivalence check the kernels users get. SHARDC_FUSED_JIT=0
-// runs them on the tile-program interpreter instead.
+// runs them on the tile-program interpreter instead. Otherwise a JIT that
+// cannot be created, or a kernel that does not compile, fails the test that
+// met it: falling back to the interpreter would pass without checking the
+// kernels at all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +30,8 @@ public:
     std::string error;
     jit = shardc::FusedJit::create(shardc::FusedJitOptions{0, 0}, error);
     if (!jit)
-      std::printf("no fused JIT: %s\n", error.c_str());
+      ADD_FAILURE() << "the fused-kernel JIT cannot be created: " << error
+                    << " (SHARDC_FUSED_JIT=0 runs the suites on the interpreter)";
     shardc::setFusedKernelCompiler(jit);
   }
   void TearDown() override {
@@ -37,6 +41,7 @@ public:
     std::printf("fused kernels: %lld compiled (%.1f ms), %lld declined, %lld failed\n",
                 (long long)s.compiled, s.compileMs, (long long)s.declined,
                 (long long)s.failed);
+    EXPECT_EQ(s.failed, 0) << "fused kernels failed to compile and ran on the interpreter";
   }
 
 private:
