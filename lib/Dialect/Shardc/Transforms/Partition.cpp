@@ -141,6 +141,22 @@ private:
   PartitionOptions options;
   PaddingMasks paddingMasks{b, mesh};
   llvm::DenseMap<Value, Local> map;
+
+  /// The local value of `v`, which an op earlier in the body (or the
+  /// signature) produced. Not finding it is a bug of this pass: it stops
+  /// with a message naming the value rather than read an empty Local.
+  Local &local(Value v) {
+    auto it = map.find(v);
+    if (it == map.end()) {
+      std::string what;
+      llvm::raw_string_ostream os(what);
+      v.getLoc().print(os);
+      llvm::report_fatal_error(llvm::Twine("shardc-partition: internal error: no local value "
+                                           "for a value defined at ") +
+                               what + " in @" + fn.getSymName());
+    }
+    return it->second;
+  }
   /// A partial value once reduced: global value -> its whole local value.
   llvm::DenseMap<Value, Local> reduced;
   /// Values a sharding_constraint keeps partial: every user linear in them
@@ -166,7 +182,7 @@ private:
   /// reduce_scatter when `want` is its layout split further by exactly the
   /// pending axes, otherwise an all_reduce.
   Local whole(Operation *user, Value v, const Layout &want) {
-    Local &have = map[v];
+    Local &have = local(v);
     if (have.partial.empty())
       return have;
     auto it = reduced.find(v);
@@ -187,7 +203,7 @@ private:
   Value operandIn(Operation *user, unsigned i, const Layout &want,
                   bool keepPartial = false) {
     Value v = user->getOperand(i);
-    Local have = map[v];
+    Local have = local(v);
     if (!have.partial.empty() &&
         !(keepPartial && canStayPartial(have, want, globalType(v))))
       have = whole(user, v, want);
@@ -346,7 +362,7 @@ private:
     for (const auto &axes : factorAxes)
       used.push_back(axes);
     auto candidate = [&](unsigned i) {
-      const Local &have = map[op->getOperand(i)];
+      const Local &have = local(op->getOperand(i));
       // A result larger than the operand (a broadcast) would make the
       // reduction larger.
       for (Value r : op->getResults())
@@ -366,8 +382,8 @@ private:
       if (!best)
         return {};
       keep[*best] = true;
-      cause = map[op->getOperand(*best)].cause;
-      return map[op->getOperand(*best)].partial;
+      cause = local(op->getOperand(*best)).cause;
+      return local(op->getOperand(*best)).partial;
     }
     // Additive: every linear operand partial over the same axes (a zero
     // constant is partial over any), else all are reduced.
@@ -375,16 +391,16 @@ private:
     SmallVector<unsigned> whole;
     for (unsigned i : rule.linearOperands) {
       Value v = op->getOperand(i);
-      if (map[v].partial.empty()) {
+      if (local(v).partial.empty()) {
         if (!isZeroSplat(v))
           whole.push_back(i);
         continue;
       }
-      if (!candidate(i) || (axes && *axes != map[v].partial))
+      if (!candidate(i) || (axes && *axes != local(v).partial))
         return {};
       if (!axes) {
-        axes = map[v].partial;
-        cause = map[v].cause;
+        axes = local(v).partial;
+        cause = local(v).cause;
       }
     }
     if (!axes)
@@ -425,7 +441,7 @@ private:
       // Propagation may have filled the constraint's open dimensions.
       FailureOr<SmallVector<Layout>> filled = resultLayouts(op);
       Layout want = succeeded(filled) ? (*filled)[0] : layoutOf(c.getSharding(), mesh);
-      const Local &have = map[c.getOperand()];
+      const Local &have = local(c.getOperand());
       if (!c.getSharding().getPartial().empty())
         return keepPartialAsAsked(c, want);
       bool keep = !have.partial.empty() && !needsWhole(c.getOperand()) &&
@@ -453,7 +469,7 @@ private:
   /// partial over exactly those axes here, and stays so.
   LogicalResult keepPartialAsAsked(ShardingConstraintOp c, const Layout &want) {
     Axes asked = unite(c.getSharding().getPartialAxes(), {});
-    Local have = map[c.getOperand()];
+    Local have = local(c.getOperand());
     auto axesStr = [](ArrayRef<StringRef> axes) {
       return layoutStr(Layout{SmallVector<StringRef, 2>(axes.begin(), axes.end())});
     };
@@ -502,7 +518,7 @@ private:
       return failure();
     SmallVector<Layout> have;
     for (Value v : op->getOperands())
-      have.push_back(map[v].layout);
+      have.push_back(local(v).layout);
     bool mayStayPartial = llvm::all_of(op->getResults(), [&](Value r) { return !needsWhole(r); });
     FactorAxes factorAxes =
         chooseOpStrategy({op, rule, mesh, have, *wanted, mayStayPartial});
