@@ -22,11 +22,7 @@
 
 namespace shardc {
 
-namespace {
-
-bool isElementwise(OpCode op) { return isUnary(op) || isBinary(op); }
-
-bool isSplat(const Array &a) {
+bool isF32Splat(const Array &a) {
   if (a.dtype() != DType::F32 || a.numElements() == 0)
     return false;
   const float *p = a.data<float>();
@@ -35,6 +31,10 @@ bool isSplat(const Array &a) {
       return false;
   return true;
 }
+
+namespace {
+
+bool isElementwise(OpCode op) { return isUnary(op) || isBinary(op); }
 
 class Fuser {
 public:
@@ -197,7 +197,7 @@ private:
     if (isElementwise(s.op))
       return true;
     if (s.op == OpCode::Constant)
-      return isSplat(s.constant);
+      return isF32Splat(s.constant);
     if (s.op == OpCode::BroadcastInDim)
       return broadcastLoad(s).has_value();
     return false;

@@ -13,6 +13,10 @@ namespace shardc {
 /// inside a chain become kNotMaterialized. Runs before buffer assignment.
 void fuseElementwise(Plan &plan);
 
+/// Whether `a` is a non-empty f32 array of one value (bit for bit): a
+/// constant that fusion folds into its kernel as an immediate.
+bool isF32Splat(const Array &a);
+
 } // namespace shardc
 
 #endif // SHARDC_LIB_CONVERSION_SHARDCTOPLAN_FUSEELEMENTWISE_H

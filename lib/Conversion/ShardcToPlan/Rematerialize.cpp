@@ -11,8 +11,9 @@
 
 #include "Rematerialize.h"
 
+#include "FuseElementwise.h"
+
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <set>
 
@@ -124,16 +125,6 @@ private:
   std::vector<int64_t> producer, lastReader, stretch;
   std::vector<bool> copyable;
 
-  static bool isSplat(const Array &a) {
-    if (a.dtype() != DType::F32 || a.numElements() == 0)
-      return false;
-    const float *p = a.data<float>();
-    for (int64_t i = 1; i < a.numElements(); ++i)
-      if (std::memcmp(&p[i], &p[0], 4) != 0)
-        return false;
-    return true;
-  }
-
   /// Steps that are cheap to run again, of what the elementwise fusion
   /// fuses: f32 elementwise ops, compares and selects, splat constants, and
   /// broadcasts of small operands (loaded, not stored, once fused).
@@ -149,7 +140,7 @@ private:
       return out.dtype == DType::F32 && s.inputs.size() == 3 && f32(s.inputs[1]) &&
              f32(s.inputs[2]);
     case OpCode::Constant:
-      return isSplat(s.constant);
+      return isF32Splat(s.constant);
     case OpCode::BroadcastInDim:
       return out.dtype == DType::F32 && s.inputs.size() == 1 &&
              numElements(plan.values[s.inputs[0]].shape) * 8 <= numElements(out.shape);
