@@ -232,6 +232,17 @@ bool looksLikeArtifact(const std::string &bytes) {
   return bytes.size() >= 8 && std::memcmp(bytes.data(), kMagic, 8) == 0;
 }
 
+bool sealArtifact(std::string &bytes) {
+  if (!looksLikeArtifact(bytes) || bytes.size() < 28)
+    return false;
+  uint64_t size = bytes.size() - 28, sum = fnv1a(bytes.data() + 28, size);
+  for (int i = 0; i < 8; ++i) {
+    bytes[12 + i] = (char)((size >> (8 * i)) & 0xff);
+    bytes[20 + i] = (char)((sum >> (8 * i)) & 0xff);
+  }
+  return true;
+}
+
 StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name) {
   auto fail = [&](const std::string &why) { return Status::error(name + ": " + why); };
   if (!looksLikeArtifact(bytes))

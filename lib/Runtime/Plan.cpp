@@ -157,30 +157,72 @@ std::vector<int64_t> FusedProgram::encode() const {
 }
 
 Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
-  int64_t numRegs = (int64_t)(inputs.size() + instructions.size());
-  bool valid = inputs.size() == numInputs && outputs.size() + reductions.size() == numOutputs &&
-               numOutputs > 0;
-  for (size_t i = 0; valid && i < instructions.size(); ++i) {
+  auto bad = [](const std::string &why) {
+    return Status::error("malformed fused program: " + why);
+  };
+  if (inputs.size() != numInputs)
+    return bad("it loads " + std::to_string(inputs.size()) + " inputs, the step has " +
+               std::to_string(numInputs));
+  if (outputs.size() + reductions.size() != numOutputs || numOutputs == 0)
+    return bad("it makes " + std::to_string(outputs.size() + reductions.size()) +
+               " outputs, the step has " + std::to_string(numOutputs));
+  // A broadcast input's row length divides the elements; whole and scalar
+  // loads never read theirs.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Input &in = inputs[i];
+    if (in.mode < Whole || in.mode > Scalar)
+      return bad("input " + std::to_string(i) + " has load mode " + std::to_string(in.mode));
+    if ((in.mode == AlongRows || in.mode == AlongColumns) && in.cols <= 0)
+      return bad("input " + std::to_string(i) + " has row length " + std::to_string(in.cols));
+  }
+  // Every field is input: those an op does not read must be zero, so no
+  // kernel (interpreted, JIT-compiled or CUDA) meets a stray register.
+  for (size_t i = 0; i < instructions.size(); ++i) {
     int64_t defined = (int64_t)(inputs.size() + i);
     const Instruction &in = instructions[i];
-    auto ok = [&](int64_t r) { return r >= 0 && r < defined; };
-    bool unary = isUnary(in.op), binary = isBinary(in.op);
-    valid = in.op == OpCode::Constant || (unary && ok(in.x)) ||
-            (binary && ok(in.x) && ok(in.y)) ||
-            (in.op == OpCode::Compare && ok(in.x) && ok(in.y) && in.direction >= 0 &&
-             in.direction <= 5) ||
-            (in.op == OpCode::Select && ok(in.x) && ok(in.y) && ok(in.z));
+    std::string what = "instruction " + std::to_string(i);
+    bool unary = isUnary(in.op), binary = isBinary(in.op), compare = in.op == OpCode::Compare,
+         select = in.op == OpCode::Select, constant = in.op == OpCode::Constant;
+    if (!unary && !binary && !compare && !select && !constant)
+      return bad(what + " has opcode " + std::to_string((int64_t)in.op) +
+                 ", not an elementwise op");
+    what += " (" + std::string(opCodeName(in.op)) + ")";
+    auto field = [&](const char *name, int64_t r, bool read) -> Status {
+      if (read && (r < 0 || r >= defined))
+        return bad(what + " reads register " + std::string(name) + " = " + std::to_string(r) +
+                   ", not defined before it");
+      if (!read && r != 0)
+        return bad(what + " has " + name + " = " + std::to_string(r) +
+                   ", a field its op does not read (must be 0)");
+      return Status::success();
+    };
+    for (Status st : {field("x", in.x, !constant), field("y", in.y, binary || compare || select),
+                      field("z", in.z, select)})
+      if (!st.ok())
+        return st;
+    if (compare && (in.direction < 0 || in.direction > 5))
+      return bad(what + " has comparison direction " + std::to_string(in.direction));
+    uint32_t bits;
+    std::memcpy(&bits, &in.value, 4);
+    if (!constant && bits != 0)
+      return bad(what + " has a value, a field its op does not read (must be 0)");
   }
-  for (int64_t r : outputs)
-    valid = valid && r >= 0 && r < numRegs;
-  for (const RowReduction &red : reductions)
-    valid = valid && red.reg >= 0 && red.reg < numRegs && (int64_t)red.kind >= 0 &&
-            (int64_t)red.kind <= 2 && red.cols > 0;
-  for (const Input &in : inputs)
-    valid = valid && in.mode >= Whole && in.mode <= Scalar &&
-            (in.mode == Whole || in.mode == Scalar || in.cols > 0);
-  if (!valid)
-    return Status::error("malformed fused program");
+  int64_t numRegs = (int64_t)(inputs.size() + instructions.size());
+  for (size_t o = 0; o < outputs.size(); ++o)
+    if (outputs[o] < 0 || outputs[o] >= numRegs)
+      return bad("output " + std::to_string(o) + " is register " + std::to_string(outputs[o]) +
+                 ", of " + std::to_string(numRegs));
+  for (size_t k = 0; k < reductions.size(); ++k) {
+    const RowReduction &red = reductions[k];
+    if (red.reg < 0 || red.reg >= numRegs)
+      return bad("reduction " + std::to_string(k) + " reads register " +
+                 std::to_string(red.reg) + ", of " + std::to_string(numRegs));
+    if ((int64_t)red.kind < 0 || (int64_t)red.kind > 2)
+      return bad("reduction " + std::to_string(k) + " has kind " +
+                 std::to_string((int64_t)red.kind) + " (sum, max or min: 0 to 2)");
+    if (red.cols <= 0)
+      return bad("reduction " + std::to_string(k) + " has row length " + std::to_string(red.cols));
+  }
   return Status::success();
 }
 

@@ -158,9 +158,38 @@ TEST(Artifact, CraftedOpcodesAndProgramsAreRejected) {
   // A fused program whose instruction reads a register not yet defined,
   // and one whose counts run past its numbers.
   expectRejected([](Plan &p) { p.steps[2].attrs[5] = 5; },
-                 "step 2 (fused at m.mlir:5:8): malformed fused program");
+                 "step 2 (fused at m.mlir:5:8): malformed fused program: instruction 0 (mul) "
+                 "reads register x = 5, not defined before it");
   expectRejected([](Plan &p) { p.steps[2].attrs[0] = int64_t(1) << 60; },
                  "step 2 (fused at m.mlir:5:8): its program is malformed");
+}
+
+// The kernels read only the fields an op uses, but every field is input:
+// one an op does not read must be zero, so a stray register is an error
+// rather than a read out of bounds (the fuzzer found that crash).
+TEST(Artifact, FusedFieldsAnOpDoesNotReadMustBeZero) {
+  // The program's encoding: {1 input: mode, cols}, {1 instruction: op, x, y,
+  // value bits, z}, {1 output: register}, {0 reductions}.
+  auto neg = [](Plan &p) { p.steps[2].attrs[4] = (int64_t)OpCode::Neg; };
+  EXPECT_EQ(load(neg), "");
+  expectRejected(
+      [&](Plan &p) {
+        neg(p);
+        p.steps[2].attrs[6] = 1 << 20;
+      },
+      "instruction 0 (neg) has y = 1048576, a field its op does not read (must be 0)");
+  expectRejected([](Plan &p) { p.steps[2].attrs[8] = 3; },
+                 "instruction 0 (mul) has z = 3, a field its op does not read (must be 0)");
+  expectRejected([](Plan &p) { p.steps[2].attrs[7] = 1; },
+                 "instruction 0 (mul) has a value, a field its op does not read (must be 0)");
+  expectRejected(
+      [](Plan &p) {
+        p.steps[2].attrs[1] = FusedProgram::AlongRows;
+        p.steps[2].attrs[2] = -4;
+      },
+      "input 0 has row length -4");
+  expectRejected([](Plan &p) { p.steps[2].attrs[4] = (int64_t)OpCode::DotGeneral; },
+                 "instruction 0 has opcode");
 }
 
 namespace {

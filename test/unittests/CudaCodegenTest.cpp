@@ -137,7 +137,8 @@ TEST(CudaCodegen, MalformedProgramsAreErrors) {
   p.outputs = {1};
   StatusOr<FusedKernel> k = generateFusedKernel(p, 1, 1);
   ASSERT_FALSE(k.ok());
-  EXPECT_EQ(k.message(), "malformed fused program");
+  EXPECT_EQ(k.message(), "malformed fused program: instruction 0 (add) reads register y = 3, "
+                        "not defined before it");
   p.instructions = {Instr{OpCode::DotGeneral, 0, 0, 0}}; // not elementwise
   EXPECT_FALSE(generateFusedKernel(p, 1, 1).ok());
   p.instructions = {Instr{OpCode::Neg, 0, 0, 0}};

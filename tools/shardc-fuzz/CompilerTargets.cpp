@@ -40,10 +40,11 @@ func.func @main(%x: tensor<4x8xf32> {shardc.sharding = #shardc.sharding<@mesh, [
   return %z : tensor<4x2xf32>
 }
 )",
-                                        // Six axes, four of them on one padded dimension.
+                                        // Six axes, four of them on one padded dimension
+                                        // (of each operand and of the result).
                                         R"(shardc.mesh @m = <["a"=2, "b"=2, "c"=2, "d"=2, "e"=2, "f"=2]>
 func.func @main(%x: tensor<24x8xf32> {shardc.sharding = #shardc.sharding<@m, [{"a", "b", "c", "d"}, {"e"}]>, shardc.pad_uneven},
-                %w: tensor<8x6xf32>) -> (tensor<24x6xf32> {shardc.sharding = #shardc.sharding<@m, [{"f"}, {"a", "b", "c", "d"}]>}) {
+                %w: tensor<8x6xf32> {shardc.pad_uneven}) -> (tensor<24x6xf32> {shardc.sharding = #shardc.sharding<@m, [{"f"}, {"a", "b", "c", "d"}]>}) {
   %y = shardc.dot_general %x, %w contracting_dims = [1] x [0] : (tensor<24x8xf32>, tensor<8x6xf32>) -> tensor<24x6xf32>
   %z = shardc.tanh %y : tensor<24x6xf32>
   return %z : tensor<24x6xf32>
@@ -68,12 +69,15 @@ func.func @main(%x: tensor<24x8xf32> {shardc.sharding = #shardc.sharding<@m, [{"
             std::fprintf(stderr, "%s", loaded->diagnostics.c_str());
             std::abort(); // the compiler broke the plan's invariants
           }
-          if (mlir::succeeded(plan))
+          if (mlir::succeeded(plan)) {
+            reached();
             runLoadedPlan(*plan);
+          }
         }
         return true;
       },
-      {".mlir"}};
+      {".mlir"},
+      "lowered"};
   Target explain{
       "explain", "MLIR text through shardc explain (its entry and up to two more functions)",
       mlir.seeds,
@@ -100,9 +104,12 @@ func.func @main(%x: tensor<24x8xf32> {shardc.sharding = #shardc.sharding<@m, [{"
                   driver::kOk;
         }
         llvm::outs().flush(); // into /dev/null while fuzzing, not after
+        if (ok)
+          reached();
         return ok;
       },
-      {".mlir"}};
+      {".mlir"},
+      "explained"};
   return {mlir, explain};
 }
 

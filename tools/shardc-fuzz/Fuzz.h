@@ -34,7 +34,17 @@ struct Target {
   std::function<bool(const std::string &)> run;
   /// File extensions of seed files this target reads from a directory.
   std::vector<std::string> extensions;
+  /// What an input that gets through the readers reaches ("ran a plan",
+  /// "lowered"): `run` calls reached() when it gets there. Every built-in
+  /// seed must; --min-reach sets the share of mutants that must.
+  std::string stage;
+  /// Optional: a mutation that knows the format (changes a field of a
+  /// decoded input and encodes it again); used for half of the mutants.
+  std::function<std::string(const std::string &, std::mt19937_64 &)> mutateFields;
 };
+
+/// Marks the input now running as having reached its target's stage.
+void reached();
 
 /// The targets without the compiler (RuntimeTargets.cpp) and, when it is
 /// built, the MLIR one (CompilerTargets.cpp).
@@ -43,8 +53,12 @@ std::vector<Target> compilerTargets();
 
 /// Runs a plan that loaded or compiled on zero inputs, when it is small
 /// enough to run in a moment (8 devices, 64 MiB): a plan that validation
-/// accepts must run without crashing.
+/// accepts must run without crashing. Calls reached() when it runs.
 void runLoadedPlan(const Plan &plan);
+
+/// One of the values byte mutations write (0, -1, sizes near powers of two,
+/// the integer limits).
+int64_t interestingValue(std::mt19937_64 &rng);
 
 /// Byte-level mutations, plus splices with another seed; deterministic in
 /// the generator.

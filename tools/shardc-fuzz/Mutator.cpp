@@ -35,6 +35,10 @@ size_t pick(std::mt19937_64 &rng, size_t n) { return n ? rng() % n : 0; }
 
 } // namespace
 
+int64_t interestingValue(std::mt19937_64 &rng) {
+  return kInteresting[pick(rng, sizeof(kInteresting) / sizeof(kInteresting[0]))];
+}
+
 std::string mutate(const std::string &input, const std::vector<std::string> &corpus,
                    std::mt19937_64 &rng) {
   std::string s = input;
@@ -51,7 +55,7 @@ std::string mutate(const std::string &input, const std::vector<std::string> &cor
         s[pick(rng, s.size())] = (char)rng();
       break;
     case 2: { // an interesting value, 1, 2, 4 or 8 bytes little-endian
-      int64_t v = kInteresting[pick(rng, sizeof(kInteresting) / sizeof(kInteresting[0]))];
+      int64_t v = interestingValue(rng);
       size_t width = size_t(1) << pick(rng, 4);
       if (s.size() >= width) {
         size_t p = pick(rng, s.size() - width + 1);

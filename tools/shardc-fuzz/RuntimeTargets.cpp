@@ -5,6 +5,13 @@
 // so that a plan validation accepts can be executed), and safetensors
 // checkpoints. None needs the compiler.
 //
+// An artifact's checksum would stop nearly every mutant at the header, so
+// a mutant that fails it is sealed again (sealArtifact) and read once more:
+// the mutations reach the payload's reader, validation and the kernels.
+// Half of the artifact mutants change one field of a decoded plan instead
+// (a step's attributes, the fused programs' encodings among them, or its
+// value ids).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Fuzz.h"
@@ -25,8 +32,9 @@ Array counting(DType dtype, Shape shape) {
   return a;
 }
 
-/// A small plan with a dot, a collective, a fused chain, a reduction and a
-/// dynamic update of a donated argument, on a 2-device mesh.
+/// A small plan with a dot, a collective, a fused chain, a reduction, a
+/// dynamic update of a donated argument and a fused program with every
+/// kind of instruction, load mode and a row reduction, on a 2-device mesh.
 Plan seedPlan() {
   Plan p;
   p.entry = "main";
@@ -35,27 +43,46 @@ Plan seedPlan() {
               {DType::F32, {4, 2}, kArgument},  {DType::I32, {}, kArgument},
               {DType::F32, {2, 2}, 0},          {DType::F32, {2, 2}, 64},
               {DType::F32, {2, 2}, 128},        {DType::F32, {2}, 192},
-              {DType::F32, {4, 2}, kInArgument, 2}};
+              {DType::F32, {4, 2}, kInArgument, 2}, {DType::F32, {2, 2}, 256},
+              {DType::F32, {2}, 320}};
   p.args = {0, 1, 2, 3};
-  p.results = {5, 7, 8};
+  p.results = {5, 7, 8, 9, 10};
   p.argNames = {"x", "w", "cache", "pos"};
   p.donated = {false, false, true, false};
   NamedSharding replicated2{p.mesh, {{}, {}}};
   p.argShardings = {{p.mesh, {{"data"}, {}}}, replicated2, replicated2, {p.mesh, {}}};
   p.argGlobalShapes = {{4, 8}, {8, 2}, {4, 2}, {}};
-  p.resultShardings = {replicated2, {p.mesh, {{}}}, replicated2};
-  p.resultGlobalShapes = {{2, 2}, {2}, {4, 2}};
+  p.resultShardings = {replicated2, {p.mesh, {{}}}, replicated2, replicated2, {p.mesh, {{}}}};
+  p.resultGlobalShapes = {{2, 2}, {2}, {4, 2}, {2, 2}, {2}};
   FusedProgram square;
   square.inputs = {{FusedProgram::Whole, 0}};
   square.instructions = {{OpCode::Mul, 0, 0, 0.0f, 0}};
   square.outputs = {1};
+  // r0 = v5, r1 = v7 along columns, r2 = v7 along rows, r3 = v6[0];
+  // r4 = 0.5, r5 = -r0, r6 = r5 + r1, r7 = r6 > r4, r8 = r7 ? r6 : r2;
+  // outputs r8 and the row sums of r6 * r3.
+  FusedProgram every;
+  every.inputs = {{FusedProgram::Whole, 0},
+                  {FusedProgram::AlongColumns, 2},
+                  {FusedProgram::AlongRows, 2},
+                  {FusedProgram::Scalar, 1}};
+  every.instructions = {{OpCode::Constant, 0, 0, 0.5f, 0},
+                        {OpCode::Neg, 0, 0, 0.0f, 0},
+                        {OpCode::Add, 5, 1, 0.0f, 0},
+                        {OpCode::Compare, 6, 4, 0.0f, 0},
+                        {OpCode::Select, 7, 6, 0.0f, 2},
+                        {OpCode::Mul, 6, 3, 0.0f, 0}};
+  every.instructions[3].direction = 4; // gt
+  every.outputs = {8};
+  every.reductions = {{9, Reduction::Sum, 2}};
   p.steps = {{OpCode::DotGeneral, {0, 1}, {4}, {0, 1, 1, 0}, {}, {}, "seed:1"},
              {OpCode::AllReduce, {4}, {5}, {0}, {"data"}, {}, "seed:2"},
              {OpCode::Fused, {5}, {6}, square.encode(), {}, {}, "seed:3"},
              {OpCode::Reduce, {6}, {7}, {0, 1}, {}, {}, "seed:4"},
-             {OpCode::DynamicUpdateSlice, {2, 5, 3, 3}, {8}, {}, {}, {}, "seed:5"}};
-  p.arenaBytes = 256;
-  p.unsharedBytes = 320;
+             {OpCode::DynamicUpdateSlice, {2, 5, 3, 3}, {8}, {}, {}, {}, "seed:5"},
+             {OpCode::Fused, {5, 7, 7, 6}, {9, 10}, every.encode(), {}, {}, "seed:6"}};
+  p.arenaBytes = 384;
+  p.unsharedBytes = 448;
   return p;
 }
 
@@ -74,8 +101,74 @@ void runLoadedPlan(const Plan &plan) {
     args.emplace_back(plan.values[plan.args[i]].dtype, plan.argGlobalShapes[i]);
   }
   static std::unique_ptr<Backend> cpu = createCpuBackend();
+  reached();
   (void)runPlan(*cpu, plan, args); // an error is fine; a crash is not
 }
+
+namespace {
+
+/// Reads an artifact, sealed again when its checksum fails, and runs it.
+bool runArtifact(const std::string &bytes) {
+  StatusOr<Plan> plan = deserializePlan(bytes, "fuzz.shardc");
+  if (!plan.ok()) {
+    std::string sealed = bytes;
+    if (!sealArtifact(sealed) || sealed == bytes)
+      return false;
+    plan = deserializePlan(sealed, "fuzz.shardc");
+  }
+  if (plan.ok())
+    runLoadedPlan(*plan);
+  return plan.ok();
+}
+
+/// One field of one step of a decoded artifact: an attribute (a fused
+/// step's, more often than not), or an input or output id.
+std::string mutateArtifactFields(const std::string &bytes, std::mt19937_64 &rng) {
+  std::string sealed = bytes;
+  sealArtifact(sealed);
+  StatusOr<Plan> decoded = deserializePlan(sealed, "fuzz.shardc");
+  if (!decoded.ok() || decoded->steps.empty())
+    return mutate(bytes, {}, rng);
+  Plan plan = std::move(*decoded);
+  std::vector<size_t> fused;
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    if (plan.steps[i].op == OpCode::Fused)
+      fused.push_back(i);
+  PlanStep &step = !fused.empty() && rng() % 4 != 0 ? plan.steps[fused[rng() % fused.size()]]
+                                                   : plan.steps[rng() % plan.steps.size()];
+  auto change = [&](int64_t old) -> int64_t {
+    switch (rng() % 4) {
+    case 0: return old + 1;
+    case 1: return old - 1;
+    case 2: return (int64_t)(rng() % 16);
+    default: return interestingValue(rng);
+    }
+  };
+  int rounds = 1 + (int)(rng() % 2);
+  for (int r = 0; r < rounds; ++r) {
+    unsigned which = (unsigned)(rng() % 8);
+    if (which < 6 && !step.attrs.empty()) {
+      int64_t &a = step.attrs[rng() % step.attrs.size()];
+      a = change(a);
+    } else if (which == 6 && !step.inputs.empty()) {
+      int32_t &v = step.inputs[rng() % step.inputs.size()];
+      v = (int32_t)change(v);
+    } else if (!step.outputs.empty()) {
+      int32_t &v = step.outputs[rng() % step.outputs.size()];
+      v = (int32_t)change(v);
+    }
+  }
+  return serializePlan(plan);
+}
+
+/// A reader's target: the input reaches its stage when it parses.
+bool parsed(bool ok) {
+  if (ok)
+    reached();
+  return ok;
+}
+
+} // namespace
 
 std::vector<Target> runtimeTargets() {
   Target npy{"npy", ".npy arrays (parseNpy)",
@@ -87,17 +180,15 @@ std::vector<Target> runtimeTargets() {
                  seeds.push_back(serializeNpy(a));
                return seeds;
              },
-             [](const std::string &bytes) { return parseNpy(bytes, "fuzz.npy").ok(); },
-             {".npy"}};
+             [](const std::string &bytes) { return parsed(parseNpy(bytes, "fuzz.npy").ok()); },
+             {".npy"},
+             "parsed"};
   Target artifact{"artifact", ".shardc artifacts (deserializePlan), run when they load",
                   [] { return std::vector<std::string>{serializePlan(seedPlan())}; },
-                  [](const std::string &bytes) {
-                    StatusOr<Plan> plan = deserializePlan(bytes, "fuzz.shardc");
-                    if (plan.ok())
-                      runLoadedPlan(*plan);
-                    return plan.ok();
-                  },
-                  {".shardc"}};
+                  runArtifact,
+                  {".shardc"},
+                  "ran a plan",
+                  mutateArtifactFields};
   Target safetensors{
       "safetensors", "safetensors checkpoints (parseSafetensors)",
       [] {
@@ -112,8 +203,11 @@ std::vector<Target> runtimeTargets() {
             seeds.push_back(**s);
         return seeds;
       },
-      [](const std::string &bytes) { return parseSafetensors(bytes, "fuzz.safetensors").ok(); },
-      {".safetensors"}};
+      [](const std::string &bytes) {
+        return parsed(parseSafetensors(bytes, "fuzz.safetensors").ok());
+      },
+      {".safetensors"},
+      "parsed"};
   Target index{
       "safetensors-index", "sharded checkpoints' index files (parseSafetensorsIndex)",
       [] {
@@ -133,9 +227,10 @@ std::vector<Target> runtimeTargets() {
             if (!back.ok() || back->weightMap != i->weightMap || back->totalSize != i->totalSize)
               std::abort();
           }
-        return i.ok();
+        return parsed(i.ok());
       },
-      {".json"}};
+      {".json"},
+      "parsed"};
   return {npy, artifact, safetensors, index};
 }
 

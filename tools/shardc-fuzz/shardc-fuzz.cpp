@@ -1,7 +1,7 @@
 //===- shardc-fuzz.cpp - mutation fuzzing of shardc's input readers -------===//
 //
 //   shardc-fuzz TARGET [--seconds S] [--runs N] [--seed K] [--timeout S]
-//                      [--findings DIR] [SEED_FILE_OR_DIR...]
+//                      [--min-reach F] [--findings DIR] [SEED_FILE_OR_DIR...]
 //   shardc-fuzz TARGET --replay FILE...
 //   shardc-fuzz --list
 //
@@ -10,8 +10,14 @@
 // "// -----") and runs each mutant in this process. A crash, a hang past
 // --timeout, an uncaught exception or a failed allocation writes the input
 // to --findings (default: .) and exits 1; the last line says how many
-// inputs ran. Mutants the target accepts join the corpus. --replay runs
-// saved inputs once each (the regression inputs under test/fuzz/).
+// inputs ran and how many reached the code under test (the target's stage:
+// a plan run, a lowering). Mutants the target accepts join the corpus.
+//
+// A fuzzer that stops reaching that code finds nothing and still passes, so
+// it fails instead: when a built-in seed is rejected or does not reach the
+// stage, and when fewer than the fraction F of the mutants do (--min-reach).
+// --replay runs saved inputs once each (the regression inputs under
+// test/fuzz/).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +51,7 @@ std::string current;          // the input now running
 int reportFd = 2;             // stderr, kept while the targets' output goes to /dev/null
 char findingPath[4096] = "";  // where to save it
 const char *targetName = "";
+bool reachedStage = false;    // set by the target (reached()) for the input now running
 
 void saveCurrent(const char *why) {
   int fd = ::open(findingPath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -99,7 +106,7 @@ std::vector<std::string> splitInputs(const std::string &text, bool mlir) {
 [[noreturn]] void usage(const std::string &why, int code) {
   std::fprintf(code ? stderr : stdout,
                "%s%susage: shardc-fuzz TARGET [--seconds S] [--runs N] [--seed K] "
-               "[--timeout S] [--findings DIR] [SEED_FILE_OR_DIR...]\n"
+               "[--timeout S] [--min-reach F] [--findings DIR] [SEED_FILE_OR_DIR...]\n"
                "       shardc-fuzz TARGET --replay FILE...\n"
                "       shardc-fuzz --list\n",
                why.empty() ? "" : "shardc-fuzz: error: ", why.empty() ? "" : (why + "\n").c_str());
@@ -107,6 +114,8 @@ std::vector<std::string> splitInputs(const std::string &text, bool mlir) {
 }
 
 } // namespace
+
+void shardc::fuzz::reached() { reachedStage = true; }
 
 int main(int argc, char **argv) {
   std::vector<Target> targets = runtimeTargets();
@@ -130,7 +139,7 @@ int main(int argc, char **argv) {
     usage("no target '" + args[0] + "' (--list shows them)", 2);
   targetName = target->name.c_str();
 
-  double seconds = 0, timeout = 10;
+  double seconds = 0, timeout = 10, minReach = 0;
   uint64_t runs = 0, seed = 1;
   bool replay = false;
   std::string findings = ".";
@@ -147,6 +156,7 @@ int main(int argc, char **argv) {
     else if (a == "--seed") seed = std::strtoull(value().c_str(), nullptr, 10);
     else if (a == "--timeout") timeout = std::atof(value().c_str());
     else if (a == "--findings") findings = value();
+    else if (a == "--min-reach") minReach = std::atof(value().c_str());
     else if (a == "--replay") replay = true;
     else if (a.rfind("--", 0) == 0) usage("unknown option " + a, 2);
     else paths.push_back(a);
@@ -189,6 +199,7 @@ int main(int argc, char **argv) {
 
   auto runOne = [&](const std::string &input, const char *kind, uint64_t n) -> bool {
     current = input;
+    reachedStage = false;
     setFindingPath(findings, kind, n);
     alarm(timeout > 0 ? (unsigned)std::max(1.0, timeout) : 0);
     bool accepted = false;
@@ -238,25 +249,41 @@ int main(int argc, char **argv) {
 
   for (std::string &s : target->seeds())
     corpus.push_back(std::move(s));
+  size_t builtins = corpus.size();
   for (const fs::path &f : files)
     for (std::string &part : splitInputs(readAll(f), target->name == "mlir"))
       corpus.push_back(std::move(part));
   fs::create_directories(findings);
-  size_t seeds = corpus.size();
+  size_t seeds = corpus.size(), seedsReaching = 0;
   quiet();
-  for (size_t i = 0; i < seeds; ++i) // every seed must pass as it is
-    runOne(corpus[i], "seed", i);
+  for (size_t i = 0; i < seeds; ++i) { // every seed must pass as it is
+    bool ok = runOne(corpus[i], "seed", i);
+    seedsReaching += reachedStage;
+    if (i < builtins && (!ok || (!target->stage.empty() && !reachedStage))) {
+      loud();
+      std::fprintf(stderr,
+                   "shardc-fuzz: %s: built-in seed %zu %s; the fuzzer no longer reaches the "
+                   "code it tests\n",
+                   targetName, i, ok ? ("was accepted but never " + target->stage).c_str()
+                                     : "was rejected");
+      return 1;
+    }
+  }
 
   std::mt19937_64 rng(seed);
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  uint64_t n = 0, accepted = 0;
+  uint64_t n = 0, accepted = 0, reachedCount = 0;
   double nextReport = 5;
   while ((runs == 0 || n < runs) && (seconds <= 0 || elapsed() < seconds)) {
-    std::string input = mutate(corpus[rng() % corpus.size()], corpus, rng);
-    if (runOne(input, "crash", n)) {
+    const std::string &base = corpus[rng() % corpus.size()];
+    std::string input = target->mutateFields && rng() % 2 ? target->mutateFields(base, rng)
+                                                           : mutate(base, corpus, rng);
+    bool ok = runOne(input, "crash", n);
+    reachedCount += reachedStage;
+    if (ok) {
       ++accepted;
       if (corpus.size() < 4096 && rng() % 8 == 0)
         corpus.push_back(std::move(input));
@@ -270,9 +297,20 @@ int main(int argc, char **argv) {
   }
   loud();
   double t = elapsed();
-  std::printf("shardc-fuzz %s: %llu inputs in %.1f s (%.0f/s), %llu accepted; %zu seeds, "
-              "corpus %zu; no finding\n",
+  std::string stage = target->stage.empty() ? "" : target->stage + ": ";
+  std::printf("shardc-fuzz %s: %llu inputs in %.1f s (%.0f/s), %llu accepted, %s%llu; %zu seeds "
+              "(%s%zu), corpus %zu; no finding\n",
               targetName, (unsigned long long)n, t, t > 0 ? n / t : 0.0,
-              (unsigned long long)accepted, seeds, corpus.size());
+              (unsigned long long)accepted, stage.c_str(), (unsigned long long)reachedCount,
+              seeds, stage.c_str(), seedsReaching, corpus.size());
+  if (minReach > 0 && (n == 0 || (double)reachedCount < minReach * (double)n)) {
+    std::fprintf(stderr,
+                 "shardc-fuzz: %s: %llu of %llu mutants (%.1f%%) %s, under the floor of "
+                 "%.1f%%: the mutants no longer reach the code under test\n",
+                 targetName, (unsigned long long)reachedCount, (unsigned long long)n,
+                 n ? 100.0 * reachedCount / n : 0.0,
+                 target->stage.empty() ? "were accepted" : target->stage.c_str(), 100 * minReach);
+    return 1;
+  }
   return 0;
 }

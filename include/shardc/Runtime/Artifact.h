@@ -36,6 +36,11 @@ StatusOr<Plan> readArtifact(const std::string &path);
 /// True when `bytes` starts like an artifact (to tell .shardc from .mlir).
 bool looksLikeArtifact(const std::string &bytes);
 
+/// Rewrites the header's payload size and checksum to match the payload as
+/// it is, for tools that edit artifacts (the fuzzer reaches the payload's
+/// reader this way). False when `bytes` has no artifact header.
+bool sealArtifact(std::string &bytes);
+
 } // namespace shardc
 
 #endif // SHARDC_RUNTIME_ARTIFACT_H

@@ -242,7 +242,7 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
         else if (in.op == OpCode::Select)
           selectF32(src[in.x], src[in.y], src[in.z], dst, len);
         else
-          elementwiseF32(in.op, src[in.x], src[in.y], dst, len);
+          elementwiseF32(in.op, src[in.x], isBinary(in.op) ? src[in.y] : src[in.x], dst, len);
         src[r] = dst;
       }
       for (size_t o = 0; o < p.outputs.size(); ++o)
