@@ -8,6 +8,7 @@
 #include "shardc/Conversion/Passes.h"
 #include "shardc/Dialect/Shardc/IR/ShardcDialect.h"
 #include "shardc/Dialect/Shardc/Transforms/Passes.h"
+#include "shardc/Dialect/StableHLO/StableHLO.h"
 #include "shardc/Pipeline/Pipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,7 +22,8 @@ int main(int argc, char **argv) {
   shardc::registerShardcConversionPasses();
   shardc::registerCompilePipeline();
   mlir::DialectRegistry registry;
-  registry.insert<shardc::ShardcDialect, mlir::func::FuncDialect>();
+  registry.insert<shardc::ShardcDialect, mlir::func::FuncDialect, shardc::StableHLODialect,
+                  shardc::ChloDialect, shardc::SdyDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "shardc optimizer driver\n", registry));
 }

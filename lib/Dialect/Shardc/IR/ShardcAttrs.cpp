@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/IR/ShardingSyntax.h"
 #include "shardc/Runtime/SubAxis.h"
 
 #include "mlir/IR/Builders.h"
@@ -34,7 +35,7 @@ void ShardcDialect::registerAttributes() {
 //===----------------------------------------------------------------------===//
 
 /// Parses the braces form, without the `#shardc.dim` prefix.
-static FailureOr<DimShardingAttr> parseDimBraces(AsmParser &parser) {
+FailureOr<DimShardingAttr> shardc::parseDimShardingBraces(AsmParser &parser) {
   MLIRContext *ctx = parser.getContext();
   if (parser.parseLBrace())
     return failure();
@@ -103,7 +104,7 @@ static void printDimBraces(AsmPrinter &printer, DimShardingAttr dim) {
 Attribute DimShardingAttr::parse(AsmParser &parser, Type) {
   if (parser.parseLess())
     return {};
-  FailureOr<DimShardingAttr> dim = parseDimBraces(parser);
+  FailureOr<DimShardingAttr> dim = parseDimShardingBraces(parser);
   if (failed(dim) || parser.parseGreater())
     return {};
   return *dim;
@@ -131,7 +132,7 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
   }
   SmallVector<DimShardingAttr> dims;
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
-        FailureOr<DimShardingAttr> dim = parseDimBraces(parser);
+        FailureOr<DimShardingAttr> dim = parseDimShardingBraces(parser);
         if (failed(dim))
           return failure();
         dims.push_back(*dim);
@@ -143,7 +144,7 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
     SMLoc at = parser.getCurrentLocation();
     if (parser.parseKeyword("partial") || parser.parseEqual())
       return {};
-    FailureOr<DimShardingAttr> axes = parseDimBraces(parser);
+    FailureOr<DimShardingAttr> axes = parseDimShardingBraces(parser);
     if (failed(axes))
       return {};
     if (axes->getIsOpen() || axes->getAxes().empty() || axes->getPriority() >= 0) {
