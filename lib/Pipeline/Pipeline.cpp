@@ -4,10 +4,12 @@
 
 #include "shardc/Conversion/Passes.h"
 #include "shardc/Conversion/ShardcToPlan.h"
+#include "shardc/Conversion/StableHLOToShardc.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/MatmulPrecision.h"
 #include "shardc/Dialect/Shardc/Transforms/Passes.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
+#include "shardc/Dialect/StableHLO/StableHLO.h"
 #include "shardc/Runtime/File.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,6 +41,9 @@ std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
                                                  bool captureDiagnostics) {
   auto loaded = std::make_unique<LoadedModule>();
   loaded->context.loadDialect<ShardcDialect, func::FuncDialect>();
+  // A module JAX printed (StableHLO, Shardy or GSPMD shardings) is read too,
+  // and imported right after parsing.
+  loadStableHLODialects(loaded->context);
   // A diagnostic names the user's location and says what is wrong; it does
   // not append the generic form of the op it is attached to (a whole
   // function, for an argument's error).
@@ -65,6 +70,9 @@ std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
   if (succeeded(parseAsmSourceFile(loaded->sourceMgr, &block, config, loaded->parserState.get())))
     loaded->module = mlir::detail::constructContainerOpForParserIfNecessary<ModuleOp>(
         &block, &loaded->context, FileLineColLoc::get(&loaded->context, bufferName, 0, 0));
+  if (loaded->module && isStableHLOModule(*loaded->module) &&
+      failed(importStableHLO(*loaded->module)))
+    loaded->module = nullptr;
   if (!loaded->module) {
     error = captureDiagnostics ? loaded->diagnostics : "cannot parse '" + bufferName + "'";
     return nullptr;

@@ -110,7 +110,41 @@ func.func @main(%x: tensor<24x8xf32> {shardc.sharding = #shardc.sharding<@m, [{"
       },
       {".mlir"},
       "explained"};
-  return {mlir, explain};
+  // The StableHLO importer: JAX's printed modules through the same path
+  // (the loader imports them before propagation).
+  Target stablehlo = mlir;
+  stablehlo.name = "stablehlo";
+  stablehlo.description = "StableHLO text as JAX prints it: import, then as mlir";
+  stablehlo.seeds = [] {
+    return std::vector<std::string>{R"(module @jit_f attributes {mhlo.num_partitions = 2 : i32} {
+  sdy.mesh @mesh = <["data"=2]>
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>},
+                         %arg1: tensor<4x2xf32>) -> (tensor<8xf32> {jax.result_info = ""}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x4xf32>, tensor<4x2xf32>) -> tensor<8x2xf32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<8x2xf32>
+    %2 = stablehlo.maximum %0, %1 : tensor<8x2xf32>
+    %3 = stablehlo.compare  GT, %2, %1,  FLOAT : (tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<8x2xi1>
+    %4 = stablehlo.select %3, %2, %1 : tensor<8x2xi1>, tensor<8x2xf32>
+    %5 = stablehlo.reduce(%4 init: %cst) applies stablehlo.add across dimensions = [1] : (tensor<8x2xf32>, tensor<f32>) -> tensor<8xf32>
+    %6 = sdy.sharding_constraint %5 <@mesh, [{"data"}]> : tensor<8xf32>
+    return %6 : tensor<8xf32>
+  }
+}
+)",
+                                    // Older JAX: GSPMD strings.
+                                    R"(module @jit_g attributes {mhlo.num_partitions = 4 : i32} {
+  func.func public @main(%arg0: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,2]<=[2,2]T(1,0)}"},
+                         %arg1: tensor<8x8xf32> {mhlo.sharding = "{replicated}"}) -> tensor<8x8xf32> {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    %1 = stablehlo.custom_call @Sharding(%0) {mhlo.sharding = "{devices=[4,1]<=[4]}"} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+    %2 = stablehlo.logistic %1 : tensor<8x8xf32>
+    return %2 : tensor<8x8xf32>
+  }
+}
+)"};
+  };
+  return {mlir, explain, stablehlo};
 }
 
 } // namespace shardc::fuzz

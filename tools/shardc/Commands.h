@@ -56,6 +56,10 @@ int compileCommand(const std::vector<std::string> &args);
 /// `shardc explain FILE.mlir [--entry NAME] [--show NAME]`
 int explainCommand(const std::vector<std::string> &args);
 
+/// `shardc import FILE.mlir [-o OUT.mlir]`: a StableHLO module in the
+/// shardc dialect.
+int importCommand(const std::vector<std::string> &args);
+
 } // namespace shardc::driver
 
 #endif // SHARDC_TOOLS_SHARDC_COMMANDS_H

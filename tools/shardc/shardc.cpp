@@ -28,6 +28,9 @@ static const char kHelp[] =
     "  explain FILE.mlir [--entry NAME] [--show NAME]\n"
     "      Shows the sharding of every value and where it came from, and every\n"
     "      collective partitioning inserts, with its cause and bytes sent.\n"
+    "  import FILE.mlir [-o OUT.mlir]\n"
+    "      Converts a StableHLO module (as JAX prints it) to the shardc dialect.\n"
+    "      The other commands also read StableHLO modules directly.\n"
     "\n"
     "Run 'shardc <command> --help' for the options of a command.\n";
 
@@ -44,6 +47,8 @@ int main(int argc, char **argv) {
     return compileCommand(args);
   if (command == "explain")
     return explainCommand(args);
+  if (command == "import")
+    return importCommand(args);
   reportError("unknown command '" + command + "' (try 'shardc --help')");
   return kUsage;
 }

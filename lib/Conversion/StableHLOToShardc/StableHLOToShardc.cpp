@@ -1,0 +1,755 @@
+//===- StableHLOToShardc.cpp - import JAX's StableHLO modules -------------===//
+//
+// The module is rewritten in place, in four steps:
+//   1. meshes: each sdy.mesh becomes a shardc.mesh (one without axes, a
+//      "maximal" mesh, places a value on one device: such shardings are
+//      dropped, as computing it everywhere gives the same values);
+//   2. calls: private functions are inlined into their callers, then
+//      erased when nothing calls them;
+//   3. ops: each op of a function body, in order, is replaced by the shardc
+//      ops that compute the same values (Converter::convert); the op's
+//      `sdy.sharding` becomes a sharding_constraint on its result;
+//   4. signatures: `sdy.sharding` on arguments and results becomes
+//      `shardc.sharding`, `jax.arg_info` becomes `shardc.name`, and the
+//      attributes only JAX reads (layouts, result info) are dropped.
+// The shardc ops verify themselves; the module is verified at the end, so a
+// type StableHLO allows and shardc does not (ui8, complex, f8) is an error
+// at the op that uses it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Conversion/StableHLOToShardc.h"
+#include "shardc/Conversion/GspmdSharding.h"
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/StableHLO/StableHLO.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace shardc {
+
+namespace {
+
+bool isImportedDialect(StringRef ns) { return ns == "stablehlo" || ns == "chlo" || ns == "sdy"; }
+
+StringRef dialectOf(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  return name.substr(0, name.find('.'));
+}
+
+/// An attribute of an op read in its printed form or its generic one, where
+/// StableHLO's ODS names differ from the printed names (`permutation` and
+/// `dims`) or hold it in properties.
+Attribute attrOf(Operation *op, ArrayRef<StringRef> names) {
+  for (StringRef name : names) {
+    if (Attribute a = op->getAttr(name))
+      return a;
+    if (auto props = dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute()))
+      if (Attribute a = props.get(name))
+        return a;
+  }
+  return {};
+}
+
+/// An integer list: `array<i64: ...>`, `dense<[...]> : tensor<Nxi64>` or
+/// `[1, 2]` of integers.
+std::optional<SmallVector<int64_t>> intsOf(Attribute a) {
+  SmallVector<int64_t> out;
+  if (auto arr = dyn_cast_or_null<DenseI64ArrayAttr>(a))
+    return SmallVector<int64_t>(arr.asArrayRef());
+  if (auto dense = dyn_cast_or_null<DenseIntElementsAttr>(a)) {
+    for (const APInt &v : dense)
+      out.push_back(v.getSExtValue());
+    return out;
+  }
+  if (auto list = dyn_cast_or_null<ArrayAttr>(a)) {
+    for (Attribute e : list) {
+      auto i = dyn_cast<IntegerAttr>(e);
+      if (!i)
+        return std::nullopt;
+      out.push_back(i.getInt());
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> intOf(Attribute a) {
+  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+    return i.getInt();
+  return std::nullopt;
+}
+
+std::optional<StringRef> stringOf(Attribute a) {
+  if (auto s = dyn_cast_or_null<StringAttr>(a))
+    return s.getValue();
+  return std::nullopt;
+}
+
+class Converter {
+public:
+  Converter(ModuleOp module, const llvm::StringSet<> &droppedMeshes, GspmdMeshes &gspmd)
+      : module(module), b(module.getContext()), droppedMeshes(droppedMeshes), gspmd(gspmd) {}
+
+  LogicalResult convertBlock(Block &block) {
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (!isImportedDialect(dialectOf(&op))) {
+        // func.return, func.call (left by recursion) and the like keep
+        // their form; their regions may hold StableHLO.
+        for (Region &r : op.getRegions())
+          for (Block &inner : r)
+            if (failed(convertBlock(inner)))
+              return failure();
+        continue;
+      }
+      b.setInsertionPoint(&op);
+      FailureOr<SmallVector<Value>> results = convert(&op);
+      if (failed(results))
+        return failure();
+      if (results->size() != op.getNumResults())
+        return op.emitError("the importer made ")
+               << results->size() << " results for " << op.getNumResults();
+      SmallVector<Value> pinned(*results);
+      if (failed(pinResultShardings(&op, pinned)))
+        return failure();
+      op.replaceAllUsesWith(pinned);
+      op.erase();
+    }
+    return success();
+  }
+
+private:
+  ModuleOp module;
+  OpBuilder b;
+  const llvm::StringSet<> &droppedMeshes;
+  GspmdMeshes &gspmd;
+
+  InFlightDiagnostic unsupported(Operation *op, const Twine &why = "") {
+    InFlightDiagnostic d = op->emitError("'") << op->getName().getStringRef()
+                                              << "' is not supported by shardc's StableHLO importer";
+    if (!why.isTriviallyEmpty())
+      d << ": " << why;
+    return d;
+  }
+
+  Value make(StringRef name, Location loc, ValueRange operands, Type result,
+             ArrayRef<NamedAttribute> attrs = {}) {
+    OperationState st(loc, "shardc." + name.str());
+    st.addOperands(operands);
+    st.addTypes(result);
+    st.addAttributes(attrs);
+    return b.create(st)->getResult(0);
+  }
+
+  Value splat(Location loc, RankedTensorType type, double value) {
+    Type elt = type.getElementType();
+    TypedAttr scalar;
+    if (isa<FloatType>(elt))
+      scalar = b.getFloatAttr(elt, value);
+    else
+      scalar = b.getIntegerAttr(elt, (int64_t)value);
+    return make("constant", loc, {}, type,
+                {b.getNamedAttr("value", DenseElementsAttr::get(type, scalar))});
+  }
+
+  /// A scalar (rank 0) value broadcast to `type`; other values as they are.
+  Value broadcastTo(Location loc, Value v, RankedTensorType type) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() == type.getRank())
+      return v;
+    return make("broadcast_in_dim", loc, v, type,
+                {b.getNamedAttr("dims", b.getDenseI64ArrayAttr({}))});
+  }
+
+  /// A sharding the importer keeps: one on a mesh with axes.
+  ShardingAttr kept(ShardingAttr s) {
+    return s && !droppedMeshes.contains(s.getMesh().getValue()) ? s : ShardingAttr();
+  }
+
+  /// An op's own result sharding (`sdy.sharding` per value, or a GSPMD
+  /// `mhlo.sharding`) pins its results where it is.
+  LogicalResult pinResultShardings(Operation *op, SmallVector<Value> &results) {
+    SmallVector<ShardingAttr> shardings(results.size());
+    if (auto list = dyn_cast_or_null<ArrayAttr>(op->getAttr("sdy.sharding"))) {
+      if (list.size() != results.size())
+        return op->emitError("sdy.sharding has ")
+               << list.size() << " shardings for " << results.size() << " results";
+      for (size_t i = 0; i < results.size(); ++i)
+        shardings[i] = kept(dyn_cast<ShardingAttr>(list[i]));
+    } else if (auto text = dyn_cast_or_null<StringAttr>(op->getAttr("mhlo.sharding"));
+               text && op->getName().getStringRef() != "stablehlo.custom_call") {
+      if (results.size() != 1)
+        return op->emitError("a GSPMD sharding on an op with several results (a tuple "
+                             "sharding) is not supported");
+      FailureOr<ShardingAttr> s = gspmdSharding(op, text.getValue(), results[0].getType());
+      if (failed(s))
+        return failure();
+      shardings[0] = *s;
+    }
+    for (size_t i = 0; i < results.size(); ++i)
+      if (shardings[i])
+        results[i] = make("sharding_constraint", op->getLoc(), results[i], results[i].getType(),
+                          {b.getNamedAttr("sharding", shardings[i])});
+    return success();
+  }
+
+  FailureOr<ShardingAttr> gspmdSharding(Operation *op, StringRef text, Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return op->emitError("a GSPMD sharding on a value that is not a ranked tensor");
+    std::string error;
+    FailureOr<ShardingAttr> s = gspmd.shardingFor(text, tensor.getRank(), error);
+    if (failed(s))
+      return op->emitError("GSPMD sharding \"") << text << "\": " << error;
+    return *s;
+  }
+
+  FailureOr<SmallVector<Value>> one(Value v) { return SmallVector<Value>{v}; }
+
+  FailureOr<SmallVector<Value>> convert(Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    Location loc = op->getLoc();
+    ValueRange in = op->getOperands();
+    auto resultType = [&]() {
+      return op->getNumResults() == 1 ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
+                                      : RankedTensorType();
+    };
+    RankedTensorType type = resultType();
+    auto arity = [&](size_t n) -> LogicalResult {
+      if (in.size() != n || op->getNumResults() != 1 || !type)
+        return op->emitError("'") << name << "' takes " << n
+                                  << " operands and gives one ranked tensor";
+      return success();
+    };
+
+    // Elementwise ops with a shardc twin.
+    StringRef twin = llvm::StringSwitch<StringRef>(name)
+                         .Case("stablehlo.abs", "abs")
+                         .Case("stablehlo.negate", "neg")
+                         .Case("stablehlo.exponential", "exp")
+                         .Case("stablehlo.log", "log")
+                         .Case("stablehlo.tanh", "tanh")
+                         .Case("stablehlo.sqrt", "sqrt")
+                         .Case("stablehlo.rsqrt", "rsqrt")
+                         .Case("stablehlo.log_plus_one", "log1p")
+                         .Case("chlo.erf", "erf")
+                         .Case("stablehlo.convert", "convert")
+                         .Case("stablehlo.reshape", "reshape")
+                         .Default("");
+    if (!twin.empty()) {
+      if (failed(arity(1)))
+        return failure();
+      return one(make(twin, loc, in, type));
+    }
+    twin = llvm::StringSwitch<StringRef>(name)
+               .Case("stablehlo.add", "add")
+               .Case("stablehlo.subtract", "sub")
+               .Case("stablehlo.multiply", "mul")
+               .Case("stablehlo.divide", "div")
+               .Case("stablehlo.maximum", "max")
+               .Case("stablehlo.minimum", "min")
+               .Case("stablehlo.power", "pow")
+               .Default("");
+    if (!twin.empty()) {
+      if (failed(arity(2)))
+        return failure();
+      if (type.getElementType().isInteger(1) && name == "stablehlo.add")
+        return one(booleanOr(loc, in[0], in[1], type)); // xla's pred add
+      return one(make(twin, loc, in, type));
+    }
+
+    if (name == "stablehlo.constant") {
+      auto value = dyn_cast_or_null<ElementsAttr>(op->getAttr("value"));
+      if (!value || op->getNumResults() != 1)
+        return op->emitError("a constant needs a dense value");
+      return one(make("constant", loc, {}, value.getType(), {b.getNamedAttr("value", value)}));
+    }
+    if (name == "stablehlo.iota") {
+      std::optional<int64_t> dim = intOf(attrOf(op, {"dim", "iota_dimension"}));
+      if (!dim || failed(arity(0)))
+        return op->emitError("iota needs its dimension and a ranked result");
+      return one(make("iota", loc, {}, type, {b.getNamedAttr("dim", b.getI64IntegerAttr(*dim))}));
+    }
+    if (name == "stablehlo.compare")
+      return compare(op, type);
+    if (name == "stablehlo.select") {
+      if (failed(arity(3)))
+        return failure();
+      // A scalar predicate picks whole operands.
+      return one(make("select", loc,
+                      {broadcastTo(loc, in[0], RankedTensorType::get(type.getShape(),
+                                                                     b.getI1Type())),
+                       in[1], in[2]},
+                      type));
+    }
+    if (name == "stablehlo.clamp") { // min(max(x, lo), hi), NaN as maximum and minimum
+      if (failed(arity(3)))
+        return failure();
+      Value lo = broadcastTo(loc, in[0], type), hi = broadcastTo(loc, in[2], type);
+      Value low = make("max", loc, {in[1], lo}, type);
+      return one(make("min", loc, {low, hi}, type));
+    }
+    if (name == "stablehlo.logistic") { // 1 / (1 + exp(-x))
+      if (failed(arity(1)))
+        return failure();
+      Value e = make("exp", loc, make("neg", loc, in[0], type), type);
+      Value one_ = splat(loc, type, 1.0);
+      return one(make("div", loc, {one_, make("add", loc, {one_, e}, type)}, type));
+    }
+    if (name == "stablehlo.sign") { // x > 0 ? 1 : (x < 0 ? -1 : x); keeps 0, -0 and NaN
+      if (failed(arity(1)))
+        return failure();
+      auto pred = RankedTensorType::get(type.getShape(), b.getI1Type());
+      Value zero = splat(loc, type, 0.0);
+      Value pos = make("compare", loc, {in[0], zero}, pred, {direction(CompareDirection::GT)});
+      Value neg = make("compare", loc, {in[0], zero}, pred, {direction(CompareDirection::LT)});
+      Value inner = make("select", loc, {neg, splat(loc, type, -1.0), in[0]}, type);
+      return one(make("select", loc, {pos, splat(loc, type, 1.0), inner}, type));
+    }
+    if (name == "stablehlo.and" || name == "stablehlo.or" || name == "stablehlo.not") {
+      if (failed(arity(name == "stablehlo.not" ? 1 : 2)))
+        return failure();
+      if (!type.getElementType().isInteger(1))
+        return unsupported(op, "only on booleans (i1); bitwise integer ops are not");
+      if (name == "stablehlo.not")
+        return one(make("select", loc, {in[0], splat(loc, type, 0), splat(loc, type, 1)}, type));
+      if (name == "stablehlo.or")
+        return one(booleanOr(loc, in[0], in[1], type));
+      return one(make("select", loc, {in[0], in[1], splat(loc, type, 0)}, type));
+    }
+    if (name == "stablehlo.dot_general" || name == "stablehlo.dot")
+      return dot(op, type);
+    if (name == "stablehlo.reduce")
+      return reduce(op);
+    if (name == "stablehlo.broadcast_in_dim") {
+      std::optional<SmallVector<int64_t>> dims =
+          intsOf(attrOf(op, {"dims", "broadcast_dimensions"}));
+      if (!dims || failed(arity(1)))
+        return op->emitError("broadcast_in_dim needs its dimensions");
+      return one(make("broadcast_in_dim", loc, in, type,
+                      {b.getNamedAttr("dims", b.getDenseI64ArrayAttr(*dims))}));
+    }
+    if (name == "stablehlo.transpose") {
+      std::optional<SmallVector<int64_t>> perm = intsOf(attrOf(op, {"dims", "permutation"}));
+      if (!perm || failed(arity(1)))
+        return op->emitError("transpose needs its permutation");
+      return one(make("transpose", loc, in, type,
+                      {b.getNamedAttr("permutation", b.getDenseI64ArrayAttr(*perm))}));
+    }
+    if (name == "stablehlo.slice") {
+      std::optional<SmallVector<int64_t>> start = intsOf(attrOf(op, {"start_indices"})),
+                                          limit = intsOf(attrOf(op, {"limit_indices"})),
+                                          strides = intsOf(attrOf(op, {"strides"}));
+      if (!start || !limit || failed(arity(1)))
+        return op->emitError("slice needs its start and limit indices");
+      if (!strides)
+        strides = SmallVector<int64_t>(start->size(), 1);
+      return one(make("slice", loc, in, type,
+                      {b.getNamedAttr("start", b.getDenseI64ArrayAttr(*start)),
+                       b.getNamedAttr("limit", b.getDenseI64ArrayAttr(*limit)),
+                       b.getNamedAttr("strides", b.getDenseI64ArrayAttr(*strides))}));
+    }
+    if (name == "stablehlo.concatenate") {
+      std::optional<int64_t> dim = intOf(attrOf(op, {"dim", "dimension"}));
+      if (!dim || !type)
+        return op->emitError("concatenate needs its dimension");
+      return one(make("concatenate", loc, in, type,
+                      {b.getNamedAttr("dim", b.getI64IntegerAttr(*dim))}));
+    }
+    if (name == "stablehlo.dynamic_slice") {
+      if (in.empty() || !type)
+        return op->emitError("dynamic_slice needs an operand");
+      std::optional<SmallVector<int64_t>> sizes = intsOf(attrOf(op, {"sizes", "slice_sizes"}));
+      if (sizes && ArrayRef<int64_t>(*sizes) != type.getShape())
+        return op->emitError("dynamic_slice's sizes do not match its result's shape");
+      return one(make("dynamic_slice", loc, in, type));
+    }
+    if (name == "stablehlo.dynamic_update_slice") {
+      if (in.size() < 2 || !type)
+        return op->emitError("dynamic_update_slice needs an operand and an update");
+      return one(make("dynamic_update_slice", loc, in, type));
+    }
+    if (name == "stablehlo.custom_call")
+      return customCall(op, type);
+    if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
+      if (failed(arity(1)))
+        return failure();
+      ShardingAttr s = kept(dyn_cast_or_null<ShardingAttr>(op->getAttr("sharding")));
+      if (!s)
+        return one(in[0]);
+      return one(make("sharding_constraint", loc, in, type, {b.getNamedAttr("sharding", s)}));
+    }
+    if (name == "stablehlo.optimization_barrier") {
+      SmallVector<Value> same(in.begin(), in.end());
+      return same;
+    }
+    if (name == "stablehlo.gather" || name == "stablehlo.scatter")
+      return unsupported(op, "gather and scatter are not converted yet");
+    if (name == "sdy.manual_computation")
+      return unsupported(op, "shard_map regions are not converted yet");
+    return unsupported(op);
+  }
+
+  NamedAttribute direction(CompareDirection d) {
+    return b.getNamedAttr("direction", CompareDirectionAttr::get(b.getContext(), d));
+  }
+
+  Value booleanOr(Location loc, Value x, Value y, RankedTensorType type) {
+    return make("select", loc, {x, splat(loc, type, 1), y}, type);
+  }
+
+  FailureOr<SmallVector<Value>> compare(Operation *op, RankedTensorType type) {
+    std::optional<StringRef> dir = stringOf(attrOf(op, {"comparison_direction"}));
+    std::optional<CompareDirection> d;
+    if (dir)
+      d = llvm::StringSwitch<std::optional<CompareDirection>>(*dir)
+              .Case("EQ", CompareDirection::EQ)
+              .Case("NE", CompareDirection::NE)
+              .Case("LT", CompareDirection::LT)
+              .Case("LE", CompareDirection::LE)
+              .Case("GT", CompareDirection::GT)
+              .Case("GE", CompareDirection::GE)
+              .Default(std::nullopt);
+    if (!d || op->getNumOperands() != 2 || !type)
+      return op->emitError("compare needs a direction (EQ, NE, LT, LE, GT, GE) and two operands");
+    if (std::optional<StringRef> kind = stringOf(attrOf(op, {"compare_type"}));
+        kind && *kind != "FLOAT" && *kind != "SIGNED")
+      return unsupported(op, "compare type " + *kind + " (FLOAT and SIGNED are)");
+    return one(make("compare", op->getLoc(), op->getOperands(), type, {direction(*d)}));
+  }
+
+  FailureOr<SmallVector<Value>> dot(Operation *op, RankedTensorType type) {
+    Location loc = op->getLoc();
+    if (op->getNumOperands() != 2 || !type)
+      return op->emitError("a product takes two operands and gives one ranked tensor");
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    auto lt = dyn_cast<RankedTensorType>(lhs.getType());
+    auto rt = dyn_cast<RankedTensorType>(rhs.getType());
+    if (!lt || !rt)
+      return op->emitError("a product's operands must be ranked tensors");
+    SmallVector<int64_t> lb, rb, lc, rc;
+    if (op->getName().getStringRef() == "stablehlo.dot") {
+      // Vector and matrix products: the last dimension of lhs with the first of rhs.
+      if (lt.getRank() < 1 || lt.getRank() > 2 || rt.getRank() < 1 || rt.getRank() > 2)
+        return op->emitError("stablehlo.dot takes vectors and matrices");
+      lc = {lt.getRank() - 1};
+      rc = {0};
+    } else {
+      auto dims = dyn_cast_or_null<DictionaryAttr>(attrOf(op, {"dot_dimension_numbers"}));
+      auto field = [&](StringRef printed, StringRef generic) -> SmallVector<int64_t> {
+        std::optional<SmallVector<int64_t>> v =
+            intsOf(dims ? dims.get(generic) : attrOf(op, {printed}));
+        return v ? *v : SmallVector<int64_t>();
+      };
+      lb = field("lhs_batching_dims", "lhs_batching_dimensions");
+      rb = field("rhs_batching_dims", "rhs_batching_dimensions");
+      lc = field("lhs_contracting_dims", "lhs_contracting_dimensions");
+      rc = field("rhs_contracting_dims", "rhs_contracting_dimensions");
+    }
+    // A preferred result type (bf16 x bf16 -> f32): the operands are
+    // converted first, which is exact.
+    Type elt = type.getElementType();
+    auto as = [&](Value v, RankedTensorType t) {
+      return t.getElementType() == elt
+                 ? v
+                 : make("convert", loc, v, RankedTensorType::get(t.getShape(), elt));
+    };
+    lhs = as(lhs, lt);
+    rhs = as(rhs, rt);
+    return one(make("dot_general", loc, {lhs, rhs}, type,
+                    {b.getNamedAttr("lhs_batching_dims", b.getDenseI64ArrayAttr(lb)),
+                     b.getNamedAttr("rhs_batching_dims", b.getDenseI64ArrayAttr(rb)),
+                     b.getNamedAttr("lhs_contracting_dims", b.getDenseI64ArrayAttr(lc)),
+                     b.getNamedAttr("rhs_contracting_dims", b.getDenseI64ArrayAttr(rc))}));
+  }
+
+  /// The body of a reduction: `applies stablehlo.add`, or a region whose
+  /// one op combines its two arguments and is returned.
+  std::optional<StringRef> reducer(Operation *op) {
+    if (std::optional<StringRef> applied = stringOf(op->getAttr("applies")))
+      return *applied;
+    if (op->getNumRegions() != 1 || !op->getRegion(0).hasOneBlock())
+      return std::nullopt;
+    Block &body = op->getRegion(0).front();
+    if (body.getNumArguments() != 2 || body.getOperations().size() != 2)
+      return std::nullopt;
+    Operation &combine = body.front();
+    Operation *ret = body.getTerminator();
+    if (combine.getNumOperands() != 2 || combine.getNumResults() != 1 ||
+        ret->getNumOperands() != 1 || ret->getOperand(0) != combine.getResult(0))
+      return std::nullopt;
+    bool args = (combine.getOperand(0) == body.getArgument(0) &&
+                 combine.getOperand(1) == body.getArgument(1)) ||
+                (combine.getOperand(0) == body.getArgument(1) &&
+                 combine.getOperand(1) == body.getArgument(0));
+    if (!args)
+      return std::nullopt;
+    return combine.getName().getStringRef();
+  }
+
+  FailureOr<SmallVector<Value>> reduce(Operation *op) {
+    Location loc = op->getLoc();
+    if (op->getNumOperands() != 2 || op->getNumResults() != 1)
+      return unsupported(op, "a reduction of several operands at once (argmax, sort keys)");
+    std::optional<StringRef> body = reducer(op);
+    std::optional<ReduceKind> kind;
+    if (body)
+      kind = llvm::StringSwitch<std::optional<ReduceKind>>(*body)
+                 .Case("stablehlo.add", ReduceKind::Sum)
+                 .Case("stablehlo.maximum", ReduceKind::Max)
+                 .Case("stablehlo.minimum", ReduceKind::Min)
+                 .Default(std::nullopt);
+    if (!kind)
+      return unsupported(op, "a reduction other than a sum, max or min ("
+                             "its body must be one stablehlo.add, maximum or minimum)");
+    std::optional<SmallVector<int64_t>> dims = intsOf(attrOf(op, {"dimensions"}));
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!dims || !type)
+      return op->emitError("reduce needs its dimensions and a ranked result");
+    Value x = op->getOperand(0), init = op->getOperand(1);
+    Value r = make("reduce", loc, x, type,
+                   {b.getNamedAttr("kind", ReduceKindAttr::get(b.getContext(), *kind)),
+                    b.getNamedAttr("dims", b.getDenseI64ArrayAttr(*dims))});
+    if (dims->empty())
+      r = x; // nothing reduced: only the initial value combines
+    // The initial value joins the result unless it is the identity.
+    if (isIdentity(init, *kind))
+      return one(r);
+    Value i = broadcastTo(loc, init, type);
+    StringRef combine = *kind == ReduceKind::Sum ? "add" : *kind == ReduceKind::Max ? "max" : "min";
+    return one(make(combine, loc, {r, i}, type));
+  }
+
+  static bool isIdentity(Value init, ReduceKind kind) {
+    Operation *def = init.getDefiningOp();
+    if (!def || def->getName().getStringRef() != "shardc.constant")
+      return false;
+    auto value = dyn_cast<DenseElementsAttr>(def->getAttr("value"));
+    if (!value || !value.isSplat())
+      return false;
+    if (auto f = dyn_cast<FloatType>(value.getElementType())) {
+      (void)f;
+      double v = value.getSplatValue<APFloat>().convertToDouble();
+      return kind == ReduceKind::Sum ? v == 0.0
+             : kind == ReduceKind::Max ? std::isinf(v) && v < 0
+                                       : std::isinf(v) && v > 0;
+    }
+    APInt v = value.getSplatValue<APInt>();
+    unsigned w = v.getBitWidth();
+    return kind == ReduceKind::Sum ? v.isZero()
+           : kind == ReduceKind::Max ? v == APInt::getSignedMinValue(w)
+                                     : v == APInt::getSignedMaxValue(w);
+  }
+
+  FailureOr<SmallVector<Value>> customCall(Operation *op, RankedTensorType type) {
+    std::optional<StringRef> target = stringOf(op->getAttr("call_target_name"));
+    if (target && *target == "Sharding") {
+      if (op->getNumOperands() != 1 || !type)
+        return op->emitError("custom_call @Sharding takes one value");
+      auto text = dyn_cast_or_null<StringAttr>(op->getAttr("mhlo.sharding"));
+      if (!text)
+        return op->emitError("custom_call @Sharding needs an mhlo.sharding string");
+      FailureOr<ShardingAttr> s = gspmdSharding(op, text.getValue(), type);
+      if (failed(s))
+        return failure();
+      if (!*s)
+        return one(op->getOperand(0));
+      return one(make("sharding_constraint", op->getLoc(), op->getOperand(0), type,
+                      {b.getNamedAttr("sharding", *s)}));
+    }
+    return unsupported(op, "custom_call @" + (target ? *target : StringRef("?")) +
+                               " (only @Sharding is)");
+  }
+};
+
+/// Inlines every call of a function defined in the module; returns failure
+/// on recursion.
+LogicalResult inlineCalls(ModuleOp module) {
+  SymbolTable symbols(module);
+  for (int round = 0;; ++round) {
+    SmallVector<func::CallOp> calls;
+    module.walk([&](func::CallOp call) { calls.push_back(call); });
+    if (calls.empty())
+      return success();
+    if (round == 64)
+      return calls.front().emitError("calls nest more than 64 deep (recursion?)");
+    for (func::CallOp call : calls) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee || callee.isExternal())
+        return call.emitError("calls @") << call.getCallee() << ", which has no body here";
+      if (!callee.getBody().hasOneBlock())
+        return call.emitError("calls @") << call.getCallee() << ", whose body has several blocks";
+      Block &body = callee.getBody().front();
+      IRMapping map;
+      for (auto [arg, operand] : llvm::zip(body.getArguments(), call.getOperands()))
+        map.map(arg, operand);
+      OpBuilder b(call);
+      for (Operation &op : body.without_terminator())
+        b.clone(op, map);
+      auto ret = cast<func::ReturnOp>(body.getTerminator());
+      for (auto [result, value] : llvm::zip(call.getResults(), ret.getOperands()))
+        result.replaceAllUsesWith(map.lookupOrDefault(value));
+      call.erase();
+    }
+  }
+}
+
+} // namespace
+
+bool isStableHLOModule(ModuleOp module) {
+  bool found = false;
+  module.walk([&](Operation *op) {
+    if (isImportedDialect(dialectOf(op)) || op->hasAttr("sdy.sharding") ||
+        op->hasAttr("mhlo.sharding"))
+      found = true;
+    if (auto fn = dyn_cast<func::FuncOp>(op))
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        if (fn.getArgAttr(i, "sdy.sharding") || fn.getArgAttr(i, "mhlo.sharding"))
+          found = true;
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
+LogicalResult importStableHLO(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  ctx->getOrLoadDialect<ShardcDialect>();
+  OpBuilder b(ctx);
+
+  // 1. Meshes.
+  llvm::StringSet<> dropped;
+  for (Operation &op : llvm::make_early_inc_range(module.getBody()->getOperations())) {
+    if (op.getName().getStringRef() != "sdy.mesh")
+      continue;
+    auto name = dyn_cast_or_null<StringAttr>(op.getAttr("sym_name"));
+    auto axes = dyn_cast_or_null<ArrayAttr>(op.getAttr("axis_names"));
+    auto sizes = dyn_cast_or_null<DenseI64ArrayAttr>(op.getAttr("axis_sizes"));
+    if (!name || !axes || !sizes)
+      return op.emitError("an sdy.mesh needs a name, axes and sizes");
+    int64_t devices = 1;
+    for (int64_t s : sizes.asArrayRef())
+      devices *= s;
+    if (auto ids = dyn_cast_or_null<DenseI64ArrayAttr>(op.getAttr("device_ids"))) {
+      bool iota = (int64_t)ids.size() == devices;
+      for (int64_t i = 0; iota && i < devices; ++i)
+        iota = ids[i] == i;
+      if (!iota && !axes.empty())
+        return op.emitError("a mesh whose device_ids are not 0, 1, ... in order is not "
+                            "supported");
+    }
+    if (axes.empty()) {
+      dropped.insert(name.getValue());
+      op.erase();
+      continue;
+    }
+    b.setInsertionPoint(&op);
+    MeshOp::create(b, op.getLoc(), name, axes, sizes);
+    op.erase();
+  }
+
+  // 2. Calls.
+  if (failed(inlineCalls(module)))
+    return failure();
+  SymbolTable symbols(module);
+  for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (fn.isPrivate() && SymbolTable::symbolKnownUseEmpty(fn, module))
+      fn.erase();
+
+  // 3. Ops, and 4. signatures.
+  int64_t partitions = 0;
+  if (auto n = dyn_cast_or_null<IntegerAttr>(module->getAttr("mhlo.num_partitions")))
+    partitions = n.getInt();
+  GspmdMeshes gspmd(module, partitions);
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (fn.isExternal())
+      continue;
+    Converter converter(module, dropped, gspmd);
+    if (failed(converter.convertBlock(fn.getBody().front())))
+      return failure();
+    auto signature = [&](unsigned count, auto get, auto set, bool isArg) -> LogicalResult {
+      for (unsigned i = 0; i < count; ++i) {
+        DictionaryAttr attrs = get(i);
+        NamedAttrList out;
+        Type type = isArg ? fn.getArgumentTypes()[i] : fn.getResultTypes()[i];
+        for (NamedAttribute a : attrs ? attrs.getValue() : ArrayRef<NamedAttribute>()) {
+          StringRef key = a.getName().getValue();
+          if (key == "sdy.sharding") {
+            auto s = dyn_cast<ShardingAttr>(a.getValue());
+            if (!s)
+              return fn.emitError("sdy.sharding of ")
+                     << (isArg ? "argument #" : "result #") << i << " is not a sharding";
+            if (!dropped.contains(s.getMesh().getValue()))
+              out.set(ShardcDialect::kShardingAttrName, s);
+          } else if (key == "mhlo.sharding") {
+            auto text = dyn_cast<StringAttr>(a.getValue());
+            auto tensor = dyn_cast<RankedTensorType>(type);
+            std::string error;
+            FailureOr<ShardingAttr> s =
+                text && tensor ? gspmd.shardingFor(text.getValue(), tensor.getRank(), error)
+                               : FailureOr<ShardingAttr>(failure());
+            if (failed(s))
+              return fn.emitError("mhlo.sharding of ")
+                     << (isArg ? "argument #" : "result #") << i << ": " << error;
+            if (*s)
+              out.set(ShardcDialect::kShardingAttrName, *s);
+          } else if (key == "jax.arg_info" && isArg) {
+            out.set(ShardcDialect::kArgNameAttrName, a.getValue());
+          } else if (key.starts_with("shardc.")) {
+            out.push_back(a);
+          }
+          // Layouts, result names, buffer donation hints of XLA's: dropped.
+        }
+        set(i, out.getDictionary(fn.getContext()));
+      }
+      return success();
+    };
+    if (failed(signature(
+            fn.getNumArguments(), [&](unsigned i) { return fn.getArgAttrDict(i); },
+            [&](unsigned i, DictionaryAttr d) { fn.setArgAttrs(i, d); }, true)) ||
+        failed(signature(
+            fn.getNumResults(), [&](unsigned i) { return fn.getResultAttrDict(i); },
+            [&](unsigned i, DictionaryAttr d) { fn.setResultAttrs(i, d); }, false)))
+      return failure();
+  }
+  gspmd.declareMeshes();
+  for (StringRef attr : {"mhlo.num_partitions", "mhlo.num_replicas"})
+    module->removeAttr(attr);
+  return verify(module);
+}
+
+namespace {
+struct ImportStableHLOPass : PassWrapper<ImportStableHLOPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ImportStableHLOPass)
+  StringRef getArgument() const override { return "shardc-import-stablehlo"; }
+  StringRef getDescription() const override {
+    return "Convert a StableHLO module (with Shardy or GSPMD shardings) to the shardc dialect";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<ShardcDialect>();
+  }
+  void runOnOperation() override {
+    // A module of shardc's own passes through untouched.
+    if (isStableHLOModule(getOperation()) && failed(importStableHLO(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+std::unique_ptr<Pass> createImportStableHLOPass() {
+  return std::make_unique<ImportStableHLOPass>();
+}
+
+void registerImportStableHLOPass() { PassRegistration<ImportStableHLOPass>(); }
+
+} // namespace shardc

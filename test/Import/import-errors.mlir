@@ -1,0 +1,90 @@
+// RUN: shardc-opt --shardc-import-stablehlo %s -split-input-file -verify-diagnostics
+
+// What the importer does not convert is an error at the op, naming it.
+
+func.func @f(%x: tensor<4xf32>, %i: tensor<2x1xi32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'stablehlo.gather' is not supported by shardc's StableHLO importer}}
+  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1>} : (tensor<4xf32>, tensor<2x1xi32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{custom_call @foo (only @Sharding is)}}
+  %0 = stablehlo.custom_call @foo(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<f32> {
+  %one = stablehlo.constant dense<1.0> : tensor<f32>
+  // expected-error @+1 {{a reduction other than a sum, max or min}}
+  %0 = stablehlo.reduce(%x init: %one) applies stablehlo.multiply across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xi1> {
+  // expected-error @+1 {{compare type TOTALORDER (FLOAT and SIGNED are)}}
+  %0 = stablehlo.compare LT, %x, %x, TOTALORDER : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{only on booleans (i1)}}
+  %0 = stablehlo.and %x, %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xui8>) -> tensor<4xui8> {
+  // expected-error @+1 {{'shardc.abs' op operand #0 must be statically shaped tensor}}
+  %0 = stablehlo.abs %x : tensor<4xui8>
+  return %0 : tensor<4xui8>
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32> {mhlo.sharding = "{devices=[3]<=[3]}"},
+// expected-error @-1 {{mhlo.sharding of argument #1: it tiles 2 devices, the module has 3}}
+             %y: tensor<4xf32> {mhlo.sharding = "{devices=[2]<=[2]}"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{mhlo.sharding of argument #0: manual shardings are only supported inside shard_map regions}}
+func.func @f(%x: tensor<4xf32> {mhlo.sharding = "{manual}"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{no order of the mesh's axes}}
+func.func @f(%x: tensor<4xf32> {mhlo.sharding = "{devices=[4]0,3,1,2}"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func private @g(%x: tensor<4xf32>) -> tensor<4xf32>
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{calls @g, which has no body here}}
+  %0 = func.call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = stablehlo.tanh %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+
+// -----
+
+sdy.mesh @m = <["a"=2, "b"=2], device_ids=[3, 2, 1, 0]>
+// expected-error @-1 {{a mesh whose device_ids are not 0, 1, ... in order is not supported}}
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
