@@ -88,3 +88,43 @@ sdy.mesh @m = <["a"=2, "b"=2], device_ids=[3, 2, 1, 0]>
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{collectives are supported inside shard_map (sdy.manual_computation) bodies}}
+  %0 = "stablehlo.all_gather"(%x) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+sdy.mesh @mesh = <["x"=2, "y"=2]>
+func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x", "y"} (%l: tensor<4xf32>) {
+    // expected-error @+1 {{the replica groups of 'stablehlo.all_reduce' are not the groups of any set of mesh axes of @mesh}}
+    %1 = "stablehlo.all_reduce"(%l) <{replica_groups = dense<[[0, 3], [1, 2]]> : tensor<2x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    sdy.return %1 : tensor<4xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+sdy.mesh @mesh = <["x"=2]>
+func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>] manual_axes={"x"} (%l: tensor<4xf32>) {
+    // expected-error @+1 {{'stablehlo.all_reduce' combines with something other than one add, maximum or minimum}}
+    %1 = "stablehlo.all_reduce"(%l) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.multiply %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    sdy.return %1 : tensor<4xf32>
+  } : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

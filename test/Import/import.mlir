@@ -187,3 +187,36 @@ func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x
   %3 = sdy.sharding_constraint %2 <@maximal, [{}, {}]> : tensor<8x8xf32>
   return %3 : tensor<8x8xf32>
 }
+
+// -----
+
+// shard_map: the body's collectives on the mesh axes their replica groups
+// span; the shardings of a partly manual region keep its manual axes.
+// CHECK-LABEL: func.func @manual
+// CHECK: shardc.shard_map(%arg0) in_shardings = [<@mesh, [{"x"}, {"y"}]>] out_shardings = [<@mesh, [{}, {"y"}]>] {
+// CHECK-NEXT: ^bb0(%[[L:.*]]: tensor<4x2xf32>):
+// CHECK-NEXT: %[[R:.*]] = shardc.all_reduce sum %[[L]] on @mesh ["x"] : tensor<4x2xf32>
+// CHECK-NEXT: %[[G:.*]] = shardc.all_gather %[[R]] on @mesh ["x", "y"] dim = 0 : tensor<4x2xf32> -> tensor<16x2xf32>
+// CHECK-NEXT: %[[P:.*]] = shardc.collective_permute %[[L]] on @mesh ["y"] sources = [1, 0] : tensor<4x2xf32>
+// CHECK-NEXT: shardc.return %[[R]] : tensor<4x2xf32>
+// CHECK: shardc.shard_map(%arg0) in_shardings = [<@mesh, [{"x"}, {}]>] out_shardings = [<@mesh, [{"x"}, {}]>] {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<4x4xf32>):
+// CHECK-NEXT: shardc.neg
+sdy.mesh @mesh = <["x"=2, "y"=2]>
+func.func @manual(%a: tensor<8x4xf32>) -> (tensor<4x4xf32>, tensor<8x4xf32>) {
+  %0 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{"x"}, {"y"}]>] out_shardings=[<@mesh, [{}, {"y"}]>] manual_axes={"x", "y"} (%l: tensor<4x2xf32>) {
+    %1 = "stablehlo.all_reduce"(%l) <{replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+    %2 = "stablehlo.all_gather"(%1) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> : (tensor<4x2xf32>) -> tensor<16x2xf32>
+    %3 = "stablehlo.collective_permute"(%l) <{source_target_pairs = dense<[[0, 1], [1, 0], [2, 3], [3, 2]]> : tensor<4x2xi64>}> : (tensor<4x2xf32>) -> tensor<4x2xf32>
+    sdy.return %1 : tensor<4x2xf32>
+  } : (tensor<8x4xf32>) -> tensor<4x4xf32>
+  %4 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{"x"}, {"y"}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%l: tensor<4x4xf32>) {
+    %n = stablehlo.negate %l : tensor<4x4xf32>
+    sdy.return %n : tensor<4x4xf32>
+  } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %0, %4 : tensor<4x4xf32>, tensor<8x4xf32>
+}

@@ -19,6 +19,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Conversion/StableHLOToShardc.h"
+#include "Collectives.h"
+#include "ImportUtil.h"
 #include "shardc/Conversion/GspmdSharding.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/StableHLO/StableHLO.h"
@@ -36,6 +38,7 @@
 #include <cmath>
 
 using namespace mlir;
+using namespace shardc::import;
 
 namespace shardc {
 
@@ -46,55 +49,6 @@ bool isImportedDialect(StringRef ns) { return ns == "stablehlo" || ns == "chlo" 
 StringRef dialectOf(Operation *op) {
   StringRef name = op->getName().getStringRef();
   return name.substr(0, name.find('.'));
-}
-
-/// An attribute of an op read in its printed form or its generic one, where
-/// StableHLO's ODS names differ from the printed names (`permutation` and
-/// `dims`) or hold it in properties.
-Attribute attrOf(Operation *op, ArrayRef<StringRef> names) {
-  for (StringRef name : names) {
-    if (Attribute a = op->getAttr(name))
-      return a;
-    if (auto props = dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute()))
-      if (Attribute a = props.get(name))
-        return a;
-  }
-  return {};
-}
-
-/// An integer list: `array<i64: ...>`, `dense<[...]> : tensor<Nxi64>` or
-/// `[1, 2]` of integers.
-std::optional<SmallVector<int64_t>> intsOf(Attribute a) {
-  SmallVector<int64_t> out;
-  if (auto arr = dyn_cast_or_null<DenseI64ArrayAttr>(a))
-    return SmallVector<int64_t>(arr.asArrayRef());
-  if (auto dense = dyn_cast_or_null<DenseIntElementsAttr>(a)) {
-    for (const APInt &v : dense)
-      out.push_back(v.getSExtValue());
-    return out;
-  }
-  if (auto list = dyn_cast_or_null<ArrayAttr>(a)) {
-    for (Attribute e : list) {
-      auto i = dyn_cast<IntegerAttr>(e);
-      if (!i)
-        return std::nullopt;
-      out.push_back(i.getInt());
-    }
-    return out;
-  }
-  return std::nullopt;
-}
-
-std::optional<int64_t> intOf(Attribute a) {
-  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
-    return i.getInt();
-  return std::nullopt;
-}
-
-std::optional<StringRef> stringOf(Attribute a) {
-  if (auto s = dyn_cast_or_null<StringAttr>(a))
-    return s.getValue();
-  return std::nullopt;
 }
 
 class Converter {
@@ -121,6 +75,7 @@ public:
         return op.emitError("the importer made ")
                << results->size() << " results for " << op.getNumResults();
       SmallVector<Value> pinned(*results);
+      b.setInsertionPoint(&op); // converting a body moved it
       if (failed(pinResultShardings(&op, pinned)))
         return failure();
       op.replaceAllUsesWith(pinned);
@@ -134,6 +89,7 @@ private:
   OpBuilder b;
   const llvm::StringSet<> &droppedMeshes;
   GspmdMeshes &gspmd;
+  std::optional<ManualMesh> manual; // inside a shard_map body: its mesh
 
   InFlightDiagnostic unsupported(Operation *op, const Twine &why = "") {
     InFlightDiagnostic d = op->emitError("'") << op->getName().getStringRef()
@@ -397,7 +353,26 @@ private:
     if (name == "stablehlo.gather" || name == "stablehlo.scatter")
       return unsupported(op, "gather and scatter are not converted yet");
     if (name == "sdy.manual_computation")
-      return unsupported(op, "shard_map regions are not converted yet");
+      return shardMap(op);
+    if (name == "sdy.return" || name == "stablehlo.return") {
+      if (!manual)
+        return op->emitError("'") << name << "' outside a body the importer converts";
+      OperationState st(loc, "shardc.return");
+      st.addOperands(in);
+      b.create(st);
+      return SmallVector<Value>();
+    }
+    if (name == "stablehlo.all_reduce" || name == "stablehlo.all_gather" ||
+        name == "stablehlo.reduce_scatter" || name == "stablehlo.all_to_all" ||
+        name == "stablehlo.collective_permute") {
+      if (!manual)
+        return unsupported(op, "collectives are supported inside shard_map "
+                               "(sdy.manual_computation) bodies");
+      FailureOr<Value> v = convertCollective(op, b, *manual, reduceKind(op));
+      if (failed(v))
+        return failure();
+      return one(*v);
+    }
     return unsupported(op);
   }
 
@@ -498,18 +473,36 @@ private:
     return combine.getName().getStringRef();
   }
 
+  FailureOr<SmallVector<Value>> shardMap(Operation *op) {
+    ManualMesh mesh;
+    FailureOr<Operation *> map = buildShardMap(op, b, module, mesh);
+    if (failed(map))
+      return failure();
+    std::optional<ManualMesh> outer = manual;
+    manual = mesh;
+    LogicalResult body = convertBlock((*map)->getRegion(0).front());
+    manual = outer;
+    if (failed(body))
+      return failure();
+    return SmallVector<Value>((*map)->getResults());
+  }
+
+  std::optional<ReduceKind> reduceKind(Operation *op) {
+    std::optional<StringRef> body = reducer(op);
+    if (!body)
+      return std::nullopt;
+    return llvm::StringSwitch<std::optional<ReduceKind>>(*body)
+        .Case("stablehlo.add", ReduceKind::Sum)
+        .Case("stablehlo.maximum", ReduceKind::Max)
+        .Case("stablehlo.minimum", ReduceKind::Min)
+        .Default(std::nullopt);
+  }
+
   FailureOr<SmallVector<Value>> reduce(Operation *op) {
     Location loc = op->getLoc();
     if (op->getNumOperands() != 2 || op->getNumResults() != 1)
       return unsupported(op, "a reduction of several operands at once (argmax, sort keys)");
-    std::optional<StringRef> body = reducer(op);
-    std::optional<ReduceKind> kind;
-    if (body)
-      kind = llvm::StringSwitch<std::optional<ReduceKind>>(*body)
-                 .Case("stablehlo.add", ReduceKind::Sum)
-                 .Case("stablehlo.maximum", ReduceKind::Max)
-                 .Case("stablehlo.minimum", ReduceKind::Min)
-                 .Default(std::nullopt);
+    std::optional<ReduceKind> kind = reduceKind(op);
     if (!kind)
       return unsupported(op, "a reduction other than a sum, max or min ("
                              "its body must be one stablehlo.add, maximum or minimum)");
