@@ -2,10 +2,29 @@
 
 // What the importer does not convert is an error at the op, naming it.
 
-func.func @f(%x: tensor<4xf32>, %i: tensor<2x1xi32>) -> tensor<2xf32> {
-  // expected-error @+1 {{'stablehlo.gather' is not supported by shardc's StableHLO importer}}
-  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1>} : (tensor<4xf32>, tensor<2x1xi32>) -> tensor<2xf32>
+func.func @f(%x: tensor<4x4xf32>, %i: tensor<2x2xi32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'stablehlo.gather' is not supported by shardc's StableHLO importer: only gathers of whole slices along one dimension (take) are}}
+  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0, 1], start_index_map = [0, 1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1>} : (tensor<4x4xf32>, tensor<2x2xi32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4x4xf32>, %i: tensor<2x1xi32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{only gathers of whole slices along one dimension (take) are}}
+  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 2>} : (tensor<4x4xf32>, tensor<2x1xi32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @f(%x: tensor<4x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{only scatters that add (scatter-add, a gather's gradient) are}}
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) : (tensor<4x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
 }
 
 // -----

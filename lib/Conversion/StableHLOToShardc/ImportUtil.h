@@ -3,7 +3,9 @@
 #ifndef SHARDC_LIB_CONVERSION_STABLEHLOTOSHARDC_IMPORTUTIL_H
 #define SHARDC_LIB_CONVERSION_STABLEHLOTOSHARDC_IMPORTUTIL_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 
 #include <optional>
@@ -59,6 +61,25 @@ inline std::optional<llvm::StringRef> stringOf(Attribute a) {
   if (auto s = dyn_cast_or_null<StringAttr>(a))
     return s.getValue();
   return std::nullopt;
+}
+
+/// A shardc op of one result, by name ("add" makes shardc.add).
+inline Value makeOp(OpBuilder &b, Location loc, StringRef name, ValueRange operands, Type result,
+                    ArrayRef<NamedAttribute> attrs = {}) {
+  OperationState st(loc, "shardc." + name.str());
+  st.addOperands(operands);
+  st.addTypes(result);
+  st.addAttributes(attrs);
+  return b.create(st)->getResult(0);
+}
+
+/// A constant of `type` with every element `value`.
+inline Value makeSplat(OpBuilder &b, Location loc, RankedTensorType type, double value) {
+  Type elt = type.getElementType();
+  TypedAttr scalar = isa<FloatType>(elt) ? TypedAttr(b.getFloatAttr(elt, value))
+                                         : TypedAttr(b.getIntegerAttr(elt, (int64_t)value));
+  return makeOp(b, loc, "constant", {}, type,
+                {b.getNamedAttr("value", DenseElementsAttr::get(type, scalar))});
 }
 
 } // namespace shardc::import

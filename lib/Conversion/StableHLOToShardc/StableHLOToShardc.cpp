@@ -21,6 +21,7 @@
 #include "shardc/Conversion/StableHLOToShardc.h"
 #include "Collectives.h"
 #include "ImportUtil.h"
+#include "Indexing.h"
 #include "shardc/Conversion/GspmdSharding.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/StableHLO/StableHLO.h"
@@ -101,22 +102,11 @@ private:
 
   Value make(StringRef name, Location loc, ValueRange operands, Type result,
              ArrayRef<NamedAttribute> attrs = {}) {
-    OperationState st(loc, "shardc." + name.str());
-    st.addOperands(operands);
-    st.addTypes(result);
-    st.addAttributes(attrs);
-    return b.create(st)->getResult(0);
+    return makeOp(b, loc, name, operands, result, attrs);
   }
 
   Value splat(Location loc, RankedTensorType type, double value) {
-    Type elt = type.getElementType();
-    TypedAttr scalar;
-    if (isa<FloatType>(elt))
-      scalar = b.getFloatAttr(elt, value);
-    else
-      scalar = b.getIntegerAttr(elt, (int64_t)value);
-    return make("constant", loc, {}, type,
-                {b.getNamedAttr("value", DenseElementsAttr::get(type, scalar))});
+    return makeSplat(b, loc, type, value);
   }
 
   /// A scalar (rank 0) value broadcast to `type`; other values as they are.
@@ -350,8 +340,14 @@ private:
       SmallVector<Value> same(in.begin(), in.end());
       return same;
     }
-    if (name == "stablehlo.gather" || name == "stablehlo.scatter")
-      return unsupported(op, "gather and scatter are not converted yet");
+    if (name == "stablehlo.gather" || name == "stablehlo.scatter") {
+      FailureOr<Value> v = name == "stablehlo.gather"
+                               ? convertGather(op, b)
+                               : convertScatterAdd(op, b, reduceKind(op) == ReduceKind::Sum);
+      if (failed(v))
+        return failure();
+      return one(*v);
+    }
     if (name == "sdy.manual_computation")
       return shardMap(op);
     if (name == "sdy.return" || name == "stablehlo.return") {
