@@ -11,8 +11,8 @@ func.func @f(%arg0: tensor<i32>) -> tensor<i32> {
 // -----
 
 func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'sdy.propagation_barrier' is not supported by shardc's StableHLO importer}}
-  %0 = sdy.propagation_barrier %arg0 allowed_direction=NONE : tensor<4xf32>
+  // expected-error @+1 {{'sdy.data_flow_edge' is not supported by shardc's StableHLO importer}}
+  %0 = sdy.data_flow_edge %arg0 : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

@@ -1,4 +1,4 @@
-//===- Indexing.cpp - gather and scatter as take and scatter_add ----------===//
+//===- Indexing.cpp - gather, scatter, reverse and pad --------------------===//
 //
 // The gathers and scatters JAX emits for `table[idx]`, `jnp.take` and their
 // gradients select whole slices along one operand dimension `a`:
@@ -14,6 +14,10 @@
 // start index into the operand and skips a scatter's out-of-range updates;
 // shardc's ops reject indices out of range, so the indices are clamped
 // first, and out-of-range updates zeroed, which keeps StableHLO's results.
+//
+// reverse is a take of the indices n-1, ..., 0; pad without interior
+// padding is a concatenation with broadcast padding values (a slice where
+// an edge is negative).
 //
 //===----------------------------------------------------------------------===//
 
@@ -206,6 +210,88 @@ FailureOr<Value> convertScatterAdd(Operation *op, OpBuilder &b, bool adds) {
   Value table = transpose(b, loc, op->getOperand(0), front);
   Value sum = makeOp(b, loc, "scatter_add", {table, clamped, updates}, table.getType());
   return transpose(b, loc, sum, inverse(front));
+}
+
+FailureOr<Value> convertReverse(Operation *op, OpBuilder &b) {
+  Location loc = op->getLoc();
+  std::optional<SmallVector<int64_t>> dims = intsOf(attrOf(op, {"dims", "dimensions"}));
+  if (op->getNumOperands() != 1 || op->getNumResults() != 1 || !dims)
+    return op->emitError("reverse takes one operand and its dimensions");
+  Value v = op->getOperand(0);
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return op->emitError("reverse takes a ranked tensor");
+  for (int64_t d : *dims) {
+    if (d < 0 || d >= type.getRank())
+      return op->emitError("reverse's dimension ") << d << " is out of range";
+    int64_t n = type.getDimSize(d);
+    SmallVector<int32_t> order;
+    for (int64_t i = n - 1; i >= 0; --i)
+      order.push_back((int32_t)i);
+    auto idxType = RankedTensorType::get({n}, b.getI32Type());
+    Value idx = makeOp(b, loc, "constant", {}, idxType,
+                       {b.getNamedAttr("value", DenseElementsAttr::get(idxType, ArrayRef(order)))});
+    SmallVector<int64_t> front = frontFirst(type.getRank(), d);
+    Value t = transpose(b, loc, v, front);
+    Value taken = makeOp(b, loc, "take", {t, idx}, t.getType());
+    v = transpose(b, loc, taken, inverse(front));
+  }
+  return v;
+}
+
+FailureOr<Value> convertPad(Operation *op, OpBuilder &b) {
+  Location loc = op->getLoc();
+  std::optional<SmallVector<int64_t>> low = intsOf(attrOf(op, {"low", "edge_padding_low"})),
+                                      high = intsOf(attrOf(op, {"high", "edge_padding_high"})),
+                                      interior =
+                                          intsOf(attrOf(op, {"interior", "interior_padding"}));
+  if (op->getNumOperands() != 2 || op->getNumResults() != 1 || !low || !high)
+    return op->emitError("pad takes an operand, a padding value and its edges");
+  Value v = op->getOperand(0), pad = op->getOperand(1);
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || (int64_t)low->size() != type.getRank() || (int64_t)high->size() != type.getRank())
+    return op->emitError("pad's edges do not match its operand's rank");
+  if (interior && llvm::any_of(*interior, [](int64_t i) { return i != 0; }))
+    return op->emitError("'stablehlo.pad' is not supported by shardc's StableHLO importer: "
+                         "interior padding is not");
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    auto t = cast<RankedTensorType>(v.getType());
+    // Negative edges cut.
+    if ((*low)[d] < 0 || (*high)[d] < 0) {
+      SmallVector<int64_t> start(t.getRank(), 0), limit(t.getShape()), strides(t.getRank(), 1),
+          shape(t.getShape());
+      start[d] = std::max<int64_t>(0, -(*low)[d]);
+      limit[d] = t.getDimSize(d) - std::max<int64_t>(0, -(*high)[d]);
+      if (limit[d] < start[d])
+        return op->emitError("pad cuts more than its operand holds");
+      shape[d] = limit[d] - start[d];
+      t = RankedTensorType::get(shape, t.getElementType());
+      v = makeOp(b, loc, "slice", v, t,
+                 {b.getNamedAttr("start", b.getDenseI64ArrayAttr(start)),
+                  b.getNamedAttr("limit", b.getDenseI64ArrayAttr(limit)),
+                  b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides))});
+    }
+    SmallVector<Value> parts;
+    auto edge = [&](int64_t size) {
+      SmallVector<int64_t> shape(t.getShape());
+      shape[d] = size;
+      parts.push_back(makeOp(b, loc, "broadcast_in_dim", pad,
+                             RankedTensorType::get(shape, t.getElementType()),
+                             {b.getNamedAttr("dims", b.getDenseI64ArrayAttr({}))}));
+    };
+    if ((*low)[d] > 0)
+      edge((*low)[d]);
+    parts.push_back(v);
+    if ((*high)[d] > 0)
+      edge((*high)[d]);
+    if (parts.size() > 1) {
+      SmallVector<int64_t> shape(t.getShape());
+      shape[d] += std::max<int64_t>(0, (*low)[d]) + std::max<int64_t>(0, (*high)[d]);
+      v = makeOp(b, loc, "concatenate", parts, RankedTensorType::get(shape, t.getElementType()),
+                 {b.getNamedAttr("dim", b.getI64IntegerAttr(d))});
+    }
+  }
+  return v;
 }
 
 } // namespace shardc::import

@@ -1,4 +1,4 @@
-//===- Indexing.h - gather and scatter as take and scatter_add --*- C++ -*-===//
+//===- Indexing.h - gather, scatter, reverse and pad ------------*- C++ -*-===//
 
 #ifndef SHARDC_LIB_CONVERSION_STABLEHLOTOSHARDC_INDEXING_H
 #define SHARDC_LIB_CONVERSION_STABLEHLOTOSHARDC_INDEXING_H
@@ -18,6 +18,13 @@ mlir::FailureOr<mlir::Value> convertGather(mlir::Operation *op, mlir::OpBuilder 
 /// `adds`: whether the scatter's body is one add of its two arguments.
 mlir::FailureOr<mlir::Value> convertScatterAdd(mlir::Operation *op, mlir::OpBuilder &b,
                                                bool adds);
+
+/// reverse, as takes of the reversed indices.
+mlir::FailureOr<mlir::Value> convertReverse(mlir::Operation *op, mlir::OpBuilder &b);
+
+/// pad without interior padding, as concatenations (and slices where an
+/// edge is negative).
+mlir::FailureOr<mlir::Value> convertPad(mlir::Operation *op, mlir::OpBuilder &b);
 
 } // namespace shardc::import
 

@@ -336,9 +336,24 @@ private:
         return one(in[0]);
       return one(make("sharding_constraint", loc, in, type, {b.getNamedAttr("sharding", s)}));
     }
+    // Propagation hints: they change no value.
+    if (name == "sdy.propagation_barrier") {
+      if (failed(arity(1)))
+        return failure();
+      return one(in[0]);
+    }
+    if (name == "sdy.sharding_group")
+      return SmallVector<Value>();
     if (name == "stablehlo.optimization_barrier") {
       SmallVector<Value> same(in.begin(), in.end());
       return same;
+    }
+    if (name == "stablehlo.reverse" || name == "stablehlo.pad") {
+      FailureOr<Value> v =
+          name == "stablehlo.reverse" ? convertReverse(op, b) : convertPad(op, b);
+      if (failed(v))
+        return failure();
+      return one(*v);
     }
     if (name == "stablehlo.gather" || name == "stablehlo.scatter") {
       FailureOr<Value> v = name == "stablehlo.gather"
@@ -445,28 +460,39 @@ private:
                      b.getNamedAttr("rhs_contracting_dims", b.getDenseI64ArrayAttr(rc))}));
   }
 
-  /// The body of a reduction: `applies stablehlo.add`, or a region whose
-  /// one op combines its two arguments and is returned.
-  std::optional<StringRef> reducer(Operation *op) {
+  /// The body of a reduction of `n` operands at once: `applies
+  /// stablehlo.add` (each pair alike), or a region whose result `i` is one
+  /// op combining its arguments `i` and `n + i`: one op name per result.
+  std::optional<SmallVector<StringRef>> reducers(Operation *op, unsigned n) {
     if (std::optional<StringRef> applied = stringOf(op->getAttr("applies")))
-      return *applied;
+      return SmallVector<StringRef>(n, *applied);
     if (op->getNumRegions() != 1 || !op->getRegion(0).hasOneBlock())
       return std::nullopt;
     Block &body = op->getRegion(0).front();
-    if (body.getNumArguments() != 2 || body.getOperations().size() != 2)
-      return std::nullopt;
-    Operation &combine = body.front();
     Operation *ret = body.getTerminator();
-    if (combine.getNumOperands() != 2 || combine.getNumResults() != 1 ||
-        ret->getNumOperands() != 1 || ret->getOperand(0) != combine.getResult(0))
+    if (body.getNumArguments() != 2 * n || body.getOperations().size() != n + 1 ||
+        ret->getNumOperands() != n)
       return std::nullopt;
-    bool args = (combine.getOperand(0) == body.getArgument(0) &&
-                 combine.getOperand(1) == body.getArgument(1)) ||
-                (combine.getOperand(0) == body.getArgument(1) &&
-                 combine.getOperand(1) == body.getArgument(0));
-    if (!args)
-      return std::nullopt;
-    return combine.getName().getStringRef();
+    SmallVector<StringRef> names;
+    for (unsigned i = 0; i < n; ++i) {
+      Operation *combine = ret->getOperand(i).getDefiningOp();
+      if (!combine || combine->getNumOperands() != 2 || combine->getNumResults() != 1)
+        return std::nullopt;
+      Value a = body.getArgument(i), c = body.getArgument(n + i);
+      if (!((combine->getOperand(0) == a && combine->getOperand(1) == c) ||
+            (combine->getOperand(0) == c && combine->getOperand(1) == a)))
+        return std::nullopt;
+      names.push_back(combine->getName().getStringRef());
+    }
+    return names;
+  }
+
+  static std::optional<ReduceKind> kindOf(StringRef combine) {
+    return llvm::StringSwitch<std::optional<ReduceKind>>(combine)
+        .Case("stablehlo.add", ReduceKind::Sum)
+        .Case("stablehlo.maximum", ReduceKind::Max)
+        .Case("stablehlo.minimum", ReduceKind::Min)
+        .Default(std::nullopt);
   }
 
   FailureOr<SmallVector<Value>> shardMap(Operation *op) {
@@ -483,41 +509,50 @@ private:
     return SmallVector<Value>((*map)->getResults());
   }
 
+  /// The kind of a one-operand reduction, collective or scatter.
   std::optional<ReduceKind> reduceKind(Operation *op) {
-    std::optional<StringRef> body = reducer(op);
-    if (!body)
-      return std::nullopt;
-    return llvm::StringSwitch<std::optional<ReduceKind>>(*body)
-        .Case("stablehlo.add", ReduceKind::Sum)
-        .Case("stablehlo.maximum", ReduceKind::Max)
-        .Case("stablehlo.minimum", ReduceKind::Min)
-        .Default(std::nullopt);
+    std::optional<SmallVector<StringRef>> body = reducers(op, 1);
+    return body ? kindOf((*body)[0]) : std::nullopt;
   }
 
+  /// A reduction of n operands whose results are independent (each
+  /// operand's pair combined alone) is n reductions.
   FailureOr<SmallVector<Value>> reduce(Operation *op) {
     Location loc = op->getLoc();
-    if (op->getNumOperands() != 2 || op->getNumResults() != 1)
-      return unsupported(op, "a reduction of several operands at once (argmax, sort keys)");
-    std::optional<ReduceKind> kind = reduceKind(op);
-    if (!kind)
-      return unsupported(op, "a reduction other than a sum, max or min ("
-                             "its body must be one stablehlo.add, maximum or minimum)");
+    unsigned n = op->getNumResults();
+    if (n == 0 || op->getNumOperands() != 2 * n)
+      return op->emitError("reduce needs one initial value per operand");
+    std::optional<SmallVector<StringRef>> body = reducers(op, n);
+    if (!body)
+      return unsupported(op, "a reduction whose results depend on each other (argmax, "
+                             "sort keys), or whose body is not one op per result");
     std::optional<SmallVector<int64_t>> dims = intsOf(attrOf(op, {"dimensions"}));
-    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!dims || !type)
-      return op->emitError("reduce needs its dimensions and a ranked result");
-    Value x = op->getOperand(0), init = op->getOperand(1);
-    Value r = make("reduce", loc, x, type,
-                   {b.getNamedAttr("kind", ReduceKindAttr::get(b.getContext(), *kind)),
-                    b.getNamedAttr("dims", b.getDenseI64ArrayAttr(*dims))});
-    if (dims->empty())
-      r = x; // nothing reduced: only the initial value combines
-    // The initial value joins the result unless it is the identity.
-    if (isIdentity(init, *kind))
-      return one(r);
-    Value i = broadcastTo(loc, init, type);
-    StringRef combine = *kind == ReduceKind::Sum ? "add" : *kind == ReduceKind::Max ? "max" : "min";
-    return one(make(combine, loc, {r, i}, type));
+    if (!dims)
+      return op->emitError("reduce needs its dimensions");
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < n; ++i) {
+      std::optional<ReduceKind> kind = kindOf((*body)[i]);
+      if (!kind)
+        return unsupported(op, "a reduction other than a sum, max or min ("
+                               "its body must be one stablehlo.add, maximum or minimum)");
+      auto type = dyn_cast<RankedTensorType>(op->getResult(i).getType());
+      if (!type)
+        return op->emitError("reduce needs ranked results");
+      Value x = op->getOperand(i), init = op->getOperand(n + i);
+      Value r = dims->empty() // nothing reduced: only the initial value combines
+                    ? x
+                    : make("reduce", loc, x, type,
+                           {b.getNamedAttr("kind", ReduceKindAttr::get(b.getContext(), *kind)),
+                            b.getNamedAttr("dims", b.getDenseI64ArrayAttr(*dims))});
+      // The initial value joins the result unless it is the identity.
+      if (!isIdentity(init, *kind)) {
+        StringRef combine =
+            *kind == ReduceKind::Sum ? "add" : *kind == ReduceKind::Max ? "max" : "min";
+        r = make(combine, loc, {r, broadcastTo(loc, init, type)}, type);
+      }
+      results.push_back(r);
+    }
+    return results;
   }
 
   static bool isIdentity(Value init, ReduceKind kind) {

@@ -5,6 +5,8 @@
 //   #sdy.sharding_per_value<[<@mesh, [{}, {}]>, ...]>
 //   %y = sdy.sharding_constraint %x <@mesh, [{"data"}, {}]> : tensor<8x8xf32>
 //   %y = sdy.reshard %x <@mesh, [{}, {"model"}]> : tensor<8x8xf32>
+//   %y = sdy.propagation_barrier %x allowed_direction=BACKWARD : tensor<8x8xf32>
+//   sdy.sharding_group %x group_id=0 : tensor<8x8xf32>
 //   %r = sdy.manual_computation(%a, %b) in_shardings=[<@mesh, ...>, ...]
 //          out_shardings=[<@mesh, ...>] manual_axes={"data"}
 //          (%la: tensor<4x8xf32>, %lb: tensor<8x8xf32>) { ... sdy.return %l : ... }
@@ -182,6 +184,38 @@ ParseResult parseManualComputation(OpAsmParser &p, OperationState &st) {
   return success();
 }
 
+/// propagation_barrier (a result) and sharding_group (none): `%x key=value
+/// ... : T`; the values are integers or words.
+ParseResult parseHint(OpAsmParser &p, OperationState &st, bool hasResult) {
+  Builder b(p.getContext());
+  OpAsmParser::UnresolvedOperand x;
+  Type type;
+  if (p.parseOperand(x))
+    return failure();
+  StringRef key;
+  while (succeeded(p.parseOptionalKeyword(&key))) {
+    if (p.parseEqual())
+      return failure();
+    int64_t v = 0;
+    StringRef word;
+    if (OptionalParseResult r = p.parseOptionalInteger(v); r.has_value()) {
+      if (failed(*r))
+        return failure();
+      st.addAttribute(key, b.getI64IntegerAttr(v));
+    } else if (p.parseKeyword(&word)) {
+      return failure();
+    } else {
+      st.addAttribute(key, b.getStringAttr(word));
+    }
+  }
+  if (p.parseOptionalAttrDict(st.attributes) || p.parseColon() || p.parseType(type) ||
+      p.resolveOperand(x, type, st.operands))
+    return failure();
+  if (hasResult)
+    st.addTypes(type);
+  return success();
+}
+
 ParseResult parseSdyReturn(OpAsmParser &p, OperationState &st) {
   SmallVector<OpAsmParser::UnresolvedOperand> operands;
   SmallVector<Type> types;
@@ -203,6 +237,10 @@ ParseResult parseSdy(OpAsmParser &p, OperationState &st) {
     return parseManualComputation(p, st);
   if (op == "sdy.return")
     return parseSdyReturn(p, st);
+  if (op == "sdy.propagation_barrier")
+    return parseHint(p, st, /*hasResult=*/true);
+  if (op == "sdy.sharding_group")
+    return parseHint(p, st, /*hasResult=*/false);
   return p.emitError(p.getCurrentLocation(), "'")
          << op << "' is not supported by shardc's StableHLO importer";
 }
