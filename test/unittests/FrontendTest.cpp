@@ -10,10 +10,13 @@
 
 #include <shardc/shardc.h>
 
+#include "TempDir.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cmath>
+#include <fstream>
 #include <optional>
 #include <random>
 #include <thread>
@@ -711,3 +714,44 @@ TEST(Frontend, TrainStepNeedsItsParameters) {
 }
 
 } // namespace
+
+// ---- StableHLO ---------------------------------------------------------------
+
+// The embedding API takes what jax.jit(f, in_shardings=...).lower().as_text()
+// prints: the module is imported, partitioned over its mesh and run.
+TEST(Client, CompilesStableHLOAsJaxPrintsIt) {
+  test::TempDir dir("stablehlo");
+  std::string path = dir.file("step.mlir");
+  {
+    std::ofstream out(path);
+    out << R"(module @jit_step attributes {mhlo.num_partitions = 2 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["data"=2]>
+  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>},
+                         %arg1: tensor<4x2xf32> {mhlo.layout_mode = "default"})
+      -> (tensor<8x2xf32> {jax.result_info = "", mhlo.layout_mode = "default"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<8x4xf32>, tensor<4x2xf32>) -> tensor<8x2xf32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<8x2xf32>
+    %2 = stablehlo.maximum %0, %1 : tensor<8x2xf32>
+    return %2 : tensor<8x2xf32>
+  }
+}
+)";
+  }
+  Client client = cpuClient();
+  StatusOr<std::shared_ptr<Executable>> exe = client.compile(path);
+  ASSERT_TRUE(exe.ok()) << exe.message();
+  EXPECT_EQ((*exe)->numDevices(), 2);
+  Array x = randomArray({8, 4}, 1), w = randomArray({4, 2}, 2);
+  StatusOr<std::vector<Array>> out = (*exe)->call({x, w});
+  ASSERT_TRUE(out.ok()) << out.message();
+  std::vector<double> want(16);
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 2; ++j) {
+      double s = 0;
+      for (int k = 0; k < 4; ++k)
+        s += x.getDouble(i * 4 + k) * w.getDouble(k * 2 + j);
+      want[i * 2 + j] = std::max(s, 0.0);
+    }
+  expectNear((*out)[0], want, 1e-5);
+}
