@@ -9,9 +9,13 @@
 // directories searched for the target's extensions, MLIR split at
 // "// -----") and runs each mutant in this process. A crash, a hang past
 // --timeout, an uncaught exception or a failed allocation writes the input
-// to --findings (default: .) and exits 1; the last line says how many
-// inputs ran and how many reached the code under test (the target's stage:
-// a plan run, a lowering). Mutants the target accepts join the corpus.
+// to --findings (default: .) and exits 1. The bound scales with what the
+// seeds cost alone (they include whole test files, and a loaded machine
+// slows them): a mutant may take 4 times the slowest seed's time, and
+// --timeout at least; seeds themselves are bounded at 6 times --timeout.
+// The last line says how many inputs ran and how many reached the code
+// under test (the target's stage: a plan run, a lowering). Mutants the
+// target accepts join the corpus.
 //
 // A fuzzer that stops reaching that code finds nothing and still passes, so
 // it fails instead: when a built-in seed is rejected or does not reach the
@@ -24,6 +28,7 @@
 #include "Fuzz.h"
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -197,11 +202,12 @@ int main(int argc, char **argv) {
     ::dup2(reportFd, 2);
   };
 
-  auto runOne = [&](const std::string &input, const char *kind, uint64_t n) -> bool {
+  auto runOne = [&](const std::string &input, const char *kind, uint64_t n,
+                    double bound) -> bool {
     current = input;
     reachedStage = false;
     setFindingPath(findings, kind, n);
-    alarm(timeout > 0 ? (unsigned)std::max(1.0, timeout) : 0);
+    alarm(bound > 0 ? (unsigned)std::max(1.0, std::ceil(bound)) : 0);
     bool accepted = false;
     try {
       accepted = target->run(current);
@@ -240,7 +246,7 @@ int main(int argc, char **argv) {
     uint64_t n = 0;
     quiet();
     for (const fs::path &f : files)
-      runOne(readAll(f), "replay", n++);
+      runOne(readAll(f), "replay", n++, timeout);
     loud();
     std::printf("shardc-fuzz %s: replayed %llu inputs, no finding\n", targetName,
                 (unsigned long long)n);
@@ -255,9 +261,15 @@ int main(int argc, char **argv) {
       corpus.push_back(std::move(part));
   fs::create_directories(findings);
   size_t seeds = corpus.size(), seedsReaching = 0;
+  double mutantBound = timeout; // see the header
   quiet();
   for (size_t i = 0; i < seeds; ++i) { // every seed must pass as it is
-    bool ok = runOne(corpus[i], "seed", i);
+    auto began = std::chrono::steady_clock::now();
+    bool ok = runOne(corpus[i], "seed", i, timeout > 0 ? 6 * timeout : 0);
+    double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (timeout > 0)
+      mutantBound = std::max(mutantBound, 4 * took);
     seedsReaching += reachedStage;
     if (i < builtins && (!ok || (!target->stage.empty() && !reachedStage))) {
       loud();
@@ -281,7 +293,7 @@ int main(int argc, char **argv) {
     const std::string &base = corpus[rng() % corpus.size()];
     std::string input = target->mutateFields && rng() % 2 ? target->mutateFields(base, rng)
                                                            : mutate(base, corpus, rng);
-    bool ok = runOne(input, "crash", n);
+    bool ok = runOne(input, "crash", n, mutantBound);
     reachedCount += reachedStage;
     if (ok) {
       ++accepted;
