@@ -47,6 +47,21 @@ try:
 except OSError:
     config.available_features.add("no-cuda-driver")
 
+# A small tmpfs in a private mount namespace (unshare -rm, no root needed
+# where user namespaces are allowed): a disk that fills, for the fault tests.
+# `%tmpfs_run DIR KB COMMAND...` runs COMMAND with DIR mounted so.
+import tempfile
+
+try:
+    with tempfile.TemporaryDirectory() as probe:
+        if subprocess.run(["unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs " + probe],
+                          capture_output=True, timeout=30).returncode == 0:
+            config.available_features.add("tmpfs")
+except (OSError, subprocess.SubprocessError):
+    pass
+config.substitutions.append(
+    ("%tmpfs_run", "sh " + os.path.join(config.test_source_root, "models", "Inputs", "tmpfs_run.sh")))
+
 # Builds with MPI: `%mpirun N` launches N processes (oversubscribed: CI has 2
 # cores; allowed as root, as CI runs).
 if getattr(config, "shardc_mpiexec", ""):
