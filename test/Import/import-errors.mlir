@@ -147,3 +147,11 @@ func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
   } : (tensor<8xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// expected-error @+1 {{argument #0 has type 'tensor<?x4xf32>': shardc's programs take and give tensors of static shape}}
+func.func @f(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = stablehlo.tanh %x : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

@@ -220,3 +220,22 @@ func.func @manual(%a: tensor<8x4xf32>) -> (tensor<4x4xf32>, tensor<8x4xf32>) {
   } : (tensor<8x4xf32>) -> tensor<8x4xf32>
   return %0, %4 : tensor<4x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// Twin meshes are one; a sharding that does not divide its dimension marks
+// the arguments shardc.pad_uneven (XLA pads such dimensions); data-flow
+// edges are their operand.
+// CHECK: shardc.mesh @m = <["a"=4]>
+// CHECK-NOT: shardc.mesh
+// CHECK: func.func @uneven(%arg0: tensor<6xf32> {shardc.pad_uneven, shardc.sharding = #shardc.sharding<@m, [{"a"}]>}, %arg1: tensor<6xf32> {shardc.pad_uneven})
+// CHECK-NEXT: %[[A:.*]] = shardc.add %arg0, %arg1
+// CHECK-NEXT: shardc.sharding_constraint %[[A]] <@m, [{"a"}]>
+sdy.mesh @m = <["a"=4]>
+sdy.mesh @m_twin = <["a"=4]>
+func.func @uneven(%x: tensor<6xf32> {sdy.sharding = #sdy.sharding<@m, [{"a"}]>}, %y: tensor<6xf32>) -> tensor<6xf32> {
+  %0 = stablehlo.add %x, %y : tensor<6xf32>
+  %1 = sdy.data_flow_edge %0 sharding=<@m_twin, [{"a"}]> : tensor<6xf32>
+  %2 = sdy.sharding_constraint %1 <@m_twin, [{"a"}]> : tensor<6xf32>
+  return %2 : tensor<6xf32>
+}

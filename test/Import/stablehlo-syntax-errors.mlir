@@ -3,7 +3,7 @@
 // What the reader does not take is an error at the op, naming it.
 
 func.func @f(%arg0: tensor<i32>) -> tensor<i32> {
-  // expected-error @+1 {{'stablehlo.while' is not supported by shardc's StableHLO importer}}
+  // expected-error @+1 {{custom op 'stablehlo.while' is not supported by shardc's StableHLO importer (control flow and tokens are not)}}
   %0 = stablehlo.while(%iterArg = %arg0) : tensor<i32>
   return %0 : tensor<i32>
 }
@@ -11,8 +11,8 @@ func.func @f(%arg0: tensor<i32>) -> tensor<i32> {
 // -----
 
 func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'sdy.data_flow_edge' is not supported by shardc's StableHLO importer}}
-  %0 = sdy.data_flow_edge %arg0 : tensor<4xf32>
+  // expected-error @+1 {{custom op 'sdy.named_computation' is not supported by shardc's StableHLO importer}}
+  %0 = sdy.named_computation<"f">(%arg0) (%a: tensor<4xf32>) { sdy.return %a : tensor<4xf32> } : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

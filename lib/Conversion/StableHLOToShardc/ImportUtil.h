@@ -3,6 +3,8 @@
 #ifndef SHARDC_LIB_CONVERSION_STABLEHLOTOSHARDC_IMPORTUTIL_H
 #define SHARDC_LIB_CONVERSION_STABLEHLOTOSHARDC_IMPORTUTIL_H
 
+#include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -62,6 +64,24 @@ inline std::optional<llvm::StringRef> stringOf(Attribute a) {
     return s.getValue();
   return std::nullopt;
 }
+
+/// Where each sdy.mesh went: meshes with the same axes are one (Shardy's
+/// tests declare twins), and a mesh without axes (one device) is none.
+struct MeshMap {
+  llvm::StringMap<std::string> to; // "" for none
+  /// The sharding on the mesh it went to; null on none.
+  ShardingAttr map(ShardingAttr s) const {
+    if (!s)
+      return s;
+    auto it = to.find(s.getMesh().getValue());
+    if (it == to.end())
+      return s;
+    if (it->second.empty())
+      return ShardingAttr();
+    return ShardingAttr::get(s.getContext(), FlatSymbolRefAttr::get(s.getContext(), it->second),
+                             s.getDims(), s.getPartial());
+  }
+};
 
 /// A shardc op of one result, by name ("add" makes shardc.add).
 inline Value makeOp(OpBuilder &b, Location loc, StringRef name, ValueRange operands, Type result,

@@ -37,6 +37,7 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 using namespace shardc::import;
@@ -54,8 +55,8 @@ StringRef dialectOf(Operation *op) {
 
 class Converter {
 public:
-  Converter(ModuleOp module, const llvm::StringSet<> &droppedMeshes, GspmdMeshes &gspmd)
-      : module(module), b(module.getContext()), droppedMeshes(droppedMeshes), gspmd(gspmd) {}
+  Converter(ModuleOp module, const MeshMap &meshes, GspmdMeshes &gspmd)
+      : module(module), b(module.getContext()), meshes(meshes), gspmd(gspmd) {}
 
   LogicalResult convertBlock(Block &block) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
@@ -88,7 +89,7 @@ public:
 private:
   ModuleOp module;
   OpBuilder b;
-  const llvm::StringSet<> &droppedMeshes;
+  const MeshMap &meshes;
   GspmdMeshes &gspmd;
   std::optional<ManualMesh> manual; // inside a shard_map body: its mesh
 
@@ -118,14 +119,17 @@ private:
                 {b.getNamedAttr("dims", b.getDenseI64ArrayAttr({}))});
   }
 
-  /// A sharding the importer keeps: one on a mesh with axes.
-  ShardingAttr kept(ShardingAttr s) {
-    return s && !droppedMeshes.contains(s.getMesh().getValue()) ? s : ShardingAttr();
-  }
+  /// A sharding the importer keeps, on the mesh it went to (none for one
+  /// device).
+  ShardingAttr kept(ShardingAttr s) { return meshes.map(s); }
 
   /// An op's own result sharding (`sdy.sharding` per value, or a GSPMD
   /// `mhlo.sharding`) pins its results where it is.
   LogicalResult pinResultShardings(Operation *op, SmallVector<Value> &results) {
+    // Inside a shard_map body values are per device: a sharding there
+    // names the free axes, along which the body is computed whole.
+    if (manual)
+      return success();
     SmallVector<ShardingAttr> shardings(results.size());
     if (auto list = dyn_cast_or_null<ArrayAttr>(op->getAttr("sdy.sharding"))) {
       if (list.size() != results.size())
@@ -332,12 +336,12 @@ private:
       if (failed(arity(1)))
         return failure();
       ShardingAttr s = kept(dyn_cast_or_null<ShardingAttr>(op->getAttr("sharding")));
-      if (!s)
+      if (!s || manual) // see pinResultShardings
         return one(in[0]);
       return one(make("sharding_constraint", loc, in, type, {b.getNamedAttr("sharding", s)}));
     }
     // Propagation hints: they change no value.
-    if (name == "sdy.propagation_barrier") {
+    if (name == "sdy.propagation_barrier" || name == "sdy.data_flow_edge") {
       if (failed(arity(1)))
         return failure();
       return one(in[0]);
@@ -496,6 +500,17 @@ private:
   }
 
   FailureOr<SmallVector<Value>> shardMap(Operation *op) {
+    for (StringRef key : {"in_shardings", "out_shardings"})
+      if (auto list = dyn_cast_or_null<ArrayAttr>(op->getAttr(key))) {
+        SmallVector<Attribute> mapped;
+        for (Attribute a : list) {
+          ShardingAttr s = kept(dyn_cast<ShardingAttr>(a));
+          if (!s)
+            return op->emitError("a manual_computation on a mesh without axes");
+          mapped.push_back(s);
+        }
+        op->setAttr(key, b.getArrayAttr(mapped));
+      }
     ManualMesh mesh;
     FailureOr<Operation *> map = buildShardMap(op, b, module, mesh);
     if (failed(map))
@@ -629,6 +644,39 @@ LogicalResult inlineCalls(ModuleOp module) {
   }
 }
 
+/// Whether a sharding of the function splits a dimension its axes do not
+/// divide. XLA pads such dimensions; shardc does where asked.
+bool splitsUnevenly(func::FuncOp fn) {
+  auto uneven = [&](ShardingAttr s, Type type) {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!s || !t || t.getRank() != s.getRank())
+      return false;
+    auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(fn, s.getMesh());
+    if (!mesh)
+      return false;
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      int64_t n = 1;
+      for (StringRef axis : s.getDimAxes(d))
+        if (mesh.getAxisIndex(axis) >= 0)
+          n *= mesh.getAxisSize(axis);
+      if (n > 0 && t.getDimSize(d) % n != 0)
+        return true;
+    }
+    return false;
+  };
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (uneven(fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
+               fn.getArgumentTypes()[i]))
+      return true;
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    if (uneven(fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
+               fn.getResultTypes()[i]))
+      return true;
+  bool found = false;
+  fn.walk([&](ShardingConstraintOp c) { found |= uneven(c.getSharding(), c.getType()); });
+  return found;
+}
+
 } // namespace
 
 bool isStableHLOModule(ModuleOp module) {
@@ -652,7 +700,8 @@ LogicalResult importStableHLO(ModuleOp module) {
   OpBuilder b(ctx);
 
   // 1. Meshes.
-  llvm::StringSet<> dropped;
+  MeshMap meshes;
+  std::map<std::pair<std::vector<std::string>, std::vector<int64_t>>, std::string> byAxes;
   for (Operation &op : llvm::make_early_inc_range(module.getBody()->getOperations())) {
     if (op.getName().getStringRef() != "sdy.mesh")
       continue;
@@ -673,7 +722,18 @@ LogicalResult importStableHLO(ModuleOp module) {
                             "supported");
     }
     if (axes.empty()) {
-      dropped.insert(name.getValue());
+      meshes.to[name.getValue()] = "";
+      op.erase();
+      continue;
+    }
+    std::vector<std::string> axisNames;
+    for (Attribute a : axes)
+      axisNames.push_back(cast<StringAttr>(a).getValue().str());
+    auto [twin, fresh] = byAxes.try_emplace(
+        {axisNames, std::vector<int64_t>(sizes.asArrayRef().begin(), sizes.asArrayRef().end())},
+        name.getValue().str());
+    if (!fresh) { // the same mesh again: one
+      meshes.to[name.getValue()] = twin->second;
       op.erase();
       continue;
     }
@@ -698,7 +758,14 @@ LogicalResult importStableHLO(ModuleOp module) {
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isExternal())
       continue;
-    Converter converter(module, dropped, gspmd);
+    for (auto [kind, types] : {std::pair<const char *, ArrayRef<Type>>{"argument", fn.getArgumentTypes()},
+                               {"result", fn.getResultTypes()}})
+      for (auto [i, t] : llvm::enumerate(types))
+        if (auto r = dyn_cast<RankedTensorType>(t); !r || !r.hasStaticShape())
+          return fn.emitError(kind) << " #" << i << " has type " << t
+                                    << ": shardc's programs take and give tensors of static "
+                                       "shape";
+    Converter converter(module, meshes, gspmd);
     if (failed(converter.convertBlock(fn.getBody().front())))
       return failure();
     auto signature = [&](unsigned count, auto get, auto set, bool isArg) -> LogicalResult {
@@ -713,8 +780,8 @@ LogicalResult importStableHLO(ModuleOp module) {
             if (!s)
               return fn.emitError("sdy.sharding of ")
                      << (isArg ? "argument #" : "result #") << i << " is not a sharding";
-            if (!dropped.contains(s.getMesh().getValue()))
-              out.set(ShardcDialect::kShardingAttrName, s);
+            if (ShardingAttr mapped = meshes.map(s))
+              out.set(ShardcDialect::kShardingAttrName, mapped);
           } else if (key == "mhlo.sharding") {
             auto text = dyn_cast<StringAttr>(a.getValue());
             auto tensor = dyn_cast<RankedTensorType>(type);
@@ -747,6 +814,11 @@ LogicalResult importStableHLO(ModuleOp module) {
       return failure();
   }
   gspmd.declareMeshes();
+  // XLA pads what a sharding splits unevenly; so does shardc, once asked.
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (!fn.isExternal() && splitsUnevenly(fn))
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        fn.setArgAttr(i, ShardcDialect::kPadUnevenAttrName, UnitAttr::get(ctx));
   for (StringRef attr : {"mhlo.num_partitions", "mhlo.num_replicas"})
     module->removeAttr(attr);
   return verify(module);

@@ -184,8 +184,9 @@ ParseResult parseManualComputation(OpAsmParser &p, OperationState &st) {
   return success();
 }
 
-/// propagation_barrier (a result) and sharding_group (none): `%x key=value
-/// ... : T`; the values are integers or words.
+/// propagation_barrier and data_flow_edge (a result) and sharding_group
+/// (none): `%x key=value ... : T`; the values are integers, words or (a
+/// data flow edge's) a sharding.
 ParseResult parseHint(OpAsmParser &p, OperationState &st, bool hasResult) {
   Builder b(p.getContext());
   OpAsmParser::UnresolvedOperand x;
@@ -198,7 +199,12 @@ ParseResult parseHint(OpAsmParser &p, OperationState &st, bool hasResult) {
       return failure();
     int64_t v = 0;
     StringRef word;
-    if (OptionalParseResult r = p.parseOptionalInteger(v); r.has_value()) {
+    if (key == "sharding") {
+      FailureOr<ShardingAttr> sharding = parseSharding(p);
+      if (failed(sharding))
+        return failure();
+      st.addAttribute(key, *sharding);
+    } else if (OptionalParseResult r = p.parseOptionalInteger(v); r.has_value()) {
       if (failed(*r))
         return failure();
       st.addAttribute(key, b.getI64IntegerAttr(v));
@@ -237,12 +243,12 @@ ParseResult parseSdy(OpAsmParser &p, OperationState &st) {
     return parseManualComputation(p, st);
   if (op == "sdy.return")
     return parseSdyReturn(p, st);
-  if (op == "sdy.propagation_barrier")
+  if (op == "sdy.propagation_barrier" || op == "sdy.data_flow_edge")
     return parseHint(p, st, /*hasResult=*/true);
   if (op == "sdy.sharding_group")
     return parseHint(p, st, /*hasResult=*/false);
-  return p.emitError(p.getCurrentLocation(), "'")
-         << op << "' is not supported by shardc's StableHLO importer";
+  // The parser names the op: "custom op 'sdy.x' is not supported ...".
+  return p.emitError(p.getCurrentLocation(), "is not supported by shardc's StableHLO importer");
 }
 
 } // namespace

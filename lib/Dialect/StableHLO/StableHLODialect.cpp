@@ -310,10 +310,10 @@ ParseResult parseReduce(OpAsmParser &p, OperationState &st) {
 
 /// Ops whose printed form has a syntax of its own, not read here.
 ParseResult parseUnsupported(OpAsmParser &p, OperationState &st) {
-  return p.emitError(p.getCurrentLocation(), "'")
-         << st.name.getStringRef()
-         << "' is not supported by shardc's StableHLO importer (control flow and "
-            "tokens are not)";
+  // The parser names the op: "custom op 'stablehlo.while' is not ...".
+  return p.emitError(p.getCurrentLocation(),
+                     "is not supported by shardc's StableHLO importer (control flow and "
+                     "tokens are not)");
 }
 
 ParseResult parseStableHLO(OpAsmParser &p, OperationState &st) {
