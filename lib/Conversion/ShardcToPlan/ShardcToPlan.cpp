@@ -171,6 +171,13 @@ int64_t allReduceBucketBytes() {
 FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
   if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
     return fn.emitError("only single-block functions with a body can be lowered");
+  // A plan's buffers have sizes: what the caller passes and gets has shapes.
+  for (auto [kind, types] : {std::pair<const char *, ArrayRef<Type>>{"argument", fn.getArgumentTypes()},
+                             {"result", fn.getResultTypes()}})
+    for (auto [i, t] : llvm::enumerate(types))
+      if (auto r = dyn_cast<RankedTensorType>(t); !r || !r.hasStaticShape())
+        return fn.emitError(kind) << " #" << i << " has type " << t
+                                  << ": a program takes and gives tensors of static shape";
   Plan plan;
   plan.entry = fn.getSymName().str();
   MeshOp mesh;
