@@ -112,6 +112,12 @@ func.func @mesh_2d_both_dims(
 // CHECK: shardc.tanh [[A]] : tensor<2x8xf32>
 // CHECK: shardc.erf [[A]] : tensor<2x8xf32>
 // CHECK: shardc.log1p {{.*}} : tensor<2x8xf32>
+// CHECK: shardc.expm1 [[A]] : tensor<2x8xf32>
+// CHECK: shardc.sin [[A]] : tensor<2x8xf32>
+// CHECK: shardc.cos [[A]] : tensor<2x8xf32>
+// CHECK: shardc.floor [[A]] : tensor<2x8xf32>
+// CHECK: shardc.ceil [[A]] : tensor<2x8xf32>
+// CHECK: shardc.round_even [[A]] : tensor<2x8xf32>
 // CHECK: shardc.pow {{.*}}, [[A]] : tensor<2x8xf32>
 // CHECK-NOT: shardc.all_
 // CHECK: return {{.*}} : tensor<2x8xf32>
@@ -128,6 +134,12 @@ func.func @unary_chain(
   %t = shardc.tanh %a : tensor<16x8xf32>
   %f = shardc.erf %a : tensor<16x8xf32>
   %lp = shardc.log1p %abs : tensor<16x8xf32>
+  %em = shardc.expm1 %a : tensor<16x8xf32>
+  %sn = shardc.sin %a : tensor<16x8xf32>
+  %cs = shardc.cos %a : tensor<16x8xf32>
+  %fl = shardc.floor %a : tensor<16x8xf32>
+  %ce = shardc.ceil %a : tensor<16x8xf32>
+  %re = shardc.round_even %a : tensor<16x8xf32>
   %p = shardc.pow %pos, %a : tensor<16x8xf32>
   %s1 = shardc.add %l, %s : tensor<16x8xf32>
   %s2 = shardc.add %s1, %r : tensor<16x8xf32>
@@ -136,7 +148,13 @@ func.func @unary_chain(
   %s5 = shardc.add %s4, %f : tensor<16x8xf32>
   %s6 = shardc.add %s5, %lp : tensor<16x8xf32>
   %s7 = shardc.add %s6, %p : tensor<16x8xf32>
-  return %s7 : tensor<16x8xf32>
+  %s8 = shardc.add %s7, %em : tensor<16x8xf32>
+  %s9 = shardc.add %s8, %sn : tensor<16x8xf32>
+  %s10 = shardc.add %s9, %cs : tensor<16x8xf32>
+  %s11 = shardc.add %s10, %fl : tensor<16x8xf32>
+  %s12 = shardc.add %s11, %ce : tensor<16x8xf32>
+  %s13 = shardc.add %s12, %re : tensor<16x8xf32>
+  return %s13 : tensor<16x8xf32>
 }
 
 // compare, select and convert keep the split of their operands across

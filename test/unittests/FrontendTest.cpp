@@ -68,6 +68,12 @@ std::optional<double> libmUnary(const std::string &name, double x) {
   if (name == "rsqrt") return 1 / std::sqrt(x);
   if (name == "erf") return std::erf(x);
   if (name == "log1p") return std::log1p(x);
+  if (name == "expm1") return std::expm1(x);
+  if (name == "sin") return std::sin(x);
+  if (name == "cos") return std::cos(x);
+  if (name == "floor") return std::floor(x);
+  if (name == "ceil") return std::ceil(x);
+  if (name == "round_even") return std::nearbyint(x);
   return std::nullopt;
 }
 

@@ -151,6 +151,15 @@ const std::vector<UnaryCase> kUnaryCases = {
      {0.0, -0.0, 0.6931471805599453, -kInf, 0.4054651081081644, 1.6094379124341003, kInf,
       kNaN, kNaN},
      false},
+    // expm1: -1 at -inf; keeps the sign of zero.
+    {OpCode::Expm1, "expm1", {0.0, -0.0, 1.718281828459045, -0.6321205588285577, 0.6487212707001282, 53.598150033144236, kInf, -1, kNaN}, false},
+    // sin, cos: NaN at the infinities.
+    {OpCode::Sin, "sin", {0.0, -0.0, 0.8414709848078965, -0.8414709848078965, 0.479425538604203, -0.7568024953079282, kNaN, kNaN, kNaN}, false},
+    {OpCode::Cos, "cos", {1, 1, 0.5403023058681398, 0.5403023058681398, 0.8775825618903728, -0.6536436208636119, kNaN, kNaN, kNaN}, false},
+    // floor, ceil, round_even: exact; -0 stays -0 and halves go to even.
+    {OpCode::Floor, "floor", {0.0, -0.0, 1, -1, 0.0, 4, kInf, -kInf, kNaN}, true},
+    {OpCode::Ceil, "ceil", {0.0, -0.0, 1, -1, 1, 4, kInf, -kInf, kNaN}, true},
+    {OpCode::RoundEven, "round_even", {0.0, -0.0, 1, -1, 0.0, 4, kInf, -kInf, kNaN}, true},
 };
 
 TEST(ReferenceUnary, EveryUnaryOpOfTheCatalogueHasHandValues) {

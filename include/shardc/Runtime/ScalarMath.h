@@ -33,12 +33,18 @@
   X(log, logf, log)                                                                      \
   X(tanh, tanhf, tanh)                                                                   \
   X(erf, erff, erf)                                                                      \
-  X(log1p, log1pf, log1p)
+  X(log1p, log1pf, log1p)                                                                \
+  X(expm1, expm1f, expm1)                                                                \
+  X(sin, sinf, sin)                                                                      \
+  X(cos, cosf, cos)
 /// X(function, the C library's float name, its double name, the LLVM
 /// intrinsic of its vector form).
 #define SHARDC_SCALAR_INTRINSICS(X)                                                      \
   X(sqrt, sqrtf, sqrt, sqrt)                                                             \
-  X(abs, fabsf, fabs, fabs)
+  X(abs, fabsf, fabs, fabs)                                                              \
+  X(floor, floorf, floor, floor)                                                         \
+  X(ceil, ceilf, ceil, ceil)                                                             \
+  X(round_even, rintf, rint, rint)
 /// X(function, float name, double name): two-operand library functions.
 #define SHARDC_SCALAR_CALLS2(X) X(pow, powf, pow)
 

@@ -194,6 +194,12 @@ private:
                          .Case("stablehlo.rsqrt", "rsqrt")
                          .Case("stablehlo.log_plus_one", "log1p")
                          .Case("chlo.erf", "erf")
+                         .Case("stablehlo.exponential_minus_one", "expm1")
+                         .Case("stablehlo.sine", "sin")
+                         .Case("stablehlo.cosine", "cos")
+                         .Case("stablehlo.floor", "floor")
+                         .Case("stablehlo.ceil", "ceil")
+                         .Case("stablehlo.round_nearest_even", "round_even")
                          .Case("stablehlo.convert", "convert")
                          .Case("stablehlo.reshape", "reshape")
                          .Default("");

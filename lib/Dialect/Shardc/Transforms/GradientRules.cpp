@@ -233,6 +233,15 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
       .Case([&](Log1pOp) { // 1 / (1 + x)
         return Grads{e.div(g, e.add(e.scalarLike(g, 1.0), operand(0)))};
       })
+      .Case([&](Expm1Op) { // exp(x) = y + 1
+        return Grads{e.mul(g, e.add(y, e.scalarLike(g, 1.0)))};
+      })
+      .Case([&](SinOp) { return Grads{e.mul(g, CosOp::create(b, e.loc, operand(0)))}; })
+      .Case([&](CosOp) { return Grads{e.neg(e.mul(g, SinOp::create(b, e.loc, operand(0))))}; })
+      // Steps: zero almost everywhere (as JAX and PyTorch define them).
+      .Case([&](FloorOp) { return Grads{e.zerosLike(g)}; })
+      .Case([&](CeilOp) { return Grads{e.zerosLike(g)}; })
+      .Case([&](RoundEvenOp) { return Grads{e.zerosLike(g)}; })
       .Case([&](TanhOp) { // 1 - y^2
         return Grads{e.mul(g, e.sub(e.scalarLike(g, 1.0), e.mul(y, y)))};
       })

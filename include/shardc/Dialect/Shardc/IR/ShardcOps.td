@@ -135,6 +135,16 @@ def Shardc_RsqrtOp : Shardc_UnaryOp<"rsqrt", Shardc_FloatTensor,
 def Shardc_ErfOp : Shardc_UnaryOp<"erf", Shardc_FloatTensor, "error function">;
 def Shardc_Log1pOp : Shardc_UnaryOp<"log1p", Shardc_FloatTensor,
     "log(1 + x), accurate for x near 0 (NaN below -1, -inf at -1)">;
+def Shardc_Expm1Op : Shardc_UnaryOp<"expm1", Shardc_FloatTensor,
+    "exp(x) - 1, accurate for x near 0">;
+def Shardc_SinOp : Shardc_UnaryOp<"sin", Shardc_FloatTensor, "sine (of radians)">;
+def Shardc_CosOp : Shardc_UnaryOp<"cos", Shardc_FloatTensor, "cosine (of radians)">;
+def Shardc_FloorOp : Shardc_UnaryOp<"floor", Shardc_FloatTensor,
+    "the largest integer not above x (keeps -0, infinities and NaN)">;
+def Shardc_CeilOp : Shardc_UnaryOp<"ceil", Shardc_FloatTensor,
+    "the smallest integer not below x (keeps -0, infinities and NaN)">;
+def Shardc_RoundEvenOp : Shardc_UnaryOp<"round_even", Shardc_FloatTensor,
+    "the nearest integer, halves to even (like StableHLO's round_nearest_even)">;
 
 def Shardc_StopGradientOp : Shardc_UnaryOp<"stop_gradient", Shardc_Tensor, "identity"> {
   let summary = "The operand, through which no gradient flows";
