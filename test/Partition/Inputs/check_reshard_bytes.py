@@ -40,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 
-from shardc_explain import explain_bytes, scan_cases
+from shardc_explain import explain_total, link_seconds, LINK_LATENCY_S, LINK_BYTES_PER_S, scan_cases
 
 HAND_RE = re.compile(r"^\s*//\s*SHARDY-BYTES:\s*@([A-Za-z_][\w$.]*)\s+(\d+)\s*$")
 SUBAXES_RE = re.compile(r"^\s*//\s*NEEDS-SUB-AXES:\s*@([A-Za-z_][\w$.]*)\s*$")
@@ -126,13 +126,17 @@ def main(argv):
 
 def report(shardc, path, source, names, defined, hand, subaxes, known_more, workdir):
     counts = {"same": 0, "fewer": 0, "more": 0, "subaxes": 0, "known": 0, "errors": 0}
+    times = {"faster": 0, "as fast": 0, "slower": 0, "unknown": 0}
     for name in names:
         if name.endswith("_shardy"):
             continue
-        ours, err = explain_bytes(shardc, path, name)
+        ourTotal, err = explain_total(shardc, path, name)
+        ours = ourTotal[1] if ourTotal else None
+        theirTotal = None
         if err is None:
             if name + "_shardy" in defined:
-                theirs, err = explain_bytes(shardc, path, name + "_shardy")
+                theirTotal, err = explain_total(shardc, path, name + "_shardy")
+                theirs = theirTotal[1] if theirTotal else None
                 if err is None:
                     sig = re.search(r"func\.func\s+@%s_shardy\(\s*%%[\w$.]+:\s*tensor<((?:\d+x)+)f32>"
                                     % re.escape(name), source)
@@ -152,17 +156,30 @@ def report(shardc, path, source, names, defined, hand, subaxes, known_more, work
             print("%s error: %s" % (name, err))
             continue
         verdict = "same" if ours == theirs else ("fewer" if ours < theirs else "more")
+        # Bytes alone hide a trade: more collectives of fewer bytes. The
+        # time on the model link weighs both (Shardy's collective count is
+        # known where its twin runs, not for hand-computed figures).
+        if theirTotal is None:
+            times["unknown"] += 1
+            timing = "; time: Shardy's collectives unknown"
+        else:
+            a, b = link_seconds(*ourTotal), link_seconds(*theirTotal)
+            pace = "as fast" if abs(a - b) <= 1e-12 else ("faster" if a < b else "slower")
+            times[pace] += 1
+            timing = "; time %.2f us in %d collectives, Shardy %.2f us in %d: %s" % (
+                a * 1e6, ourTotal[0], b * 1e6, theirTotal[0], pace)
         if verdict == "more" and name in subaxes:
             counts["subaxes"] += 1
-            print("%s shardc=%d shardy=%d more (Shardy uses sub-axes)" % (name, ours, theirs))
+            print("%s shardc=%d shardy=%d more (Shardy uses sub-axes)%s" % (name, ours, theirs, timing))
             continue
         if verdict == "more" and name in known_more:
             counts["known"] += 1
-            print("%s shardc=%d shardy=%d more (known, marked KNOWN-MORE)" % (name, ours, theirs))
+            print("%s shardc=%d shardy=%d more (known, marked KNOWN-MORE)%s"
+                  % (name, ours, theirs, timing))
             continue
         counts[verdict] += 1
         stale = " (marked KNOWN-MORE: the marker can go)" if name in known_more else ""
-        print("%s shardc=%d shardy=%d %s%s" % (name, ours, theirs, verdict, stale))
+        print("%s shardc=%d shardy=%d %s%s%s" % (name, ours, theirs, verdict, stale, timing))
 
     for name in sorted(set(hand) - defined):
         counts["errors"] += 1
@@ -175,6 +192,9 @@ def report(shardc, path, source, names, defined, hand, subaxes, known_more, work
     print("same: %(same)d, fewer: %(fewer)d, more: %(more)d, "
           "more where Shardy uses sub-axes: %(subaxes)d, " % counts
           + known + "errors: %(errors)d" % counts)
+    print("time at %g us + bytes / %g GB/s per collective: faster: %d, as fast: %d, slower: %d, "
+          "unknown: %d" % (LINK_LATENCY_S * 1e6, LINK_BYTES_PER_S / 1e9, times["faster"],
+                           times["as fast"], times["slower"], times["unknown"]))
     return 1 if counts["more"] or counts["errors"] else 0
 
 

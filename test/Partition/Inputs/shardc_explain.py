@@ -29,8 +29,26 @@ def scan_cases(lines, markers):
 TOTAL_RE = re.compile(r"^Total: (\d+) collectives?(?:, (\d+) bytes sent per device)?")
 
 
+# The link the cost model assumes: each collective costs its latency, plus
+# its bytes over the bandwidth (NVLink-class: 5 us, 150 GB/s).
+LINK_LATENCY_S = 5e-6
+LINK_BYTES_PER_S = 150e9
+
+
+def link_seconds(collectives, nbytes):
+    """The time a device spends in `collectives` collectives sending `nbytes`."""
+    return collectives * LINK_LATENCY_S + nbytes / LINK_BYTES_PER_S
+
+
 def explain_bytes(shardc, path, name):
     """(bytes sent per device by @name, None), or (None, what went wrong)."""
+    total, err = explain_total(shardc, path, name)
+    return (None, err) if err else (total[1], None)
+
+
+def explain_total(shardc, path, name):
+    """((collectives, bytes sent per device) of @name, None), or (None, what
+    went wrong)."""
     try:
         proc = subprocess.run([shardc, "explain", path, "--entry", name],
                               capture_output=True, text=True)
@@ -46,4 +64,4 @@ def explain_bytes(shardc, path, name):
     match = TOTAL_RE.match(lines[-1]) if lines else None
     if not match:
         return None, "no Total line in the explain output"
-    return int(match.group(2) or 0), None
+    return (int(match.group(1)), int(match.group(2) or 0)), None
