@@ -263,6 +263,14 @@ private:
       Value one_ = splat(loc, type, 1.0);
       return one(make("div", loc, {one_, make("add", loc, {one_, e}, type)}, type));
     }
+    if (name == "stablehlo.is_finite") { // x - x is 0 unless x is infinite or NaN
+      if (in.size() != 1 || !type)
+        return op->emitError("is_finite takes one operand");
+      Value diff = make("sub", loc, {in[0], in[0]}, in[0].getType());
+      return one(make("compare", loc,
+                      {diff, splat(loc, cast<RankedTensorType>(in[0].getType()), 0.0)}, type,
+                      {direction(CompareDirection::EQ)}));
+    }
     if (name == "stablehlo.sign") { // x > 0 ? 1 : (x < 0 ? -1 : x); keeps 0, -0 and NaN
       if (failed(arity(1)))
         return failure();
@@ -552,6 +560,15 @@ private:
       return op->emitError("reduce needs its dimensions");
     SmallVector<Value> results;
     for (unsigned i = 0; i < n; ++i) {
+      if (auto t = dyn_cast<RankedTensorType>(op->getResult(i).getType());
+          t && t.getElementType().isInteger(1)) {
+        FailureOr<Value> r = reduceBooleans(op, (*body)[i], op->getOperand(i),
+                                            op->getOperand(n + i), *dims, t);
+        if (failed(r))
+          return failure();
+        results.push_back(*r);
+        continue;
+      }
       std::optional<ReduceKind> kind = kindOf((*body)[i]);
       if (!kind)
         return unsupported(op, "a reduction other than a sum, max or min ("
@@ -574,6 +591,34 @@ private:
       results.push_back(r);
     }
     return results;
+  }
+
+  /// jnp.all and jnp.any: booleans reduced by and (min) or or (max, also
+  /// XLA's add of booleans), through i32 and back.
+  FailureOr<Value> reduceBooleans(Operation *op, StringRef combine, Value x, Value init,
+                                  ArrayRef<int64_t> dims, RankedTensorType type) {
+    Location loc = op->getLoc();
+    std::optional<ReduceKind> kind =
+        llvm::StringSwitch<std::optional<ReduceKind>>(combine)
+            .Cases({"stablehlo.and", "stablehlo.minimum"}, ReduceKind::Min)
+            .Cases({"stablehlo.or", "stablehlo.add", "stablehlo.maximum"}, ReduceKind::Max)
+            .Default(std::nullopt);
+    if (!kind)
+      return unsupported(op, "a reduction of booleans other than and, or or add");
+    Type i32 = b.getI32Type();
+    auto wide = [&](Value v) {
+      auto t = cast<RankedTensorType>(v.getType());
+      return make("convert", loc, v, RankedTensorType::get(t.getShape(), i32));
+    };
+    auto resultI32 = RankedTensorType::get(type.getShape(), i32);
+    Value r = dims.empty() ? wide(x)
+                           : make("reduce", loc, wide(x), resultI32,
+                                  {b.getNamedAttr("kind", ReduceKindAttr::get(b.getContext(), *kind)),
+                                   b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims))});
+    r = make(*kind == ReduceKind::Min ? "min" : "max", loc,
+             {r, broadcastTo(loc, wide(init), resultI32)}, resultI32);
+    return make("compare", loc, {r, splat(loc, resultI32, 0)}, type,
+                {direction(CompareDirection::NE)});
   }
 
   static bool isIdentity(Value init, ReduceKind kind) {
