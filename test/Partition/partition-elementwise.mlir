@@ -118,6 +118,10 @@ func.func @mesh_2d_both_dims(
 // CHECK: shardc.floor [[A]] : tensor<2x8xf32>
 // CHECK: shardc.ceil [[A]] : tensor<2x8xf32>
 // CHECK: shardc.round_even [[A]] : tensor<2x8xf32>
+// CHECK: shardc.round_afz [[A]] : tensor<2x8xf32>
+// CHECK: shardc.tan [[A]] : tensor<2x8xf32>
+// CHECK: shardc.cbrt [[A]] : tensor<2x8xf32>
+// CHECK: shardc.atan2 [[A]], {{.*}} : tensor<2x8xf32>
 // CHECK: shardc.pow {{.*}}, [[A]] : tensor<2x8xf32>
 // CHECK-NOT: shardc.all_
 // CHECK: return {{.*}} : tensor<2x8xf32>
@@ -140,6 +144,10 @@ func.func @unary_chain(
   %fl = shardc.floor %a : tensor<16x8xf32>
   %ce = shardc.ceil %a : tensor<16x8xf32>
   %re = shardc.round_even %a : tensor<16x8xf32>
+  %ra = shardc.round_afz %a : tensor<16x8xf32>
+  %tn = shardc.tan %a : tensor<16x8xf32>
+  %cr = shardc.cbrt %a : tensor<16x8xf32>
+  %at = shardc.atan2 %a, %pos : tensor<16x8xf32>
   %p = shardc.pow %pos, %a : tensor<16x8xf32>
   %s1 = shardc.add %l, %s : tensor<16x8xf32>
   %s2 = shardc.add %s1, %r : tensor<16x8xf32>
@@ -154,7 +162,11 @@ func.func @unary_chain(
   %s11 = shardc.add %s10, %fl : tensor<16x8xf32>
   %s12 = shardc.add %s11, %ce : tensor<16x8xf32>
   %s13 = shardc.add %s12, %re : tensor<16x8xf32>
-  return %s13 : tensor<16x8xf32>
+  %s14 = shardc.add %s13, %ra : tensor<16x8xf32>
+  %s15 = shardc.add %s14, %tn : tensor<16x8xf32>
+  %s16 = shardc.add %s15, %cr : tensor<16x8xf32>
+  %s17 = shardc.add %s16, %at : tensor<16x8xf32>
+  return %s17 : tensor<16x8xf32>
 }
 
 // compare, select and convert keep the split of their operands across

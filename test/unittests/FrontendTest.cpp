@@ -74,6 +74,9 @@ std::optional<double> libmUnary(const std::string &name, double x) {
   if (name == "floor") return std::floor(x);
   if (name == "ceil") return std::ceil(x);
   if (name == "round_even") return std::nearbyint(x);
+  if (name == "round_afz") return std::round(x);
+  if (name == "tan") return std::tan(x);
+  if (name == "cbrt") return std::cbrt(x);
   return std::nullopt;
 }
 

@@ -160,6 +160,12 @@ const std::vector<UnaryCase> kUnaryCases = {
     {OpCode::Floor, "floor", {0.0, -0.0, 1, -1, 0.0, 4, kInf, -kInf, kNaN}, true},
     {OpCode::Ceil, "ceil", {0.0, -0.0, 1, -1, 1, 4, kInf, -kInf, kNaN}, true},
     {OpCode::RoundEven, "round_even", {0.0, -0.0, 1, -1, 0.0, 4, kInf, -kInf, kNaN}, true},
+    // round_afz: halves away from zero (0.5 -> 1), -0 stays -0.
+    {OpCode::RoundAfz, "round_afz", {0.0, -0.0, 1, -1, 1, 4, kInf, -kInf, kNaN}, true},
+    // tan: NaN at the infinities; keeps the sign of zero.
+    {OpCode::Tan, "tan", {0.0, -0.0, 1.5574077246549023, -1.5574077246549023, 0.5463024898437905, 1.1578212823495775, kNaN, kNaN, kNaN}, false},
+    // cbrt: odd, infinite at infinities.
+    {OpCode::Cbrt, "cbrt", {0.0, -0.0, 1, -1, 0.7937005259840998, 1.5874010519681994, kInf, -kInf, kNaN}, false},
 };
 
 TEST(ReferenceUnary, EveryUnaryOpOfTheCatalogueHasHandValues) {
@@ -228,7 +234,7 @@ TEST(ReferenceUnary, KeepsShapeIncludingRankZeroAndEmpty) {
 // The binary ops the tests below check against hand-computed values.
 const std::vector<OpCode> kBinaryWithHandValues = {OpCode::Add, OpCode::Sub, OpCode::Mul,
                                                    OpCode::Div, OpCode::Max, OpCode::Min,
-                                                   OpCode::Pow};
+                                                   OpCode::Pow, OpCode::Atan2};
 
 TEST(ReferenceBinary, EveryBinaryOpOfTheCatalogueHasHandValues) {
   for (OpCode op : allOpCodes())
@@ -257,6 +263,16 @@ TEST(ReferenceBinary, F32MaxMinPropagateNaN) {
   Array b = f32({5}, {kNaN, 1, 3, kNaN, -kInf});
   expectArray(ok(binary(OpCode::Max, a, b)), f32({5}, {kNaN, kNaN, 3, kNaN, -1}));
   expectArray(ok(binary(OpCode::Min, a, b)), f32({5}, {kNaN, kNaN, 2, kNaN, -kInf}));
+}
+
+// atan2(y, x): the angle of (x, y); the signs pick the quadrant, and of
+// zeros too.
+TEST(ReferenceBinary, F32Atan2) {
+  Array y = f32({8}, {0, 1, 1, -1, 0, -0.0, 0, 1});
+  Array x = f32({8}, {1, 0, -1, -1, -1, -1, 0, kNaN});
+  expectArray(ok(binary(OpCode::Atan2, y, x)),
+              f32({8}, {0, 1.5707963267948966, 2.356194490192345, -2.356194490192345,
+                        3.141592653589793, -3.141592653589793, 0, kNaN}));
 }
 
 TEST(ReferenceBinary, F32Pow) {

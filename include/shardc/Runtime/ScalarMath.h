@@ -36,7 +36,9 @@
   X(log1p, log1pf, log1p)                                                                \
   X(expm1, expm1f, expm1)                                                                \
   X(sin, sinf, sin)                                                                      \
-  X(cos, cosf, cos)
+  X(cos, cosf, cos)                                                                      \
+  X(tan, tanf, tan)                                                                      \
+  X(cbrt, cbrtf, cbrt)
 /// X(function, the C library's float name, its double name, the LLVM
 /// intrinsic of its vector form).
 #define SHARDC_SCALAR_INTRINSICS(X)                                                      \
@@ -44,9 +46,10 @@
   X(abs, fabsf, fabs, fabs)                                                              \
   X(floor, floorf, floor, floor)                                                         \
   X(ceil, ceilf, ceil, ceil)                                                             \
-  X(round_even, rintf, rint, rint)
+  X(round_even, rintf, rint, rint)                                                       \
+  X(round_afz, roundf, round, round)
 /// X(function, float name, double name): two-operand library functions.
-#define SHARDC_SCALAR_CALLS2(X) X(pow, powf, pow)
+#define SHARDC_SCALAR_CALLS2(X) X(pow, powf, pow) X(atan2, atan2f, atan2)
 
 namespace shardc {
 namespace scalar {

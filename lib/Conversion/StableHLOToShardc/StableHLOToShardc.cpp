@@ -200,6 +200,10 @@ private:
                          .Case("stablehlo.floor", "floor")
                          .Case("stablehlo.ceil", "ceil")
                          .Case("stablehlo.round_nearest_even", "round_even")
+                         .Case("stablehlo.round_nearest_afz", "round_afz")
+                         .Case("chlo.tan", "tan")
+                         .Case("stablehlo.tan", "tan")
+                         .Case("stablehlo.cbrt", "cbrt")
                          .Case("stablehlo.convert", "convert")
                          .Case("stablehlo.reshape", "reshape")
                          .Default("");
@@ -216,6 +220,7 @@ private:
                .Case("stablehlo.maximum", "max")
                .Case("stablehlo.minimum", "min")
                .Case("stablehlo.power", "pow")
+               .Case("stablehlo.atan2", "atan2")
                .Default("");
     if (!twin.empty()) {
       if (failed(arity(2)))

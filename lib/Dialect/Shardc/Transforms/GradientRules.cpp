@@ -211,6 +211,11 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
         Value zero = e.zerosLike(g);
         return Grads{e.select(first, g, zero), e.select(first, zero, g)};
       })
+      .Case([&](Atan2Op) { // y = atan2(a, b): da = b / (a^2 + b^2), db = -a / (a^2 + b^2)
+        Value r2 = e.add(e.mul(operand(0), operand(0)), e.mul(operand(1), operand(1)));
+        Value gr = e.div(g, r2);
+        return Grads{e.mul(gr, operand(1)), e.neg(e.mul(gr, operand(0)))};
+      })
       .Case([&](PowOp) { // y = a^b: da = g b a^(b-1), db = g y log(a)
         Value bm1 = e.sub(operand(1), e.scalarLike(g, 1.0));
         Value pa = PowOp::create(b, e.loc, operand(0), bm1);
@@ -242,6 +247,13 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
       .Case([&](FloorOp) { return Grads{e.zerosLike(g)}; })
       .Case([&](CeilOp) { return Grads{e.zerosLike(g)}; })
       .Case([&](RoundEvenOp) { return Grads{e.zerosLike(g)}; })
+      .Case([&](RoundAfzOp) { return Grads{e.zerosLike(g)}; })
+      .Case([&](TanOp) { // 1 + y^2
+        return Grads{e.mul(g, e.add(e.scalarLike(g, 1.0), e.mul(y, y)))};
+      })
+      .Case([&](CbrtOp) { // 1 / (3 y^2)
+        return Grads{e.div(g, e.mul(e.scalarLike(g, 3.0), e.mul(y, y)))};
+      })
       .Case([&](TanhOp) { // 1 - y^2
         return Grads{e.mul(g, e.sub(e.scalarLike(g, 1.0), e.mul(y, y)))};
       })

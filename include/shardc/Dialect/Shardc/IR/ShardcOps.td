@@ -145,6 +145,11 @@ def Shardc_CeilOp : Shardc_UnaryOp<"ceil", Shardc_FloatTensor,
     "the smallest integer not below x (keeps -0, infinities and NaN)">;
 def Shardc_RoundEvenOp : Shardc_UnaryOp<"round_even", Shardc_FloatTensor,
     "the nearest integer, halves to even (like StableHLO's round_nearest_even)">;
+def Shardc_RoundAfzOp : Shardc_UnaryOp<"round_afz", Shardc_FloatTensor,
+    "the nearest integer, halves away from zero (like StableHLO's round_nearest_afz)">;
+def Shardc_TanOp : Shardc_UnaryOp<"tan", Shardc_FloatTensor, "tangent (of radians)">;
+def Shardc_CbrtOp : Shardc_UnaryOp<"cbrt", Shardc_FloatTensor,
+    "cube root (negative for negative inputs)">;
 
 def Shardc_StopGradientOp : Shardc_UnaryOp<"stop_gradient", Shardc_Tensor, "identity"> {
   let summary = "The operand, through which no gradient flows";
@@ -191,6 +196,8 @@ def Shardc_DivOp : Shardc_BinaryOp<"div",
 def Shardc_MaxOp : Shardc_BinaryOp<"max", "maximum (NaN if either is NaN)">;
 def Shardc_MinOp : Shardc_BinaryOp<"min", "minimum (NaN if either is NaN)">;
 def Shardc_PowOp : Shardc_BinaryOp<"pow", "power">;
+def Shardc_Atan2Op : Shardc_BinaryOp<"atan2",
+    "the angle of the point (rhs, lhs) in radians, in [-pi, pi] (floats only)">;
 
 def Shardc_CompareOp : Shardc_Op<"compare", [ShardingRule, Pure, Elementwise,
     AllTypesMatch<["lhs", "rhs"]>, SameOperandsAndResultShape,
