@@ -146,7 +146,8 @@ public:
       failed = true;
       return Array();
     }
-    std::memcpy(a.bytes(), data.data() + pos, a.sizeInBytes());
+    if (a.sizeInBytes() > 0) // an empty array has no buffer to copy into
+      std::memcpy(a.bytes(), data.data() + pos, a.sizeInBytes());
     pos += a.sizeInBytes();
     return a;
   }

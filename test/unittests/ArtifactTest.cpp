@@ -164,6 +164,19 @@ TEST(Artifact, CraftedOpcodesAndProgramsAreRejected) {
                  "step 2 (fused at m.mlir:5:8): its program is malformed");
 }
 
+// A constant of no elements has no buffer: reading one copies nothing (the
+// fuzzer found a copy into the null buffer under UBSan).
+TEST(Artifact, EmptyConstantsReadBack) {
+  std::string error = load([](Plan &p) {
+    p.values.push_back({DType::F32, {0, 3}, kNotMaterialized});
+    PlanStep c{OpCode::Constant, {}, {(int32_t)p.values.size() - 1}, {}, {}, {}, "m.mlir:7:8"};
+    c.constant = Array(DType::F32, {0, 3});
+    p.steps.push_back(c);
+  });
+  // Loads, or is rejected by validation; either way after reading it whole.
+  EXPECT_TRUE(error.empty() || error.find("step 4") != std::string::npos) << error;
+}
+
 // The kernels read only the fields an op uses, but every field is input:
 // one an op does not read must be zero, so a stray register is an error
 // rather than a read out of bounds (the fuzzer found that crash).

@@ -138,8 +138,8 @@ std::string mutateArtifactFields(const std::string &bytes, std::mt19937_64 &rng)
                                                    : plan.steps[rng() % plan.steps.size()];
   auto change = [&](int64_t old) -> int64_t {
     switch (rng() % 4) {
-    case 0: return old + 1;
-    case 1: return old - 1;
+    case 0: return (int64_t)((uint64_t)old + 1); // wraps, as a mutation may
+    case 1: return (int64_t)((uint64_t)old - 1);
     case 2: return (int64_t)(rng() % 16);
     default: return interestingValue(rng);
     }
