@@ -87,6 +87,7 @@ SHARDC_SCALAR_INTRINSICS(SHARDC_JIT_DECLARE)
 #define SHARDC_JIT_DECLARE2(fn, ...) JitValue fn(JitValue x, JitValue y);
 SHARDC_SCALAR_CALLS2(SHARDC_JIT_DECLARE2)
 #undef SHARDC_JIT_DECLARE2
+JitValue fmod(JitValue x, JitValue y);
 
 class KernelBuilder {
 public:
@@ -290,6 +291,7 @@ private:
 #define SHARDC_JIT_FRIEND2(fn, ...) friend JitValue fn(JitValue, JitValue);
   SHARDC_SCALAR_CALLS2(SHARDC_JIT_FRIEND2)
 #undef SHARDC_JIT_FRIEND2
+  friend JitValue fmod(JitValue, JitValue);
 
   struct State {
     std::vector<Value *> lanes, firstZero;
@@ -479,6 +481,11 @@ SHARDC_SCALAR_INTRINSICS(SHARDC_JIT_INTRINSIC)
   }
 SHARDC_SCALAR_CALLS2(SHARDC_JIT_CALL2)
 #undef SHARDC_JIT_CALL2
+// frem: LLVM lowers it per lane to the C library's fmodf.
+JitValue fmod(JitValue x, JitValue y) {
+  KernelBuilder &k = builderOf(x, y);
+  return {&k, k.b.CreateFRem(k.vector(x), k.vector(y))};
+}
 
 } // namespace
 

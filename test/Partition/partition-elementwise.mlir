@@ -122,6 +122,7 @@ func.func @mesh_2d_both_dims(
 // CHECK: shardc.tan [[A]] : tensor<2x8xf32>
 // CHECK: shardc.cbrt [[A]] : tensor<2x8xf32>
 // CHECK: shardc.atan2 [[A]], {{.*}} : tensor<2x8xf32>
+// CHECK: shardc.rem [[A]], {{.*}} : tensor<2x8xf32>
 // CHECK: shardc.pow {{.*}}, [[A]] : tensor<2x8xf32>
 // CHECK-NOT: shardc.all_
 // CHECK: return {{.*}} : tensor<2x8xf32>
@@ -148,6 +149,7 @@ func.func @unary_chain(
   %tn = shardc.tan %a : tensor<16x8xf32>
   %cr = shardc.cbrt %a : tensor<16x8xf32>
   %at = shardc.atan2 %a, %pos : tensor<16x8xf32>
+  %rm = shardc.rem %a, %pos : tensor<16x8xf32>
   %p = shardc.pow %pos, %a : tensor<16x8xf32>
   %s1 = shardc.add %l, %s : tensor<16x8xf32>
   %s2 = shardc.add %s1, %r : tensor<16x8xf32>
@@ -166,7 +168,8 @@ func.func @unary_chain(
   %s15 = shardc.add %s14, %tn : tensor<16x8xf32>
   %s16 = shardc.add %s15, %cr : tensor<16x8xf32>
   %s17 = shardc.add %s16, %at : tensor<16x8xf32>
-  return %s17 : tensor<16x8xf32>
+  %s18 = shardc.add %s17, %rm : tensor<16x8xf32>
+  return %s18 : tensor<16x8xf32>
 }
 
 // compare, select and convert keep the split of their operands across

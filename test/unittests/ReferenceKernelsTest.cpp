@@ -234,7 +234,7 @@ TEST(ReferenceUnary, KeepsShapeIncludingRankZeroAndEmpty) {
 // The binary ops the tests below check against hand-computed values.
 const std::vector<OpCode> kBinaryWithHandValues = {OpCode::Add, OpCode::Sub, OpCode::Mul,
                                                    OpCode::Div, OpCode::Max, OpCode::Min,
-                                                   OpCode::Pow, OpCode::Atan2};
+                                                   OpCode::Pow, OpCode::Atan2, OpCode::Rem};
 
 TEST(ReferenceBinary, EveryBinaryOpOfTheCatalogueHasHandValues) {
   for (OpCode op : allOpCodes())
@@ -273,6 +273,14 @@ TEST(ReferenceBinary, F32Atan2) {
   expectArray(ok(binary(OpCode::Atan2, y, x)),
               f32({8}, {0, 1.5707963267948966, 2.356194490192345, -2.356194490192345,
                         3.141592653589793, -3.141592653589793, 0, kNaN}));
+}
+
+// rem is C's fmod: the sign of the dividend, NaN for a zero divisor or an
+// infinite dividend, the dividend for an infinite divisor.
+TEST(ReferenceBinary, F32Rem) {
+  Array a = f32({8}, {5.5, -5.5, 5, 1, kInf, 1, -0.0, 7});
+  Array b = f32({8}, {2, 2, -3, 0, 1, kInf, 1, 0.5});
+  expectArray(ok(binary(OpCode::Rem, a, b)), f32({8}, {1.5, -1.5, 2, kNaN, kNaN, 1, -0.0, 0}));
 }
 
 TEST(ReferenceBinary, F32Pow) {

@@ -65,6 +65,9 @@ SHARDC_SCALAR_INTRINSICS(SHARDC_SCALAR_DEFINE)
   SHARDC_SCALAR double fn(double x, double y) { return ::f64(x, y); }
 SHARDC_SCALAR_CALLS2(SHARDC_SCALAR_DEFINE2)
 #undef SHARDC_SCALAR_DEFINE2
+/// fmod has no libmvec form: the JIT emits LLVM's frem for it.
+SHARDC_SCALAR float fmod(float x, float y) { return ::fmodf(x, y); }
+SHARDC_SCALAR double fmod(double x, double y) { return ::fmod(x, y); }
 
 SHARDC_SCALAR float quietNaN(float) {
 #if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)

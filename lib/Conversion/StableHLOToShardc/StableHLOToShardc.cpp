@@ -221,12 +221,15 @@ private:
                .Case("stablehlo.minimum", "min")
                .Case("stablehlo.power", "pow")
                .Case("stablehlo.atan2", "atan2")
+               .Case("stablehlo.remainder", "rem")
                .Default("");
     if (!twin.empty()) {
       if (failed(arity(2)))
         return failure();
       if (type.getElementType().isInteger(1) && name == "stablehlo.add")
         return one(booleanOr(loc, in[0], in[1], type)); // xla's pred add
+      if ((twin == "rem" || twin == "atan2") && !isa<FloatType>(type.getElementType()))
+        return unsupported(op, "only on floats");
       return one(make(twin, loc, in, type));
     }
 

@@ -211,6 +211,10 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
         Value zero = e.zerosLike(g);
         return Grads{e.select(first, g, zero), e.select(first, zero, g)};
       })
+      .Case([&](RemOp) { // r = a - b q with q = trunc(a / b): da = g, db = -g q
+        Value q = RoundEvenOp::create(b, e.loc, e.div(e.sub(operand(0), y), operand(1)));
+        return Grads{g, e.neg(e.mul(g, q))};
+      })
       .Case([&](Atan2Op) { // y = atan2(a, b): da = b / (a^2 + b^2), db = -a / (a^2 + b^2)
         Value r2 = e.add(e.mul(operand(0), operand(0)), e.mul(operand(1), operand(1)));
         Value gr = e.div(g, r2);

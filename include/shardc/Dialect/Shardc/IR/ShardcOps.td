@@ -196,6 +196,8 @@ def Shardc_DivOp : Shardc_BinaryOp<"div",
 def Shardc_MaxOp : Shardc_BinaryOp<"max", "maximum (NaN if either is NaN)">;
 def Shardc_MinOp : Shardc_BinaryOp<"min", "minimum (NaN if either is NaN)">;
 def Shardc_PowOp : Shardc_BinaryOp<"pow", "power">;
+def Shardc_RemOp : Shardc_BinaryOp<"rem",
+    "remainder of the division rounded toward zero, with the sign of lhs (C's fmod; floats only)">;
 def Shardc_Atan2Op : Shardc_BinaryOp<"atan2",
     "the angle of the point (rhs, lhs) in radians, in [-pi, pi] (floats only)">;
 
