@@ -120,6 +120,12 @@ std::vector<std::string> splitInputs(const std::string &text, bool mlir) {
 
 } // namespace
 
+#if defined(__SANITIZE_ADDRESS__)
+// UBSan ends the process without running the death callback, but calls
+// this hook first (its report follows).
+extern "C" void __ubsan_on_report() { saveCurrent("undefined behaviour (UBSan report)"); }
+#endif
+
 void shardc::fuzz::reached() { reachedStage = true; }
 
 int main(int argc, char **argv) {
