@@ -132,3 +132,16 @@ func.func @asked_partial_but_whole(
   %c = shardc.sharding_constraint %a <@mesh_4, [{}, {}], partial = {"x"}> : tensor<8x16xf32>
   return %c : tensor<8x16xf32>
 }
+
+// -----
+
+// Sub-axes of one axis that do not nest: "a":(1)2 and "a":(3)2 of an axis
+// of 6 cut it at 2 and at 3, and there is no common factor to move data
+// over (this crashed the reshard planner).
+shardc.mesh @mesh_a_6 = <["a"=6]>
+// expected-error @+1 {{sub-axes "a":(1)2 and "a":(3)2 of mesh axis "a" do not nest (2 does not divide 3): shardc cannot move data between layouts that use both}}
+func.func @sub_axes_do_not_nest(%arg0: tensor<2x2xf32> {shardc.sharding = #shardc.sharding<@mesh_a_6, [{"a":(1)2}, {}]>})
+    -> (tensor<2x2xf32> {shardc.sharding = #shardc.sharding<@mesh_a_6, [{}, {"a":(3)2}]>}) {
+  %0 = shardc.neg %arg0 : tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}

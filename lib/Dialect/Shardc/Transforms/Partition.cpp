@@ -30,6 +30,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <map>
+
 using namespace mlir;
 
 namespace shardc {
@@ -74,6 +76,53 @@ std::string opName(Operation *op) {
   return op->getName().getStringRef().str() + " at " + formatLocation(op->getLoc());
 }
 
+/// Every pair of sub-axes of one axis the function's shardings name must
+/// nest (each factor boundary divides the next: "a":(1)2 and "a":(2)3 on an
+/// axis of 6 do, "a":(1)2 and "a":(3)2 do not): data moves between layouts
+/// over the finest factors both cut the axis into.
+LogicalResult checkSubAxesNest(func::FuncOp fn, MeshOp mesh) {
+  std::map<int64_t, std::map<int64_t, std::string>> cuts; // axis -> boundary -> who cut it
+  auto note = [&](ShardingAttr s) {
+    if (!s)
+      return;
+    for (DimShardingAttr d : s.getDims())
+      for (StringAttr a : d.getAxes()) {
+        int64_t axis = mesh.getAxisIndex(a.getValue());
+        if (axis < 0)
+          continue;
+        int64_t pre = mesh.getAxisPreSize(a.getValue());
+        cuts[axis].emplace(pre, a.getValue().str());
+        cuts[axis].emplace(pre * mesh.getAxisSize(a.getValue()), a.getValue().str());
+      }
+  };
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    note(fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName));
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    note(fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName));
+  fn.walk([&](Operation *op) {
+    if (auto c = dyn_cast<ShardingConstraintOp>(op))
+      note(c.getSharding());
+    if (auto list = op->getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName))
+      for (Attribute a : list)
+        note(dyn_cast<ShardingAttr>(a));
+  });
+  for (auto &[axis, at] : cuts) {
+    int64_t previous = 1;
+    std::string who;
+    for (auto &[cut, name] : at) {
+      if (cut % previous != 0)
+        return fn.emitError("sub-axes ")
+               << axisSyntax(who) << " and " << axisSyntax(name) << " of mesh axis \""
+               << cast<StringAttr>(mesh.getAxisNames()[axis]).getValue()
+               << "\" do not nest (" << previous << " does not divide " << cut
+               << "): shardc cannot move data between layouts that use both";
+      previous = cut;
+      who = name;
+    }
+  }
+  return success();
+}
+
 class Partitioner {
 public:
   Partitioner(func::FuncOp fn, MeshOp mesh, const PartitionOptions &options)
@@ -81,7 +130,8 @@ public:
         b(fn.getContext()), options(options) {}
 
   LogicalResult run() {
-    if (failed(checkPadding(fn, mesh, options.padUneven)))
+    if (failed(checkPadding(fn, mesh, options.padUneven)) ||
+        failed(checkSubAxesNest(fn, mesh)))
       return failure();
     Block &old = fn.getBody().front();
     Block *body = new Block();
