@@ -159,7 +159,7 @@ func.func @f(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // -----
 
 func.func @f(%x: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error @+1 {{'stablehlo.remainder' is not supported by shardc's StableHLO importer: only on floats}}
-  %0 = stablehlo.remainder %x, %x : tensor<4xi32>
+  // expected-error @+1 {{'stablehlo.atan2' is not supported by shardc's StableHLO importer: only on floats}}
+  %0 = stablehlo.atan2 %x, %x : tensor<4xi32>
   return %0 : tensor<4xi32>
 }

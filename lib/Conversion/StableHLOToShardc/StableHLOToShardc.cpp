@@ -228,6 +228,13 @@ private:
         return failure();
       if (type.getElementType().isInteger(1) && name == "stablehlo.add")
         return one(booleanOr(loc, in[0], in[1], type)); // xla's pred add
+      // Integer remainder: x - y (x / y), the division rounding toward zero
+      // as StableHLO's does (a zero divisor is a run-time error).
+      if (twin == "rem" && type.getElementType().isSignlessInteger() &&
+          !type.getElementType().isInteger(1)) {
+        Value q = make("div", loc, in, type);
+        return one(make("sub", loc, {in[0], make("mul", loc, {in[1], q}, type)}, type));
+      }
       if ((twin == "rem" || twin == "atan2") && !isa<FloatType>(type.getElementType()))
         return unsupported(op, "only on floats");
       return one(make(twin, loc, in, type));
