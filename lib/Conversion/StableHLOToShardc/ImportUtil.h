@@ -16,6 +16,16 @@ namespace shardc::import {
 
 using namespace mlir;
 
+inline bool isImportedDialect(StringRef ns) {
+  return ns == "stablehlo" || ns == "chlo" || ns == "sdy";
+}
+
+/// The dialect namespace of an op's name ("stablehlo" of "stablehlo.add").
+inline StringRef dialectOf(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  return name.substr(0, name.find('.'));
+}
+
 /// An attribute of an op read in its printed form or its generic one, where
 /// StableHLO's ODS names differ from the printed names (`permutation` and
 /// `dims`) or hold it in properties.

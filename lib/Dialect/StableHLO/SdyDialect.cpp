@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Parsing.h"
 #include "shardc/Dialect/Shardc/IR/ShardingSyntax.h"
 #include "shardc/Dialect/StableHLO/StableHLO.h"
 
@@ -222,17 +223,6 @@ ParseResult parseHint(OpAsmParser &p, OperationState &st, bool hasResult) {
   return success();
 }
 
-ParseResult parseSdyReturn(OpAsmParser &p, OperationState &st) {
-  SmallVector<OpAsmParser::UnresolvedOperand> operands;
-  SmallVector<Type> types;
-  SMLoc at = p.getCurrentLocation();
-  if (p.parseOperandList(operands) || p.parseOptionalAttrDict(st.attributes))
-    return failure();
-  if (!operands.empty() && (p.parseColon() || p.parseTypeList(types)))
-    return failure();
-  return p.resolveOperands(operands, types, at, st.operands);
-}
-
 ParseResult parseSdy(OpAsmParser &p, OperationState &st) {
   StringRef op = st.name.getStringRef();
   if (op == "sdy.mesh")
@@ -242,7 +232,7 @@ ParseResult parseSdy(OpAsmParser &p, OperationState &st) {
   if (op == "sdy.manual_computation")
     return parseManualComputation(p, st);
   if (op == "sdy.return")
-    return parseSdyReturn(p, st);
+    return parseTerminator(p, st);
   if (op == "sdy.propagation_barrier" || op == "sdy.data_flow_edge")
     return parseHint(p, st, /*hasResult=*/true);
   if (op == "sdy.sharding_group")
@@ -254,8 +244,7 @@ ParseResult parseSdy(OpAsmParser &p, OperationState &st) {
 } // namespace
 
 SdyDialect::SdyDialect(MLIRContext *ctx)
-    : Dialect(getDialectNamespace(), ctx, TypeID::get<SdyDialect>()) {
-  allowUnknownOperations();
+    : ImportedDialect(getDialectNamespace(), ctx, TypeID::get<SdyDialect>()) {
   // Its shardings are shardc's attributes.
   ctx->getOrLoadDialect<ShardcDialect>();
 }

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Parsing.h"
 #include "shardc/Dialect/StableHLO/StableHLO.h"
 
 #include "mlir/IR/Builders.h"
@@ -212,18 +213,6 @@ ParseResult parseItems(OpAsmParser &p, OperationState &st) {
   return success();
 }
 
-/// `%a, %b : T, U` or nothing: a region's terminator.
-ParseResult parseReturn(OpAsmParser &p, OperationState &st) {
-  SmallVector<OpAsmParser::UnresolvedOperand> operands;
-  SmallVector<Type> types;
-  SMLoc at = p.getCurrentLocation();
-  if (p.parseOperandList(operands) || p.parseOptionalAttrDict(st.attributes))
-    return failure();
-  if (!operands.empty() && (p.parseColon() || p.parseTypeList(types)))
-    return failure();
-  return resolve(p, at, operands, types, st);
-}
-
 /// `dense<...> : tensor<...>`, after an optional attribute dictionary.
 ParseResult parseConstant(OpAsmParser &p, OperationState &st) {
   Attribute value;
@@ -320,7 +309,7 @@ ParseResult parseStableHLO(OpAsmParser &p, OperationState &st) {
   StringRef op = st.name.getStringRef();
   StringRef bare = op.substr(op.find('.') + 1);
   if (bare == "return")
-    return parseReturn(p, st);
+    return parseTerminator(p, st);
   if (bare == "constant")
     return parseConstant(p, st);
   if (bare == "custom_call")
@@ -383,10 +372,19 @@ Attribute parseHloAttribute(DialectAsmParser &p) {
 
 } // namespace
 
-StableHLODialect::StableHLODialect(MLIRContext *ctx)
-    : Dialect(getDialectNamespace(), ctx, TypeID::get<StableHLODialect>()) {
-  allowUnknownOperations();
+ParseResult parseTerminator(OpAsmParser &p, OperationState &st) {
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  SmallVector<Type> types;
+  SMLoc at = p.getCurrentLocation();
+  if (p.parseOperandList(operands) || p.parseOptionalAttrDict(st.attributes))
+    return failure();
+  if (!operands.empty() && (p.parseColon() || p.parseTypeList(types)))
+    return failure();
+  return resolve(p, at, operands, types, st);
 }
+
+StableHLODialect::StableHLODialect(MLIRContext *ctx)
+    : ImportedDialect(getDialectNamespace(), ctx, TypeID::get<StableHLODialect>()) {}
 
 std::optional<Dialect::ParseOpHook> StableHLODialect::getParseOperationHook(StringRef) const {
   return ParseOpHook(parseStableHLO);
@@ -397,9 +395,7 @@ Attribute StableHLODialect::parseAttribute(DialectAsmParser &parser, Type) const
 }
 
 ChloDialect::ChloDialect(MLIRContext *ctx)
-    : Dialect(getDialectNamespace(), ctx, TypeID::get<ChloDialect>()) {
-  allowUnknownOperations();
-}
+    : ImportedDialect(getDialectNamespace(), ctx, TypeID::get<ChloDialect>()) {}
 
 std::optional<Dialect::ParseOpHook> ChloDialect::getParseOperationHook(StringRef) const {
   return ParseOpHook(parseItems);

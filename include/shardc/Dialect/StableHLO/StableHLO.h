@@ -25,7 +25,17 @@
 
 namespace shardc {
 
-class StableHLODialect : public mlir::Dialect {
+/// What the three have in common: their operations are unregistered, read
+/// by a parse hook, and kept by name.
+class ImportedDialect : public mlir::Dialect {
+protected:
+  ImportedDialect(llvm::StringRef name, mlir::MLIRContext *ctx, mlir::TypeID id)
+      : Dialect(name, ctx, id) {
+    allowUnknownOperations();
+  }
+};
+
+class StableHLODialect : public ImportedDialect {
 public:
   explicit StableHLODialect(mlir::MLIRContext *ctx);
   static constexpr llvm::StringLiteral getDialectNamespace() { return "stablehlo"; }
@@ -35,7 +45,7 @@ public:
 
 /// CHLO: the elementwise ops JAX does not expand (erf, tan, ...), written
 /// like StableHLO's.
-class ChloDialect : public mlir::Dialect {
+class ChloDialect : public ImportedDialect {
 public:
   explicit ChloDialect(mlir::MLIRContext *ctx);
   static constexpr llvm::StringLiteral getDialectNamespace() { return "chlo"; }
@@ -43,7 +53,7 @@ public:
   mlir::Attribute parseAttribute(mlir::DialectAsmParser &parser, mlir::Type type) const override;
 };
 
-class SdyDialect : public mlir::Dialect {
+class SdyDialect : public ImportedDialect {
 public:
   explicit SdyDialect(mlir::MLIRContext *ctx);
   static constexpr llvm::StringLiteral getDialectNamespace() { return "sdy"; }
