@@ -10,10 +10,14 @@ bytes for the case are those of @NAME_shardy (its collectives written out in a
 shard_map) when FILE has it, otherwise the `// SHARDY-BYTES: @NAME N` comment.
 
 A shard_map body is per device, so partitioning it cannot show that the
-collectives in @NAME_shardy really are a reshard: the script also runs
-@NAME_shardy (`SHARDC_BIN run --backend reference`) on the numbers 0, 1, 2, ...
-and requires its result to be its argument, unchanged. A case that fails this
-counts as an error.
+collectives in @NAME_shardy compute what @NAME does: the script also runs
+@NAME_shardy (`SHARDC_BIN run --backend reference`) and compares its result
+with the unsharded program's, bit for bit:
+- where @NAME is a reshard (a sharding_constraint of its one argument), on
+  the numbers 0, 1, 2, ..., and its result must be its argument, unchanged;
+- otherwise on small integers (exact in f32 whatever the order of a sum),
+  against @NAME with every sharding annotation removed, run unpartitioned.
+A case that fails this counts as an error.
 
 A case marked `// NEEDS-SUB-AXES: @NAME` is one where Shardy's sequence goes
 through sub-axes, which shardc cannot express: sending more there is counted
@@ -71,6 +75,116 @@ def npy_payload(data):
         return None
     dims = tuple(int(d) for d in shape.group(1).replace(" ", "").split(",") if d)
     return descr.group(1), dims, data[start + n:]
+
+
+def small_ints(count, salt):
+    """`count` f32 integers in [-4, 4], different for each argument."""
+    return struct.pack("<%df" % count, *(float((i * 7 + 3 * salt) % 9 - 4) for i in range(count)))
+
+
+def run_reference(shardc, path, name, shapes, payloads, workdir):
+    """(the .npy bytes of @name's one result, None), or (None, what went
+    wrong): @name run by the interpreter on the given f32 arguments."""
+    args = []
+    for k, (shape, payload) in enumerate(zip(shapes, payloads)):
+        inp = os.path.join(workdir, "%s.arg%d.npy" % (name, k))
+        with open(inp, "wb") as f:
+            f.write(npy_bytes(shape, payload))
+        args += ["--input", "arg%d=%s" % (k, inp)]
+    try:
+        proc = subprocess.run([shardc, "run", path, "--entry", name, "--backend", "reference",
+                               "--output-dir", workdir] + args, capture_output=True, text=True)
+    except OSError as e:
+        return None, "cannot run %s: %s" % (shardc, e)
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        return None, "run failed: %s" % (lines[0] if lines else "exit %d" % proc.returncode)
+    try:
+        with open(os.path.join(workdir, name + ".result0.npy"), "rb") as f:
+            return f.read(), None
+    except OSError:
+        return None, "run wrote no result"
+
+
+def function_text(source, name):
+    """The text of `func.func @name` in source (to the `}` that closes it at
+    the start of a line), or None."""
+    m = re.search(r"^func\.func\s+@%s\(" % re.escape(name), source, re.M)
+    if not m:
+        return None
+    end = re.compile(r"^}\s*$", re.M).search(source, m.end())
+    return source[m.start():end.end()] if end else None
+
+
+SHARDING_DICT_RE = re.compile(r"\s*\{\s*shardc\.(?:shardings?|pad_uneven)\b")
+
+
+def strip_shardings(text):
+    """text without its attribute dictionaries that start with a sharding
+    (`{shardc.sharding = ...}`, `{shardc.shardings = [...]}`): the function
+    as it reads unsharded."""
+    out, pos = [], 0
+    while True:
+        m = SHARDING_DICT_RE.search(text, pos)
+        if not m:
+            out.append(text[pos:])
+            return "".join(out)
+        out.append(text[pos:m.start()])
+        depth, i = 0, text.index("{", m.start())
+        while True:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+            if depth == 0:
+                break
+        pos = i
+
+
+def arg_shapes(source, name):
+    """The shapes of @name's arguments if each is an f32 tensor, else None."""
+    m = re.search(r"func\.func\s+@%s\(([^)]*)\)" % re.escape(name), source)
+    if not m:
+        return None
+    shapes = []
+    for arg in re.finditer(r"%[\w$.]+:\s*tensor<([^>]*)>", m.group(1)):
+        dims = arg.group(1).split("x")
+        if dims[-1] != "f32" or not all(d.isdigit() for d in dims[:-1]):
+            return None
+        shapes.append([int(d) for d in dims[:-1]])
+    return shapes or None
+
+
+def check_twin(shardc, path, source, name, workdir):
+    """None if @name_shardy computes what @name does unsharded, else what
+    went wrong."""
+    twin = name + "_shardy"
+    shapes = arg_shapes(source, twin)
+    if shapes is None or shapes != arg_shapes(source, name):
+        return "its arguments are not f32 tensors of @%s's shapes" % name
+    body = function_text(source, name)
+    if body is None:
+        return "cannot find the text of @%s" % name
+    if "shardc.sharding_constraint" in body and len(shapes) == 1:
+        return check_identity(shardc, path, twin, shapes[0], workdir)
+    counts = [1] * len(shapes)
+    for k, shape in enumerate(shapes):
+        for d in shape:
+            counts[k] *= d
+    payloads = [small_ints(c, k) for k, c in enumerate(counts)]
+    got, err = run_reference(shardc, path, twin, shapes, payloads, workdir)
+    if err:
+        return err
+    whole = strip_shardings(body).replace("@" + name + "(", "@" + name + "_whole(", 1)
+    if "@" in whole.replace("@" + name + "_whole(", ""):
+        return "@%s names a mesh once its shardings are removed" % name
+    whole_path = os.path.join(workdir, name + "_whole.mlir")
+    with open(whole_path, "w") as f:
+        f.write(whole + "\n")
+    want, err = run_reference(shardc, whole_path, name + "_whole", shapes, payloads, workdir)
+    if err:
+        return "the unsharded @%s: %s" % (name, err)
+    if got != want:
+        return "its result is not the unsharded program's: the collectives do not compute @%s" % name
+    return None
 
 
 def check_identity(shardc, path, name, shape, workdir):
@@ -138,13 +252,7 @@ def report(shardc, path, source, names, defined, hand, subaxes, known_more, work
                 theirTotal, err = explain_total(shardc, path, name + "_shardy")
                 theirs = theirTotal[1] if theirTotal else None
                 if err is None:
-                    sig = re.search(r"func\.func\s+@%s_shardy\(\s*%%[\w$.]+:\s*tensor<((?:\d+x)+)f32>"
-                                    % re.escape(name), source)
-                    if not sig:
-                        err = "its argument is not one f32 tensor"
-                    else:
-                        shape = [int(d) for d in sig.group(1).split("x") if d]
-                        err = check_identity(shardc, path, name + "_shardy", shape, workdir)
+                    err = check_twin(shardc, path, source, name, workdir)
                 if err:
                     err = "@%s_shardy: %s" % (name, err)
             elif name in hand:
