@@ -167,7 +167,8 @@ private:
       return failure();
     for (auto [i, attr] : llvm::enumerate(op.getOutShardings())) {
       NamedSharding s = toNamedSharding(cast<ShardingAttr>(attr), mesh);
-      env[op.getResult(i)] = DeviceArrays{s.assemble((*results)[i])};
+      // The global shape drops the padding of a dimension split unevenly.
+      env[op.getResult(i)] = DeviceArrays{s.assemble((*results)[i], shapeOf(op.getResult(i)))};
     }
     return success();
   }

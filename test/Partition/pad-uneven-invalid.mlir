@@ -82,3 +82,21 @@ func.func @one_argument_marked(
 // CHECK-LABEL: func.func @one_argument_marked
 // CHECK: shardc.add {{.*}} : tensor<2xf32>
 
+
+// -----
+
+// A shard_map's shardings may pad too (its local types are the padded
+// blocks), where padding is asked for.
+shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
+func.func @shard_map_does_not_divide(%x: tensor<8x6xf32>) -> tensor<8x6xf32> {
+  // expected-error@+1 {{'shardc.shard_map' op input #0: dimension 1 of size 6 does not divide over axes ["model"] (4 devices); to pad it to 8}}
+  %r = shardc.shard_map (%x) in_shardings = [<@mesh_2x4, [{}, {"model"}]>]
+      out_shardings = [<@mesh_2x4, [{}, {"model"}]>] {
+  ^bb0(%l: tensor<8x2xf32>):
+    shardc.return %l : tensor<8x2xf32>
+  } : (tensor<8x6xf32>) -> tensor<8x6xf32>
+  return %r : tensor<8x6xf32>
+}
+// CHECK-LABEL: func.func @shard_map_does_not_divide
+// CHECK-SAME: tensor<8x2xf32> {shardc.global_shape = array<i64: 8, 6>
+// CHECK-NEXT: return %arg0 : tensor<8x2xf32>

@@ -144,3 +144,27 @@ func.func @two_results_on_2d_mesh(
   } : (tensor<8x16xf32>) -> (tensor<8xf32>, tensor<8xf32>)
   return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
 }
+
+// A padded shard_map (the argument opts into padding): the result's rows, 6
+// over 4 devices, are blocks of 2 of the rows padded to 8; the body pads them
+// itself, and the function's replicated result gathers and cuts the padding.
+// CHECK-LABEL: func.func @padded_result(
+// CHECK-SAME: [[A:%[a-z0-9]+]]: tensor<6x8xf32>
+// CHECK-NEXT: [[Z:%.+]] = shardc.constant dense<0.000000e+00> : tensor<2x8xf32>
+// CHECK-NEXT: [[P:%.+]] = shardc.concatenate [[A]], [[Z]] dim = 0
+// CHECK-NEXT: [[S:%.+]] = shardc.all_slice [[P]] on @mesh_4 ["x"] dim = 0 : tensor<8x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT: [[G:%.+]] = shardc.all_gather [[S]] on @mesh_4 ["x"] dim = 0 : tensor<2x8xf32> -> tensor<8x8xf32>
+// CHECK-NEXT: [[R:%.+]] = shardc.slice [[G]], start = [0, 0], limit = [6, 8]
+// CHECK-NEXT: return [[R]] : tensor<6x8xf32>
+func.func @padded_result(%a: tensor<6x8xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {}]>, shardc.pad_uneven})
+    -> (tensor<6x8xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {}]>}) {
+  %r = shardc.shard_map (%a) in_shardings = [<@mesh_4, [{}, {}]>]
+      out_shardings = [<@mesh_4, [{"x"}, {}]>] {
+  ^bb0(%la: tensor<6x8xf32>):
+    %z = shardc.constant dense<0.0> : tensor<2x8xf32>
+    %p = shardc.concatenate %la, %z dim = 0 : (tensor<6x8xf32>, tensor<2x8xf32>) -> tensor<8x8xf32>
+    %s = shardc.all_slice %p on @mesh_4 ["x"] dim = 0 : tensor<8x8xf32> -> tensor<2x8xf32>
+    shardc.return %s : tensor<2x8xf32>
+  } : (tensor<6x8xf32>) -> tensor<6x8xf32>
+  return %r : tensor<6x8xf32>
+}

@@ -249,19 +249,6 @@ func.func @rank_mismatch(%x: tensor<8x16xf32>) -> tensor<4x16xf32> {
 
 // -----
 
-shardc.mesh @mesh_2x4 = <["data"=2, "model"=4]>
-func.func @does_not_divide(%x: tensor<8x6xf32>) -> tensor<8x1xf32> {
-  // expected-error@+1 {{'shardc.shard_map' op input #0: dimension 1 of size 6 cannot be split over axes [model] of total size 4 (it does not divide)}}
-  %r = shardc.shard_map (%x) in_shardings = [<@mesh_2x4, [{}, {"model"}]>]
-      out_shardings = [<@mesh_2x4, [{}, {}]>] {
-  ^bb0(%l: tensor<8x1xf32>):
-    shardc.return %l : tensor<8x1xf32>
-  } : (tensor<8x6xf32>) -> tensor<8x1xf32>
-  return %r : tensor<8x1xf32>
-}
-
-// -----
-
 //===----------------------------------------------------------------------===//
 // Local types
 //===----------------------------------------------------------------------===//

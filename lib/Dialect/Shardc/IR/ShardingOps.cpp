@@ -194,7 +194,10 @@ LogicalResult ShardMapOp::verifySymbolUses(SymbolTableCollection &tables) {
       return emit() << "shard_map shardings must be closed (no '?')";
     if (!sharding.getPartial().empty())
       return emit() << "shard_map shardings are whole values (no partial = {...})";
-    if (failed(verifySharding(emit, sharding, mesh, global)))
+    // A dimension that does not divide is padded, as where the function
+    // opts into padding; partitioning checks that it does (checkPadding).
+    if (failed(verifySharding(emit, sharding, mesh, global, /*localType=*/false,
+                              /*allowPadding=*/true)))
       return failure();
     auto expected = getLocalType(cast<RankedTensorType>(global), sharding, mesh);
     if (local != expected)

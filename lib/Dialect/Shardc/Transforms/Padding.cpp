@@ -44,6 +44,18 @@ LogicalResult checkPadding(func::FuncOp fn, MeshOp mesh, bool padUneven) {
       if (failed(check(c.getSharding(), c.getType(), allowed,
                        [&] { return c.emitOpError(); }, false)))
         return failure();
+    if (auto m = dyn_cast<ShardMapOp>(op)) {
+      for (auto [i, a] : llvm::enumerate(m.getInShardings()))
+        if (failed(check(cast<ShardingAttr>(a), m.getInputs()[i].getType(), allowed,
+                         [&, i = i] { return m.emitOpError() << "input #" << i << ": "; },
+                         false)))
+          return failure();
+      for (auto [i, a] : llvm::enumerate(m.getOutShardings()))
+        if (failed(check(cast<ShardingAttr>(a), m.getResult(i).getType(), allowed,
+                         [&, i = i] { return m.emitOpError() << "result #" << i << ": "; },
+                         false)))
+          return failure();
+    }
     if (auto list = op.getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName))
       for (auto [i, a] : llvm::enumerate(list))
         if (failed(check(dyn_cast<ShardingAttr>(a), op.getResult(i).getType(), allowed,

@@ -555,6 +555,14 @@ def Shardc_ShardMapOp : Shardc_Op<"shard_map", [IsolatedFromAbove,
     corresponding group (as in JAX, this is not checked; the first device's
     value is taken).
 
+    A sharding whose axes do not divide a dimension pads it, as elsewhere in
+    a function that asks for padding (`shardc.pad_uneven` on an argument, or
+    `--shardc-partition="pad-uneven"`; partitioning rejects it otherwise):
+    the local type is the block of the dimension padded to a multiple of the
+    group, and the padding of a result is dropped. What the padding of an
+    input holds is unspecified, so the body keeps it out of the real elements
+    (a slice, or a mask before a reduction over that dimension).
+
     ```mlir
     %r = shardc.shard_map (%x) in_shardings = [<@mesh, [{"data"}, {} ]>]
            out_shardings = [<@mesh, [{}, {} ]>] {
