@@ -141,7 +141,9 @@ def strip_shardings(text):
 
 def arg_shapes(source, name):
     """The shapes of @name's arguments if each is an f32 tensor, else None."""
-    m = re.search(r"func\.func\s+@%s\(([^)]*)\)" % re.escape(name), source)
+    # Up to the `)` that ends the list: a sub-axis ("x":(1)2) has its own.
+    m = re.search(r"^func\.func\s+@%s\((.*?)\)\s*(?:->|\{)" % re.escape(name), source,
+                  re.S | re.M)
     if not m:
         return None
     shapes = []

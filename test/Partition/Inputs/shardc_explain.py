@@ -48,7 +48,8 @@ def explain_bytes(shardc, path, name):
 
 def explain_total(shardc, path, name):
     """((collectives, bytes sent per device) of @name, None), or (None, what
-    went wrong)."""
+    went wrong). An all_slice is a local slice, not a message: it is not
+    counted among the collectives (it costs no latency on a link)."""
     try:
         proc = subprocess.run([shardc, "explain", path, "--entry", name],
                               capture_output=True, text=True)
@@ -64,4 +65,5 @@ def explain_total(shardc, path, name):
     match = TOTAL_RE.match(lines[-1]) if lines else None
     if not match:
         return None, "no Total line in the explain output"
-    return (int(match.group(1)), int(match.group(2) or 0)), None
+    local = sum(1 for l in lines if l.strip().endswith("bytes per device (a local slice)"))
+    return (int(match.group(1)) - local, int(match.group(2) or 0)), None
