@@ -1,13 +1,15 @@
 //===- CpuBackend.cpp - N simulated devices, one thread each --------------===//
 //
-// Each device thread owns an arena of plan.arenaBytes where every
-// intermediate value lives at its planned offset, and walks the plan's steps
-// in order; collectives synchronize the threads. One device's error aborts
-// the others' barriers, so a failing run returns instead of hanging.
+// Each device thread (kept between calls: DeviceThreads.h) owns an arena
+// of plan.arenaBytes where every intermediate value lives at its planned
+// offset, and walks the plan's steps in order; collectives synchronize the
+// threads. One device's error aborts the others' barriers, so a failing run
+// returns instead of hanging.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
+#include "DeviceThreads.h"
 
 #include "shardc/Runtime/Backend.h"
 #include "shardc/Runtime/Memory.h"
@@ -22,10 +24,6 @@
 #include <mutex>
 #include <set>
 #include <thread>
-#ifdef __linux__
-#include <pthread.h>
-#endif
-
 #ifdef __linux__
 #include <sched.h>
 #endif
@@ -43,27 +41,6 @@ int64_t usableCores() {
     return std::max(1, CPU_COUNT(&set));
 #endif
   return std::max(1u, std::thread::hardware_concurrency());
-}
-
-/// Pins the calling thread to the `index`-th core of the process's affinity
-/// mask: device threads that each have a core then stay on it, as a device
-/// stays on its chip, instead of migrating and sharing caches.
-void pinToCore(int64_t index) {
-#ifdef __linux__
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) != 0)
-    return;
-  for (int c = 0, seen = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set) && seen++ == index) {
-      cpu_set_t one;
-      CPU_ZERO(&one);
-      CPU_SET(c, &one);
-      pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-      return;
-    }
-#else
-  (void)index;
-#endif
 }
 
 class CpuBackend : public Backend {
@@ -230,17 +207,12 @@ public:
     if (threads == 1) {
       device(local[0]);
     } else {
-      std::vector<std::thread> pool;
-      bool pin = threads <= cores;
+      // Each device on a core of its own where there are enough.
+      std::vector<int64_t> coreOf;
       for (int64_t d : local)
-        pool.emplace_back([&, d] {
-          if (pin)
-            pinToCore(d - mine.first);
-          cpu::enterDeviceThread();
-          device(d);
-        });
-      for (std::thread &t : pool)
-        t.join();
+        coreOf.push_back(threads <= cores ? d - mine.first : -1);
+      deviceThreads.run(coreOf, cpu::enterDeviceThread,
+                        [&](int64_t i) { device(local[(size_t)i]); });
     }
     for (const Status &s : status)
       if (!s.ok()) {
@@ -308,6 +280,8 @@ private:
   std::set<uint64_t> agreed; // plan hashes every process has been seen to run
   std::vector<Arena> arenas;
   std::map<std::string, double> profileMs;
+  // Last: its threads stop before the state above that they use goes.
+  cpu::DeviceThreads deviceThreads;
 };
 
 } // namespace
