@@ -217,10 +217,7 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
   if (!parseMatmulPrecision(precision, options.precision))
     return Status::error("unknown precision '" + precision + "' (choices: f32, bf16, tf32)");
   // Everything besides the program that the plan depends on.
-  std::vector<std::string> keyParts{bytes, entry, backendName,
-                                    "bucket=" + std::to_string(allReduceBucketBytes())};
-  if (options.precision != MatmulPrecision::F32)
-    keyParts.push_back("precision=" + precision);
+  std::vector<std::string> keyParts{bytes, entry, backendName, options.key()};
   std::string wrtList;
   for (unsigned i : wrt)
     wrtList += std::to_string(i) + ",";

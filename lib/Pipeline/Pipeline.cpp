@@ -123,6 +123,12 @@ func::FuncOp findEntry(ModuleOp module, const std::string &requested, std::strin
   return {};
 }
 
+std::string CompileOptions::key() const {
+  return std::string("pad-uneven=") + (padUneven ? "1" : "0") +
+         " precision=" + matmulPrecisionName(precision) +
+         " bucket-bytes=" + std::to_string(allReduceBucketBytes);
+}
+
 void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
                           const CompileOptions &options) {
   if (options.precision != MatmulPrecision::F32) {
@@ -157,6 +163,10 @@ struct CompilePipelineOptions : PassPipelineOptions<CompilePipelineOptions> {
   Option<std::string> precision{*this, "precision",
                                 llvm::cl::desc("how f32 products are computed: f32, bf16, tf32"),
                                 llvm::cl::init("f32")};
+  Option<int64_t> bucketBytes{
+      *this, "bucket-bytes",
+      llvm::cl::desc("merge all_reduces into buckets of up to this many bytes (0: none)"),
+      llvm::cl::init(kDefaultAllReduceBucketBytes)};
   Option<std::string> output{*this, "output",
                              llvm::cl::desc("where to write the plans ('-': standard output)"),
                              llvm::cl::init("-")};
@@ -204,6 +214,7 @@ void registerCompilePipeline() {
         ShardcLowerToPlanOptions lower;
         lower.entry = options.entry;
         lower.output = options.output;
+        lower.bucketBytes = options.bucketBytes;
         pm.addPass(createShardcLowerToPlan(lower));
       });
 }
@@ -232,7 +243,7 @@ FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::strin
         return fn.emitError() << dumper->status.message();
     }
   }
-  FailureOr<Plan> plan = lowerToPlan(fn);
+  FailureOr<Plan> plan = lowerToPlan(fn, options.allReduceBucketBytes);
   if (failed(plan))
     return failure();
   if (!dumpDir.empty())

@@ -8,7 +8,11 @@
 
 #include "Commands.h"
 
+#include "shardc/Conversion/ShardcToPlan.h"
+
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 
 using namespace shardc::driver;
 
@@ -35,6 +39,25 @@ bool shardc::driver::precisionOption(const CommandLine &cl, MatmulPrecision &pre
   if (parseMatmulPrecision(name, precision))
     return true;
   reportError("--precision: unknown precision '" + name + "' (choices: f32, bf16, tf32)");
+  return false;
+}
+
+bool shardc::driver::bucketBytesOption(const CommandLine &cl, int64_t &bytes) {
+  std::string text = cl.get("--allreduce-bucket-bytes");
+  if (text.empty()) {
+    bytes = kDefaultAllReduceBucketBytes;
+    return true;
+  }
+  char *end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (errno == 0 && end && *end == '\0' && value >= 0 && text[0] != '-' && text[0] != '+' &&
+      text[0] != ' ') {
+    bytes = value;
+    return true;
+  }
+  reportError("--allreduce-bucket-bytes: expected a number of bytes (0 or more; 0 merges "
+              "nothing), got '" + text + "'");
   return false;
 }
 

@@ -45,6 +45,10 @@ std::optional<int> parseCommandLine(const std::vector<std::string> &args,
 /// after an error that lists the choices, for any other name.
 bool precisionOption(const CommandLine &cl, MatmulPrecision &precision);
 
+/// The value of `--allreduce-bucket-bytes` (4 MiB when absent) in `bytes`;
+/// false, after an error, for anything but a number of bytes.
+bool bucketBytesOption(const CommandLine &cl, int64_t &bytes);
+
 /// `shardc run FILE.mlir [--entry NAME] [--input NAME=FILE.npy]...
 ///                       [--output-dir DIR] [--backend reference]`
 int runCommand(const std::vector<std::string> &args);

@@ -21,20 +21,24 @@ namespace {
 const char kCompileHelp[] =
     "usage: shardc compile FILE.mlir -o FILE.shardc [--entry NAME]\n"
     "                      [--backend cpu|cuda] [--dump-stages DIR]\n"
-    "                      [--precision f32|bf16|tf32]\n"
+    "                      [--precision f32|bf16|tf32] [--allreduce-bucket-bytes N]\n"
     "\n"
     "  -o FILE             the artifact to write\n"
     "  --entry NAME        function to compile (default: main, or the only public one)\n"
     "  --backend NAME      cpu or cuda (the plan format every backend runs)\n"
     "  --dump-stages DIR   write 01-propagated.mlir, 02-partitioned.mlir, 03-plan.txt\n"
     "  --precision NAME    how f32 products are computed: f32 (default), bf16 (bf16\n"
-    "                      operands, f32 sums; everything else stays f32) or tf32\n";
+    "                      operands, f32 sums; everything else stays f32) or tf32\n"
+    "  --allreduce-bucket-bytes N  merge all_reduces of independent values into\n"
+    "                      buckets of up to N bytes (default 4194304; 0 merges nothing)\n";
 } // namespace
 
 int compileCommand(const std::vector<std::string> &args) {
   CommandLine cl;
   if (std::optional<int> code = parseCommandLine(
-          args, "compile", {"-o", "--entry", "--dump-stages", "--backend", "--precision"}, {},
+          args, "compile", {"-o", "--entry", "--dump-stages", "--backend", "--precision",
+                     "--allreduce-bucket-bytes"},
+          {},
           kCompileHelp, cl))
     return *code;
   std::string file = cl.file, output = cl.get("-o"), entry = cl.get("--entry"),
@@ -49,7 +53,8 @@ int compileCommand(const std::vector<std::string> &args) {
     return kFailed;
   }
   CompileOptions options;
-  if (!precisionOption(cl, options.precision))
+  if (!precisionOption(cl, options.precision) ||
+      !bucketBytesOption(cl, options.allReduceBucketBytes))
     return kUsage;
   std::string error;
   std::unique_ptr<LoadedModule> loaded = loadModule(file, error);

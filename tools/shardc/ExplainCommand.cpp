@@ -36,6 +36,7 @@ namespace {
 const char kExplainHelp[] =
     "usage: shardc explain FILE.mlir [--entry NAME] [--show NAME] [--summary]\n"
     "                              [--pad-uneven] [--precision f32|bf16|tf32]\n"
+    "                              [--allreduce-bucket-bytes N]\n"
     "\n"
     "  --entry NAME   function to explain (default: main, or the only public one)\n"
     "  --pad-uneven   pad dimensions their axes do not divide (as\n"
@@ -43,6 +44,8 @@ const char kExplainHelp[] =
     "                 argument allows it for that argument\n"
     "  --precision NAME  how f32 products are computed (as shardc compile): shown\n"
     "                 with the number of products at each precision\n"
+    "  --allreduce-bucket-bytes N  the plan's all_reduce buckets (as shardc\n"
+    "                 compile), shown in the summary\n"
     "  --summary      only what one call sends per device: by mesh axes, by kind of\n"
     "                 collective, and the three largest collectives with their causes\n"
     "  --show NAME    draw the layout of one array on the devices: an argument\n"
@@ -112,7 +115,8 @@ std::string argName(func::FuncOp fn, unsigned i) {
 int explainCommand(const std::vector<std::string> &args) {
   CommandLine cl;
   if (std::optional<int> code =
-          parseCommandLine(args, "explain", {"--entry", "--show", "--precision"},
+          parseCommandLine(args, "explain",
+                           {"--entry", "--show", "--precision", "--allreduce-bucket-bytes"},
                            {"--summary", "--pad-uneven"},
                            kExplainHelp, cl))
     return *code;
@@ -120,7 +124,8 @@ int explainCommand(const std::vector<std::string> &args) {
   PartitionOptions partitionOptions;
   partitionOptions.padUneven = cl.has("--pad-uneven");
   MatmulPrecision precision;
-  if (!precisionOption(cl, precision))
+  int64_t bucketBytes = 0;
+  if (!precisionOption(cl, precision) || !bucketBytesOption(cl, bucketBytes))
     return kUsage;
   std::string file = cl.file, entry = cl.get("--entry"), show = cl.get("--show");
   if (file.empty()) {
@@ -372,7 +377,7 @@ int explainCommand(const std::vector<std::string> &args) {
       os << "  padding: " << paddedValues << " value" << (paddedValues == 1 ? "" : "s")
          << " split unevenly, " << paddingBytes << " bytes per device on average\n";
     // What the executable plan runs: all_reduces merged into buckets.
-    if (FailureOr<Plan> plan = lowerToPlan(fn); succeeded(plan)) {
+    if (FailureOr<Plan> plan = lowerToPlan(fn, bucketBytes); succeeded(plan)) {
       int64_t steps = 0;
       std::string buckets;
       for (const PlanStep &st : plan->steps) {
@@ -384,8 +389,8 @@ int explainCommand(const std::vector<std::string> &args) {
       }
       os << "  in the plan: " << steps << " collective step" << (steps == 1 ? "" : "s");
       if (!buckets.empty())
-        os << " (all_reduce buckets of " << buckets << "; SHARDC_ALLREDUCE_BUCKET_BYTES="
-           << allReduceBucketBytes() << ")";
+        os << " (all_reduce buckets of " << buckets << "; --allreduce-bucket-bytes "
+           << bucketBytes << ")";
       os << "\n";
     }
     if (count) {

@@ -45,7 +45,7 @@ namespace {
 const char kRunHelp[] =
     "usage: shardc run FILE.mlir|FILE.shardc [--entry NAME] [--input NAME=FILE.npy]...\n"
     "                  [--output-dir DIR] [--backend cpu|cuda|reference]\n"
-    "                  [--precision f32|bf16|tf32]\n"
+    "                  [--precision f32|bf16|tf32] [--allreduce-bucket-bytes N]\n"
     "\n"
     "  --entry NAME        function to run (default: main, or the only public one)\n"
     "  --input NAME=FILE   .npy file for the argument NAME (its shardc.name, its\n"
@@ -58,6 +58,8 @@ const char kRunHelp[] =
     "                      (the interpreter; .mlir files only)\n"
     "  --precision NAME    how f32 products are computed: f32 (default), bf16 or tf32\n"
     "                      (as shardc compile; .mlir files only)\n"
+    "  --allreduce-bucket-bytes N  merge all_reduces into buckets of up to N bytes\n"
+    "                      (default 4194304; 0 merges nothing; .mlir files only)\n"
     "  --cache-dir DIR     compile cache (default: $SHARDC_CACHE_DIR, else\n"
     "                      $XDG_CACHE_HOME/shardc, else ~/.cache/shardc)\n"
     "  --no-cache          compile without reading or writing the disk cache\n"
@@ -80,6 +82,7 @@ struct RunOptions {
   int benchmark = 0;
   int localDevices = 0; // 0: any equal share of the mesh
   MatmulPrecision precision = MatmulPrecision::F32;
+  int64_t bucketBytes = 0; // set by parseRunOptions
 };
 
 /// The global signature the inputs are checked against.
@@ -97,7 +100,7 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
   if (std::optional<int> code = parseCommandLine(
           args, "run",
           {"--entry", "--input", "--output-dir", "--backend", "--cache-dir", "--benchmark",
-           "--local-devices", "--precision"},
+           "--local-devices", "--precision", "--allreduce-bucket-bytes"},
           {"--no-cache", "--cache-stats"}, kRunHelp, cl))
     return *code;
   opts.file = cl.file;
@@ -107,7 +110,7 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
   opts.cacheDir = cl.get("--cache-dir", opts.cacheDir);
   opts.noCache = cl.has("--no-cache");
   opts.cacheStats = cl.has("--cache-stats");
-  if (!precisionOption(cl, opts.precision))
+  if (!precisionOption(cl, opts.precision) || !bucketBytesOption(cl, opts.bucketBytes))
     return kUsage;
   for (auto &[name, value] : cl.values) {
     if (name == "--input") {
@@ -375,6 +378,11 @@ int runCommand(const std::vector<std::string> &args) {
                   "keep the precision it was compiled with");
       return kFailed;
     }
+    if (opts.bucketBytes != kDefaultAllReduceBucketBytes) {
+      reportError("--allreduce-bucket-bytes: '" + opts.file + "' is a compiled artifact; "
+                  "its all_reduces keep the buckets it was compiled with");
+      return kFailed;
+    }
     StatusOr<Plan> plan = deserializePlan(*head, opts.file);
     if (!plan.ok()) {
       reportError(plan.message());
@@ -410,15 +418,12 @@ int runCommand(const std::vector<std::string> &args) {
     // Compiled plans are cached by everything they depend on: the program
     // text (locations included), the entry and the backend.
     CompileCache cache(opts.noCache ? std::string() : opts.cacheDir);
-    std::vector<std::string> keyParts{*head, sig->entry, opts.backend,
-                                      "bucket=" + std::to_string(allReduceBucketBytes())};
-    if (opts.precision != MatmulPrecision::F32)
-      keyParts.push_back(std::string("precision=") + matmulPrecisionName(opts.precision));
-    std::string key = CompileCache::keyFor(keyParts);
+    CompileOptions options;
+    options.precision = opts.precision;
+    options.allReduceBucketBytes = opts.bucketBytes;
+    std::string key = CompileCache::keyFor({*head, sig->entry, opts.backend, options.key()});
     StatusOr<std::shared_ptr<const Plan>> plan =
         cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
-          CompileOptions options;
-          options.precision = opts.precision;
           FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn, "", options);
           if (failed(compiled))
             return Status::error("compilation failed");

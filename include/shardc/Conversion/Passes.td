@@ -38,6 +38,8 @@ def ShardcLowerToPlan : Pass<"shardc-lower-to-plan", "::mlir::ModuleOp"> {
            "where to write the plans ('-': standard output)">,
     Option<"entry", "entry", "std::string", /*default=*/"\"\"",
            "only this function (default: every function)">,
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"int64_t(4) << 20",
+           "merge all_reduces into buckets of up to this many bytes (0: none)">,
   ];
 }
 

@@ -19,14 +19,16 @@ class FuncOp;
 
 namespace shardc {
 
-/// The all_reduce bucket size lowering merges up to (see MergeCollectives):
-/// $SHARDC_ALLREDUCE_BUCKET_BYTES if set (0 merges nothing), else 4 MiB.
-/// Part of every compile-cache key, since plans depend on it.
-int64_t allReduceBucketBytes();
+/// The all_reduce bucket size the lowering merges up to by default (see
+/// MergeCollectives): 4 MiB.
+constexpr int64_t kDefaultAllReduceBucketBytes = int64_t(4) << 20;
 
 /// Fails, with a diagnostic at the offending op, on a function that still
-/// needs partitioning or uses an op no backend runs.
-mlir::FailureOr<Plan> lowerToPlan(mlir::func::FuncOp fn);
+/// needs partitioning or uses an op no backend runs. All_reduces of
+/// independent values are merged into buckets of up to
+/// `allReduceBucketBytes` (0 merges nothing).
+mlir::FailureOr<Plan> lowerToPlan(mlir::func::FuncOp fn,
+                                  int64_t allReduceBucketBytes = kDefaultAllReduceBucketBytes);
 
 } // namespace shardc
 

@@ -9,6 +9,7 @@
 #ifndef SHARDC_PIPELINE_PIPELINE_H
 #define SHARDC_PIPELINE_PIPELINE_H
 
+#include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Runtime/Plan.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -66,13 +67,21 @@ std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
 mlir::func::FuncOp findEntry(mlir::ModuleOp module, const std::string &requested,
                              std::string &error);
 
-/// What a compile may choose beyond the program itself.
+/// What a compile may choose beyond the program itself. A plan depends on
+/// the program and on these alone, so key() is what the compile cache adds
+/// to the program for its key: a field added here belongs in key() too.
 struct CompileOptions {
   /// Pad dimensions the mesh axes do not divide (--pad-uneven).
   bool padUneven = false;
   /// How f32 products are computed (--precision): set on every f32
   /// dot_general that has none, by --shardc-matmul-precision.
   MatmulPrecision precision = MatmulPrecision::F32;
+  /// All_reduces of independent values merge into buckets of up to this
+  /// many bytes (--allreduce-bucket-bytes; 0 merges nothing).
+  int64_t allReduceBucketBytes = kDefaultAllReduceBucketBytes;
+
+  /// Every field, by name: "pad-uneven=0 precision=f32 bucket-bytes=4194304".
+  std::string key() const;
 };
 
 /// The passes of `shardc compile` before the lowering:
@@ -80,7 +89,7 @@ struct CompileOptions {
 /// --shardc-partition, on `entry` only (every function when empty).
 void buildCompilePipeline(mlir::OpPassManager &pm, const std::string &entry,
                           const CompileOptions &options = {});
-/// Registers `--shardc-compile{entry=... pad-uneven=... precision=...
+/// Registers `--shardc-compile{entry=... pad-uneven=... precision=... bucket-bytes=...
 /// output=...}` for shardc-opt: the same passes, then --shardc-lower-to-plan.
 void registerCompilePipeline();
 

@@ -160,15 +160,7 @@ LogicalResult describe(Operation *op, PlanStep &step) {
 
 } // namespace
 
-int64_t allReduceBucketBytes() {
-  static const int64_t bytes = [] {
-    const char *v = std::getenv("SHARDC_ALLREDUCE_BUCKET_BYTES");
-    return v && *v ? std::max<int64_t>(0, std::atoll(v)) : int64_t(4) << 20;
-  }();
-  return bytes;
-}
-
-FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
+FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes) {
   if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
     return fn.emitError("only single-block functions with a body can be lowered");
   // A plan's buffers have sizes: what the caller passes and gets has shapes.
@@ -262,7 +254,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn) {
 
   rematerializeElementwise(plan);
   fuseElementwise(plan);
-  mergeAllReduces(plan, allReduceBucketBytes());
+  mergeAllReduces(plan, std::max<int64_t>(0, allReduceBucketBytes));
 
   assignBuffers(plan);
   plan.id = Plan::newId();
