@@ -23,6 +23,12 @@ A case marked `// NEEDS-SUB-AXES: @NAME` is one where Shardy's sequence goes
 through sub-axes, which shardc cannot express: sending more there is counted
 apart and does not fail.
 
+A case marked `// UNREACHABLE: @NAME <why>` has a SHARDY-BYTES figure that no
+sequence of collectives reaches (say, one that prices blocks smaller than
+the data a device must end with): sending more than it is counted apart and
+does not fail, and a marked case that does not send more says that the
+marker can go.
+
 A case marked `// KNOWN-MORE: @NAME <why>` is one where shardc is known to
 send more than Shardy (a partitioner shortcoming, written down so that it can
 be fixed): sending more there is counted apart too and does not fail. A
@@ -32,7 +38,9 @@ says that the marker can go.
 Prints one line per case, `NAME shardc=B shardy=S same|fewer|more`, then
 `same: a, fewer: b, more: c, more where Shardy uses sub-axes: k, errors: d`;
 when FILE has KNOWN-MORE markers, the count of marked cases that send more
-comes before the errors: `..., more (known, marked KNOWN-MORE): m, errors: d`.
+comes before the errors: `..., more (known, marked KNOWN-MORE): m, errors: d`,
+and with UNREACHABLE markers, `more than an unreachable figure: u` before
+that.
 Exits 1 if any other case sends more than Shardy or could not be measured.
 """
 
@@ -49,6 +57,7 @@ from shardc_explain import explain_total, link_seconds, LINK_LATENCY_S, LINK_BYT
 HAND_RE = re.compile(r"^\s*//\s*SHARDY-BYTES:\s*@([A-Za-z_][\w$.]*)\s+(\d+)\s*$")
 SUBAXES_RE = re.compile(r"^\s*//\s*NEEDS-SUB-AXES:\s*@([A-Za-z_][\w$.]*)\s*$")
 KNOWN_MORE_RE = re.compile(r"^\s*//\s*KNOWN-MORE:\s*@([A-Za-z_][\w$.]*)\s+\S")
+UNREACHABLE_RE = re.compile(r"^\s*//\s*UNREACHABLE:\s*@([A-Za-z_][\w$.]*)\s+\S")
 
 
 def npy_bytes(shape, payload):
@@ -226,22 +235,25 @@ def main(argv):
         text = f.read().splitlines()
 
     names, found = scan_cases(text, {"subaxes": SUBAXES_RE, "known": KNOWN_MORE_RE,
-                                     "hand": HAND_RE})
+                                     "unreachable": UNREACHABLE_RE, "hand": HAND_RE})
     subaxes = {m.group(1) for m in found["subaxes"]}
     known_more = {m.group(1) for m in found["known"]}
+    unreachable = {m.group(1) for m in found["unreachable"]}
     hand = {m.group(1): int(m.group(2)) for m in found["hand"]}
     defined = set(names)
     source = "\n".join(text)
     workdir = tempfile.mkdtemp(prefix="check_reshard_bytes.")
     try:
         return report(shardc, path, source, names, defined, hand, subaxes, known_more,
-                      workdir)
+                      unreachable, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def report(shardc, path, source, names, defined, hand, subaxes, known_more, workdir):
-    counts = {"same": 0, "fewer": 0, "more": 0, "subaxes": 0, "known": 0, "errors": 0}
+def report(shardc, path, source, names, defined, hand, subaxes, known_more, unreachable,
+           workdir):
+    counts = {"same": 0, "fewer": 0, "more": 0, "subaxes": 0, "known": 0, "unreachable": 0,
+              "errors": 0}
     times = {"faster": 0, "as fast": 0, "slower": 0, "unknown": 0}
     for name in names:
         if name.endswith("_shardy"):
@@ -282,13 +294,19 @@ def report(shardc, path, source, names, defined, hand, subaxes, known_more, work
             counts["subaxes"] += 1
             print("%s shardc=%d shardy=%d more (Shardy uses sub-axes)%s" % (name, ours, theirs, timing))
             continue
+        if verdict == "more" and name in unreachable:
+            counts["unreachable"] += 1
+            print("%s shardc=%d shardy=%d more than a figure no sequence reaches (marked "
+                  "UNREACHABLE)%s" % (name, ours, theirs, timing))
+            continue
         if verdict == "more" and name in known_more:
             counts["known"] += 1
             print("%s shardc=%d shardy=%d more (known, marked KNOWN-MORE)%s"
                   % (name, ours, theirs, timing))
             continue
         counts[verdict] += 1
-        stale = " (marked KNOWN-MORE: the marker can go)" if name in known_more else ""
+        stale = (" (marked KNOWN-MORE: the marker can go)" if name in known_more else
+                 " (marked UNREACHABLE: the marker can go)" if name in unreachable else "")
         print("%s shardc=%d shardy=%d %s%s%s" % (name, ours, theirs, verdict, stale, timing))
 
     for name in sorted(set(hand) - defined):
@@ -297,8 +315,15 @@ def report(shardc, path, source, names, defined, hand, subaxes, known_more, work
     for name in sorted(known_more - defined):
         counts["errors"] += 1
         print("%s error: KNOWN-MORE for a function that is not defined" % name)
+    for name in sorted(unreachable - defined):
+        counts["errors"] += 1
+        print("%s error: UNREACHABLE for a function that is not defined" % name)
+    for name in sorted(unreachable - set(hand)):
+        counts["errors"] += 1
+        print("%s error: UNREACHABLE without a SHARDY-BYTES figure" % name)
 
-    known = ("more (known, marked KNOWN-MORE): %(known)d, " % counts) if known_more else ""
+    known = ("more than an unreachable figure: %(unreachable)d, " % counts) if unreachable else ""
+    known += ("more (known, marked KNOWN-MORE): %(known)d, " % counts) if known_more else ""
     print("same: %(same)d, fewer: %(fewer)d, more: %(more)d, "
           "more where Shardy uses sub-axes: %(subaxes)d, " % counts
           + known + "errors: %(errors)d" % counts)
