@@ -75,6 +75,11 @@ LogicalResult ShardcDialect::verifyOperationAttribute(Operation *op,
                              << ref;
     return success();
   }
+  if (attr.getName() == kShardingRuleAttrName) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'" << kShardingRuleAttrName << "' must be a string";
+    return success();
+  }
   if (attr.getName() != kShardingsAttrName)
     return op->emitError() << "unknown shardc attribute '" << attr.getName().getValue()
                            << "' on an operation";

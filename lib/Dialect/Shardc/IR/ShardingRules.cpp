@@ -48,13 +48,29 @@ std::string ShardingRule::str() const {
     }
     return s + ")";
   };
-  std::string s = list(operandDims) + " -> " + list(resultDims);
-  std::string kinds;
+  std::string s = list(operandDims) + " -> " + list(resultDims) + " {";
   for (size_t f = 0; f < factors.size(); ++f)
-    if (factors[f].kind != FactorKind::PassThrough)
-      kinds += (kinds.empty() ? "" : ", ") + name(f) + ": " +
-               (factors[f].kind == FactorKind::Reduction ? "reduction" : "need-replication");
-  return kinds.empty() ? s : s + " {" + kinds + "}";
+    s += (f ? ", " : "") + name(f) + "=" + std::to_string(factors[f].size);
+  s += "}";
+  for (FactorKind kind : {FactorKind::Reduction, FactorKind::NeedReplication}) {
+    std::string of;
+    for (size_t f = 0; f < factors.size(); ++f)
+      if (factors[f].kind == kind)
+        of += (of.empty() ? "" : ", ") + name(f);
+    if (!of.empty())
+      s += std::string(kind == FactorKind::Reduction ? " reduction" : " need_replication") +
+           "={" + of + "}";
+  }
+  // Where a pending sum passes (PartialFlow), and the accumulated operand.
+  if (partialFlow != PartialFlow::None) {
+    s += partialFlow == PartialFlow::Additive ? " linear={" : " linear_each={";
+    for (size_t k = 0; k < linearOperands.size(); ++k)
+      s += (k ? ", " : "") + std::to_string(linearOperands[k]);
+    s += "}";
+  }
+  if (accumulator)
+    s += " accumulator=" + std::to_string(*accumulator);
+  return s;
 }
 
 static std::vector<int64_t> shapeOf(Value v) {

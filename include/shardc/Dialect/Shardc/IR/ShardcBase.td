@@ -55,6 +55,9 @@ def Shardc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDonatedAttrName = "shardc.donated";
     static constexpr ::llvm::StringLiteral kPadUnevenAttrName = "shardc.pad_uneven";
     static constexpr ::llvm::StringLiteral kGlobalShapeAttrName = "shardc.global_shape";
+    /// An op's sharding rule in words, as --shardc-print-sharding-rules
+    /// writes it: for reading and tests only.
+    static constexpr ::llvm::StringLiteral kShardingRuleAttrName = "shardc.sharding_rule";
     /// On a function: it is the per-device program over this mesh; the
     /// shardings of its arguments and results describe the global arrays.
     static constexpr ::llvm::StringLiteral kPartitionedAttrName = "shardc.partitioned";

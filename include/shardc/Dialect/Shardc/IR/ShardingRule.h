@@ -150,8 +150,12 @@ struct ShardingRule {
   /// A rule where operand and result dim d share factor d (elementwise ops).
   static ShardingRule elementwise(const std::vector<int64_t> &shape,
                                   unsigned numOperands, unsigned numResults);
-  /// Human-readable form, e.g. "([i, k], [k, j]) -> ([i, j]) {k: reduction}";
-  /// a dimension of several factors is written "i*j".
+  /// Human-readable form, as Shardy prints its rules, e.g.
+  /// "([i, k], [k, j]) -> ([i, j]) {i=8, j=16, k=32} reduction={k}
+  /// linear_each={0, 1}": a dimension of several factors is "i*j" (major
+  /// first), one of none "_"; then each factor's size, the factors that are
+  /// not pass-through, the operands a pending sum passes through (jointly:
+  /// linear, or each alone: linear_each) and the accumulated operand.
   std::string str() const;
 };
 

@@ -255,4 +255,26 @@ def ShardcMatmulPrecision : Pass<"shardc-matmul-precision", "::mlir::ModuleOp"> 
   let dependentDialects = ["::shardc::ShardcDialect"];
 }
 
+def ShardcPrintShardingRules : Pass<"shardc-print-sharding-rules", "::mlir::ModuleOp"> {
+  let summary = "Writes each op's sharding rule on it, as a string attribute";
+  let description = [{
+    Propagation and partitioning know an op only through its sharding rule
+    (ShardingRule.h): the factors its operands' and results' dimensions
+    index, their sizes and kinds, and how a pending sum passes through it.
+    This pass writes the rule of every op that has one into a
+    `shardc.sharding_rule` attribute, in the form Shardy prints its own
+    rules, so that rules are seen and tested directly:
+
+    ```mlir
+    %c = shardc.dot_general %a, %b contracting_dims = [1] x [0]
+        {shardc.sharding_rule = "([i, k], [k, j]) -> ([i, j]) {i=8, j=16, k=32} reduction={k} linear_each={0, 1}"}
+        : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+    ```
+
+    A dimension of several factors (a reshape's merged dimension) is
+    written `i*j`, major first, and one of no factor `_`. It changes nothing
+    else; the attribute is for reading, and the other passes ignore it.
+  }];
+}
+
 #endif // SHARDC_DIALECT_SHARDC_TRANSFORMS_PASSES_TD
