@@ -3,6 +3,8 @@
 // RUN: shardc-opt %s --shardc-autodiff="function=data_parallel_mlp_loss wrt=2,3,4,5" --shardc-propagate --shardc-partition | FileCheck %s --check-prefix=COUNT
 // RUN: shardc-opt %s --shardc-autodiff="function=loss_through_inactive_strided_slice wrt=0" | FileCheck %s --check-prefix=ACTIVE
 // RUN: shardc-opt %s --shardc-autodiff="function=shard_map_loss wrt=1" | FileCheck %s --check-prefix=SMAP
+// RUN: shardc-opt %s --shardc-autodiff="function=gathered_weight_loss wrt=1" | FileCheck %s --check-prefix=CONSTRAINT
+// RUN: shardc-opt %s --shardc-autodiff="function=gathered_weight_loss wrt=1" --shardc-propagate --shardc-partition | FileCheck %s --check-prefix=FSDP
 
 // Reverse-mode differentiation adds @<f>_grad: the forward program, the
 // seed 1.0, each op's gradient rule in reverse order, adjoints summed where
@@ -183,4 +185,34 @@ func.func @shard_map_loss(%x: tensor<8x4xf32>, %w: tensor<4x3xf32>) -> tensor<f3
     shardc.return %m : tensor<f32>
   } : (tensor<8x4xf32>, tensor<4x3xf32>) -> tensor<f32>
   return %l : tensor<f32>
+}
+
+// A weight split over "data" and gathered where it is read (FSDP): the
+// gradient of a sharding_constraint is the same constraint on the adjoint,
+// as JAX transposes it, so the backward pass keeps the batch on "data" and
+// the weight's gradient is summed over the batch, then cut to the weight's
+// split; without it, the weight's split would spread into the activations
+// through the gradient.
+// CONSTRAINT-LABEL: func.func @gathered_weight_loss_grad
+// CONSTRAINT: shardc.sharding_constraint %arg1 <@mesh_data_2, [{}, {}]>
+// CONSTRAINT: shardc.dot_general
+// CONSTRAINT: [[GW:%.+]] = shardc.dot_general %arg0, {{.*}} contracting_dims = [0] x [0]
+// CONSTRAINT-NEXT: [[CW:%.+]] = shardc.sharding_constraint [[GW]] <@mesh_data_2, [{}, {}]>
+// CONSTRAINT: return {{.*}}, [[CW]]
+// FSDP-LABEL: func.func @gathered_weight_loss_grad
+// FSDP-SAME: tensor<4x4xf32>
+// FSDP-SAME: tensor<2x3xf32>
+// FSDP: shardc.all_gather %arg1 on @mesh_data_2 ["data"] dim = 0 : tensor<2x3xf32> -> tensor<4x3xf32>
+// FSDP-NOT: shardc.all_to_all
+// FSDP: shardc.reduce_scatter sum {{.*}} on @mesh_data_2 ["data"] dim = 0 : tensor<4x3xf32> -> tensor<2x3xf32>
+// FSDP-NEXT: return
+func.func @gathered_weight_loss(
+    %x: tensor<8x4xf32> {shardc.sharding = #shardc.sharding<@mesh_data_2, [{"data"}, {}]>},
+    %w: tensor<4x3xf32> {shardc.sharding = #shardc.sharding<@mesh_data_2, [{"data"}, {}]>})
+    -> tensor<f32> {
+  %wg = shardc.sharding_constraint %w <@mesh_data_2, [{}, {}]> : tensor<4x3xf32>
+  %h = shardc.dot_general %x, %wg contracting_dims = [1] x [0] : (tensor<8x4xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  %t = shardc.tanh %h : tensor<8x3xf32>
+  %s = shardc.reduce sum %t dims = [0, 1] : (tensor<8x3xf32>) -> tensor<f32>
+  return %s : tensor<f32>
 }

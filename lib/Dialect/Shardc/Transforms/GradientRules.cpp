@@ -282,7 +282,14 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
       .Case([&](CompareOp) { return Grads{Value(), Value()}; })
       .Case([&](ConstantOp) { return Grads{}; })
       .Case([&](IotaOp) { return Grads{}; })
-      .Case([&](ShardingConstraintOp) { return Grads{g}; })
+      // As JAX transposes with_sharding_constraint: the cotangent is laid
+      // out as the value was, so that a layout asked for in the forward
+      // pass (a parameter gathered before use) bounds the backward pass
+      // too, and propagation does not carry the argument's own layout
+      // through the gradient into the activations.
+      .Case([&](ShardingConstraintOp c) {
+        return Grads{ShardingConstraintOp::create(e.b, e.loc, g, c.getSharding()).getResult()};
+      })
       // Contractions and reductions.
       .Case([&](DotGeneralOp d) -> FailureOr<Grads> { return dotGeneralGrads(e, d, g); })
       .Case([&](ReduceOp r) -> FailureOr<Grads> {
