@@ -20,7 +20,7 @@ const char *kUsage =
     "                        [--keep-checkpoints N]\n"
     "                        [--stop-after N] [--log-every K] [--clip-norm C]\n"
     "                        [--weight-decay WD] [--precision f32|bf16|tf32]\n"
-    "                        [--emit-mlir PATH]\n"
+    "                        [--fsdp on|off] [--emit-mlir PATH]\n"
     "                        [--d-model D] [--heads H] [--d-ff F] [--layers L] [--context T]\n"
     "       shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N [--temperature T]\n"
     "                        [--top-k K] [--seed S] [--mode padded|kv-cache] [--batch B]\n"
@@ -81,6 +81,12 @@ std::string toPrecision(const std::string &opt, const std::string &v) {
   if (v != "f32" && v != "bf16" && v != "tf32")
     usage(opt + ": unknown precision '" + v + "' (choices: f32, bf16, tf32)");
   return v;
+}
+
+bool toOnOff(const std::string &opt, const std::string &v) {
+  if (v != "on" && v != "off")
+    usage(opt + " is on or off, got '" + v + "'");
+  return v == "on";
 }
 
 double toDouble(const std::string &opt, const std::string &v) {

@@ -31,6 +31,8 @@ int64_t toInt(const std::string &opt, const std::string &v, int64_t min);
 double toDouble(const std::string &opt, const std::string &v);
 /// f32, bf16 or tf32, or the usage (listing them).
 std::string toPrecision(const std::string &opt, const std::string &v);
+/// "on" or "off" (a usage error otherwise).
+bool toOnOff(const std::string &opt, const std::string &v);
 /// The mesh from --mesh data=D,model=M (or --devices N: data=N), checked
 /// against --devices.
 void resolveMesh(const std::string &meshText, int64_t devices, int64_t &data, int64_t &model);

@@ -98,11 +98,22 @@ std::vector<Array> initParameters(const Config &config, uint64_t seed) {
   return out;
 }
 
-shardc::PartitionSpec paramSpec(const ParamInfo &p, const shardc::Mesh &mesh) {
+shardc::PartitionSpec paramSpec(const ParamInfo &p, const shardc::Mesh &mesh, bool fsdp) {
   shardc::PartitionSpec spec((int64_t)p.shape.size()); // replicated
   int m = mesh.axisIndex("model");
-  if (p.modelDim >= 0 && m >= 0 && mesh.axisSizes[m] > 1)
+  bool byModel = p.modelDim >= 0 && m >= 0 && mesh.axisSizes[m] > 1;
+  if (byModel)
     spec[p.modelDim] = {"model"};
+  int d = mesh.axisIndex("data");
+  if (!fsdp || d < 0 || mesh.axisSizes[d] == 1)
+    return spec;
+  int64_t best = -1;
+  for (int64_t k = 0; k < (int64_t)p.shape.size(); ++k)
+    if (!(byModel && k == p.modelDim) && p.shape[k] % mesh.axisSizes[d] == 0 &&
+        (best < 0 || p.shape[k] > p.shape[best]))
+      best = k;
+  if (best >= 0)
+    spec[best] = {"data"};
   return spec;
 }
 

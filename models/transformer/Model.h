@@ -65,8 +65,12 @@ std::vector<shardc::Array> initParameters(const Config &config, uint64_t seed);
 
 /// The layout of parameter `p` on `mesh` (axes "data" and "model"): split
 /// over "model" along p.modelDim when the mesh's "model" axis is larger than
-/// one, replicated otherwise.
-shardc::PartitionSpec paramSpec(const ParamInfo &p, const shardc::Mesh &mesh);
+/// one, replicated otherwise. With `fsdp` (ZeRO-3, PyTorch's FSDP), also
+/// split over "data" along its largest other dimension that "data" divides,
+/// and its optimizer state with it (see Trainer: the step gathers it before
+/// the model reads it).
+shardc::PartitionSpec paramSpec(const ParamInfo &p, const shardc::Mesh &mesh,
+                                bool fsdp = false);
 
 /// The mean next-byte cross-entropy. Arguments: tokens i32[B,T], targets
 /// i32[B,T], then the parameters in `parameters()` order.

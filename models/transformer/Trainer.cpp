@@ -48,15 +48,32 @@ shardc::JitOptions jitOptions(const std::string &name, const shardc::Mesh &mesh,
 /// The batch is split over "data"; tokens and targets are [B,T].
 PartitionSpec batchSpec() { return PartitionSpec{{"data"}, {}}; }
 
+/// The loss, traced. Under FSDP each parameter arrives split over "data"
+/// and is gathered to its layout without FSDP where the model reads it, as
+/// PyTorch's FSDP gathers a module's parameters before its forward pass;
+/// the constraint's transpose lays the gradient out alike, and the update
+/// runs on the split. The model's code is the same for every layout.
+shardc::TracedFn lossFor(const TrainOptions &o, const shardc::Mesh &mesh) {
+  shardc::TracedFn loss = lossFunction(o.config);
+  if (!o.fsdp)
+    return loss;
+  return [loss, mesh, infos = parameters(o.config)](const std::vector<shardc::Tensor> &in) {
+    std::vector<shardc::Tensor> gathered(in.begin(), in.end());
+    for (size_t i = 0; i < infos.size(); ++i)
+      gathered[2 + i] =
+          shardc::with_sharding_constraint(in[2 + i], paramSpec(infos[i], mesh, false));
+    return loss(gathered);
+  };
+}
+
 } // namespace
 
 Trainer::Trainer(shardc::Client &client, TrainOptions options)
     : client_(client), options_(std::move(options)),
       mesh_{{"data", "model"}, {options_.data, options_.model}},
       infos_(parameters(options_.config)),
-      stepFn_(client.jit(lossFunction(options_.config), jitOptions("loss", mesh_, options_, true))),
-      evalFn_(client.jit(lossFunction(options_.config),
-                         jitOptions("loss", mesh_, options_, false))) {}
+      stepFn_(client.jit(lossFor(options_, mesh_), jitOptions("loss", mesh_, options_, true))),
+      evalFn_(client.jit(lossFor(options_, mesh_), jitOptions("loss", mesh_, options_, false))) {}
 
 std::string Trainer::meshString() const {
   return "data=" + std::to_string(options_.data) + ",model=" + std::to_string(options_.model);
@@ -72,7 +89,7 @@ Status Trainer::place(const TrainState &st) {
   for (size_t i = 0; i < infos_.size(); ++i) {
     // A parameter and its moments share its layout; moments_ interleaves
     // m and v in the order the step takes them.
-    PartitionSpec spec = paramSpec(infos_[i], mesh_);
+    PartitionSpec spec = paramSpec(infos_[i], mesh_, options_.fsdp);
     for (auto [a, into] : {std::pair{&st.params[i], &params_}, std::pair{&st.m[i], &moments_},
                            std::pair{&st.v[i], &moments_}}) {
       StatusOr<DeviceArray> d = put(*a, spec);
@@ -141,7 +158,8 @@ std::vector<shardc::ArgSpec> Trainer::lossArgs(int64_t batch) const {
       {"tokens", DType::I32, {batch, T}, {mesh_, batchSpec()}},
       {"targets", DType::I32, {batch, T}, {mesh_, batchSpec()}}};
   for (const ParamInfo &p : infos_)
-    args.push_back({p.name, options_.config.dtype, p.shape, {mesh_, paramSpec(p, mesh_)}});
+    args.push_back(
+        {p.name, options_.config.dtype, p.shape, {mesh_, paramSpec(p, mesh_, options_.fsdp)}});
   return args;
 }
 

@@ -29,6 +29,7 @@ namespace gpt {
 struct TrainOptions {
   Config config;
   int64_t data = 1, model = 1;  // mesh ["data"=D, "model"=M]
+  bool fsdp = false;            // parameters and AdamW state split over "data" too
   int64_t steps = 300;          // total steps of the schedule
   int64_t batch = 32;           // global batch (split over "data")
   double lr = 1e-3;             // peak learning rate
