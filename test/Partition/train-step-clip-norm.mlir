@@ -54,9 +54,11 @@ shardc.mesh @mesh_2x2 = <["data"=2, "model"=2]>
 // TP: [[G1:%.+]] = shardc.all_reduce sum {{%.+}} on @mesh_2x2 ["data"] : tensor<16x4xf32>
 // TP-NEXT: [[SQ1:%.+]] = shardc.mul [[G1]], [[G1]] : tensor<16x4xf32>
 // TP-NEXT: [[S1:%.+]] = shardc.reduce sum [[SQ1]] dims = [0, 1] : (tensor<16x4xf32>) -> tensor<f32>
-// TP-NOT: shardc.all_
-// TP: [[S2:%.+]] = shardc.reduce sum {{.*}} : (tensor<4x4xf32>) -> tensor<f32>
+// TP-NEXT: [[G2:%.+]] = shardc.all_reduce sum {{%.+}} on @mesh_2x2 ["data"] : tensor<4x4xf32>
+// TP-NEXT: [[SQ2:%.+]] = shardc.mul [[G2]], [[G2]] : tensor<4x4xf32>
+// TP-NEXT: [[S2:%.+]] = shardc.reduce sum [[SQ2]] dims = [0, 1] : (tensor<4x4xf32>) -> tensor<f32>
 // TP-NEXT: [[S12:%.+]] = shardc.add [[S1]], [[S2]] : tensor<f32>
+// TP-NEXT: shardc.all_reduce sum {{%.+}} on @mesh_2x2 ["data"] : tensor<4xf32>
 // TP-NOT: shardc.all_
 // TP: shardc.all_reduce sum [[S12]] on @mesh_2x2 ["model"] : tensor<f32>
 // TP-NOT: shardc.all_

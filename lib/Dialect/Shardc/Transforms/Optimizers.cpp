@@ -220,9 +220,18 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
   auto constrain = [&](size_t k, Value v) -> Value {
     return (*split)[k] ? ShardingConstraintOp::create(b, m.loc, v, (*split)[k]).getResult() : v;
   };
+  // A gradient takes its parameter's layout (or the state's split) before
+  // clipping, so that a parameter split over the batch's axis (FSDP) gets
+  // its gradient reduce-scattered and the global norm summed over the
+  // blocks, instead of the whole gradient all-reduced for the norm.
   SmallVector<Value> grads;
-  for (size_t k = 0; k < wrt.size(); ++k)
-    grads.push_back(constrain(k, map.lookup(gradRet->getOperand(1 + k))));
+  for (auto [k, i] : llvm::enumerate(wrt)) {
+    Value g = map.lookup(gradRet->getOperand(1 + k));
+    auto own = fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
+    if (!(*split)[k] && own)
+      g = ShardingConstraintOp::create(b, m.loc, g, own).getResult();
+    grads.push_back(constrain(k, g));
+  }
   if (config.clipNorm > 0.0)
     clipByGlobalNorm(m, grads, config.clipNorm);
   for (auto [k, i] : llvm::enumerate(wrt)) {
