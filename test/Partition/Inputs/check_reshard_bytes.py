@@ -204,24 +204,10 @@ def check_identity(shardc, path, name, shape, workdir):
     for d in shape:
         count *= d
     payload = struct.pack("<%df" % count, *range(count))
-    inp = os.path.join(workdir, name + ".in.npy")
-    with open(inp, "wb") as f:
-        f.write(npy_bytes(shape, payload))
-    try:
-        proc = subprocess.run([shardc, "run", path, "--entry", name, "--backend", "reference",
-                               "--input", "arg0=" + inp, "--output-dir", workdir],
-                              capture_output=True, text=True)
-    except OSError as e:
-        return "cannot run %s: %s" % (shardc, e)
-    if proc.returncode != 0:
-        lines = proc.stderr.strip().splitlines()
-        return "run failed: %s" % (lines[0] if lines else "exit %d" % proc.returncode)
-    try:
-        with open(os.path.join(workdir, name + ".result0.npy"), "rb") as f:
-            got = npy_payload(f.read())
-    except OSError:
-        return "run wrote no result"
-    if got != ("<f4", tuple(shape), payload):
+    got, err = run_reference(shardc, path, name, [shape], [payload], workdir)
+    if err:
+        return err
+    if npy_payload(got) != ("<f4", tuple(shape), payload):
         return "its result is not its argument: the collectives are not this reshard"
     return None
 

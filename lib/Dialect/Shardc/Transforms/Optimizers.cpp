@@ -227,10 +227,10 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
   SmallVector<Value> grads;
   for (auto [k, i] : llvm::enumerate(wrt)) {
     Value g = map.lookup(gradRet->getOperand(1 + k));
-    auto own = fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
-    if (!(*split)[k] && own)
-      g = ShardingConstraintOp::create(b, m.loc, g, own).getResult();
-    grads.push_back(constrain(k, g));
+    ShardingAttr layout = (*split)[k] ? (*split)[k]
+                                      : fn.getArgAttrOfType<ShardingAttr>(
+                                            i, ShardcDialect::kShardingAttrName);
+    grads.push_back(layout ? ShardingConstraintOp::create(b, m.loc, g, layout).getResult() : g);
   }
   if (config.clipNorm > 0.0)
     clipByGlobalNorm(m, grads, config.clipNorm);

@@ -45,16 +45,17 @@ LogicalResult checkPadding(func::FuncOp fn, MeshOp mesh, bool padUneven) {
                        [&] { return c.emitOpError(); }, false)))
         return failure();
     if (auto m = dyn_cast<ShardMapOp>(op)) {
-      for (auto [i, a] : llvm::enumerate(m.getInShardings()))
-        if (failed(check(cast<ShardingAttr>(a), m.getInputs()[i].getType(), allowed,
-                         [&, i = i] { return m.emitOpError() << "input #" << i << ": "; },
-                         false)))
-          return failure();
-      for (auto [i, a] : llvm::enumerate(m.getOutShardings()))
-        if (failed(check(cast<ShardingAttr>(a), m.getResult(i).getType(), allowed,
-                         [&, i = i] { return m.emitOpError() << "result #" << i << ": "; },
-                         false)))
-          return failure();
+      auto checkAll = [&](ArrayAttr shardings, TypeRange types, const char *what) {
+        for (auto [i, a] : llvm::enumerate(shardings))
+          if (failed(check(cast<ShardingAttr>(a), types[i], allowed,
+                           [&, i = i] { return m.emitOpError() << what << " #" << i << ": "; },
+                           false)))
+            return failure();
+        return success();
+      };
+      if (failed(checkAll(m.getInShardings(), m.getInputs().getTypes(), "input")) ||
+          failed(checkAll(m.getOutShardings(), m.getResultTypes(), "result")))
+        return failure();
     }
     if (auto list = op.getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName))
       for (auto [i, a] : llvm::enumerate(list))
