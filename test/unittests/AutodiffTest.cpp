@@ -36,6 +36,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -927,8 +928,8 @@ TEST_F(Autodiff, GradientResultsCarryArgumentShardings) {
 //===----------------------------------------------------------------------===//
 
 // B = 5 examples, D = 3 inputs, H = 7 hidden units, C = 4 classes.
-TEST_F(Autodiff, MlpSoftmaxCrossEntropy) {
-  OwningOpRef<ModuleOp> module = parse(R"mlir(
+/// An MLP with a softmax cross-entropy loss, in f64.
+const char *const kMlpLoss = R"mlir(
     func.func @mlp_loss(%x: tensor<5x3xf64>, %labels: tensor<5xi32>,
                         %w1: tensor<3x7xf64>, %b1: tensor<7xf64>,
                         %w2: tensor<7x4xf64>, %b2: tensor<4xf64>) -> tensor<f64> {
@@ -964,7 +965,10 @@ TEST_F(Autodiff, MlpSoftmaxCrossEntropy) {
       %loss = shardc.div %total, %n : tensor<f64>
       return %loss : tensor<f64>
     }
-  )mlir");
+  )mlir";
+
+TEST_F(Autodiff, MlpSoftmaxCrossEntropy) {
+  OwningOpRef<ModuleOp> module = parse(kMlpLoss);
   ASSERT_TRUE(module);
   auto fn = module->lookupSymbol<func::FuncOp>("mlp_loss");
   std::mt19937 rng(2024);
@@ -1016,6 +1020,114 @@ TEST_F(Autodiff, DataParallelMlpGradientPartitioned) {
                   1e-5 * std::max(1.0, std::fabs((*want)[r].getDouble(i))))
           << "result #" << r << " element " << i;
   }
+}
+
+/// Puts the ops of @mlp_loss in two checkpointed groups (the hidden layer,
+/// then the rest) with `policy`; the tanh is named "hidden".
+static void checkpointMlp(func::FuncOp fn, StringRef policy) {
+  Builder b(fn.getContext());
+  int64_t group = 0;
+  for (Operation &op : fn.getBody().front().without_terminator()) {
+    if (auto dot = dyn_cast<DotGeneralOp>(op); dot && dot->getOperand(0).getDefiningOp())
+      group = 1; // the second product starts the second group
+    SmallVector<NamedAttribute> entries{b.getNamedAttr("group", b.getI64IntegerAttr(group)),
+                                        b.getNamedAttr("policy", b.getStringAttr(policy))};
+    if (policy == "names")
+      entries.push_back(b.getNamedAttr("names", b.getStrArrayAttr({"hidden"})));
+    op.setAttr(ShardcDialect::kCheckpointAttrName, b.getDictionaryAttr(entries));
+    if (isa<TanhOp>(op))
+      op.setAttr(ShardcDialect::kCheckpointNameAttrName, b.getStringAttr("hidden"));
+  }
+}
+
+// Checkpointed groups change where the backward pass gets its forward
+// values, not the values: under each policy the gradients are those of the
+// program without checkpoints, bit for bit, and agree with finite
+// differences. "nothing" recomputes the most, "names" (the hidden layer
+// kept) the least, and a product is recomputed only where it is not saved.
+TEST_F(Autodiff, CheckpointPoliciesRecomputeAndKeepTheGradients) {
+  std::mt19937 rng(2024);
+  std::vector<Array> inputs;
+  std::vector<Array> plain;
+  {
+    OwningOpRef<ModuleOp> module = parse(kMlpLoss);
+    ASSERT_TRUE(module);
+    auto fn = module->lookupSymbol<func::FuncOp>("mlp_loss");
+    inputs = drawInputs(fn, {kUniform, indexBelow(4)}, rng, false);
+    FailureOr<func::FuncOp> grad = differentiate(fn, {0, 2, 3, 4, 5});
+    ASSERT_TRUE(succeeded(grad)) << diagnostics;
+    FailureOr<std::vector<Array>> r = interpret(*grad, inputs);
+    ASSERT_TRUE(succeeded(r)) << diagnostics;
+    plain = *r;
+  }
+  std::map<std::string, std::pair<int, int>> recomputed; // policy: ops, products
+  for (StringRef policy : {"nothing", "dots", "names"}) {
+    SCOPED_TRACE(policy.str());
+    OwningOpRef<ModuleOp> module = parse(kMlpLoss);
+    ASSERT_TRUE(module);
+    auto fn = module->lookupSymbol<func::FuncOp>("mlp_loss");
+    checkpointMlp(fn, policy);
+    ASSERT_TRUE(succeeded(verify(*module))) << diagnostics;
+    Check check;
+    check.wrt = {0, 2, 3, 4, 5};
+    expectGradientsMatchFiniteDifferences(*module, "mlp_loss", inputs, check);
+    auto grad = module->lookupSymbol<func::FuncOp>("mlp_loss_grad");
+    ASSERT_TRUE(grad);
+    FailureOr<std::vector<Array>> got = interpret(grad, inputs);
+    ASSERT_TRUE(succeeded(got)) << diagnostics;
+    ASSERT_EQ(got->size(), plain.size());
+    for (size_t r = 0; r < plain.size(); ++r)
+      EXPECT_EQ((*got)[r].toDoubles(), plain[r].toDoubles()) << "result #" << r;
+    auto &[ops, products] = recomputed[policy.str()];
+    grad.walk([&](Operation *op) {
+      if (op->hasAttr(ShardcDialect::kRecomputedAttrName)) {
+        ++ops;
+        products += isa<DotGeneralOp>(op);
+      }
+    });
+  }
+  EXPECT_GT(recomputed["nothing"].first, recomputed["dots"].first);
+  EXPECT_GT(recomputed["dots"].first, recomputed["names"].first);
+  EXPECT_GT(recomputed["names"].first, 0);
+  // tanh's rule reads its result: "nothing" recomputes x w1 for it.
+  EXPECT_GT(recomputed["nothing"].second, 0);
+  EXPECT_EQ(recomputed["dots"].second, 0);
+}
+
+// The data-parallel MLP of test/Partition/autodiff.mlir with every op in one
+// checkpointed group: the recomputation is partitioned like the forward
+// pass, and the partitioned gradients are the global program's.
+TEST_F(Autodiff, CheckpointedGradientPartitioned) {
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
+      SHARDC_PARTITION_CORPUS_DIR "/autodiff.mlir", &ctx);
+  ASSERT_TRUE(module) << diagnostics;
+  auto fn = module->lookupSymbol<func::FuncOp>("data_parallel_mlp_loss");
+  ASSERT_TRUE(fn);
+  Builder b(&ctx);
+  for (Operation &op : fn.getBody().front().without_terminator())
+    op.setAttr(ShardcDialect::kCheckpointAttrName,
+               b.getDictionaryAttr({b.getNamedAttr("group", b.getI64IntegerAttr(0)),
+                                    b.getNamedAttr("policy", b.getStringAttr("nothing"))}));
+  FailureOr<func::FuncOp> grad = differentiate(fn, {2, 3, 4, 5});
+  ASSERT_TRUE(succeeded(grad)) << diagnostics;
+  int recomputed = 0;
+  grad->walk([&](Operation *op) { recomputed += op->hasAttr(ShardcDialect::kRecomputedAttrName); });
+  EXPECT_GT(recomputed, 0);
+  std::mt19937 rng(11);
+  std::vector<Array> inputs = drawInputs(fn, {kUniform, indexBelow(4)}, rng, false);
+  FailureOr<std::vector<Array>> want = interpret(*grad, inputs);
+  ASSERT_TRUE(succeeded(want)) << diagnostics;
+  ASSERT_TRUE(succeeded(propagateShardings(*grad)) && succeeded(partitionFunction(*grad)) &&
+              succeeded(verify(*module)))
+      << diagnostics;
+  FailureOr<std::vector<Array>> got = interpretPartitioned(*grad, inputs);
+  ASSERT_TRUE(succeeded(got)) << diagnostics;
+  ASSERT_EQ(got->size(), want->size());
+  for (size_t r = 0; r < want->size(); ++r)
+    for (int64_t i = 0; i < (*want)[r].numElements(); ++i)
+      EXPECT_NEAR((*got)[r].getDouble(i), (*want)[r].getDouble(i),
+                  1e-5 * std::max(1.0, std::fabs((*want)[r].getDouble(i))))
+          << "result #" << r << " element " << i;
 }
 
 //===----------------------------------------------------------------------===//

@@ -63,6 +63,43 @@ static LogicalResult verifyGlobalShape(Operation *op, NamedAttribute attr, Type 
   return success();
 }
 
+/// `shardc.checkpoint = {group = N : i64, policy = "nothing" | "dots" |
+/// "names"[, names = ["a", ...]]}`; names is given with "names" only.
+static LogicalResult verifyCheckpoint(Operation *op, Attribute value) {
+  auto fail = [&]() {
+    return op->emitError() << "'" << ShardcDialect::kCheckpointAttrName << "' ";
+  };
+  auto dict = dyn_cast<DictionaryAttr>(value);
+  if (!dict)
+    return fail() << "must be a dictionary {group = N : i64, policy = \"...\"}";
+  if (op->getNumResults() == 0 || isa<FunctionOpInterface>(op))
+    return fail() << "belongs on an op with results";
+  for (NamedAttribute entry : dict)
+    if (!llvm::is_contained({"group", "policy", "names"}, entry.getName().getValue()))
+      return fail() << "has unknown key '" << entry.getName().getValue()
+                    << "' (keys: group, policy, names)";
+  auto group = dyn_cast_or_null<IntegerAttr>(dict.get("group"));
+  if (!group || group.getInt() < 0)
+    return fail() << "needs group = N, a non-negative integer";
+  auto policy = dyn_cast_or_null<StringAttr>(dict.get("policy"));
+  if (!policy || !llvm::is_contained({"nothing", "dots", "names"}, policy.getValue()))
+    return fail() << "needs policy = \"nothing\", \"dots\" or \"names\"";
+  Attribute names = dict.get("names");
+  if (policy.getValue() != "names") {
+    if (names)
+      return fail() << "gives names with policy \"" << policy.getValue()
+                    << "\" (they are read by policy \"names\" only)";
+    return success();
+  }
+  auto list = dyn_cast_or_null<ArrayAttr>(names);
+  if (!list || llvm::any_of(list, [](Attribute a) {
+        auto s = dyn_cast<StringAttr>(a);
+        return !s || s.getValue().empty();
+      }))
+    return fail() << "with policy \"names\" needs names = [\"...\", ...], non-empty strings";
+  return success();
+}
+
 LogicalResult ShardcDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   if (attr.getName() == kPartitionedAttrName) {
@@ -78,6 +115,19 @@ LogicalResult ShardcDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kShardingRuleAttrName) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'" << kShardingRuleAttrName << "' must be a string";
+    return success();
+  }
+  if (attr.getName() == kCheckpointAttrName)
+    return verifyCheckpoint(op, attr.getValue());
+  if (attr.getName() == kCheckpointNameAttrName) {
+    auto name = dyn_cast<StringAttr>(attr.getValue());
+    if (!name || name.getValue().empty())
+      return op->emitError() << "'" << kCheckpointNameAttrName << "' must be a non-empty string";
+    return success();
+  }
+  if (attr.getName() == kRecomputedAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << kRecomputedAttrName << "' takes no value";
     return success();
   }
   if (attr.getName() != kShardingsAttrName)

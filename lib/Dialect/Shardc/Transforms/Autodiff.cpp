@@ -4,7 +4,9 @@
 // program (a clone), then walks its ops backwards, asking each op's gradient
 // rule (GradientRules.cpp) for its operands' adjoints and summing the
 // adjoints of values used more than once. A shard_map's adjoint is a
-// shard_map over the reverse sweep of its body.
+// shard_map over the reverse sweep of its body. Ops of a checkpointed group
+// (shardc.checkpoint) are recomputed in the backward pass, as its policy
+// says, instead of being held from the forward one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,8 +142,69 @@ static Value accumulate(OpBuilder &b, Location loc, Value acc, Value g) {
   return sum;
 }
 
+namespace {
+/// Recomputes checkpointed forward values (shardc.checkpoint) in the
+/// backward pass, the way jax.checkpoint does: when the reverse sweep first
+/// reaches an op of a group, every op of that group its policy does not
+/// save is cloned there, reading the group's inputs and saved values; the
+/// gradient rules of the group then read the clones. The forward values
+/// die in the forward pass, and only the group's inputs and saved values
+/// are held until the backward one. Clones nobody reads are dropped with
+/// the other unused ops.
+class Recomputation {
+public:
+  explicit Recomputation(ArrayRef<Operation *> forward) : forward(forward) {}
+
+  /// The op whose operands and results `op`'s gradient rule reads: `op`,
+  /// or its recomputed clone.
+  Operation *forRule(OpBuilder &b, Operation *op) {
+    auto attr = op->getAttrOfType<DictionaryAttr>(ShardcDialect::kCheckpointAttrName);
+    if (!attr || saved(op, attr))
+      return op;
+    int64_t group = groupOf(attr);
+    auto [it, first] = groups.try_emplace(group);
+    IRMapping &map = it->second;
+    if (first)
+      for (Operation *f : forward) {
+        auto a = f->getAttrOfType<DictionaryAttr>(ShardcDialect::kCheckpointAttrName);
+        if (!a || groupOf(a) != group || saved(f, a))
+          continue;
+        Operation *copy = b.clone(*f, map);
+        copy->removeAttr(ShardcDialect::kCheckpointAttrName);
+        copy->removeAttr(ShardcDialect::kCheckpointNameAttrName);
+        copy->setAttr(ShardcDialect::kRecomputedAttrName, b.getUnitAttr());
+      }
+    return map.lookup(op->getResult(0)).getDefiningOp();
+  }
+
+private:
+  static int64_t groupOf(DictionaryAttr attr) {
+    return cast<IntegerAttr>(attr.get("group")).getInt();
+  }
+  /// Whether the policy keeps `op`'s results from the forward pass.
+  /// Constants and shard_maps (whose adjoint recomputes their body
+  /// anyway) are always kept.
+  static bool saved(Operation *op, DictionaryAttr attr) {
+    if (isa<ConstantOp, ShardMapOp>(op) || op->getNumResults() == 0)
+      return true;
+    StringRef policy = cast<StringAttr>(attr.get("policy")).getValue();
+    if (policy == "dots")
+      return isa<DotGeneralOp>(op);
+    if (policy == "names") {
+      Attribute name = op->getAttr(ShardcDialect::kCheckpointNameAttrName);
+      return name && llvm::is_contained(cast<ArrayAttr>(attr.get("names")), name);
+    }
+    return false; // "nothing"
+  }
+
+  ArrayRef<Operation *> forward;
+  llvm::DenseMap<int64_t, IRMapping> groups;
+};
+} // namespace
+
 static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
-                                  ArrayRef<Value> wrt, llvm::DenseMap<Value, Value> &adjoint);
+                                  ArrayRef<Value> wrt, llvm::DenseMap<Value, Value> &adjoint,
+                                  Recomputation *recompute = nullptr);
 
 /// The backward shard_map `grad` recomputes `op`'s body (the ops
 /// `forward`, cloned through `map`). Instead, the forward values its reverse
@@ -355,9 +418,11 @@ static FailureOr<SmallVector<Value>> shardMapGrads(OpBuilder &b, ShardMapOp op,
 /// Walks `forward` (ops in program order, already emitted) backwards from
 /// the adjoints in `adjoint`, adding each operand's adjoint; only values
 /// that depend on `wrt` get adjoints (ops reading none of them are skipped:
-/// their rules may not even exist).
+/// their rules may not even exist). With `recompute`, the rules of
+/// checkpointed ops read recomputed values.
 static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
-                                  ArrayRef<Value> wrt, llvm::DenseMap<Value, Value> &adjoint) {
+                                  ArrayRef<Value> wrt, llvm::DenseMap<Value, Value> &adjoint,
+                                  Recomputation *recompute) {
   llvm::DenseSet<Value> active(wrt.begin(), wrt.end());
   for (Operation *op : forward)
     if (!isa<StopGradientOp>(op) && // its result is a constant to autodiff
@@ -377,7 +442,8 @@ static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
       continue;
     FailureOr<SmallVector<Value>> grads =
         isa<ShardMapOp>(op) ? shardMapGrads(b, cast<ShardMapOp>(op), resultGrads, active)
-                            : buildGradients(b, op, resultGrads);
+                            : buildGradients(b, recompute ? recompute->forRule(b, op) : op,
+                                             resultGrads);
     if (failed(grads))
       return failure();
     for (auto [operand, g] : llvm::zip(op->getOperands(), *grads)) {
@@ -461,7 +527,8 @@ FailureOr<func::FuncOp> differentiate(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
   SmallVector<Value> wrtArgs;
   for (unsigned i : wrt)
     wrtArgs.push_back(body->getArgument(i));
-  if (failed(reverseSweep(b, forward, wrtArgs, adjoint))) {
+  Recomputation recompute(forward);
+  if (failed(reverseSweep(b, forward, wrtArgs, adjoint, &recompute))) {
     grad.erase();
     return failure();
   }

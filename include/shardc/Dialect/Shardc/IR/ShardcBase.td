@@ -37,7 +37,12 @@ def Shardc_Dialect : Dialect {
     up: lowering may then write a result over it in place. An argument
     marked `shardc.pad_uneven` (a unit attribute) may be sharded over axes
     that do not divide a dimension: partitioning pads it, as
-    `--shardc-partition="pad-uneven"` allows for every value. A partitioned
+    `--shardc-partition="pad-uneven"` allows for every value. An op of the
+    forward program may belong to a checkpointed group, like the body of a
+    `jax.checkpoint`: `shardc.checkpoint = {group = N : i64, policy = ...}`
+    (see `--shardc-autodiff`), and name its results for a policy with
+    `shardc.checkpoint_name`; autodiff marks what it recomputes
+    `shardc.recomputed`. A partitioned
     function records the global shape of a padded argument or result in
     `shardc.global_shape` (`array<i64: ...>`), which the local type and the
     sharding alone no longer give.
@@ -61,6 +66,18 @@ def Shardc_Dialect : Dialect {
     /// On a function: it is the per-device program over this mesh; the
     /// shardings of its arguments and results describe the global arrays.
     static constexpr ::llvm::StringLiteral kPartitionedAttrName = "shardc.partitioned";
+    /// On an op of the forward program: it belongs to a checkpointed group
+    /// (like jax.checkpoint), `{group = N : i64, policy = "nothing" |
+    /// "dots" | "names"[, names = [...]]}`. Autodiff recomputes in the
+    /// backward pass what the policy does not save: "nothing" saves
+    /// nothing, "dots" the results of dot_general, "names" the results of
+    /// ops whose shardc.checkpoint_name is listed.
+    static constexpr ::llvm::StringLiteral kCheckpointAttrName = "shardc.checkpoint";
+    /// A name for an op's results that a "names" policy may save (like
+    /// jax.ad_checkpoint.checkpoint_name).
+    static constexpr ::llvm::StringLiteral kCheckpointNameAttrName = "shardc.checkpoint_name";
+    /// On an op autodiff emitted to recompute a checkpointed forward value.
+    static constexpr ::llvm::StringLiteral kRecomputedAttrName = "shardc.recomputed";
 
   private:
     void registerAttributes();

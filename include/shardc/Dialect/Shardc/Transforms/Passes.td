@@ -155,6 +155,16 @@ def ShardcAutodiff : Pass<"shardc-autodiff", "::mlir::ModuleOp"> {
     }
     ```
 
+    Rematerialization, like `jax.checkpoint`: ops carrying
+    `shardc.checkpoint = {group = N : i64, policy = P}` form group N, whose
+    values autodiff recomputes in the backward pass (ops marked
+    `shardc.recomputed`, emitted where the reverse sweep reaches the group)
+    instead of holding them from the forward pass. Policy P says what is
+    kept: `"nothing"` (only the group's inputs), `"dots"` (the results of
+    `dot_general` too) or `"names"` with `names = ["a", ...]` (the results
+    of ops whose `shardc.checkpoint_name` is listed). Constants and
+    shard_maps are always kept. The gradients are the same, bit for bit.
+
     Requires: single-block functions of shardc ops (no shard_map or
     collectives: differentiate the global program, then partition).
   }];
