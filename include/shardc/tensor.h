@@ -231,6 +231,38 @@ Tensor all_to_all(const Tensor &x, const std::vector<std::string> &axes, int64_t
 /// A function to trace: global values in, global values out.
 using TracedFn = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
 
+// ---- Rematerialization ---------------------------------------------------------
+/// What a checkpointed function keeps from its forward pass for the
+/// backward one, like jax.checkpoint's policies; the rest is recomputed.
+struct CheckpointPolicy {
+  enum class Save {
+    Nothing, // only its inputs (jax.checkpoint_policies.nothing_saveable)
+    Dots,    // also the results of dot_general (dots_saveable)
+    Names,   // also the values named by checkpoint_name in `names`
+             // (save_only_these_names)
+  } save = Save::Nothing;
+  std::vector<std::string> names;
+
+  static CheckpointPolicy nothing() { return {}; }
+  static CheckpointPolicy dots() { return {Save::Dots, {}}; }
+  static CheckpointPolicy onlyNames(std::vector<std::string> names) {
+    return {Save::Names, std::move(names)};
+  }
+};
+
+/// `fn`, whose values are recomputed in the backward pass instead of held
+/// from the forward one, but for what `policy` saves (like jax.checkpoint,
+/// also called activation checkpointing): differentiation then holds one
+/// call's values at a time, for the price of computing them twice. Without
+/// differentiation it is `fn`. Each call of the result is its own group;
+/// calls inside a checkpointed call belong to the outer one. Not available
+/// inside a shard_map body.
+TracedFn checkpoint(TracedFn fn, CheckpointPolicy policy = {}, CallSite site = {});
+/// `x`, named for a CheckpointPolicy::onlyNames policy (like
+/// jax.ad_checkpoint.checkpoint_name); a function argument needs no name,
+/// it is always kept.
+Tensor checkpoint_name(const Tensor &x, const std::string &name, CallSite site = {});
+
 /// One argument of a trace: its name in the program, type and layout (a
 /// sharding with an empty mesh: one device).
 struct ArgSpec {

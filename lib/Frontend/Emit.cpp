@@ -54,6 +54,15 @@ struct Printer {
         block(n.body, indent + "  ", "shardc.return");
         out += indent + "})";
       }
+      if (!n.checkpoint.empty() || !n.checkpointName.empty()) {
+        out += " {";
+        if (!n.checkpoint.empty())
+          out += "shardc.checkpoint = {" + n.checkpoint + "}";
+        if (!n.checkpointName.empty())
+          out += std::string(n.checkpoint.empty() ? "" : ", ") +
+                 "shardc.checkpoint_name = " + quoted(n.checkpointName);
+        out += "}";
+      }
       std::string results = types(n.results);
       if (n.results.size() == 1)
         results = results.substr(1, results.size() - 2);

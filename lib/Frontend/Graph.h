@@ -33,6 +33,10 @@ struct Node {
   std::string properties;    // generic-syntax properties, without "<{ }>"
   CallSite site;
   int body = -1; // shard_map: the block of its region
+  /// The checkpointed group it was recorded in (shardc.checkpoint's
+  /// dictionary, without braces; empty: none), and its checkpoint_name.
+  std::string checkpoint;
+  std::string checkpointName;
 };
 
 struct Block {
@@ -48,6 +52,8 @@ struct Graph {
   std::vector<Block> blocks{1}; // blocks[0]: the function body
   std::vector<int> open{0};     // innermost last
   Mesh mesh;                    // the function's mesh (no axes: one device)
+  int checkpointGroups = 0;     // groups numbered so far
+  bool inCheckpoint = false;    // inside a checkpointed function's call
 
   int current() const { return open.back(); }
   int newValue(DType dtype, Shape shape) {
