@@ -20,7 +20,7 @@ const char *kUsage =
     "                        [--keep-checkpoints N]\n"
     "                        [--stop-after N] [--log-every K] [--clip-norm C]\n"
     "                        [--weight-decay WD] [--precision f32|bf16|tf32]\n"
-    "                        [--fsdp on|off] [--emit-mlir PATH]\n"
+    "                        [--fsdp on|off] [--remat none|block|dots] [--emit-mlir PATH]\n"
     "                        [--d-model D] [--heads H] [--d-ff F] [--layers L] [--context T]\n"
     "       shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N [--temperature T]\n"
     "                        [--top-k K] [--seed S] [--mode padded|kv-cache] [--batch B]\n"
@@ -81,6 +81,20 @@ std::string toPrecision(const std::string &opt, const std::string &v) {
   if (v != "f32" && v != "bf16" && v != "tf32")
     usage(opt + ": unknown precision '" + v + "' (choices: f32, bf16, tf32)");
   return v;
+}
+
+Remat toRemat(const std::string &opt, const std::string &v) {
+  if (v == "none")
+    return Remat::None;
+  if (v == "block")
+    return Remat::Block;
+  if (v == "dots")
+    return Remat::Dots;
+  usage(opt + ": unknown rematerialization '" + v + "' (choices: none, block, dots)");
+}
+
+const char *rematName(Remat r) {
+  return r == Remat::Block ? "block" : r == Remat::Dots ? "dots" : "none";
 }
 
 bool toOnOff(const std::string &opt, const std::string &v) {

@@ -8,6 +8,8 @@
 #ifndef SHARDC_MODELS_TRANSFORMER_CLI_H
 #define SHARDC_MODELS_TRANSFORMER_CLI_H
 
+#include "Model.h"
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -32,6 +34,9 @@ double toDouble(const std::string &opt, const std::string &v);
 /// f32, bf16 or tf32, or the usage (listing them).
 std::string toPrecision(const std::string &opt, const std::string &v);
 /// "on" or "off" (a usage error otherwise).
+/// --remat's value: none, block or dots.
+Remat toRemat(const std::string &opt, const std::string &v);
+const char *rematName(Remat r);
 bool toOnOff(const std::string &opt, const std::string &v);
 /// The mesh from --mesh data=D,model=M (or --devices N: data=N), checked
 /// against --devices.

@@ -145,7 +145,7 @@ Tensor feedForward(const Tensor &x, const Tensor *w) {
 /// order. With `caches`, appends each block's keys and values as
 /// [B,H,T,hd] (the layout of the decode step's caches).
 Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
-               std::vector<Tensor> *caches = nullptr) {
+               std::vector<Tensor> *caches = nullptr, Remat remat = Remat::None) {
   int64_t B = tokens.dim(0), T = tokens.dim(1);
   int64_t H = c.heads, hd = c.headDim();
   if (T > c.context)
@@ -157,7 +157,10 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
   Tensor mask = causalMask(T, c.dtype);                                                     // [T,T]
   const double scale = 1.0 / std::sqrt((double)hd);
   const Tensor *w = p + 2;
-  for (int64_t l = 0; l < c.layers; ++l, w += 12) {
+  // One block: [x, its 12 weights] -> [x'].
+  auto block = [&](const std::vector<Tensor> &in) {
+    Tensor x = in[0];
+    const Tensor *w = in.data() + 1;
     // ---- attention: x + proj(softmax(q k^T / sqrt(hd) + mask) v)
     Tensor h = shardc::layer_norm(x, w[0], w[1]);                            // [B,T,d]
     Tensor qkv = shardc::dot_general(h, w[2], {{}, {}, {2}, {3}}) + w[3];    // [B,T,3,H,hd]
@@ -174,7 +177,16 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
     Tensor probs = shardc::softmax(scores * scale + mask, -1);             // [B,H,T,T]
     Tensor y = shardc::dot_general(probs, v, {{0, 1}, {0, 2}, {3}, {1}});   // [B,H,T,hd]
     Tensor attn = shardc::dot_general(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,T,d]
-    x = feedForward(x + attn, w);
+    return std::vector<Tensor>{feedForward(x + attn, w)};
+  };
+  shardc::TracedFn run = block;
+  if (remat != Remat::None)
+    run = shardc::checkpoint(block, remat == Remat::Dots ? shardc::CheckpointPolicy::dots()
+                                                         : shardc::CheckpointPolicy::nothing());
+  for (int64_t l = 0; l < c.layers; ++l, w += 12) {
+    std::vector<Tensor> in{x};
+    in.insert(in.end(), w, w + 12);
+    x = run(in)[0];
   }
   Tensor xf = shardc::layer_norm(x, w[0], w[1]); // [B,T,d]
   return linear(xf, w[2], w[3]);                 // [B,T,V]
@@ -189,9 +201,9 @@ Tensor logitsAt(const Config &c, const Tensor &logits, const Tensor &position) {
 
 } // namespace
 
-shardc::TracedFn lossFunction(const Config &config) {
-  return [config](const std::vector<Tensor> &in) {
-    Tensor logits = forward(config, in[0], in.data() + 2); // [B,T,V]
+shardc::TracedFn lossFunction(const Config &config, Remat remat) {
+  return [config, remat](const std::vector<Tensor> &in) {
+    Tensor logits = forward(config, in[0], in.data() + 2, nullptr, remat); // [B,T,V]
     return std::vector<Tensor>{shardc::softmax_cross_entropy(logits, in[1])};
   };
 }

@@ -72,9 +72,20 @@ std::vector<shardc::Array> initParameters(const Config &config, uint64_t seed);
 shardc::PartitionSpec paramSpec(const ParamInfo &p, const shardc::Mesh &mesh,
                                 bool fsdp = false);
 
+/// Rematerialization of the blocks (activation checkpointing): which of a
+/// block's values the backward pass recomputes instead of holding them
+/// from the forward pass.
+enum class Remat {
+  None,  // holds every value
+  Block, // holds each block's input only, recomputes the rest
+  Dots,  // holds each block's input and products, recomputes the rest
+};
+
 /// The mean next-byte cross-entropy. Arguments: tokens i32[B,T], targets
-/// i32[B,T], then the parameters in `parameters()` order.
-shardc::TracedFn lossFunction(const Config &config);
+/// i32[B,T], then the parameters in `parameters()` order. `remat`
+/// checkpoints each block (shardc::checkpoint): the same values, fewer held
+/// for differentiation.
+shardc::TracedFn lossFunction(const Config &config, Remat remat = Remat::None);
 
 /// The logits f32[B,T,V] for tokens i32[B,T] (arguments as lossFunction's,
 /// without the targets).

@@ -62,6 +62,7 @@ Cli parse(int argc, char **argv) {
     else if (a == "--weight-decay") t.weightDecay = toDouble(a, v);
     else if (a == "--precision") t.precision = toPrecision(a, v);
     else if (a == "--fsdp") t.fsdp = toOnOff(a, v);
+    else if (a == "--remat") t.remat = toRemat(a, v);
     else if (a == "--emit-mlir") c.emitMlir = v;
     else if (a == "--d-model") t.config.dModel = toInt(a, v, 1);
     else if (a == "--heads") t.config.heads = toInt(a, v, 1);
@@ -147,7 +148,7 @@ int trainMain(int argc, char **argv) {
     params += shardc::numElements(p.shape);
   report("Tiny Transformer: %lld parameters (%s); data %s: %zu train / %zu val bytes\n"
                "mesh %s (%lld simulated devices%s), batch %lld x %lld tokens, AdamW lr %g, "
-               "warm-up %lld, cosine to %g x, clip %g, %s products%s%s\n",
+               "warm-up %lld, cosine to %g x, clip %g, %s products%s%s%s\n",
                (long long)params, o.config.toString().c_str(), dataPath.c_str(),
                data->train.size(), data->val.size(), trainer.meshString().c_str(),
                (long long)(o.data * o.model),
@@ -156,6 +157,10 @@ int trainMain(int argc, char **argv) {
                (long long)o.batch, (long long)o.config.context,
                o.lr, (long long)o.warmup, o.finalLrFraction, o.clipNorm, o.precision.c_str(),
                o.fsdp ? ", parameters and AdamW state split over \"data\" (FSDP)" : "",
+               o.remat == gpt::Remat::Block ? ", blocks recomputed in the backward pass"
+               : o.remat == gpt::Remat::Dots
+                   ? ", blocks recomputed in the backward pass but for their products"
+                   : "",
                cli.resume.empty() ? ""
                                   : (", resumed at step " + std::to_string(trainer.step()) +
                                      " from " + cli.resume)
@@ -245,7 +250,8 @@ int trainMain(int argc, char **argv) {
               "\"train_loss_first\": %.9g, \"train_loss_last\": %.9g, \"val_loss\": %.9g, "
               "\"val_ppl\": %.3f, "
               "\"peak_bytes_per_device\": %lld, \"state_bytes_per_device\": %lld, "
-              "\"compile_s\": %.2f, \"cache_hits\": %lld, \"cache_misses\": %lld, \"fsdp\": %s}\n",
+              "\"compile_s\": %.2f, \"cache_hits\": %lld, \"cache_misses\": %lld, \"fsdp\": %s, "
+              "\"remat\": \"%s\"}\n",
               (long long)trainer.step(), trainer.meshString().c_str(),
               (long long)(o.data * o.model), (long long)o.batch, (long long)o.config.context,
               o.precision.c_str(), med > 0 ? tokensPerStep / med * 1e3 : 0.0, med, lossFirst,
@@ -254,7 +260,7 @@ int trainMain(int argc, char **argv) {
               (long long)(trainer.stateBytesPerDevice() + trainer.stepBufferBytesPerDevice()),
               (long long)trainer.stateBytesPerDevice(), *compileS,
               (long long)(cache.memoryHits + cache.diskHits), (long long)cache.misses,
-              o.fsdp ? "true" : "false");
+              o.fsdp ? "true" : "false", rematName(o.remat));
   return 0;
 }
 

@@ -52,9 +52,11 @@ PartitionSpec batchSpec() { return PartitionSpec{{"data"}, {}}; }
 /// and is gathered to its layout without FSDP where the model reads it, as
 /// PyTorch's FSDP gathers a module's parameters before its forward pass;
 /// the constraint's transpose lays the gradient out alike, and the update
-/// runs on the split. The model's code is the same for every layout.
-shardc::TracedFn lossFor(const TrainOptions &o, const shardc::Mesh &mesh) {
-  shardc::TracedFn loss = lossFunction(o.config);
+/// runs on the split. The model's code is the same for every layout. The
+/// training step's blocks are checkpointed by o.remat (evaluation has no
+/// backward pass to recompute for).
+shardc::TracedFn lossFor(const TrainOptions &o, const shardc::Mesh &mesh, bool train) {
+  shardc::TracedFn loss = lossFunction(o.config, train ? o.remat : Remat::None);
   if (!o.fsdp)
     return loss;
   return [loss, mesh, infos = parameters(o.config)](const std::vector<shardc::Tensor> &in) {
@@ -72,8 +74,10 @@ Trainer::Trainer(shardc::Client &client, TrainOptions options)
     : client_(client), options_(std::move(options)),
       mesh_{{"data", "model"}, {options_.data, options_.model}},
       infos_(parameters(options_.config)),
-      stepFn_(client.jit(lossFor(options_, mesh_), jitOptions("loss", mesh_, options_, true))),
-      evalFn_(client.jit(lossFor(options_, mesh_), jitOptions("loss", mesh_, options_, false))) {}
+      stepFn_(client.jit(lossFor(options_, mesh_, true),
+                         jitOptions("loss", mesh_, options_, true))),
+      evalFn_(client.jit(lossFor(options_, mesh_, false),
+                         jitOptions("loss", mesh_, options_, false))) {}
 
 std::string Trainer::meshString() const {
   return "data=" + std::to_string(options_.data) + ",model=" + std::to_string(options_.model);
