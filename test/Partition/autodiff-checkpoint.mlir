@@ -1,6 +1,7 @@
 // RUN: shardc-opt %s --shardc-autodiff="function=nothing_saved wrt=1" | FileCheck %s --check-prefix=NOTHING
 // RUN: shardc-opt %s --shardc-autodiff="function=dots_saved wrt=1" | FileCheck %s --check-prefix=DOTS
 // RUN: shardc-opt %s --shardc-autodiff="function=names_saved wrt=1" | FileCheck %s --check-prefix=NAMES
+// RUN: shardc-opt %s --shardc-autodiff="function=all_but_names_saved wrt=1" | FileCheck %s --check-prefix=ALLBUT
 // RUN: shardc-opt %s --shardc-autodiff="function=two_groups wrt=1,2" | FileCheck %s --check-prefix=GROUPS
 // RUN: shardc-opt %s --shardc-autodiff="function=two_groups wrt=1,2" --shardc-propagate --shardc-partition | FileCheck %s --check-prefix=PART
 
@@ -86,5 +87,21 @@ func.func @two_groups(
   %h1 = shardc.dot_general %t0, %w1 contracting_dims = [1] x [0] {shardc.checkpoint = {group = 1 : i64, policy = "nothing"}} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
   %t1 = shardc.tanh %h1 {shardc.checkpoint = {group = 1 : i64, policy = "nothing"}} : tensor<4x8xf32>
   %l = shardc.reduce sum %t1 dims = [0, 1] : (tensor<4x8xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// "all_but_names": everything is kept but the tanh, named "act", which is
+// recomputed from the kept product.
+// ALLBUT-LABEL: func.func @all_but_names_saved_grad
+// ALLBUT: %[[H:[0-9]+]] = shardc.dot_general %arg0, %arg1
+// ALLBUT-NOT: shardc.dot_general {{.*}}shardc.recomputed
+// ALLBUT: %[[RT:[0-9]+]] = shardc.tanh %[[H]] {shardc.recomputed}
+// ALLBUT-NOT: shardc.recomputed
+// ALLBUT: return
+func.func @all_but_names_saved(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<f32> {
+  %h = shardc.dot_general %x, %w contracting_dims = [1] x [0] {shardc.checkpoint = {group = 0 : i64, policy = "all_but_names", names = ["act"]}} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %t = shardc.tanh %h {shardc.checkpoint = {group = 0 : i64, policy = "all_but_names", names = ["act"]}, shardc.checkpoint_name = "act"} : tensor<4x8xf32>
+  %s = shardc.mul %t, %t {shardc.checkpoint = {group = 0 : i64, policy = "all_but_names", names = ["act"]}} : tensor<4x8xf32>
+  %l = shardc.reduce sum %s dims = [0, 1] : (tensor<4x8xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }

@@ -1032,7 +1032,7 @@ static void checkpointMlp(func::FuncOp fn, StringRef policy) {
       group = 1; // the second product starts the second group
     SmallVector<NamedAttribute> entries{b.getNamedAttr("group", b.getI64IntegerAttr(group)),
                                         b.getNamedAttr("policy", b.getStringAttr(policy))};
-    if (policy == "names")
+    if (policy == "names" || policy == "all_but_names")
       entries.push_back(b.getNamedAttr("names", b.getStrArrayAttr({"hidden"})));
     op.setAttr(ShardcDialect::kCheckpointAttrName, b.getDictionaryAttr(entries));
     if (isa<TanhOp>(op))
@@ -1044,7 +1044,8 @@ static void checkpointMlp(func::FuncOp fn, StringRef policy) {
 // values, not the values: under each policy the gradients are those of the
 // program without checkpoints, bit for bit, and agree with finite
 // differences. "nothing" recomputes the most, "names" (the hidden layer
-// kept) the least, and a product is recomputed only where it is not saved.
+// kept) less, "all_but_names" only the named tanh, and a product is
+// recomputed only where it is not saved.
 TEST_F(Autodiff, CheckpointPoliciesRecomputeAndKeepTheGradients) {
   std::mt19937 rng(2024);
   std::vector<Array> inputs;
@@ -1061,7 +1062,7 @@ TEST_F(Autodiff, CheckpointPoliciesRecomputeAndKeepTheGradients) {
     plain = *r;
   }
   std::map<std::string, std::pair<int, int>> recomputed; // policy: ops, products
-  for (StringRef policy : {"nothing", "dots", "names"}) {
+  for (StringRef policy : {"nothing", "dots", "names", "all_but_names"}) {
     SCOPED_TRACE(policy.str());
     OwningOpRef<ModuleOp> module = parse(kMlpLoss);
     ASSERT_TRUE(module);
@@ -1089,6 +1090,8 @@ TEST_F(Autodiff, CheckpointPoliciesRecomputeAndKeepTheGradients) {
   EXPECT_GT(recomputed["nothing"].first, recomputed["dots"].first);
   EXPECT_GT(recomputed["dots"].first, recomputed["names"].first);
   EXPECT_GT(recomputed["names"].first, 0);
+  // "all_but_names" recomputes the hidden layer's tanh alone.
+  EXPECT_EQ(recomputed["all_but_names"], std::make_pair(1, 0));
   // tanh's rule reads its result: "nothing" recomputes x w1 for it.
   EXPECT_GT(recomputed["nothing"].second, 0);
   EXPECT_EQ(recomputed["dots"].second, 0);

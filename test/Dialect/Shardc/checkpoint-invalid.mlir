@@ -30,7 +30,7 @@ func.func @negative_group(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @unknown_policy(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'shardc.checkpoint' needs policy = "nothing", "dots" or "names"}}
+  // expected-error@+1 {{'shardc.checkpoint' needs policy = "nothing", "dots", "names" or "all_but_names"}}
   %y = shardc.exp %x {shardc.checkpoint = {group = 0 : i64, policy = "everything"}} : tensor<4xf32>
   return %y : tensor<4xf32>
 }
@@ -38,7 +38,7 @@ func.func @unknown_policy(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @names_without_policy(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'shardc.checkpoint' gives names with policy "dots" (they are read by policy "names" only)}}
+  // expected-error@+1 {{'shardc.checkpoint' gives names with policy "dots" (they are read by policies "names" and "all_but_names" only)}}
   %y = shardc.exp %x {shardc.checkpoint = {group = 0 : i64, policy = "dots", names = ["a"]}} : tensor<4xf32>
   return %y : tensor<4xf32>
 }
@@ -54,8 +54,8 @@ func.func @names_missing(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @empty_name(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'shardc.checkpoint' with policy "names" needs names = ["...", ...], non-empty strings}}
-  %y = shardc.exp %x {shardc.checkpoint = {group = 0 : i64, policy = "names", names = [""]}} : tensor<4xf32>
+  // expected-error@+1 {{'shardc.checkpoint' with policy "all_but_names" needs names = ["...", ...], non-empty strings}}
+  %y = shardc.exp %x {shardc.checkpoint = {group = 0 : i64, policy = "all_but_names", names = [""]}} : tensor<4xf32>
   return %y : tensor<4xf32>
 }
 

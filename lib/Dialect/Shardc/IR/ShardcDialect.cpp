@@ -64,7 +64,8 @@ static LogicalResult verifyGlobalShape(Operation *op, NamedAttribute attr, Type 
 }
 
 /// `shardc.checkpoint = {group = N : i64, policy = "nothing" | "dots" |
-/// "names"[, names = ["a", ...]]}`; names is given with "names" only.
+/// "names" | "all_but_names"[, names = ["a", ...]]}`; names is given with
+/// the last two only.
 static LogicalResult verifyCheckpoint(Operation *op, Attribute value) {
   auto fail = [&]() {
     return op->emitError() << "'" << ShardcDialect::kCheckpointAttrName << "' ";
@@ -82,13 +83,15 @@ static LogicalResult verifyCheckpoint(Operation *op, Attribute value) {
   if (!group || group.getInt() < 0)
     return fail() << "needs group = N, a non-negative integer";
   auto policy = dyn_cast_or_null<StringAttr>(dict.get("policy"));
-  if (!policy || !llvm::is_contained({"nothing", "dots", "names"}, policy.getValue()))
-    return fail() << "needs policy = \"nothing\", \"dots\" or \"names\"";
+  if (!policy ||
+      !llvm::is_contained({"nothing", "dots", "names", "all_but_names"}, policy.getValue()))
+    return fail() << "needs policy = \"nothing\", \"dots\", \"names\" or \"all_but_names\"";
   Attribute names = dict.get("names");
-  if (policy.getValue() != "names") {
+  bool readsNames = policy.getValue() == "names" || policy.getValue() == "all_but_names";
+  if (!readsNames) {
     if (names)
       return fail() << "gives names with policy \"" << policy.getValue()
-                    << "\" (they are read by policy \"names\" only)";
+                    << "\" (they are read by policies \"names\" and \"all_but_names\" only)";
     return success();
   }
   auto list = dyn_cast_or_null<ArrayAttr>(names);
@@ -96,7 +99,8 @@ static LogicalResult verifyCheckpoint(Operation *op, Attribute value) {
         auto s = dyn_cast<StringAttr>(a);
         return !s || s.getValue().empty();
       }))
-    return fail() << "with policy \"names\" needs names = [\"...\", ...], non-empty strings";
+    return fail() << "with policy \"" << policy.getValue()
+                  << "\" needs names = [\"...\", ...], non-empty strings";
   return success();
 }
 

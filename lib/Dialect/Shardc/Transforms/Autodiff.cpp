@@ -155,13 +155,36 @@ class Recomputation {
 public:
   explicit Recomputation(ArrayRef<Operation *> forward) : forward(forward) {}
 
-  /// The op whose operands and results `op`'s gradient rule reads: `op`,
-  /// or its recomputed clone.
+  /// The op whose operands and results `op`'s gradient rule reads: `op`
+  /// outside a group; its recomputed clone where the policy does not save
+  /// it; else, where it reads recomputed values, a stand-in reading them
+  /// (`release` replaces the stand-in's results by `op`'s saved ones).
   Operation *forRule(OpBuilder &b, Operation *op) {
     auto attr = op->getAttrOfType<DictionaryAttr>(ShardcDialect::kCheckpointAttrName);
-    if (!attr || saved(op, attr))
+    if (!attr)
       return op;
-    int64_t group = groupOf(attr);
+    IRMapping &map = recomputed(b, groupOf(attr));
+    if (!saved(op, attr))
+      return map.lookup(op->getResult(0)).getDefiningOp();
+    if (llvm::none_of(op->getOperands(), [&](Value v) { return map.contains(v); }))
+      return op;
+    Operation *standIn = b.clone(*op); // not through `map`: its results stay op's
+    for (OpOperand &operand : standIn->getOpOperands())
+      operand.set(map.lookupOrDefault(operand.get()));
+    return standIn;
+  }
+
+  /// Ends the rule of `op` that read `rule` (forRule's result).
+  static void release(Operation *op, Operation *rule) {
+    if (rule == op || rule->hasAttr(ShardcDialect::kRecomputedAttrName))
+      return;
+    rule->replaceAllUsesWith(op);
+    rule->erase();
+  }
+
+private:
+  /// The group's recomputation, emitted at `b` the first time.
+  IRMapping &recomputed(OpBuilder &b, int64_t group) {
     auto [it, first] = groups.try_emplace(group);
     IRMapping &map = it->second;
     if (first)
@@ -174,10 +197,9 @@ public:
         copy->removeAttr(ShardcDialect::kCheckpointNameAttrName);
         copy->setAttr(ShardcDialect::kRecomputedAttrName, b.getUnitAttr());
       }
-    return map.lookup(op->getResult(0)).getDefiningOp();
+    return map;
   }
 
-private:
   static int64_t groupOf(DictionaryAttr attr) {
     return cast<IntegerAttr>(attr.get("group")).getInt();
   }
@@ -190,11 +212,11 @@ private:
     StringRef policy = cast<StringAttr>(attr.get("policy")).getValue();
     if (policy == "dots")
       return isa<DotGeneralOp>(op);
-    if (policy == "names") {
-      Attribute name = op->getAttr(ShardcDialect::kCheckpointNameAttrName);
-      return name && llvm::is_contained(cast<ArrayAttr>(attr.get("names")), name);
-    }
-    return false; // "nothing"
+    if (policy == "nothing")
+      return false;
+    Attribute name = op->getAttr(ShardcDialect::kCheckpointNameAttrName);
+    bool named = name && llvm::is_contained(cast<ArrayAttr>(attr.get("names")), name);
+    return policy == "names" ? named : !named; // or "all_but_names"
   }
 
   ArrayRef<Operation *> forward;
@@ -440,10 +462,14 @@ static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
     }
     if (!any)
       continue;
-    FailureOr<SmallVector<Value>> grads =
-        isa<ShardMapOp>(op) ? shardMapGrads(b, cast<ShardMapOp>(op), resultGrads, active)
-                            : buildGradients(b, recompute ? recompute->forRule(b, op) : op,
-                                             resultGrads);
+    FailureOr<SmallVector<Value>> grads;
+    if (isa<ShardMapOp>(op)) {
+      grads = shardMapGrads(b, cast<ShardMapOp>(op), resultGrads, active);
+    } else {
+      Operation *rule = recompute ? recompute->forRule(b, op) : op;
+      grads = buildGradients(b, rule, resultGrads);
+      Recomputation::release(op, rule);
+    }
     if (failed(grads))
       return failure();
     for (auto [operand, g] : llvm::zip(op->getOperands(), *grads)) {

@@ -68,10 +68,11 @@ def Shardc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kPartitionedAttrName = "shardc.partitioned";
     /// On an op of the forward program: it belongs to a checkpointed group
     /// (like jax.checkpoint), `{group = N : i64, policy = "nothing" |
-    /// "dots" | "names"[, names = [...]]}`. Autodiff recomputes in the
-    /// backward pass what the policy does not save: "nothing" saves
-    /// nothing, "dots" the results of dot_general, "names" the results of
-    /// ops whose shardc.checkpoint_name is listed.
+    /// "dots" | "names" | "all_but_names"[, names = [...]]}`. Autodiff
+    /// recomputes in the backward pass what the policy does not save:
+    /// "nothing" saves nothing, "dots" the results of dot_general, "names"
+    /// the results of ops whose shardc.checkpoint_name is listed,
+    /// "all_but_names" all but those.
     static constexpr ::llvm::StringLiteral kCheckpointAttrName = "shardc.checkpoint";
     /// A name for an op's results that a "names" policy may save (like
     /// jax.ad_checkpoint.checkpoint_name).

@@ -161,8 +161,9 @@ def ShardcAutodiff : Pass<"shardc-autodiff", "::mlir::ModuleOp"> {
     `shardc.recomputed`, emitted where the reverse sweep reaches the group)
     instead of holding them from the forward pass. Policy P says what is
     kept: `"nothing"` (only the group's inputs), `"dots"` (the results of
-    `dot_general` too) or `"names"` with `names = ["a", ...]` (the results
-    of ops whose `shardc.checkpoint_name` is listed). Constants and
+    `dot_general` too), `"names"` with `names = ["a", ...]` (the results
+    of ops whose `shardc.checkpoint_name` is listed) or `"all_but_names"`
+    with names (everything but those, which are recomputed). Constants and
     shard_maps are always kept. The gradients are the same, bit for bit.
 
     Requires: single-block functions of shardc ops (no shard_map or
