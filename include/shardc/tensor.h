@@ -240,6 +240,8 @@ struct CheckpointPolicy {
     Dots,    // also the results of dot_general (dots_saveable)
     Names,   // also the values named by checkpoint_name in `names`
              // (save_only_these_names)
+    AllButNames, // everything but the values named in `names`
+                 // (save_anything_except_these_names)
   } save = Save::Nothing;
   std::vector<std::string> names;
 
@@ -247,6 +249,9 @@ struct CheckpointPolicy {
   static CheckpointPolicy dots() { return {Save::Dots, {}}; }
   static CheckpointPolicy onlyNames(std::vector<std::string> names) {
     return {Save::Names, std::move(names)};
+  }
+  static CheckpointPolicy allButNames(std::vector<std::string> names) {
+    return {Save::AllButNames, std::move(names)};
   }
 };
 
@@ -258,7 +263,7 @@ struct CheckpointPolicy {
 /// calls inside a checkpointed call belong to the outer one. Not available
 /// inside a shard_map body.
 TracedFn checkpoint(TracedFn fn, CheckpointPolicy policy = {}, CallSite site = {});
-/// `x`, named for a CheckpointPolicy::onlyNames policy (like
+/// `x`, named for a CheckpointPolicy::onlyNames or allButNames policy (like
 /// jax.ad_checkpoint.checkpoint_name); a function argument needs no name,
 /// it is always kept.
 Tensor checkpoint_name(const Tensor &x, const std::string &name, CallSite site = {});

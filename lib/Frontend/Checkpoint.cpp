@@ -21,9 +21,13 @@ static std::string checkpointAttr(const CheckpointPolicy &policy, int group) {
   case CheckpointPolicy::Save::Dots:
     return s + "\"dots\"";
   case CheckpointPolicy::Save::Names:
+    s += "\"names\"";
+    break;
+  case CheckpointPolicy::Save::AllButNames:
+    s += "\"all_but_names\"";
     break;
   }
-  s += "\"names\", names = [";
+  s += ", names = [";
   for (size_t i = 0; i < policy.names.size(); ++i)
     s += (i ? ", " : "") + trace::quoted(policy.names[i]);
   return s + "]";
@@ -32,16 +36,18 @@ static std::string checkpointAttr(const CheckpointPolicy &policy, int group) {
 TracedFn checkpoint(TracedFn fn, CheckpointPolicy policy, CallSite site) {
   if (!fn)
     trace::fail(site, "checkpoint", "needs a function");
-  if (policy.save == CheckpointPolicy::Save::Names) {
+  if (policy.save == CheckpointPolicy::Save::Names ||
+      policy.save == CheckpointPolicy::Save::AllButNames) {
     if (policy.names.empty())
       trace::fail(site, "checkpoint",
-                  "a policy that saves names needs at least one name (CheckpointPolicy::"
+                  "a policy that reads names needs at least one name (CheckpointPolicy::"
                   "nothing() saves none)");
     for (const std::string &name : policy.names)
       if (name.empty())
-        trace::fail(site, "checkpoint", "a name to save is empty");
+        trace::fail(site, "checkpoint", "a name of the policy is empty");
   } else if (!policy.names.empty()) {
-    trace::fail(site, "checkpoint", "names are read by a CheckpointPolicy::onlyNames policy only");
+    trace::fail(site, "checkpoint",
+                "names are read by CheckpointPolicy::onlyNames and allButNames policies only");
   }
   return [fn = std::move(fn), policy = std::move(policy),
           site](const std::vector<Tensor> &inputs) -> std::vector<Tensor> {

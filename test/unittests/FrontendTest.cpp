@@ -656,11 +656,12 @@ static TracedFn residualMlp(int blocks, const std::function<TracedFn(TracedFn)> 
 
 // Checkpointed blocks give the gradients of the plain program under every
 // policy, and saving nothing holds fewer bytes per device than saving
-// everything. The recomputed values are those of the forward pass; the
-// LLVM-compiled fused kernels round a few elementwise results differently
-// where a chain is fused with other steps (under SHARDC_FUSED_JIT=0 the
-// gradients agree bit for bit, as in AutodiffTest), so each gradient is
-// compared to 1e-6 of its largest element.
+// everything. The recomputed values are those of the forward pass, but
+// the LLVM-compiled fused kernels take tanh from libmvec, within a few ulp
+// of libm's that unfused steps use, so a chain recomputed inside another
+// fusion may round differently (under SHARDC_FUSED_JIT=0 the gradients
+// agree bit for bit, as in AutodiffTest): each gradient is compared to
+// 1e-5 of its largest element.
 TEST(Frontend, CheckpointKeepsTheGradientsAndHoldsLess) {
   Client client = cpuClient();
   const int blocks = 4;
@@ -683,7 +684,9 @@ TEST(Frontend, CheckpointKeepsTheGradientsAndHoldsLess) {
   std::map<std::string, int64_t> bytes;
   for (auto [name, policy] : {std::pair{"nothing", CheckpointPolicy::nothing()},
                               std::pair{"dots", CheckpointPolicy::dots()},
-                              std::pair{"names", CheckpointPolicy::onlyNames({"hidden"})}}) {
+                              std::pair{"names", CheckpointPolicy::onlyNames({"hidden"})},
+                              std::pair{"all_but_names",
+                                        CheckpointPolicy::allButNames({"hidden"})}}) {
     SCOPED_TRACE(name);
     Jitted jitted = client.jit(
         residualMlp(blocks, [policy = policy](TracedFn f) { return checkpoint(f, policy); }),
@@ -706,7 +709,7 @@ TEST(Frontend, CheckpointKeepsTheGradientsAndHoldsLess) {
         largest = std::max(largest, std::fabs(w[i]));
         worst = std::max(worst, std::fabs(g[i] - w[i]));
       }
-      EXPECT_LE(worst, 1e-6 * largest) << "result #" << r;
+      EXPECT_LE(worst, 1e-5 * largest) << "result #" << r;
     }
     bytes[name] = (*jitted.lower(specs))->bufferBytesPerDevice();
   }
@@ -726,7 +729,7 @@ TEST(Frontend, CheckpointErrorsNameTheProblem) {
   TracedFn identity = [](const std::vector<Tensor> &in) { return in; };
   EXPECT_NE(traced([&](const std::vector<Tensor> &in) {
               return checkpoint(identity, CheckpointPolicy::onlyNames({}))(in);
-            }).find("checkpoint: a policy that saves names needs at least one name"),
+            }).find("checkpoint: a policy that reads names needs at least one name"),
             std::string::npos);
   EXPECT_NE(traced([&](const std::vector<Tensor> &in) {
               return std::vector<Tensor>{checkpoint_name(in[0] * 2.0, "")};
