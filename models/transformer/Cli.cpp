@@ -20,7 +20,8 @@ const char *kUsage =
     "                        [--keep-checkpoints N]\n"
     "                        [--stop-after N] [--log-every K] [--clip-norm C]\n"
     "                        [--weight-decay WD] [--precision f32|bf16|tf32]\n"
-    "                        [--fsdp on|off] [--remat none|block|dots] [--emit-mlir PATH]\n"
+    "                        [--fsdp on|off] [--remat none|block|dots]\n"
+    "                        [--sequence-parallel [on|off]] [--emit-mlir PATH]\n"
     "                        [--d-model D] [--heads H] [--d-ff F] [--layers L] [--context T]\n"
     "       shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N [--temperature T]\n"
     "                        [--top-k K] [--seed S] [--mode padded|kv-cache] [--batch B]\n"
@@ -117,6 +118,12 @@ std::vector<std::pair<std::string, std::string>> optionPairs(int argc, char **ar
     std::string a = argv[i];
     if (a == "--help" || a == "-h")
       help();
+    // A switch alone means on.
+    if (a == "--sequence-parallel" &&
+        (i + 1 >= argc || (std::string(argv[i + 1]) != "on" && std::string(argv[i + 1]) != "off"))) {
+      out.emplace_back(a, "on");
+      continue;
+    }
     if (i + 1 >= argc)
       usage("option " + a + " needs a value");
     out.emplace_back(a, argv[++i]);

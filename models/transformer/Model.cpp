@@ -134,18 +134,53 @@ Tensor causalMask(int64_t t, DType dtype) {
   return shardc::constant(mask);
 }
 
+/// Where the residual stream lives between the tensor-parallel regions.
+/// Without sequence parallelism nothing is said (the partitioner keeps it
+/// whole on every device of "model"). With it, as in Megatron-LM's
+/// sequence parallelism, the stream and the LayerNorms run split over
+/// "model" along the sequence (`split`), and the column-parallel products'
+/// results stay split by heads or features (`columns`), as tensor
+/// parallelism lays them out. The partitioner then gathers each
+/// LayerNorm's output whole where a column-parallel product reads it, and
+/// the all_reduce of each row-parallel product becomes a reduce_scatter
+/// into the split. As in Megatron-LM, the backward pass gathers the
+/// LayerNorms' outputs again rather than holding them gathered
+/// (`regathered` names them for the block's checkpoint policy).
+struct Stream {
+  bool sequenceParallel = false;
+  static constexpr const char *kGathered = "sequence_parallel_gathered";
+  Tensor regathered(const Tensor &x) const {
+    return sequenceParallel ? shardc::checkpoint_name(x, kGathered) : x;
+  }
+  /// `x` [B, ...] split over "model" along `dim`.
+  Tensor columns(const Tensor &x, int64_t dim) const {
+    if (!sequenceParallel)
+      return x;
+    shardc::PartitionSpec spec(x.rank());
+    spec[0] = {"data"};
+    spec[dim] = {"model"};
+    return shardc::with_sharding_constraint(x, spec);
+  }
+  Tensor split(const Tensor &x) const {
+    return sequenceParallel ? shardc::with_sharding_constraint(x, {{"data"}, {"model"}, {}}) : x;
+  }
+};
+
 /// x + ff2(gelu(ff1(ln2(x)))) for block weights `w`: [B,T,d].
-Tensor feedForward(const Tensor &x, const Tensor *w) {
-  Tensor h2 = shardc::layer_norm(x, w[6], w[7]);                          // [B,T,d]
-  Tensor f = shardc::gelu(linear(h2, w[8], w[9]), /*approximate=*/true);  // [B,T,F]
-  return x + linear(f, w[10], w[11]);                                     // [B,T,d]
+Tensor feedForward(const Tensor &x, const Tensor *w, const Stream &stream) {
+  Tensor h2 = stream.regathered(shardc::layer_norm(x, w[6], w[7]));       // [B,T,d]
+  Tensor f = shardc::gelu(stream.columns(linear(h2, w[8], w[9]), 2),
+                          /*approximate=*/true);                           // [B,T,F]
+  return stream.split(x + linear(f, w[10], w[11]));                       // [B,T,d]
 }
 
 /// The logits for tokens [B,T]; `p` are the parameters in parameters()
 /// order. With `caches`, appends each block's keys and values as
 /// [B,H,T,hd] (the layout of the decode step's caches).
 Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
-               std::vector<Tensor> *caches = nullptr, Remat remat = Remat::None) {
+               std::vector<Tensor> *caches = nullptr, const LossOptions &options = {}) {
+  Remat remat = options.remat;
+  Stream stream{options.sequenceParallel};
   int64_t B = tokens.dim(0), T = tokens.dim(1);
   int64_t H = c.heads, hd = c.headDim();
   if (T > c.context)
@@ -153,7 +188,7 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
                              " tokens, more than the context (" + std::to_string(c.context) +
                              ")");
   Tensor pos = T == c.context ? p[1] : shardc::slice(p[1], {0, 0}, {T, c.dModel}); // [T,d]
-  Tensor x = shardc::take(p[0], tokens) + pos;                                      // [B,T,d]
+  Tensor x = stream.split(shardc::take(p[0], tokens) + pos);                        // [B,T,d]
   Tensor mask = causalMask(T, c.dtype);                                                     // [T,T]
   const double scale = 1.0 / std::sqrt((double)hd);
   const Tensor *w = p + 2;
@@ -162,8 +197,9 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
     Tensor x = in[0];
     const Tensor *w = in.data() + 1;
     // ---- attention: x + proj(softmax(q k^T / sqrt(hd) + mask) v)
-    Tensor h = shardc::layer_norm(x, w[0], w[1]);                            // [B,T,d]
-    Tensor qkv = shardc::dot_general(h, w[2], {{}, {}, {2}, {3}}) + w[3];    // [B,T,3,H,hd]
+    Tensor h = stream.regathered(shardc::layer_norm(x, w[0], w[1]));         // [B,T,d]
+    Tensor qkv =
+        stream.columns(shardc::dot_general(h, w[2], {{}, {}, {2}, {3}}) + w[3], 3); // [B,T,3,H,hd]
     auto part = [&](int64_t i) {                                             // [B,T,H,hd]
       return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, T, i + 1, H, hd}),
                              {B, T, H, hd});
@@ -175,14 +211,17 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
     }
     Tensor scores = shardc::dot_general(q, k, {{0, 2}, {0, 2}, {3}, {3}}); // [B,H,T,T]
     Tensor probs = shardc::softmax(scores * scale + mask, -1);             // [B,H,T,T]
-    Tensor y = shardc::dot_general(probs, v, {{0, 1}, {0, 2}, {3}, {1}});   // [B,H,T,hd]
+    Tensor y = stream.columns(shardc::dot_general(probs, v, {{0, 1}, {0, 2}, {3}, {1}}),
+                              1);                                           // [B,H,T,hd]
     Tensor attn = shardc::dot_general(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,T,d]
-    return std::vector<Tensor>{feedForward(x + attn, w)};
+    return std::vector<Tensor>{feedForward(stream.split(x + attn), w, stream)};
   };
   shardc::TracedFn run = block;
   if (remat != Remat::None)
     run = shardc::checkpoint(block, remat == Remat::Dots ? shardc::CheckpointPolicy::dots()
                                                          : shardc::CheckpointPolicy::nothing());
+  else if (stream.sequenceParallel)
+    run = shardc::checkpoint(block, shardc::CheckpointPolicy::allButNames({Stream::kGathered}));
   for (int64_t l = 0; l < c.layers; ++l, w += 12) {
     std::vector<Tensor> in{x};
     in.insert(in.end(), w, w + 12);
@@ -201,9 +240,9 @@ Tensor logitsAt(const Config &c, const Tensor &logits, const Tensor &position) {
 
 } // namespace
 
-shardc::TracedFn lossFunction(const Config &config, Remat remat) {
-  return [config, remat](const std::vector<Tensor> &in) {
-    Tensor logits = forward(config, in[0], in.data() + 2, nullptr, remat); // [B,T,V]
+shardc::TracedFn lossFunction(const Config &config, const LossOptions &options) {
+  return [config, options](const std::vector<Tensor> &in) {
+    Tensor logits = forward(config, in[0], in.data() + 2, nullptr, options); // [B,T,V]
     return std::vector<Tensor>{shardc::softmax_cross_entropy(logits, in[1])};
   };
 }
@@ -255,7 +294,7 @@ shardc::TracedFn decodeFunction(const Config &c) {
       Tensor probs = shardc::softmax(scores * scale + mask, -1);                  // [B,H,1,T]
       Tensor y = shardc::dot_general(probs, v, {{0, 1}, {0, 1}, {3}, {2}});       // [B,H,1,hd]
       Tensor attn = shardc::dot_general(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,1,d]
-      x = feedForward(x + attn, w);
+      x = feedForward(x + attn, w, Stream{});
       out.push_back(k);
       out.push_back(v);
     }

@@ -81,11 +81,21 @@ enum class Remat {
   Dots,  // holds each block's input and products, recomputes the rest
 };
 
+/// How the training loss is traced; none changes its values.
+struct LossOptions {
+  /// Checkpoints each block (shardc::checkpoint): fewer values held for
+  /// differentiation.
+  Remat remat = Remat::None;
+  /// Megatron-LM sequence parallelism: between the tensor-parallel regions
+  /// the residual stream and the LayerNorms are split over "model" along
+  /// the sequence (annotations only; the mesh needs "data" and "model",
+  /// and "model" must divide the window).
+  bool sequenceParallel = false;
+};
+
 /// The mean next-byte cross-entropy. Arguments: tokens i32[B,T], targets
-/// i32[B,T], then the parameters in `parameters()` order. `remat`
-/// checkpoints each block (shardc::checkpoint): the same values, fewer held
-/// for differentiation.
-shardc::TracedFn lossFunction(const Config &config, Remat remat = Remat::None);
+/// i32[B,T], then the parameters in `parameters()` order.
+shardc::TracedFn lossFunction(const Config &config, const LossOptions &options = {});
 
 /// The logits f32[B,T,V] for tokens i32[B,T] (arguments as lossFunction's,
 /// without the targets).

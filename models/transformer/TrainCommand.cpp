@@ -63,6 +63,7 @@ Cli parse(int argc, char **argv) {
     else if (a == "--precision") t.precision = toPrecision(a, v);
     else if (a == "--fsdp") t.fsdp = toOnOff(a, v);
     else if (a == "--remat") t.remat = toRemat(a, v);
+    else if (a == "--sequence-parallel") t.sequenceParallel = toOnOff(a, v);
     else if (a == "--emit-mlir") c.emitMlir = v;
     else if (a == "--d-model") t.config.dModel = toInt(a, v, 1);
     else if (a == "--heads") t.config.heads = toInt(a, v, 1);
@@ -80,6 +81,12 @@ Cli parse(int argc, char **argv) {
     usage("model=" + std::to_string(t.model) + " must divide the heads (" +
           std::to_string(t.config.heads) + ") and --d-ff (" + std::to_string(t.config.dFF) +
           ")");
+  if (t.sequenceParallel && t.model == 1)
+    usage("--sequence-parallel splits the sequence over \"model\": it needs --mesh model=M "
+          "with M > 1");
+  if (t.sequenceParallel && t.config.context % t.model)
+    usage("--sequence-parallel: model=" + std::to_string(t.model) +
+          " must divide the window (--context " + std::to_string(t.config.context) + ")");
   if (c.keepCheckpoints > 0 && c.checkpointDir.empty())
     usage("--keep-checkpoints needs --checkpoint-dir");
   if (t.batch % t.data)
@@ -148,7 +155,7 @@ int trainMain(int argc, char **argv) {
     params += shardc::numElements(p.shape);
   report("Tiny Transformer: %lld parameters (%s); data %s: %zu train / %zu val bytes\n"
                "mesh %s (%lld simulated devices%s), batch %lld x %lld tokens, AdamW lr %g, "
-               "warm-up %lld, cosine to %g x, clip %g, %s products%s%s%s\n",
+               "warm-up %lld, cosine to %g x, clip %g, %s products%s%s%s%s\n",
                (long long)params, o.config.toString().c_str(), dataPath.c_str(),
                data->train.size(), data->val.size(), trainer.meshString().c_str(),
                (long long)(o.data * o.model),
@@ -161,6 +168,9 @@ int trainMain(int argc, char **argv) {
                : o.remat == gpt::Remat::Dots
                    ? ", blocks recomputed in the backward pass but for their products"
                    : "",
+               o.sequenceParallel ? ", sequence split over \"model\" between the blocks' "
+                                    "tensor-parallel regions"
+                                  : "",
                cli.resume.empty() ? ""
                                   : (", resumed at step " + std::to_string(trainer.step()) +
                                      " from " + cli.resume)
@@ -251,7 +261,7 @@ int trainMain(int argc, char **argv) {
               "\"val_ppl\": %.3f, "
               "\"peak_bytes_per_device\": %lld, \"state_bytes_per_device\": %lld, "
               "\"compile_s\": %.2f, \"cache_hits\": %lld, \"cache_misses\": %lld, \"fsdp\": %s, "
-              "\"remat\": \"%s\"}\n",
+              "\"remat\": \"%s\", \"sequence_parallel\": %s}\n",
               (long long)trainer.step(), trainer.meshString().c_str(),
               (long long)(o.data * o.model), (long long)o.batch, (long long)o.config.context,
               o.precision.c_str(), med > 0 ? tokensPerStep / med * 1e3 : 0.0, med, lossFirst,
@@ -260,7 +270,8 @@ int trainMain(int argc, char **argv) {
               (long long)(trainer.stateBytesPerDevice() + trainer.stepBufferBytesPerDevice()),
               (long long)trainer.stateBytesPerDevice(), *compileS,
               (long long)(cache.memoryHits + cache.diskHits), (long long)cache.misses,
-              o.fsdp ? "true" : "false", rematName(o.remat));
+              o.fsdp ? "true" : "false", rematName(o.remat),
+              o.sequenceParallel ? "true" : "false");
   return 0;
 }
 

@@ -54,9 +54,12 @@ PartitionSpec batchSpec() { return PartitionSpec{{"data"}, {}}; }
 /// the constraint's transpose lays the gradient out alike, and the update
 /// runs on the split. The model's code is the same for every layout. The
 /// training step's blocks are checkpointed by o.remat (evaluation has no
-/// backward pass to recompute for).
+/// backward pass to recompute for); o.sequenceParallel lays out both.
 shardc::TracedFn lossFor(const TrainOptions &o, const shardc::Mesh &mesh, bool train) {
-  shardc::TracedFn loss = lossFunction(o.config, train ? o.remat : Remat::None);
+  LossOptions lossOptions;
+  lossOptions.remat = train ? o.remat : Remat::None;
+  lossOptions.sequenceParallel = o.sequenceParallel;
+  shardc::TracedFn loss = lossFunction(o.config, lossOptions);
   if (!o.fsdp)
     return loss;
   return [loss, mesh, infos = parameters(o.config)](const std::vector<shardc::Tensor> &in) {

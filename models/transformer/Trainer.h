@@ -31,6 +31,7 @@ struct TrainOptions {
   int64_t data = 1, model = 1;  // mesh ["data"=D, "model"=M]
   bool fsdp = false;            // parameters and AdamW state split over "data" too
   Remat remat = Remat::None;    // what the step's backward pass recomputes
+  bool sequenceParallel = false; // Megatron-LM sequence parallelism over "model"
   int64_t steps = 300;          // total steps of the schedule
   int64_t batch = 32;           // global batch (split over "data")
   double lr = 1e-3;             // peak learning rate
