@@ -92,6 +92,9 @@ public:
   int64_t numDevices() const;
   /// Bytes of buffers each device uses (after reuse).
   int64_t bufferBytesPerDevice() const;
+  /// The compiled per-device program (shardc/Runtime/Plan.h), for analyses
+  /// such as analyzePlanCost (shardc/Runtime/PlanCost.h).
+  const Plan &plan() const;
 
   /// Runs on sharded arguments; each must have the argument's global shape
   /// and dtype (it is resharded if its layout differs).

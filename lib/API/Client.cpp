@@ -87,6 +87,7 @@ const std::vector<NamedSharding> &Executable::argShardings() const {
 }
 int64_t Executable::numDevices() const { return plan_->numDevices(); }
 int64_t Executable::bufferBytesPerDevice() const { return plan_->arenaBytes; }
+const Plan &Executable::plan() const { return *plan_; }
 
 static bool sameLayout(const NamedSharding &a, const NamedSharding &b) {
   return a.mesh.axisNames == b.mesh.axisNames && a.mesh.axisSizes == b.mesh.axisSizes &&

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <shardc/Runtime/PlanCost.h>
 #include <shardc/shardc.h>
 
 #include "TempDir.h"
@@ -755,6 +756,36 @@ TEST(Frontend, CheckpointErrorsNameTheProblem) {
               std::string::npos)
         << e.what();
   }
+}
+
+// What one device of a compiled program computes and sends: the local
+// product's 2 M N K operations, and the ring all_reduce of the scalar sum.
+TEST(Frontend, PlanCostCountsProductsAndCollectives) {
+  Client client = cpuClient();
+  Mesh mesh{{"data"}, {2}};
+  Jitted f = client.jit([](const std::vector<Tensor> &in) {
+    return std::vector<Tensor>{sum(matmul(in[0], in[1]))};
+  });
+  StatusOr<std::shared_ptr<Executable>> exe =
+      f.lower({{"x", DType::F32, {8, 16}, {mesh, {{"data"}, {}}}},
+               {"w", DType::F32, {16, 4}, {mesh, {{}, {}}}}});
+  ASSERT_TRUE(exe.ok()) << exe.message();
+  PlanCost cost = analyzePlanCost((*exe)->plan());
+  EXPECT_EQ(cost.productFlops, 2.0 * 4 * 4 * 16); // [4,16] x [16,4] on each device
+  ASSERT_EQ(cost.collectives.size(), 1u);
+  const CollectiveTraffic &c = cost.collectives[0];
+  EXPECT_EQ(c.op, OpCode::AllReduce);
+  EXPECT_EQ(c.axes, std::vector<std::string>{"data"});
+  EXPECT_EQ(c.groupSize, 2);
+  EXPECT_EQ(c.count, 1);
+  EXPECT_EQ(c.bytesSent, 4); // 2 (n-1)/n of 4 bytes
+  EXPECT_EQ(cost.collectiveBytes(), 4);
+  // Reads the arguments' blocks at least once.
+  EXPECT_GE(cost.memoryBytes, (8 / 2 * 16 + 16 * 4) * 4);
+  EXPECT_EQ(collectiveBytesSent(OpCode::AllGather, 100, 4), 300);
+  EXPECT_EQ(collectiveBytesSent(OpCode::ReduceScatter, 100, 4), 75);
+  EXPECT_EQ(collectiveBytesSent(OpCode::AllSlice, 100, 4), 0);
+  EXPECT_EQ(collectiveBytesSent(OpCode::AllReduce, 100, 1), 0);
 }
 
 TEST(Frontend, JittedTrainStepLearns) {

@@ -1,0 +1,79 @@
+//===- PlanCost.cpp - what one device of a plan computes and sends --------===//
+
+#include "shardc/Runtime/PlanCost.h"
+
+#include <algorithm>
+
+namespace shardc {
+
+int64_t PlanCost::collectiveBytes() const {
+  int64_t total = 0;
+  for (const CollectiveTraffic &c : collectives)
+    total += c.bytesSent;
+  return total;
+}
+
+int64_t PlanCost::collectiveCount() const {
+  int64_t total = 0;
+  for (const CollectiveTraffic &c : collectives)
+    total += c.count;
+  return total;
+}
+
+int64_t collectiveBytesSent(OpCode op, int64_t bytes, int64_t n) {
+  if (n <= 1)
+    return 0;
+  switch (op) {
+  case OpCode::AllReduce:
+    return 2 * (n - 1) * bytes / n;
+  case OpCode::AllGather:
+    return (n - 1) * bytes;
+  case OpCode::ReduceScatter:
+  case OpCode::AllToAll:
+    return (n - 1) * bytes / n;
+  case OpCode::CollectivePermute:
+    return bytes;
+  default:
+    return 0; // AllSlice: local
+  }
+}
+
+PlanCost analyzePlanCost(const Plan &plan) {
+  PlanCost cost;
+  auto bytesOf = [&](int32_t v) -> int64_t {
+    const PlanValue &value = plan.values[v];
+    return value.offset == kNotMaterialized ? 0 : (int64_t)value.bytes();
+  };
+  for (const PlanStep &step : plan.steps) {
+    if (isCollective(step.op)) {
+      int64_t n = plan.mesh.groupSize(step.axes);
+      auto it = std::find_if(cost.collectives.begin(), cost.collectives.end(),
+                             [&](const CollectiveTraffic &c) {
+                               return c.op == step.op && c.axes == step.axes;
+                             });
+      if (it == cost.collectives.end()) {
+        cost.collectives.push_back({step.op, step.axes, n, 0, 0});
+        it = cost.collectives.end() - 1;
+      }
+      for (int32_t in : step.inputs) { // a merged all_reduce: one per buffer
+        it->count += 1;
+        it->bytesSent += collectiveBytesSent(step.op, bytesOf(in), n);
+      }
+      continue;
+    }
+    if (step.op == OpCode::Constant)
+      continue;
+    for (int32_t v : step.inputs)
+      cost.memoryBytes += bytesOf(v);
+    for (int32_t v : step.outputs)
+      cost.memoryBytes += bytesOf(v);
+    if (step.op == OpCode::DotGeneral && step.inputs.size() >= 2) {
+      DotGeneralDims d = DotGeneralDims::decode(step.attrs, plan.values[step.inputs[0]].shape,
+                                                plan.values[step.inputs[1]].shape);
+      cost.productFlops += 2.0 * (double)d.B * (double)d.M * (double)d.N * (double)d.K;
+    }
+  }
+  return cost;
+}
+
+} // namespace shardc
