@@ -160,6 +160,10 @@ LogicalResult describe(Operation *op, PlanStep &step) {
 
 } // namespace
 
+/// Splat constants of at least this many elements lower to a scalar and a
+/// broadcast.
+constexpr int64_t kBroadcastSplatElements = 1 << 16;
+
 FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes) {
   if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
     return fn.emitError("only single-block functions with a body can be lowered");
@@ -229,6 +233,38 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes) {
   }
 
   for (Operation &op : body.without_terminator()) {
+    // A large splat is its one element broadcast: the plan keeps a scalar,
+    // and fusion reads it as one where it can (the adjoints' zeros and the
+    // optimizer's constants are the size of a parameter or an activation).
+    if (auto c = dyn_cast<ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+      if (dense && dense.isSplat() && dense.getNumElements() >= kBroadcastSplatElements) {
+        if (failed(checkResultFitsInMemory(c)))
+          return failure();
+        auto type = cast<RankedTensorType>(dense.getType());
+        std::optional<Array> one = elementsToArray(
+            DenseElementsAttr::get(RankedTensorType::get({}, type.getElementType()),
+                                   dense.getSplatValue<Attribute>()));
+        std::optional<DType> dtype = toDType(type.getElementType());
+        if (!one || !dtype)
+          return c.emitError("cannot read the elements of this constant");
+        PlanStep scalar, broadcast;
+        scalar.op = OpCode::Constant;
+        scalar.constant = std::move(*one);
+        scalar.location = broadcast.location = formatLocation(op.getLoc());
+        plan.values.push_back(PlanValue{*dtype, Shape{}, -1});
+        scalar.outputs.push_back((int32_t)plan.values.size() - 1);
+        broadcast.op = OpCode::BroadcastInDim;
+        broadcast.inputs = scalar.outputs;
+        FailureOr<int32_t> id = addValue(c.getResult());
+        if (failed(id))
+          return failure();
+        broadcast.outputs.push_back(*id);
+        plan.steps.push_back(std::move(scalar));
+        plan.steps.push_back(std::move(broadcast));
+        continue;
+      }
+    }
     PlanStep step;
     if (failed(describe(&op, step)))
       return failure();

@@ -71,6 +71,26 @@ std::optional<Array> elementsToArray(ElementsAttr attr) {
   DType dtype = *toDType(type.getElementType());
   Array out(dtype, Shape(type.getShape().begin(), type.getShape().end()));
   int64_t i = 0;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat()) {
+    // One element, converted once.
+    Attribute one = dense.getSplatValue<Attribute>();
+    if (auto f = dyn_cast<FloatAttr>(one)) {
+      APFloat v = f.getValue();
+      bool lost;
+      v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      double x = v.convertToDouble();
+      for (; i < out.numElements(); ++i)
+        out.setDouble(i, x);
+      return out;
+    }
+    if (auto n = dyn_cast<IntegerAttr>(one)) {
+      APInt v = n.getValue();
+      int64_t x = dtype == DType::I1 ? !v.isZero() : v.getSExtValue();
+      for (; i < out.numElements(); ++i)
+        out.setInt(i, x);
+      return out;
+    }
+  }
   if (isFloat(dtype)) {
     auto values = attr.tryGetValues<APFloat>();
     if (!values)

@@ -426,7 +426,18 @@ static std::vector<ReshardStep> evenReshard(MeshOp mesh, RankedTensorType over,
   ArrayRef<int64_t> wholeSizes = extended ? whole : ArrayRef<int64_t>();
   std::vector<ReshardStep> greedy = greedyReshard(mesh, over, from, to);
   int64_t bestBytes = bytesOf(greedy);
-  if (bestBytes == 0)
+  // No plan sends less than its gathers grow the block: a gather costs
+  // what it adds, a slice nothing, other steps more than nothing. Where
+  // the greedy plan sends just that, there is nothing to search for (on
+  // extended values steps are priced on other sizes: those always search).
+  auto blockBytes = [&](const Layout &layout) {
+    int64_t n = over.getNumElements() *
+                std::max<int64_t>(1, (over.getElementTypeBitWidth() + 7) / 8);
+    for (const auto &dim : layout)
+      n /= getGroupSize(mesh, dim);
+    return n;
+  };
+  if (!extended && bestBytes <= std::max<int64_t>(0, blockBytes(to) - blockBytes(from)))
     return greedy;
   std::vector<ReshardStep> best = greedy;
   auto consider = [&](std::vector<ReshardStep> plan) {
