@@ -13,7 +13,7 @@
 
 #include "shardc/Runtime/Safetensors.h"
 
-#include "Json.h"
+#include "shardc/Runtime/Json.h"
 
 #include <algorithm>
 #include <atomic>

@@ -10,7 +10,7 @@
 #include "shardc/Runtime/File.h"
 #include "shardc/Runtime/Safetensors.h"
 
-#include "Json.h"
+#include "shardc/Runtime/Json.h"
 
 #include <algorithm>
 #include <map>

@@ -18,6 +18,7 @@
 
 #include "shardc/Runtime/Artifact.h"
 #include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/DeviceProfile.h"
 #include "shardc/Runtime/Npy.h"
 #include "shardc/Runtime/Safetensors.h"
 
@@ -231,7 +232,28 @@ std::vector<Target> runtimeTargets() {
       },
       {".json"},
       "parsed"};
-  return {npy, artifact, safetensors, index};
+  Target profile{
+      "profile", "device profiles of shardc-gpt plan (parseDeviceProfile)",
+      [] {
+        return std::vector<std::string>{
+            "{\"name\": \"a device\", \"sources\": [\"a datasheet\", \"\\u00e9\"],\n"
+            " \"memory_bytes\": 80000000000, \"hbm_bytes_per_s\": 3350000000000,\n"
+            " \"f32_flops_per_s\": 67000000000000, \"tf32_flops_per_s\": 494500000000000,\n"
+            " \"bf16_flops_per_s\": 989500000000000, \"devices_per_node\": 8,\n"
+            " \"intra_node_bytes_per_s\": 450000000000, \"inter_node_bytes_per_s\": 50000000000,\n"
+            " \"intra_node_latency_ns\": 5000, \"inter_node_latency_ns\": 15000}\n"};
+      },
+      [](const std::string &bytes) {
+        StatusOr<DeviceProfile> p = parseDeviceProfile(bytes, "fuzz.json");
+        // What parses is complete and positive.
+        if (p.ok() && (p->name.empty() || p->sources.empty() || p->memoryBytes <= 0 ||
+                       !(p->hbmBytesPerS > 0) || !(p->interNodeLatencyS > 0)))
+          std::abort();
+        return parsed(p.ok());
+      },
+      {".json"},
+      "parsed"};
+  return {npy, artifact, safetensors, index, profile};
 }
 
 } // namespace shardc::fuzz

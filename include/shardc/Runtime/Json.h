@@ -1,14 +1,14 @@
 //===- Json.h - the strict JSON reader and writer of file headers -*- C++ -*-===//
 //
-// The safetensors header and a sharded checkpoint's index are JSON read
-// from untrusted files. The reader walks the text in place with the
+// The safetensors header, a sharded checkpoint's index and shardc-gpt's
+// device profiles are JSON read from untrusted files. The reader walks the text in place with the
 // caller knowing the schema; every error names the byte it is at. UTF-8 is
 // checked, and names in messages are quoted and cut short.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SHARDC_LIB_RUNTIME_JSON_H
-#define SHARDC_LIB_RUNTIME_JSON_H
+#ifndef SHARDC_RUNTIME_JSON_H
+#define SHARDC_RUNTIME_JSON_H
 
 #include <cstdint>
 #include <cstdio>
@@ -402,4 +402,4 @@ inline void appendJsonString(std::string &out, const std::string &s) {
 
 } // namespace shardc::json
 
-#endif // SHARDC_LIB_RUNTIME_JSON_H
+#endif // SHARDC_RUNTIME_JSON_H
