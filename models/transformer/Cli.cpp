@@ -26,7 +26,10 @@ const char *kUsage =
     "       shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N [--temperature T]\n"
     "                        [--top-k K] [--seed S] [--mode padded|kv-cache] [--batch B]\n"
     "                        [--devices N] [--mesh data=D,model=M] [--warmup N]\n"
-    "                        [--emit-mlir PATH]\n";
+    "                        [--emit-mlir PATH]\n"
+    "       shardc-gpt plan [--mesh data=D,model=M] [--batch B] [--profile h100|h200|FILE]\n"
+    "                        [--precision f32|bf16|tf32]\n"
+    "                        [--d-model D] [--heads H] [--d-ff F] [--layers L] [--context T]\n";
 
 /// "data=2,model=2" (either part may be left out: size 1).
 void parseMesh(const std::string &text, int64_t &data, int64_t &model) {

@@ -47,6 +47,7 @@ double median(std::vector<double> v);
 /// The commands: argv[1] is the command's name.
 int trainMain(int argc, char **argv);
 int generateMain(int argc, char **argv);
+int planMain(int argc, char **argv);
 
 } // namespace gpt::cli
 

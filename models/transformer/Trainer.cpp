@@ -252,6 +252,14 @@ int64_t Trainer::stepBufferBytesPerDevice() const {
   return stepExe_ ? stepExe_->bufferBytesPerDevice() : 0;
 }
 
+StatusOr<std::shared_ptr<shardc::Executable>> Trainer::lowerStep() const {
+  if (options_.batch % options_.data != 0)
+    return Status::error("the batch (" + std::to_string(options_.batch) +
+                         ") must divide evenly over data=" + std::to_string(options_.data));
+  shardc::Jitted step = stepFn_; // lower() records the executable in the Jitted's cache
+  return step.lower(lossArgs(options_.batch));
+}
+
 StatusOr<std::string> Trainer::traceLoss() const { return stepFn_.trace(lossArgs(options_.batch)); }
 
 } // namespace gpt

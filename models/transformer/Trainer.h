@@ -87,6 +87,10 @@ public:
   /// Buffer bytes per device of the step executable (after compile()).
   int64_t stepBufferBytesPerDevice() const;
 
+  /// The training step compiled for this mesh, without placing anything
+  /// on the devices (for planning layouts of meshes this machine lacks).
+  shardc::StatusOr<std::shared_ptr<shardc::Executable>> lowerStep() const;
+
   /// The traced loss function's module text (input of the train step), for
   /// `shardc explain` and lit tests.
   shardc::StatusOr<std::string> traceLoss() const;

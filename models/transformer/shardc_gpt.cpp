@@ -12,12 +12,16 @@
 //                    [--checkpoint-dir DIR] [--resume PATH] [--keep-checkpoints N]
 //                    [--stop-after N] [--log-every K] [--clip-norm C]
 //                    [--weight-decay WD] [--precision f32|bf16|tf32]
-//                    [--emit-mlir PATH]
+//                    [--fsdp on|off] [--remat none|block|dots]
+//                    [--sequence-parallel [on|off]] [--emit-mlir PATH]
 //                    [--d-model D --heads H --d-ff F --layers L --context T]
 //
 //   shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N
 //                    [--temperature T] [--top-k K] [--seed S]
 //                    [--mode padded|kv-cache] [--batch B] [--mesh data=D,model=M]
+//
+//   shardc-gpt plan [--mesh data=D,model=M] [--batch B] [--profile h100|h200|FILE]
+//                    [--precision f32|bf16|tf32] [--d-model D ... --context T]
 //
 // train: a progress line per log step, evaluation lines, and last one JSON line:
 // steps, tokens_per_s, ms_per_step_median, train_loss_first and
@@ -25,7 +29,9 @@
 // to float precision), val_ppl, peak_bytes_per_device, compile_s (and the
 // layout and cache counters). generate: the prompt and the text as it is produced, then one
 // JSON line: tokens_per_s, ms_per_token_median, compiles, cache_hits, mode,
-// batch, prefills.
+// batch, prefills. plan: compiles the training step for each layout of the
+// mesh without placing anything on devices and prints a table of memory,
+// collectives and roofline times per device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,5 +45,7 @@ int main(int argc, char **argv) {
     gpt::cli::help();
   if (command == "generate")
     return gpt::cli::generateMain(argc, argv);
+  if (command == "plan")
+    return gpt::cli::planMain(argc, argv);
   return gpt::cli::trainMain(argc, argv);
 }
