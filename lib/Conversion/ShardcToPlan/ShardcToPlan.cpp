@@ -40,6 +40,12 @@ void append(std::vector<int64_t> &to, ArrayRef<int64_t> from) {
 }
 
 /// Fills the opcode and attributes of `step` from `op`.
+/// Splat constants of at least this many elements are read as one
+/// element until fusion is done: the adjoints' zeros and the optimizer's
+/// factors are the size of a parameter or an activation, and fusion takes
+/// nearly all of them as scalars.
+constexpr int64_t kLargeSplatElements = 1 << 16;
+
 LogicalResult describe(Operation *op, PlanStep &step) {
   auto simple = [&](OpCode code) {
     step.op = code;
@@ -58,7 +64,15 @@ LogicalResult describe(Operation *op, PlanStep &step) {
       .Case([&](ConstantOp c) -> LogicalResult {
         if (failed(checkResultFitsInMemory(c)))
           return failure();
-        std::optional<Array> value = elementsToArray(c.getValue());
+        // A large splat keeps its one element until fusion has read it as
+        // a scalar (expandSplats).
+        auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+        ElementsAttr elements = c.getValue();
+        if (dense && dense.isSplat() && dense.getNumElements() >= kLargeSplatElements)
+          elements = DenseElementsAttr::get(
+              RankedTensorType::get({}, dense.getType().getElementType()),
+              dense.getSplatValue<Attribute>());
+        std::optional<Array> value = elementsToArray(elements);
         if (!value)
           return c.emitError("cannot read the elements of this constant");
         step.constant = std::move(*value);
@@ -160,9 +174,24 @@ LogicalResult describe(Operation *op, PlanStep &step) {
 
 } // namespace
 
-/// Splat constants of at least this many elements lower to a scalar and a
-/// broadcast.
-constexpr int64_t kBroadcastSplatElements = 1 << 16;
+/// The large splat constants whose steps fusion did not take: their one
+/// element, filled out to their value's shape.
+static void expandSplats(Plan &plan) {
+  for (PlanStep &step : plan.steps) {
+    if (step.op != OpCode::Constant)
+      continue;
+    const PlanValue &out = plan.values[step.outputs[0]];
+    if (step.constant.shape() == out.shape)
+      continue;
+    Array full(out.dtype, out.shape);
+    bool floating = isFloat(out.dtype);
+    double x = floating ? step.constant.getDouble(0) : 0;
+    int64_t n = floating ? 0 : step.constant.getInt(0);
+    for (int64_t i = 0; i < full.numElements(); ++i)
+      floating ? full.setDouble(i, x) : full.setInt(i, n);
+    step.constant = std::move(full);
+  }
+}
 
 FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes) {
   if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
@@ -233,38 +262,6 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes) {
   }
 
   for (Operation &op : body.without_terminator()) {
-    // A large splat is its one element broadcast: the plan keeps a scalar,
-    // and fusion reads it as one where it can (the adjoints' zeros and the
-    // optimizer's constants are the size of a parameter or an activation).
-    if (auto c = dyn_cast<ConstantOp>(op)) {
-      auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
-      if (dense && dense.isSplat() && dense.getNumElements() >= kBroadcastSplatElements) {
-        if (failed(checkResultFitsInMemory(c)))
-          return failure();
-        auto type = cast<RankedTensorType>(dense.getType());
-        std::optional<Array> one = elementsToArray(
-            DenseElementsAttr::get(RankedTensorType::get({}, type.getElementType()),
-                                   dense.getSplatValue<Attribute>()));
-        std::optional<DType> dtype = toDType(type.getElementType());
-        if (!one || !dtype)
-          return c.emitError("cannot read the elements of this constant");
-        PlanStep scalar, broadcast;
-        scalar.op = OpCode::Constant;
-        scalar.constant = std::move(*one);
-        scalar.location = broadcast.location = formatLocation(op.getLoc());
-        plan.values.push_back(PlanValue{*dtype, Shape{}, -1});
-        scalar.outputs.push_back((int32_t)plan.values.size() - 1);
-        broadcast.op = OpCode::BroadcastInDim;
-        broadcast.inputs = scalar.outputs;
-        FailureOr<int32_t> id = addValue(c.getResult());
-        if (failed(id))
-          return failure();
-        broadcast.outputs.push_back(*id);
-        plan.steps.push_back(std::move(scalar));
-        plan.steps.push_back(std::move(broadcast));
-        continue;
-      }
-    }
     PlanStep step;
     if (failed(describe(&op, step)))
       return failure();
@@ -290,6 +287,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes) {
 
   rematerializeElementwise(plan);
   fuseElementwise(plan);
+  expandSplats(plan);
   mergeAllReduces(plan, std::max<int64_t>(0, allReduceBucketBytes));
 
   assignBuffers(plan);
