@@ -117,6 +117,23 @@ shardc::PartitionSpec paramSpec(const ParamInfo &p, const shardc::Mesh &mesh, bo
   return spec;
 }
 
+std::vector<ParamInfo> keptWholeByFsdp(const Config &config, const shardc::Mesh &mesh) {
+  std::vector<ParamInfo> whole;
+  int d = mesh.axisIndex("data");
+  if (d < 0 || mesh.axisSizes[d] == 1)
+    return whole;
+  for (const ParamInfo &p : parameters(config)) {
+    shardc::PartitionSpec spec = paramSpec(p, mesh, /*fsdp=*/true);
+    bool split = false;
+    for (const auto &axes : spec)
+      for (const std::string &a : axes)
+        split |= a == "data";
+    if (!split)
+      whole.push_back(p);
+  }
+  return whole;
+}
+
 namespace {
 
 /// x [..., in] times a PyTorch-layout weight w [out, in]: [..., out].

@@ -71,6 +71,9 @@ std::vector<shardc::Array> initParameters(const Config &config, uint64_t seed);
 /// the model reads it).
 shardc::PartitionSpec paramSpec(const ParamInfo &p, const shardc::Mesh &mesh,
                                 bool fsdp = false);
+/// The parameters FSDP leaves whole on `mesh`: those with no dimension,
+/// other than their "model" one, that "data" divides.
+std::vector<ParamInfo> keptWholeByFsdp(const Config &config, const shardc::Mesh &mesh);
 
 /// Rematerialization of the blocks (activation checkpointing): which of a
 /// block's values the backward pass recomputes instead of holding them

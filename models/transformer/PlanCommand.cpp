@@ -16,6 +16,7 @@
 
 #include <shardc/Runtime/PlanCost.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -270,6 +271,31 @@ int planMain(int argc, char **argv) {
                 sent(shardc::OpCode::AllToAll).c_str(), seconds(r.compute).c_str(),
                 seconds(r.memory).c_str(), seconds(r.comms).c_str(), seconds(r.step).c_str(),
                 tokens / r.step);
+  }
+  // FSDP splits a parameter along one dimension "data" divides; those with
+  // none stay whole on every device.
+  std::vector<std::string> whole; // the largest few
+  int64_t wholeBytes = 0;
+  std::vector<ParamInfo> kept = keptWholeByFsdp(c, shardc::Mesh{{"data", "model"}, {N, 1}});
+  std::stable_sort(kept.begin(), kept.end(), [](const ParamInfo &a, const ParamInfo &b) {
+    return shardc::numElements(a.shape) > shardc::numElements(b.shape);
+  });
+  for (const ParamInfo &p : kept) {
+    wholeBytes += shardc::numElements(p.shape) * (int64_t)shardc::dtypeSize(c.dtype);
+    if (whole.size() < 3) {
+      std::string shape;
+      for (int64_t d : p.shape)
+        shape += (shape.empty() ? "" : ",") + std::to_string(d);
+      whole.push_back(p.name + " [" + shape + "]");
+    }
+  }
+  if (wholeBytes > 0) {
+    std::string names;
+    for (const std::string &w : whole)
+      names += (names.empty() ? "" : ", ") + w;
+    std::printf("\nFSDP over data=%lld: %s of parameters have no dimension %lld divides and "
+                "stay whole on every device (%s, ...)\n",
+                (long long)N, size((double)wholeBytes).c_str(), (long long)N, names.c_str());
   }
   return 0;
 }

@@ -175,6 +175,15 @@ int trainMain(int argc, char **argv) {
                                   : (", resumed at step " + std::to_string(trainer.step()) +
                                      " from " + cli.resume)
                                         .c_str());
+  if (o.fsdp) {
+    std::string whole;
+    for (const gpt::ParamInfo &p : gpt::keptWholeByFsdp(o.config, trainer.mesh()))
+      whole += (whole.empty() ? "" : ", ") + p.name;
+    if (!whole.empty())
+      report("note: --fsdp: data=%lld divides no dimension of %s; they stay whole on every "
+             "device\n",
+             (long long)o.data, whole.c_str());
+  }
   shardc::StatusOr<double> compileS = trainer.compile();
   if (!compileS.ok())
     die(compileS.message());
