@@ -310,6 +310,29 @@ protected:
     EXPECT_TRUE(succeeded(verify(*module)));
   }
 
+  /// Runs `grad` (a gradient of the data-parallel MLP of
+  /// test/Partition/autodiff.mlir) globally, then propagated, partitioned
+  /// and on the devices, and compares the results to 1e-5 relative.
+  void expectPartitionedRunMatches(ModuleOp module, func::FuncOp grad) {
+    std::mt19937 rng(11);
+    std::vector<Array> inputs = drawInputs(grad, {kUniform, indexBelow(4)}, rng, false);
+    FailureOr<std::vector<Array>> want = interpret(grad, inputs);
+    ASSERT_TRUE(succeeded(want)) << diagnostics;
+    ASSERT_TRUE(succeeded(propagateShardings(grad)) && succeeded(partitionFunction(grad)) &&
+                succeeded(verify(module)))
+        << diagnostics;
+    FailureOr<std::vector<Array>> got = interpretPartitioned(grad, inputs);
+    ASSERT_TRUE(succeeded(got)) << diagnostics;
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t r = 0; r < want->size(); ++r) {
+      ASSERT_EQ((*got)[r].shape(), (*want)[r].shape()) << "result #" << r;
+      for (int64_t i = 0; i < (*want)[r].numElements(); ++i)
+        EXPECT_NEAR((*got)[r].getDouble(i), (*want)[r].getDouble(i),
+                    1e-5 * std::max(1.0, std::fabs((*want)[r].getDouble(i))))
+            << "result #" << r << " element " << i;
+    }
+  }
+
   MLIRContext ctx;
   std::string diagnostics;
   ScopedDiagnosticHandler handler;
@@ -1003,23 +1026,8 @@ TEST_F(Autodiff, DataParallelMlpGradientPartitioned) {
   ASSERT_TRUE(fn);
   FailureOr<func::FuncOp> grad = differentiate(fn, {2, 3, 4, 5});
   ASSERT_TRUE(succeeded(grad)) << diagnostics;
-  std::mt19937 rng(11);
-  std::vector<Array> inputs = drawInputs(fn, {kUniform, indexBelow(4)}, rng, false);
-  FailureOr<std::vector<Array>> want = interpret(*grad, inputs);
-  ASSERT_TRUE(succeeded(want)) << diagnostics;
-  ASSERT_TRUE(succeeded(propagateShardings(*grad)) && succeeded(partitionFunction(*grad)) &&
-              succeeded(verify(*module)))
-      << diagnostics;
-  FailureOr<std::vector<Array>> got = interpretPartitioned(*grad, inputs);
-  ASSERT_TRUE(succeeded(got)) << diagnostics;
-  ASSERT_EQ(got->size(), 5u);
-  for (size_t r = 0; r < 5; ++r) {
-    ASSERT_EQ((*got)[r].shape(), (*want)[r].shape()) << "result #" << r;
-    for (int64_t i = 0; i < (*want)[r].numElements(); ++i)
-      EXPECT_NEAR((*got)[r].getDouble(i), (*want)[r].getDouble(i),
-                  1e-5 * std::max(1.0, std::fabs((*want)[r].getDouble(i))))
-          << "result #" << r << " element " << i;
-  }
+  ASSERT_EQ(grad->getNumResults(), 5u);
+  expectPartitionedRunMatches(*module, *grad);
 }
 
 /// Puts the ops of @mlp_loss in two checkpointed groups (the hidden layer,
@@ -1116,21 +1124,7 @@ TEST_F(Autodiff, CheckpointedGradientPartitioned) {
   int recomputed = 0;
   grad->walk([&](Operation *op) { recomputed += op->hasAttr(ShardcDialect::kRecomputedAttrName); });
   EXPECT_GT(recomputed, 0);
-  std::mt19937 rng(11);
-  std::vector<Array> inputs = drawInputs(fn, {kUniform, indexBelow(4)}, rng, false);
-  FailureOr<std::vector<Array>> want = interpret(*grad, inputs);
-  ASSERT_TRUE(succeeded(want)) << diagnostics;
-  ASSERT_TRUE(succeeded(propagateShardings(*grad)) && succeeded(partitionFunction(*grad)) &&
-              succeeded(verify(*module)))
-      << diagnostics;
-  FailureOr<std::vector<Array>> got = interpretPartitioned(*grad, inputs);
-  ASSERT_TRUE(succeeded(got)) << diagnostics;
-  ASSERT_EQ(got->size(), want->size());
-  for (size_t r = 0; r < want->size(); ++r)
-    for (int64_t i = 0; i < (*want)[r].numElements(); ++i)
-      EXPECT_NEAR((*got)[r].getDouble(i), (*want)[r].getDouble(i),
-                  1e-5 * std::max(1.0, std::fabs((*want)[r].getDouble(i))))
-          << "result #" << r << " element " << i;
+  expectPartitionedRunMatches(*module, *grad);
 }
 
 //===----------------------------------------------------------------------===//
