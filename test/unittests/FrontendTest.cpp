@@ -585,6 +585,55 @@ TEST(Frontend, ShardMapWithCollectives) {
   expectNear(out[2], x.toDoubles(), 0);
 }
 
+// all_to_all on the CPU backend's device threads, for groups of 2, 3 and 4
+// and every pair of split and concatenation dimensions (the same one
+// included), against its definition: device r's result is block r along
+// the split dimension of each member's operand, in member order along the
+// concatenation dimension.
+TEST(Frontend, AllToAllMovesBlocksBetweenDevices) {
+  Client client = cpuClient();
+  const Shape local{2, 12, 12};
+  for (int64_t n : {2, 3, 4})
+    for (int64_t split = 0; split < 3; ++split)
+      for (int64_t concat = 0; concat < 3; ++concat) {
+        if (local[split] % n)
+          continue;
+        SCOPED_TRACE("n=" + std::to_string(n) + " split=" + std::to_string(split) +
+                     " concat=" + std::to_string(concat));
+        Mesh mesh{{"x"}, {n}};
+        Array x = randomArray({n * local[0], local[1], local[2]}, 90 + (uint32_t)n);
+        JitOptions options;
+        options.mesh = mesh;
+        auto out = run(client, [&](const std::vector<Tensor> &in) {
+          return shard_map(
+              [&](const std::vector<Tensor> &l) {
+                return std::vector<Tensor>{all_to_all(l[0], {"x"}, split, concat)};
+              },
+              {in[0]}, {{{"x"}, {}, {}}}, {{{"x"}, {}, {}}});
+        }, {x}, options);
+        ASSERT_EQ(out.size(), 1u);
+        Shape box = local, result = local;
+        box[split] /= n;
+        result[split] /= n;
+        result[concat] *= n;
+        int64_t perDevice = numElements(result);
+        std::vector<double> want(out[0].numElements());
+        for (int64_t r = 0; r < n; ++r)
+          for (int64_t m = 0; m < n; ++m)
+            for (int64_t i = 0; i < box[0]; ++i)
+              for (int64_t j = 0; j < box[1]; ++j)
+                for (int64_t k = 0; k < box[2]; ++k) {
+                  std::vector<int64_t> src{i, j, k}, dst{i, j, k};
+                  src[split] += r * box[split];
+                  dst[concat] += m * box[concat];
+                  double v = x.getDouble(((m * local[0] + src[0]) * local[1] + src[1]) *
+                                             local[2] + src[2]);
+                  want[r * perDevice + (dst[0] * result[1] + dst[1]) * result[2] + dst[2]] = v;
+                }
+        expectNear(out[0], want, 0);
+      }
+}
+
 // ---- value_and_grad and training -------------------------------------------------
 
 TEST(Frontend, ValueAndGradMatchesFiniteDifferences) {

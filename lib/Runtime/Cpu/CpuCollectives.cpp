@@ -5,9 +5,9 @@
 // phase of n-1 steps passing the finished chunks around. Every step ends at a
 // barrier, so a device never reads a chunk its neighbour is still writing.
 // Each chunk is combined in a fixed order, so results are the same run after
-// run. all_gather and reduce_scatter read the group's operands where they
-// are; all_slice needs no communication. The rest go through the reference
-// kernels on copies of the operands.
+// run. all_gather, reduce_scatter and all_to_all read the group's operands
+// where they are; all_slice needs no communication. The rest go through the
+// reference kernels on copies of the operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -189,6 +189,66 @@ bool gatherOrScatter(const Plan &plan, const PlanStep &step,
   return group.barrier.wait();
 }
 
+/// all_to_all with block copies: device `rank` takes block `rank` along
+/// splitDim of each member's operand, read where it is, and lays the
+/// blocks side by side along concatDim in member order (ref::allToAll).
+/// Each block is a box of the same shape in operand and result; its
+/// innermost run that is contiguous in both is copied whole.
+bool blockAllToAll(const Plan &plan, const PlanStep &step, const std::vector<int64_t> &members,
+                   int64_t rank, const uint8_t *src, uint8_t *dst, int64_t d,
+                   DeviceGroup &group) {
+  const PlanValue &in = plan.values[step.inputs[0]], &out = plan.values[step.outputs[0]];
+  int64_t n = (int64_t)members.size(), split = step.attrs[0], concat = step.attrs[1];
+  int64_t rankDims = (int64_t)in.shape.size();
+  size_t es = dtypeSize(in.dtype);
+  Shape box = in.shape;
+  box[split] /= n;
+  // The innermost run: dimensions the box spans whole in both shapes join
+  // the one inside them.
+  int64_t k = rankDims - 1, run = rankDims ? box[k] : 1;
+  while (k > 0 && box[k] == in.shape[k] && box[k] == out.shape[k])
+    run *= box[--k];
+  auto strides = [&](const Shape &shape) {
+    std::vector<int64_t> st(shape.size(), 1);
+    for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+      st[i] = st[i + 1] * shape[i + 1];
+    return st;
+  };
+  std::vector<int64_t> inStride = strides(in.shape), outStride = strides(out.shape);
+  // A result written over its own operand is staged until every member
+  // has read that operand.
+  std::vector<uint8_t> staged;
+  uint8_t *to = dst == src ? (staged.resize(out.bytes()), staged.data()) : dst;
+  group.operands[d] = src;
+  if (!group.barrier.wait())
+    return false;
+  for (int64_t m = 0; m < n; ++m) {
+    const uint8_t *from = static_cast<const uint8_t *>(group.operands[members[m]]);
+    int64_t inBase = rank * box[split] * inStride[split];
+    int64_t outBase = m * box[concat] * outStride[concat];
+    std::vector<int64_t> at(k, 0); // odometer over dimensions [0, k)
+    while (true) {
+      int64_t i = inBase, o = outBase;
+      for (int64_t j = 0; j < k; ++j) {
+        i += at[j] * inStride[j];
+        o += at[j] * outStride[j];
+      }
+      std::memcpy(to + o * es, from + i * es, run * es);
+      int64_t j = k - 1;
+      while (j >= 0 && ++at[j] == box[j])
+        at[j--] = 0;
+      if (j < 0)
+        break;
+    }
+  }
+  // Nobody may overwrite an operand before every device has read it.
+  if (!group.barrier.wait())
+    return false;
+  if (!staged.empty())
+    std::memcpy(dst, staged.data(), staged.size());
+  return true;
+}
+
 Array copyOf(const PlanValue &v, const void *p) {
   Array a(v.dtype, v.shape);
   if (a.sizeInBytes())
@@ -268,6 +328,9 @@ bool runInProcess(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers
       (step.op == OpCode::ReduceScatter && in.dtype == DType::F32 &&
        (step.attrs[0] == 0 || step.attrs[0] == 3)))
     return gatherOrScatter(plan, step, members, rank, src, dst, d, group);
+
+  if (step.op == OpCode::AllToAll && !in.shape.empty() && numElements(in.shape) > 0)
+    return blockAllToAll(plan, step, members, rank, src, dst, d, group);
 
   // Direct algorithms: publish the operand, read the group's, write ours.
   group.operands[d] = src;
