@@ -193,6 +193,19 @@ std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
   };
 
   std::string start = codec.encode(from), goal = codec.encode(to), reached;
+  // A lower bound of the bytes from a layout to the goal: no step sends
+  // less than it grows the block (a gather sends what it adds, a slice
+  // nothing, the others something), so at least the goal's block less this
+  // one's (where every step is priced on the same sizes). A layout from
+  // which no plan can beat `bound` is not explored: the search expands the
+  // same layouts in the same order otherwise, and finds the same plan.
+  SmallVector<int64_t, 6> goalBlocks = blocksOf(goal, Dims(goal));
+  int64_t goalBytes = wholeSizes.empty() ? localBytesOf(goalBlocks, goalBlocks) : 0;
+  auto lowerBound = [&](ArrayRef<int64_t> blocks) -> int64_t {
+    if (!wholeSizes.empty())
+      return 0;
+    return std::max<int64_t>(0, goalBytes - localBytesOf(blocks, blocks));
+  };
   std::unordered_map<std::string, Node> best;
   using Entry = std::tuple<int64_t, int64_t, std::string>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
@@ -229,7 +242,8 @@ std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
       cost.bytes += stepBytes(kind, in, codec.group(moved));
       cost.collectives += kind == ReshardStep::Slice ? 0 : 1;
       // Only a plan that sends less than `bound` (the greedy plan's) is of use.
-      if (cost.bytes >= bound)
+      int64_t ahead = lowerBound(blocksOf(next, Dims(next)));
+      if (cost.bytes + ahead >= bound)
         return;
       if (permute)
         next += kPermuted;
