@@ -55,9 +55,13 @@ PlanCost analyzePlanCost(const Plan &plan) {
         cost.collectives.push_back({step.op, step.axes, n, 0, 0});
         it = cost.collectives.end() - 1;
       }
+      // A permute that leaves every block where it is sends nothing.
+      bool stays = step.op == OpCode::CollectivePermute;
+      for (size_t r = 0; stays && r < step.attrs.size(); ++r)
+        stays = step.attrs[r] == (int64_t)r;
       for (int32_t in : step.inputs) { // a merged all_reduce: one per buffer
         it->count += 1;
-        it->bytesSent += collectiveBytesSent(step.op, bytesOf(in), n);
+        it->bytesSent += stays ? 0 : collectiveBytesSent(step.op, bytesOf(in), n);
       }
       continue;
     }

@@ -18,6 +18,7 @@
 #include "shardc/Dialect/Shardc/Transforms/MatmulPrecision.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
+#include "shardc/Runtime/PlanCost.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -86,22 +87,23 @@ int64_t bytesOf(Type t) {
          std::max<int64_t>(1, (tensor.getElementTypeBitWidth() + 7) / 8);
 }
 
-/// Bytes one device sends for a collective over a group of n devices, with
-/// the usual algorithms (ring all_reduce, ring all_gather/reduce_scatter,
-/// direct all_to_all).
+/// Bytes one device sends for a collective over a group of n devices
+/// (collectiveBytesSent, the model shardc-gpt plan prices too); a permute
+/// that leaves every block where it is sends nothing.
 int64_t bytesSent(Operation *op, int64_t n) {
   int64_t in = bytesOf(op->getOperand(0).getType());
-  if (isa<AllReduceOp>(op))
-    return 2 * (n - 1) * in / n;
-  if (isa<AllGatherOp>(op))
-    return (n - 1) * in;
-  if (isa<ReduceScatterOp, AllToAllOp>(op))
-    return (n - 1) * in / n;
-  if (auto permute = dyn_cast<CollectivePermuteOp>(op)) // its value, unless it stays
+  OpCode code = isa<AllReduceOp>(op)       ? OpCode::AllReduce
+                : isa<AllGatherOp>(op)     ? OpCode::AllGather
+                : isa<ReduceScatterOp>(op) ? OpCode::ReduceScatter
+                : isa<AllToAllOp>(op)      ? OpCode::AllToAll
+                                           : OpCode::AllSlice;
+  if (auto permute = dyn_cast<CollectivePermuteOp>(op)) {
     for (auto [r, s] : llvm::enumerate(permute.getSources()))
       if (s != (int64_t)r)
         return in;
-  return 0; // all_slice: local
+    return 0;
+  }
+  return collectiveBytesSent(code, in, n);
 }
 
 std::string argName(func::FuncOp fn, unsigned i) {

@@ -45,7 +45,8 @@ struct PlanCost {
 /// devices whose input is `bytes` per device: ring all_reduce
 /// 2 (n-1)/n, ring all_gather (n-1) (its input is the block), ring
 /// reduce_scatter and direct all_to_all (n-1)/n, collective_permute all of
-/// it, all_slice nothing (a local slice).
+/// it (analyzePlanCost counts nothing for one that moves no block),
+/// all_slice nothing (a local slice).
 int64_t collectiveBytesSent(OpCode op, int64_t bytes, int64_t n);
 
 PlanCost analyzePlanCost(const Plan &plan);
