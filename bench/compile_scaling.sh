@@ -5,7 +5,9 @@
 # --shardc-propagate --shardc-partition) and compiled to a plan (shardc
 # compile), on meshes of 8, 64 and 512 devices (data=N/4,model=4), with
 # tensor parallelism alone, with FSDP and with sequence parallelism.
-# Medians of `rounds`; prints the table and writes it to
+# Then single dot_generals whose operands arrive in other layouts, on meshes
+# of four axes (8, 64 and 512 devices), so that every reshard goes through
+# sub-axes. Medians of `rounds`; prints the tables and writes them to
 # bench/results/compile-scaling.md.
 #   bench/compile_scaling.sh [rounds]
 set -euo pipefail
@@ -22,7 +24,11 @@ seconds() { # command... -> wall seconds
   "$@" >/dev/null 2>&1
   awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }'
 }
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {printf "%.2f", v[int((NR+1)/2)]}'; }
+median() { # [-3] values... -> their median, to 2 (or 3) decimals
+  local digits=2
+  [ "$1" = -3 ] && { digits=3; shift; }
+  printf '%s\n' "$@" | sort -g | awk -v d=$digits '{v[NR]=$1} END {printf "%.*f", d, v[int((NR+1)/2)]}'
+}
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 out="$here/results/compile-scaling.md"
@@ -53,6 +59,47 @@ for layout in "tp:" "fsdp:--fsdp on" "sp:--sequence-parallel"; do
     [ -z "$base" ] && base=$pm
     ratio=$(awk -v a="$pm" -v b="$base" 'BEGIN { printf "%.2f", a / b }')
     echo "| $name | $n | $mesh | $pm | $cm | ${ratio}x |" >> "$out.tmp"
+  done
+done
+
+# One dot_general, its operands and result laid out over four axes.
+# "gathered": the contracting dimension split on both sides with different
+# axes; "moved": every dimension changes its axes, sub-axes included.
+dot() { # mesh lhs rhs result -> the program
+  cat <<MLIR
+shardc.mesh @mesh = <[$1]>
+func.func @main(%a: tensor<256x512xf32> {shardc.sharding = #shardc.sharding<@mesh, $2>},
+                %b: tensor<512x1024xf32> {shardc.sharding = #shardc.sharding<@mesh, $3>})
+    -> (tensor<256x1024xf32> {shardc.sharding = #shardc.sharding<@mesh, $4>}) {
+  %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] : (tensor<256x512xf32>, tensor<512x1024xf32>) -> tensor<256x1024xf32>
+  return %c : tensor<256x1024xf32>
+}
+MLIR
+}
+{
+  echo
+  echo "One dot_general (256x512 by 512x1024, f32): shardc-opt --shardc-propagate --shardc-partition."
+  echo
+  echo "| program | devices | mesh | partition s | / 8 devices' |"
+  echo "|---|---|---|---|---|"
+} >> "$out.tmp"
+for program in gathered moved; do
+  base=""
+  for mesh in '"x"=2, "y"=2, "z"=2, "t"=1' '"x"=2, "y"=4, "z"=4, "t"=2' '"x"=4, "y"=4, "z"=4, "t"=8'; do
+    if [ $program = gathered ]; then
+      dot "$mesh" '[{"x", "y"}, {"z"}]' '[{"z"}, {"t"}]' '[{}, {}]' > "$work/dot.mlir"
+    else
+      dot "$mesh" '[{"x", "y"}, {"z", "t"}]' '[{"t"}, {"x", "z"}]' '[{"t", "z"}, {"y", "x"}]' > "$work/dot.mlir"
+    fi
+    n=$(echo "$mesh" | tr -dc '0-9=,' | tr ',' '\n' | cut -d= -f2 | awk '{p *= $1} BEGIN {p = 1} END {print p}')
+    p=()
+    for ((r = 0; r < rounds; r++)); do
+      p+=("$(seconds "$bin/shardc-opt" "$work/dot.mlir" --shardc-propagate --shardc-partition -o "$work/dot-part.mlir")")
+    done
+    pm=$(median -3 "${p[@]}")
+    [ -z "$base" ] && base=$pm
+    ratio=$(awk -v a="$pm" -v b="$base" 'BEGIN { printf "%.2f", a / b }')
+    echo "| $program | $n | $(echo "$mesh" | tr -d '" ') | $pm | ${ratio}x |" >> "$out.tmp"
   done
 done
 mv "$out.tmp" "$out"
