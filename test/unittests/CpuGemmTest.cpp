@@ -98,6 +98,16 @@ const Case kCases[] = {
     {"large_both_transposed", 160, 128, 256, true, true, 1},
     {"batched", 64, 48, 80, false, false, 12},
     {"batched_transposed", 128, 128, 64, false, true, 16},
+    // Tiny items, computed by plain loops: a decode step's attention (one
+    // query against a head's keys, its probabilities against the values),
+    // sums along K of a length no multiple of the eight lanes, a transposed
+    // row, and enough items to share the cores.
+    {"tiny_query_keys", 1, 128, 64, false, true, 4},
+    {"tiny_probs_values", 1, 64, 128, false, false, 4},
+    {"tiny_odd_k", 3, 5, 13, false, true, 2},
+    {"tiny_lhs_transposed", 2, 9, 21, true, true, 3},
+    {"tiny_both_transposed_odd", 4, 6, 7, true, false, 5},
+    {"tiny_many_items", 1, 128, 64, false, true, 64},
 };
 
 std::vector<GemmLibrary> libraries() {

@@ -11,7 +11,8 @@
 //     weights), small products, batches of small untransposed items where
 //     OpenBLAS has a kernel for the CPU, and everything when oneDNN is not
 //     built in;
-//   - a plain loop without either.
+//   - plain loops for tiny items (a decode step's attention), and for
+//     everything without either library.
 // The rule does not time anything at run time, so on one machine a product
 // always takes the same path and results repeat bit for bit.
 //
@@ -69,6 +70,10 @@ void useBlasThreads(int threads) {
   (void)threads;
 #endif
 }
+
+/// The most multiply-adds of one item that plain loops compute (see
+/// blasGemm).
+constexpr int64_t kTinyProductMacs = 1 << 14;
 
 /// SHARDC_LOG=debug: which library and kernel each product shape gets.
 bool debugLog() {
@@ -348,10 +353,67 @@ bool dnnlGemm(int64_t M, int64_t N, int64_t K, const void *A, const MatrixView &
 // OpenBLAS, or a loop
 //===----------------------------------------------------------------------===//
 
+/// One item of a tiny product, C[M,N] = A[M,K] B[K,N], by plain loops:
+/// a row of A against B's rows (axpy along C's row) or, where B is read
+/// transposed, against B's columns (dots along K, eight lanes at a time).
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+void tinyProduct(int64_t M, int64_t N, int64_t K, const float *x, const MatrixView &a,
+                 const float *y, const MatrixView &b, float *c, float *row) {
+  for (int64_t m = 0; m < M; ++m) {
+    const float *am = x + m * a.ld;
+    if (a.trans) { // A(m, k) = x[k * lda + m]: the row copied
+      for (int64_t k = 0; k < K; ++k)
+        row[k] = x[k * a.ld + m];
+      am = row;
+    }
+    float *cm = c + m * N;
+    if (!b.trans) {
+      std::fill(cm, cm + N, 0.0f);
+      for (int64_t k = 0; k < K; ++k) {
+        const float av = am[k], *bk = y + k * b.ld;
+        for (int64_t n = 0; n < N; ++n)
+          cm[n] += av * bk[n];
+      }
+      continue;
+    }
+    for (int64_t n = 0; n < N; ++n) {
+      const float *bn = y + n * b.ld; // B(k, n) = y[n * ldb + k]
+      float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      int64_t k = 0;
+      for (; k + 8 <= K; k += 8)
+        for (int j = 0; j < 8; ++j)
+          lane[j] += am[k + j] * bn[k + j];
+      float sum = ((lane[0] + lane[4]) + (lane[1] + lane[5])) +
+                  ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+      for (; k < K; ++k)
+        sum += am[k] * bn[k];
+      cm[n] = sum;
+    }
+  }
+}
+
 void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
               const float *B, const MatrixView &b, float *C) {
   std::vector<int64_t> aOff = a.offsets(), bOff = b.offsets();
   int64_t batch = (int64_t)aOff.size();
+  // Items this small (a decode step's attention: one query row against a
+  // head's keys, then its values) take longer to hand to BLAS, and to wake
+  // its threads for, than to compute. The rule is per item, so a batch
+  // split across devices computes each item the same way. Many of them
+  // share the cores.
+  if (M * N * K <= kTinyProductMacs) {
+    auto items = [&](int64_t begin, int64_t end) {
+      static thread_local std::vector<float> row;
+      if (a.trans && (int64_t)row.size() < K)
+        row.resize(K);
+      for (int64_t i = begin; i < end; ++i)
+        tinyProduct(M, N, K, A + aOff[i], a, B + bOff[i], b, C + i * M * N, row.data());
+    };
+    parallelRange(batch, items, batch * M * N * K);
+    return;
+  }
   // A product of few rows with a large matrix (a decode step of a batch)
   // is bound by reading the matrix: it gets the threads too.
   bool small = 2 * M * N * K < (int64_t(1) << 24) && K * std::max(M, N) * 4 < (int64_t(1) << 18);
