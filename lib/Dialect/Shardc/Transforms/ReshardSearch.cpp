@@ -18,6 +18,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <optional>
 #include <queue>
 #include <tuple>
 #include <unordered_map>
@@ -149,39 +150,76 @@ struct Node {
   int64_t dim = -1, fromDim = -1;
 };
 
-} // namespace
+/// The search itself: Dijkstra over layout codes, by bytes then
+/// collectives, ties broken by code. `neighbours` lists the steps out of a
+/// layout, `relax` prices one and keeps it where it is the cheapest way in
+/// so far, `path` reads the plan back from the goal.
+class LayoutSearch {
+public:
+  LayoutSearch(MeshOp mesh, RankedTensorType global, ArrayRef<StringRef> atoms,
+               int64_t bound, ArrayRef<int64_t> wholeSizes)
+      : codec(mesh, atoms), global(global), rank(global.getRank()),
+        elementBytes(std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8)),
+        bound(bound), wholeSizes(wholeSizes) {
+    for (StringRef a : atoms)
+      if (codec.size(codec.id(a)) > 1)
+        freeAxes += codec.id(a); // the atoms of more than one device, in the order given
+  }
 
-std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
-                                       const Layout &from, const Layout &to,
-                                       ArrayRef<StringRef> atoms, int64_t bound,
-                                       int maxExpanded, ArrayRef<int64_t> wholeSizes) {
-  Codec codec(mesh, atoms);
-  if (!codec.covers(from) || !codec.covers(to))
+  std::vector<ReshardStep> run(const Layout &from, const Layout &to, int maxExpanded) {
+    if (!codec.covers(from) || !codec.covers(to))
+      return {};
+    start = codec.encode(from);
+    goal = codec.encode(to);
+    goalDims.emplace(goal);
+    goalBlocks = blocksOf(goal, *goalDims);
+    goalBytes = wholeSizes.empty() ? localBytesOf(goalBlocks, goalBlocks) : 0;
+    best[start] = Node{};
+    queue.push({0, 0, start});
+    int expanded = 0;
+    while (!queue.empty()) {
+      Cost popped{std::get<0>(queue.top()), std::get<1>(queue.top())};
+      std::string at = std::get<2>(queue.top());
+      queue.pop();
+      const Node &atNode = best[at];
+      if (atNode.cost < popped)
+        continue; // a stale entry: the state was reached cheaper since
+      std::string layout =
+          !at.empty() && at.back() == kPermuted ? at.substr(0, at.size() - 1) : at;
+      if (layout == goal)
+        return path(at);
+      if (++expanded > maxExpanded)
+        return {};
+      Dims dims(layout);
+      State state{at, layout, dims, blocksOf(layout, dims), atNode.cost, 0};
+      state.evenIn = wholeSizes.empty() ? localBytesOf(state.blocks, state.blocks) : 0;
+      neighbours(state);
+    }
     return {};
-  int64_t rank = global.getRank();
-  int64_t elementBytes = std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8);
-  std::string freeAxes; // the atoms of more than one device, in the order given
-  for (StringRef a : atoms)
-    if (codec.size(codec.id(a)) > 1)
-      freeAxes += codec.id(a);
+  }
 
-  // Per dimension of `code`, its number of blocks.
-  auto blocksOf = [&](const std::string &code, const Dims &dims) {
+private:
+  /// The layout being expanded.
+  struct State {
+    const std::string &code;   // its key (with kPermuted after a permute)
+    const std::string &layout; // its layout's code
+    const Dims &dims;
+    SmallVector<int64_t, 6> blocks;
+    Cost cost;
+    int64_t evenIn; // bytes per device of its block (unextended values)
+  };
+
+  /// Per dimension of `code`, its number of blocks.
+  SmallVector<int64_t, 6> blocksOf(StringRef code, const Dims &dims) const {
     SmallVector<int64_t, 6> b;
     for (int64_t d = 0; d < rank; ++d)
-      b.push_back(codec.group(StringRef(code).slice(dims.begin[d], dims.end[d])));
+      b.push_back(codec.group(code.slice(dims.begin[d], dims.end[d])));
     return b;
-  };
-  auto divides = [&](const std::string &code) {
-    Dims dims(code);
-    for (int64_t d = 0; d < rank; ++d)
-      if (global.getDimSize(d) % codec.group(StringRef(code).slice(dims.begin[d], dims.end[d])))
-        return false;
-    return true;
-  };
-  // Bytes per device a step from layout `blocks` to `next` reads: a
-  // dimension whole on both sides at its whole size.
-  auto localBytesOf = [&](ArrayRef<int64_t> blocks, ArrayRef<int64_t> next) {
+  }
+
+  /// Bytes per device a step from layout `blocks` to `next` reads: a
+  /// dimension whole on both sides at its whole size.
+  int64_t localBytesOf(ArrayRef<int64_t> blocks, ArrayRef<int64_t> next) const {
     int64_t in = elementBytes;
     for (int64_t d = 0; d < rank; ++d) {
       int64_t size = global.getDimSize(d);
@@ -190,195 +228,194 @@ std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
       in *= (size + blocks[d] - 1) / blocks[d];
     }
     return in;
-  };
+  }
 
-  std::string start = codec.encode(from), goal = codec.encode(to), reached;
-  // A lower bound of the bytes from a layout to the goal: no step sends
-  // less than it grows the block (a gather sends what it adds, a slice
-  // nothing, the others something), so at least the goal's block less this
-  // one's (where every step is priced on the same sizes). A layout from
-  // which no plan can beat `bound` is not explored: the search expands the
-  // same layouts in the same order otherwise, and finds the same plan.
-  SmallVector<int64_t, 6> goalBlocks = blocksOf(goal, Dims(goal));
-  int64_t goalBytes = wholeSizes.empty() ? localBytesOf(goalBlocks, goalBlocks) : 0;
-  auto lowerBound = [&](ArrayRef<int64_t> blocks) -> int64_t {
+  /// A lower bound of the bytes from a layout of `blocks` to the goal: no
+  /// step sends less than it grows the block (a gather sends what it adds,
+  /// a slice nothing, the others something), so at least the goal's block
+  /// less this one's (where every step is priced on the same sizes). A
+  /// layout from which no plan can beat `bound` is not explored: the search
+  /// expands the same layouts in the same order otherwise, and finds the
+  /// same plan.
+  int64_t lowerBound(ArrayRef<int64_t> blocks) const {
     if (!wholeSizes.empty())
       return 0;
     return std::max<int64_t>(0, goalBytes - localBytesOf(blocks, blocks));
-  };
-  std::unordered_map<std::string, Node> best;
-  using Entry = std::tuple<int64_t, int64_t, std::string>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
-  best[start] = Node{};
-  queue.push({0, 0, start});
+  }
 
-  int expanded = 0;
-  while (!queue.empty()) {
-    Cost popped{std::get<0>(queue.top()), std::get<1>(queue.top())};
-    std::string at = std::get<2>(queue.top());
-    queue.pop();
-    const Node &atNode = best[at];
-    if (atNode.cost < popped)
-      continue; // a stale entry: the state was reached cheaper since
-    std::string layoutCode = !at.empty() && at.back() == kPermuted ? at.substr(0, at.size() - 1) : at;
-    if (layoutCode == goal) {
-      reached = at;
-      break;
-    }
-    if (++expanded > maxExpanded)
-      return {};
-    Cost base = atNode.cost;
-    Dims dims(layoutCode);
-    SmallVector<int64_t, 6> blocks = blocksOf(layoutCode, dims);
-    int64_t evenIn = wholeSizes.empty() ? localBytesOf(blocks, blocks) : 0;
-
-    auto relax = [&](std::string next, ReshardStep::Kind kind, std::string moved,
-                     int64_t dim, int64_t fromDim) {
-      if (!divides(next))
-        return;
-      bool permute = kind == ReshardStep::Permute;
-      Cost cost = base;
-      int64_t in = wholeSizes.empty() ? evenIn : localBytesOf(blocks, blocksOf(next, Dims(next)));
-      cost.bytes += stepBytes(kind, in, codec.group(moved));
-      cost.collectives += kind == ReshardStep::Slice ? 0 : 1;
-      // Only a plan that sends less than `bound` (the greedy plan's) is of use.
-      int64_t ahead = lowerBound(blocksOf(next, Dims(next)));
-      if (cost.bytes + ahead >= bound)
-        return;
-      if (permute)
-        next += kPermuted;
-      auto [it, inserted] = best.try_emplace(next);
-      if (!inserted && !(cost < it->second.cost))
-        return;
-      it->second = Node{cost, at, kind, std::move(moved), dim, fromDim};
-      queue.push({cost.bytes, cost.collectives, std::move(next)});
-    };
-
+  /// The steps out of `s`, in a fixed order (the first of equal cost wins).
+  void neighbours(const State &s) {
     for (int64_t d = 0; d < rank; ++d) {
       // Slice by one free axis.
       for (char a : freeAxes)
-        if (!has(layoutCode, dims, a)) {
-          std::string next = layoutCode;
-          next.insert(dims.end[d], 1, a);
-          relax(std::move(next), ReshardStep::Slice, std::string(1, a), d, -1);
+        if (!has(s.layout, s.dims, a)) {
+          std::string next = s.layout;
+          next.insert(s.dims.end[d], 1, a);
+          relax(s, std::move(next), ReshardStep::Slice, std::string(1, a), d, -1);
         }
-      size_t depth = dims.end[d] - dims.begin[d];
+      size_t depth = s.dims.end[d] - s.dims.begin[d];
       for (size_t k = 1; k <= depth; ++k) {
-        std::string suffix = layoutCode.substr(dims.end[d] - k, k);
+        std::string suffix = s.layout.substr(s.dims.end[d] - k, k);
         // Gather the minor axes.
-        std::string gathered = layoutCode;
-        gathered.erase(dims.end[d] - k, k);
-        relax(gathered, ReshardStep::Gather, suffix, d, -1);
+        std::string gathered = s.layout;
+        gathered.erase(s.dims.end[d] - k, k);
+        relax(s, gathered, ReshardStep::Gather, suffix, d, -1);
         // Move them to another dimension.
         for (int64_t j = 0; j < rank; ++j) {
           if (j == d)
             continue;
           std::string next = gathered;
-          size_t endJ = dims.end[j] > dims.end[d] ? dims.end[j] - k : dims.end[j];
+          size_t endJ = s.dims.end[j] > s.dims.end[d] ? s.dims.end[j] - k : s.dims.end[j];
           next.insert(endJ, suffix);
-          relax(std::move(next), ReshardStep::AllToAll, suffix, j, d);
+          relax(s, std::move(next), ReshardStep::AllToAll, suffix, j, d);
         }
       }
     }
-
-    // Permutes: towards the target dimension by dimension where the block
-    // counts agree (whole target dimension or a prefix of it), the same with
-    // the dimensions left over filled from the axes left to their block
-    // counts (several swaps in one collective_permute), a swap of two axes
-    // of the same size (a rename where one is free), an adjacent reorder
-    // within a dimension.
-    Layout cur = codec.decode(layoutCode);
-    std::vector<std::string> targets;
-    {
-      Dims goalDims(goal);
-      auto goalDim = [&](int64_t d) {
-        return StringRef(goal).slice(goalDims.begin[d], goalDims.end[d]);
-      };
-      std::string aligned, filledCode;
-      SmallVector<std::string, 6> filled(rank);
-      SmallVector<bool, 6> done(rank, false);
-      std::string taken;
-      for (int64_t d = 0; d < rank; ++d) {
-        StringRef mine = StringRef(layoutCode).slice(dims.begin[d], dims.end[d]);
-        StringRef chosen = mine;
-        for (size_t len = goalDim(d).size(); len >= 1; --len) {
-          StringRef prefix = goalDim(d).take_front(len);
-          if (codec.group(prefix) == blocks[d]) {
-            chosen = prefix;
-            filled[d] = prefix.str();
-            done[d] = true;
-            taken += prefix;
-            break;
-          }
-        }
-        aligned += chosen;
-        aligned += kEnd;
-      }
-      targets.push_back(aligned);
-      std::string left;
-      for (char c : layoutCode)
-        if (c != kEnd && taken.find(c) == std::string::npos)
-          left += c;
-      bool ok = true;
-      for (int64_t d = 0; d < rank && ok; ++d) {
-        if (done[d])
-          continue;
-        for (size_t i = 0; i < left.size() && codec.group(filled[d]) < blocks[d];) {
-          if (blocks[d] % (codec.group(filled[d]) * codec.size(left[i])) == 0) {
-            filled[d] += left[i];
-            left.erase(i, 1);
-          } else {
-            ++i;
-          }
-        }
-        ok = codec.group(filled[d]) == blocks[d];
-      }
-      if (ok) {
-        for (const std::string &dim : filled)
-          (filledCode += dim) += kEnd;
-        targets.push_back(filledCode);
-      }
-    }
-    for (char a : freeAxes)
-      for (char other : freeAxes) {
-        if (a == other || codec.size(a) != codec.size(other) || !has(layoutCode, dims, a))
-          continue;
-        std::string next = layoutCode;
-        for (char &c : next)
-          c = c == a ? other : c == other ? a : c;
-        targets.push_back(std::move(next));
-      }
-    for (int64_t d = 0; d < rank; ++d)
-      for (size_t k = dims.begin[d]; k + 1 < dims.end[d]; ++k) {
-        std::string next = layoutCode;
-        std::swap(next[k], next[k + 1]);
-        targets.push_back(std::move(next));
-      }
-    for (std::string &next : targets) {
+    for (std::string &next : permuteTargets(s)) {
       // A valid layout (no axis twice) with the same block counts.
-      if (next == layoutCode)
+      if (next == s.layout)
         continue;
       Dims nextDims(next);
-      if (blocksOf(next, nextDims) != blocks)
+      if (blocksOf(next, nextDims) != s.blocks)
         continue;
       bool valid = true;
       for (size_t i = 0; i < next.size() && valid; ++i)
         valid = next[i] == kEnd || next.find(next[i], i + 1) == std::string::npos;
       if (valid)
-        relax(std::move(next), ReshardStep::Permute, "", -1, -1);
+        relax(s, std::move(next), ReshardStep::Permute, "", -1, -1);
     }
   }
-  if (reached.empty())
-    return {};
-  std::vector<ReshardStep> path;
-  for (std::string at = reached; at != start;) {
-    const Node &node = best[at];
-    path.push_back(ReshardStep{node.kind, codec.names(node.moved), node.dim, node.fromDim,
-                               codec.decode(node.parent), codec.decode(at), {}});
-    at = node.parent;
+
+  /// Layouts one collective_permute reaches from `s` (some may repeat it or
+  /// change its block counts: neighbours drops those): towards the target
+  /// dimension by dimension where the block counts agree (whole target
+  /// dimension or a prefix of it), the same with the dimensions left over
+  /// filled from the axes left to their block counts (several swaps in one
+  /// collective_permute), a swap of two axes of the same size (a rename
+  /// where one is free), an adjacent reorder within a dimension.
+  std::vector<std::string> permuteTargets(const State &s) const {
+    std::vector<std::string> targets;
+    auto goalDim = [&](int64_t d) {
+      return StringRef(goal).slice(goalDims->begin[d], goalDims->end[d]);
+    };
+    std::string aligned, filledCode, taken;
+    SmallVector<std::string, 6> filled(rank);
+    SmallVector<bool, 6> done(rank, false);
+    for (int64_t d = 0; d < rank; ++d) {
+      StringRef chosen = StringRef(s.layout).slice(s.dims.begin[d], s.dims.end[d]);
+      for (size_t len = goalDim(d).size(); len >= 1; --len) {
+        StringRef prefix = goalDim(d).take_front(len);
+        if (codec.group(prefix) == s.blocks[d]) {
+          chosen = prefix;
+          filled[d] = prefix.str();
+          done[d] = true;
+          taken += prefix;
+          break;
+        }
+      }
+      aligned += chosen;
+      aligned += kEnd;
+    }
+    targets.push_back(aligned);
+    std::string left;
+    for (char c : s.layout)
+      if (c != kEnd && taken.find(c) == std::string::npos)
+        left += c;
+    bool ok = true;
+    for (int64_t d = 0; d < rank && ok; ++d) {
+      if (done[d])
+        continue;
+      for (size_t i = 0; i < left.size() && codec.group(filled[d]) < s.blocks[d];) {
+        if (s.blocks[d] % (codec.group(filled[d]) * codec.size(left[i])) == 0) {
+          filled[d] += left[i];
+          left.erase(i, 1);
+        } else {
+          ++i;
+        }
+      }
+      ok = codec.group(filled[d]) == s.blocks[d];
+    }
+    if (ok) {
+      for (const std::string &dim : filled)
+        (filledCode += dim) += kEnd;
+      targets.push_back(filledCode);
+    }
+    for (char a : freeAxes)
+      for (char other : freeAxes) {
+        if (a == other || codec.size(a) != codec.size(other) || !has(s.layout, s.dims, a))
+          continue;
+        std::string next = s.layout;
+        for (char &c : next)
+          c = c == a ? other : c == other ? a : c;
+        targets.push_back(std::move(next));
+      }
+    for (int64_t d = 0; d < rank; ++d)
+      for (size_t k = s.dims.begin[d]; k + 1 < s.dims.end[d]; ++k) {
+        std::string next = s.layout;
+        std::swap(next[k], next[k + 1]);
+        targets.push_back(std::move(next));
+      }
+    return targets;
   }
-  std::reverse(path.begin(), path.end());
-  return path;
+
+  /// Prices the step from `s` to layout `next` and keeps it where it is the
+  /// cheapest way there so far and can still beat `bound`.
+  void relax(const State &s, std::string next, ReshardStep::Kind kind, std::string moved,
+             int64_t dim, int64_t fromDim) {
+    Dims nextDims(next);
+    SmallVector<int64_t, 6> nextBlocks = blocksOf(next, nextDims);
+    for (int64_t d = 0; d < rank; ++d)
+      if (global.getDimSize(d) % nextBlocks[d])
+        return; // it would pad
+    Cost cost = s.cost;
+    int64_t in = wholeSizes.empty() ? s.evenIn : localBytesOf(s.blocks, nextBlocks);
+    cost.bytes += stepBytes(kind, in, codec.group(moved));
+    cost.collectives += kind == ReshardStep::Slice ? 0 : 1;
+    // Only a plan that sends less than `bound` (the greedy plan's) is of use.
+    if (cost.bytes + lowerBound(nextBlocks) >= bound)
+      return;
+    if (kind == ReshardStep::Permute)
+      next += kPermuted;
+    auto [it, inserted] = best.try_emplace(next);
+    if (!inserted && !(cost < it->second.cost))
+      return;
+    it->second = Node{cost, s.code, kind, std::move(moved), dim, fromDim};
+    queue.push({cost.bytes, cost.collectives, std::move(next)});
+  }
+
+  /// The steps from the start to `reached`, read back through the parents.
+  std::vector<ReshardStep> path(const std::string &reached) const {
+    std::vector<ReshardStep> steps;
+    for (std::string at = reached; at != start;) {
+      const Node &node = best.at(at);
+      steps.push_back(ReshardStep{node.kind, codec.names(node.moved), node.dim, node.fromDim,
+                                  codec.decode(node.parent), codec.decode(at), {}});
+      at = node.parent;
+    }
+    std::reverse(steps.begin(), steps.end());
+    return steps;
+  }
+
+  Codec codec;
+  RankedTensorType global;
+  int64_t rank, elementBytes, bound;
+  ArrayRef<int64_t> wholeSizes;
+  std::string freeAxes, start, goal;
+  std::optional<Dims> goalDims;
+  SmallVector<int64_t, 6> goalBlocks;
+  int64_t goalBytes = 0;
+  std::unordered_map<std::string, Node> best;
+  using Entry = std::tuple<int64_t, int64_t, std::string>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+};
+
+} // namespace
+
+std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
+                                       const Layout &from, const Layout &to,
+                                       ArrayRef<StringRef> atoms, int64_t bound,
+                                       int maxExpanded, ArrayRef<int64_t> wholeSizes) {
+  return LayoutSearch(mesh, global, atoms, bound, wholeSizes).run(from, to, maxExpanded);
 }
 
 } // namespace shardc
