@@ -111,10 +111,10 @@ Tensor minimum(Operand a, Operand b, CallSite site = {});
 Tensor pow(Operand a, Operand b, CallSite site = {});
 
 /// One function per elementwise op of one operand (the SHARDC_UNARY rows
-/// of shardc/Runtime/OpCodes.def): neg, abs, exp, log, tanh, sqrt, rsqrt,
+/// of shardc/Common/OpCodes.def): neg, abs, exp, log, tanh, sqrt, rsqrt,
 /// erf, ... Each records `shardc.<name>`; all but neg and abs need floats.
 #define SHARDC_UNARY(Name, name, ...) Tensor name(const Tensor &x, CallSite site = {});
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
 
 /// Comparisons give i1 tensors.
 Tensor equal(Operand a, Operand b, CallSite site = {});

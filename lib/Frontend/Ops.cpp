@@ -299,7 +299,7 @@ Tensor operator-(Operand a) {
     bool floatOnly = !acceptsIntegers(OpCode::Name);                                   \
     return unary(#name, "shardc." #name, x, s, floatOnly);                             \
   }
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
 
 Tensor equal(Operand a, Operand b, CallSite s) { return compare("eq", a, b, s); }
 Tensor not_equal(Operand a, Operand b, CallSite s) { return compare("ne", a, b, s); }

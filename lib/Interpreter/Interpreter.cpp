@@ -9,7 +9,7 @@
 
 #include "shardc/Interpreter/Interpreter.h"
 
-#include "shardc/Dialect/Shardc/IR/RuntimeTypes.h"
+#include "shardc/Conversion/RuntimeTypes.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Reference/Kernels.h"
 
@@ -193,7 +193,7 @@ private:
         })
 #define SHARDC_UNARY(Name, ...) .Case([&](Name##Op) { return unary(op, OpCode::Name); })
 #define SHARDC_BINARY(Name, ...) .Case([&](Name##Op) { return binary(op, OpCode::Name); })
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
         .Case([&](CompareOp c) {
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
             return ref::compare(toCompare(c.getDirection()), get(c.getLhs(), d),

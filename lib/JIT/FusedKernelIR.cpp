@@ -385,7 +385,7 @@ private:
   case OpCode::Name:                                                                   \
     r = scalar::Name(JitValue(this, x), JitValue(this, z)).v;                          \
     break;
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
       case OpCode::Compare: {
         // Ordered compares, except != (true when either is NaN), as in C.
         static const CmpInst::Predicate preds[] = {

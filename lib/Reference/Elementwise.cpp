@@ -18,7 +18,7 @@ static double formula(OpCode op, double x, double y = 0) {
 #define SHARDC_BINARY(Name, ...)                                                       \
   case OpCode::Name:                                                                   \
     return scalar::Name(x, y);
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
   default: return std::numeric_limits<double>::quiet_NaN();
   }
 }

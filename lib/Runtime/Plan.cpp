@@ -10,77 +10,6 @@
 
 namespace shardc {
 
-const char *opCodeName(OpCode op) {
-  switch (op) {
-#define SHARDC_OP(Name, name, number)                                                  \
-  case OpCode::Name:                                                                   \
-    return #name;
-#include "shardc/Runtime/OpCodes.def"
-  }
-  return "unknown";
-}
-
-bool isOpCode(uint64_t number) {
-  switch (number) {
-#define SHARDC_OP(Name, name, number) case number:
-#include "shardc/Runtime/OpCodes.def"
-    return true;
-  }
-  return false;
-}
-
-bool isUnary(OpCode op) {
-  switch (op) {
-#define SHARDC_UNARY(Name, ...) case OpCode::Name:
-#include "shardc/Runtime/OpCodes.def"
-    return true;
-  default: return false;
-  }
-}
-
-bool isBinary(OpCode op) {
-  switch (op) {
-#define SHARDC_BINARY(Name, ...) case OpCode::Name:
-#include "shardc/Runtime/OpCodes.def"
-    return true;
-  default: return false;
-  }
-}
-
-bool acceptsIntegers(OpCode op) {
-  enum class Types { Floats, Numbers }; // the `types` column of OpCodes.def
-  switch (op) {
-#define SHARDC_ELEMENTWISE(Name, name, number, types, ...)                             \
-  case OpCode::Name:                                                                   \
-    return Types::types == Types::Numbers;
-#define SHARDC_UNARY SHARDC_ELEMENTWISE
-#define SHARDC_BINARY SHARDC_ELEMENTWISE
-#include "shardc/Runtime/OpCodes.def"
-#undef SHARDC_ELEMENTWISE
-  default: return false;
-  }
-}
-
-const std::vector<OpCode> &allOpCodes() {
-  static const std::vector<OpCode> all = {
-#define SHARDC_OP(Name, name, number) OpCode::Name,
-#include "shardc/Runtime/OpCodes.def"
-  };
-  return all;
-}
-
-bool isCollective(OpCode op) {
-  switch (op) {
-  case OpCode::AllReduce:
-  case OpCode::AllGather:
-  case OpCode::ReduceScatter:
-  case OpCode::AllToAll:
-  case OpCode::AllSlice:
-  case OpCode::CollectivePermute: return true;
-  default: return false;
-  }
-}
-
 DotGeneralDims DotGeneralDims::decode(const std::vector<int64_t> &ints, const Shape &lhs,
                                       const Shape &rhs) {
   DotGeneralDims d;
@@ -110,24 +39,6 @@ DotGeneralDims DotGeneralDims::decode(const std::vector<int64_t> &ints, const Sh
   if (ints.size() > 2 + 2 * nb + 2 * nc)
     d.precision = (MatmulPrecision)ints.back();
   return d;
-}
-
-const char *matmulPrecisionName(MatmulPrecision p) {
-  switch (p) {
-  case MatmulPrecision::F32: return "f32";
-  case MatmulPrecision::BF16: return "bf16";
-  case MatmulPrecision::TF32: return "tf32";
-  }
-  return "?";
-}
-
-bool parseMatmulPrecision(const std::string &name, MatmulPrecision &p) {
-  for (MatmulPrecision q : {MatmulPrecision::F32, MatmulPrecision::BF16, MatmulPrecision::TF32})
-    if (name == matmulPrecisionName(q)) {
-      p = q;
-      return true;
-    }
-  return false;
 }
 
 uint64_t Plan::newId() {

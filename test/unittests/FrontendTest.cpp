@@ -90,7 +90,7 @@ TEST(Frontend, EveryUnaryFunctionMatchesLibm) {
   using Fn = Tensor (*)(const Tensor &, CallSite);
   std::vector<std::pair<std::string, Fn>> functions = {
 #define SHARDC_UNARY(Name, name, ...) {#name, &name},
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
   };
   for (auto [name, fn] : functions) {
     SCOPED_TRACE(name);

@@ -30,7 +30,7 @@ inline const std::vector<ElementwiseRow> &elementwiseRows() {
   {OpCode::Name, #name, 1, acceptsIntegers(OpCode::Name), lo, hi},
 #define SHARDC_BINARY(Name, name, number, types, partial, lo, hi, formula)               \
   {OpCode::Name, #name, 2, acceptsIntegers(OpCode::Name), lo, hi},
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
   };
   return rows;
 }

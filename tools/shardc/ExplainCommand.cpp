@@ -13,7 +13,7 @@
 #include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Pipeline/Pipeline.h"
 
-#include "shardc/Dialect/Shardc/IR/RuntimeTypes.h"
+#include "shardc/Conversion/RuntimeTypes.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/MatmulPrecision.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"

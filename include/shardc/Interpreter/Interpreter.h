@@ -14,7 +14,7 @@
 #ifndef SHARDC_INTERPRETER_INTERPRETER_H
 #define SHARDC_INTERPRETER_INTERPRETER_H
 
-#include "shardc/Dialect/Shardc/IR/RuntimeTypes.h"
+#include "shardc/Conversion/RuntimeTypes.h"
 #include "shardc/Runtime/Array.h"
 #include "shardc/Runtime/Sharding.h"
 

@@ -12,6 +12,9 @@
 #ifndef SHARDC_RUNTIME_PLAN_H
 #define SHARDC_RUNTIME_PLAN_H
 
+#include "shardc/Common/MatmulPrecision.h"
+#include "shardc/Common/OpCode.h"
+#include "shardc/Common/Reduction.h"
 #include "shardc/Runtime/Array.h"
 #include "shardc/Runtime/Sharding.h"
 #include "shardc/Runtime/Status.h"
@@ -21,37 +24,6 @@
 #include <vector>
 
 namespace shardc {
-
-/// One opcode per op of the dialect, numbered as in artifacts (see
-/// OpCodes.def, the catalogue every backend is generated from). Attributes
-/// live in PlanStep::attrs, as documented per opcode there.
-enum class OpCode : uint16_t {
-#define SHARDC_OP(Name, name, number) Name = number,
-#include "shardc/Runtime/OpCodes.def"
-};
-
-/// How values are combined: by reduce, all_reduce and reduce_scatter steps
-/// (their attrs[0]), a fused program's row reductions, the reference
-/// kernels and the partitioner's partial results. The dialect's
-/// `#shardc<reduce_kind>` attribute has the same numbers.
-enum class Reduction : int64_t { Sum = 0, Max = 1, Min = 2, Mean = 3 };
-/// Where an accumulator starts: 0 (Sum, Mean), -inf (Max), +inf (Min).
-inline double reductionIdentity(Reduction kind) {
-  return kind == Reduction::Max   ? -__builtin_inf()
-         : kind == Reduction::Min ? __builtin_inf()
-                                  : 0.0;
-}
-
-/// Whether `number` is an opcode of this shardc (artifacts are untrusted).
-bool isOpCode(uint64_t number);
-/// Elementwise ops of one operand, and of two (the rows SHARDC_UNARY and
-/// SHARDC_BINARY of OpCodes.def).
-bool isUnary(OpCode op);
-bool isBinary(OpCode op);
-/// Elementwise ops that accept integer operands too.
-bool acceptsIntegers(OpCode op);
-/// Every opcode, in the catalogue's order (for tests that walk it).
-const std::vector<OpCode> &allOpCodes();
 
 /// The program of a Fused step. Registers 0..inputs-1 hold the inputs (each
 /// loaded whole, or broadcast from a rank-1 value along the rows or the
@@ -96,14 +68,6 @@ struct FusedProgram {
   /// opcode and mode is known.
   Status validate(size_t numInputs, size_t numOutputs) const;
 };
-/// How a dot_general's products are computed: the operands as they are
-/// (F32), or rounded to bf16 or tf32 (10 mantissa bits) first, accumulating
-/// in f32 either way. Encoded as the step's optional last attribute.
-enum class MatmulPrecision : int64_t { F32 = 0, BF16 = 1, TF32 = 2 };
-/// "f32", "bf16", "tf32"; and back (false for anything else).
-const char *matmulPrecisionName(MatmulPrecision p);
-bool parseMatmulPrecision(const std::string &name, MatmulPrecision &p);
-
 /// The dimensions of a DotGeneral step, decoded from its ints, with the
 /// free (neither batching nor contracting) dimensions of each side and the
 /// sizes of the product seen as B batched [M, K] x [K, N] matrices.
@@ -115,8 +79,6 @@ struct DotGeneralDims {
   static DotGeneralDims decode(const std::vector<int64_t> &ints, const Shape &lhs,
                                const Shape &rhs);
 };
-const char *opCodeName(OpCode op);
-bool isCollective(OpCode op);
 
 struct Plan;
 /// Checks everything the backends rely on without checking again: the mesh

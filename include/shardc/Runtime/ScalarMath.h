@@ -97,7 +97,7 @@ template <typename T> SHARDC_SCALAR T minimum(T x, T y) {
   template <typename T> SHARDC_SCALAR T Name(T x) { return formula; }
 #define SHARDC_BINARY(Name, name, number, types, partial, lo, hi, formula)               \
   template <typename T> SHARDC_SCALAR T Name(T x, T y) { return formula; }
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
 
 } // namespace scalar
 } // namespace shardc

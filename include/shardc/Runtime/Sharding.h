@@ -12,7 +12,7 @@
 
 #include "shardc/Runtime/Array.h"
 #include "shardc/Runtime/Status.h"
-#include "shardc/Runtime/SubAxis.h"
+#include "shardc/Common/SubAxis.h"
 
 #include <optional>
 #include <string>

@@ -15,7 +15,7 @@
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
-#include "shardc/Dialect/Shardc/IR/RuntimeTypes.h"
+#include "shardc/Conversion/RuntimeTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -86,7 +86,7 @@ LogicalResult describe(Operation *op, PlanStep &step) {
       })
 #define SHARDC_UNARY(Name, ...) .Case([&](Name##Op) { return simple(OpCode::Name); })
 #define SHARDC_BINARY(Name, ...) .Case([&](Name##Op) { return simple(OpCode::Name); })
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
       .Case([&](CompareOp c) {
         step.attrs = {(int64_t)c.getDirection()};
         return simple(OpCode::Compare);

@@ -52,7 +52,7 @@ void elementwiseF32Impl(OpCode op, const float *a, const float *b, float *y, int
   case OpCode::Name:                                                                   \
     binary(a, b, y, n, [](float x, float z) { return scalar::Name(x, z); });           \
     break;
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
   default: break;
   }
 }

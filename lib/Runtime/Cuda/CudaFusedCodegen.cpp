@@ -83,7 +83,7 @@ std::string expression(const FusedProgram::Instruction &in) {
 #define SHARDC_BINARY(Name, ...)                                                       \
   case OpCode::Name:                                                                   \
     return "shardc::scalar::" #Name "(" + a + ", " + b + ")";
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
   case OpCode::Compare: {
     static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
     return "(" + a + " " + ops[in.direction] + " " + b + ") ? 1.0f : 0.0f";

@@ -120,7 +120,7 @@ __global__ void unaryKernel(int op, int dt, const void *x, void *y, int64_t n) {
   case OpCode::Name:                                                                   \
     r = scalar::Name(v);                                                               \
     break;
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
     default: r = scalar::quietNaN(v); break;
     }
     storeD(y, dt, i, r);
@@ -170,7 +170,7 @@ __global__ void binaryKernel(int op, int dt, const void *a, const void *b, void 
   case OpCode::Name:                                                                   \
     r = scalar::Name(x, z);                                                            \
     break;
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
     default: r = scalar::quietNaN(x); break;
     }
     storeD(y, dt, i, r);

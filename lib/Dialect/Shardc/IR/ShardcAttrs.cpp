@@ -7,7 +7,7 @@
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/IR/ShardingSyntax.h"
-#include "shardc/Runtime/SubAxis.h"
+#include "shardc/Common/SubAxis.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"

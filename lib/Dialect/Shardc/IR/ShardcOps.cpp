@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
-#include "shardc/Runtime/Plan.h"
+#include "shardc/Common/MatmulPrecision.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"

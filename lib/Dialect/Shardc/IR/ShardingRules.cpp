@@ -107,7 +107,7 @@ ShardingRule elementwiseShardingRule(Operation *op) {
   {"shardc." #name, Linearity::partial},
 #define SHARDC_UNARY SHARDC_ELEMENTWISE_ROW
 #define SHARDC_BINARY SHARDC_ELEMENTWISE_ROW
-#include "shardc/Runtime/OpCodes.def"
+#include "shardc/Common/OpCodes.def"
 #undef SHARDC_ELEMENTWISE_ROW
   };
   auto row = linearity.find(op->getName().getStringRef());

@@ -21,7 +21,7 @@
 #include "Padding.h"
 #include "Reshard.h"
 
-#include "shardc/Dialect/Shardc/IR/RuntimeTypes.h"
+#include "shardc/Dialect/Shardc/IR/ShardcAttrs.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Passes.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"

@@ -13,6 +13,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 
+#include "shardc/Common/Reduction.h"
+
 #include "shardc/Dialect/Shardc/IR/ShardcEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -20,6 +22,16 @@
 
 namespace shardc {
 class MeshOp;
+
+/// The attribute `#shardc<reduce_kind>` and the common Reduction have the
+/// same numbers.
+static_assert((int64_t)ReduceKind::Sum == (int64_t)Reduction::Sum &&
+                  (int64_t)ReduceKind::Max == (int64_t)Reduction::Max &&
+                  (int64_t)ReduceKind::Min == (int64_t)Reduction::Min &&
+                  (int64_t)ReduceKind::Mean == (int64_t)Reduction::Mean,
+              "#shardc<reduce_kind> and Reduction number kinds alike");
+inline Reduction toReduction(ReduceKind kind) { return (Reduction)(int64_t)kind; }
+inline ReduceKind toReduceKind(Reduction kind) { return (ReduceKind)(int64_t)kind; }
 
 /// "model.mlir:12:8" for a file location (looking through names and
 /// fusions), else MLIR's own printing. Used wherever a message names a place.

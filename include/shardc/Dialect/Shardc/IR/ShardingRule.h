@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "shardc/Runtime/Plan.h"
+#include "shardc/Common/Reduction.h"
 
 namespace mlir {
 class Operation;

@@ -9,7 +9,7 @@
 #ifndef SHARDC_DIALECT_SHARDC_TRANSFORMS_MATMULPRECISION_H
 #define SHARDC_DIALECT_SHARDC_TRANSFORMS_MATMULPRECISION_H
 
-#include "shardc/Runtime/Plan.h"
+#include "shardc/Common/MatmulPrecision.h"
 
 namespace mlir {
 class ModuleOp;

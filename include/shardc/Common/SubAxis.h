@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SHARDC_RUNTIME_SUBAXIS_H
-#define SHARDC_RUNTIME_SUBAXIS_H
+#ifndef SHARDC_COMMON_SUBAXIS_H
+#define SHARDC_COMMON_SUBAXIS_H
 
 #include <cstdint>
 #include <optional>
@@ -59,4 +59,4 @@ inline std::string subAxisName(const std::string &axis, int64_t pre, int64_t siz
 
 } // namespace shardc
 
-#endif // SHARDC_RUNTIME_SUBAXIS_H
+#endif // SHARDC_COMMON_SUBAXIS_H

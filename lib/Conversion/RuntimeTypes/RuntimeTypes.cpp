@@ -1,6 +1,6 @@
 //===- RuntimeTypes.cpp - the dialect's values as runtime types -----------===//
 
-#include "shardc/Dialect/Shardc/IR/RuntimeTypes.h"
+#include "shardc/Conversion/RuntimeTypes.h"
 
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Runtime/Memory.h"
@@ -8,12 +8,6 @@
 using namespace mlir;
 
 namespace shardc {
-
-static_assert((int64_t)ReduceKind::Sum == (int64_t)Reduction::Sum &&
-                  (int64_t)ReduceKind::Max == (int64_t)Reduction::Max &&
-                  (int64_t)ReduceKind::Min == (int64_t)Reduction::Min &&
-                  (int64_t)ReduceKind::Mean == (int64_t)Reduction::Mean,
-              "#shardc<reduce_kind> and the runtime's Reduction number kinds alike");
 
 std::optional<DType> toDType(Type t) {
   if (t.isF32()) return DType::F32;

@@ -2,12 +2,14 @@
 //
 // Conversions from the dialect to the runtime's plain types: element types,
 // constants, meshes and shardings. The interpreter, the lowering to the
-// plan and the driver all need them; they live with the dialect.
+// plan and the driver all need them; they live between the dialect and the
+// runtime (library ShardcRuntimeTypes), so that the dialect depends on MLIR
+// and shardc/Common only.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SHARDC_DIALECT_SHARDC_IR_RUNTIMETYPES_H
-#define SHARDC_DIALECT_SHARDC_IR_RUNTIMETYPES_H
+#ifndef SHARDC_CONVERSION_RUNTIMETYPES_H
+#define SHARDC_CONVERSION_RUNTIMETYPES_H
 
 #include "shardc/Dialect/Shardc/IR/ShardcAttrs.h"
 #include "shardc/Runtime/Array.h"
@@ -29,10 +31,6 @@ std::optional<DType> toDType(mlir::Type elementType);
 /// The elements of a constant as an Array; none when they cannot be read
 /// (an elided or external `dense_resource`).
 std::optional<Array> elementsToArray(mlir::ElementsAttr elements);
-/// The attribute `#shardc<reduce_kind>` and the runtime's Reduction have
-/// the same numbers (checked where they are defined).
-inline Reduction toReduction(ReduceKind kind) { return (Reduction)(int64_t)kind; }
-inline ReduceKind toReduceKind(Reduction kind) { return (ReduceKind)(int64_t)kind; }
 /// An error at `op` when its first result, a tensor the runtime holds
 /// whole (a constant's values, an iota), overflows 64 bits of bytes or
 /// cannot fit in this machine's memory; success otherwise.
@@ -47,4 +45,4 @@ MatmulPrecision matmulPrecisionOf(DotGeneralOp op);
 
 } // namespace shardc
 
-#endif // SHARDC_DIALECT_SHARDC_IR_RUNTIMETYPES_H
+#endif // SHARDC_CONVERSION_RUNTIMETYPES_H
