@@ -12,6 +12,7 @@
 #include "shardc/JIT/FusedKernelIR.h"
 
 #include "shardc/Runtime/CompileCache.h"
+#include "shardc/Runtime/Environment.h"
 #include "shardc/Runtime/File.h"
 
 #include "llvm/ExecutionEngine/ObjectCache.h"
@@ -321,14 +322,12 @@ std::shared_ptr<FusedJit> installFusedJit(const std::string &cacheDir) {
   // the process exits.
   static std::shared_ptr<FusedJit> *installed = [&cacheDir] {
     auto *slot = new std::shared_ptr<FusedJit>();
-    const char *env = std::getenv("SHARDC_FUSED_JIT");
-    if (env && std::strcmp(env, "0") == 0)
+    if (envIs(Env::FusedJit, "0"))
       return slot;
     FusedJitOptions options;
-    const char *cache = std::getenv("SHARDC_FUSED_JIT_CACHE");
-    if (!(cache && std::strcmp(cache, "0") == 0) && !cacheDir.empty())
+    if (!envIs(Env::FusedJitCache, "0") && !cacheDir.empty())
       options.cacheDir = cacheDir + "/kernels";
-    if (env && std::strcmp(env, "eager") == 0)
+    if (envIs(Env::FusedJit, "eager"))
       options.compileAfterElements = options.compileAfterCalls = 0;
     std::string error;
     *slot = FusedJit::create(options, error);

@@ -1,6 +1,7 @@
 //===- Array.cpp - host arrays --------------------------------------------===//
 
 #include "shardc/Runtime/Array.h"
+#include "shardc/Runtime/Environment.h"
 
 #include <cassert>
 #include <cmath>
@@ -20,8 +21,8 @@ struct BufferCache {
   std::multimap<size_t, void *> free;
   size_t bytes = 0, limit = 0;
   BufferCache() {
-    const char *mb = std::getenv("SHARDC_ARRAY_CACHE_MB");
-    limit = (mb ? std::strtoull(mb, nullptr, 10) : 1024) << 20;
+    limit = (size_t)std::min<int64_t>(envInt(Env::ArrayCacheMb).value_or(1024), int64_t(1) << 40)
+            << 20;
   }
 };
 BufferCache &bufferCache() {

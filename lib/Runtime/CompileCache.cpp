@@ -3,6 +3,7 @@
 #include "shardc/Runtime/CompileCache.h"
 
 #include "shardc/Runtime/Artifact.h"
+#include "shardc/Runtime/Environment.h"
 #include "shardc/Runtime/File.h"
 
 #include "CompilerBuildId.h" // generated: SHARDC_COMPILER_BUILD_ID
@@ -34,11 +35,11 @@ uint64_t fnv1a(const std::string &s, uint64_t h) {
 CompileCache::CompileCache(std::string dir) : dir(std::move(dir)) {}
 
 std::string CompileCache::defaultDir() {
-  if (const char *d = std::getenv("SHARDC_CACHE_DIR"); d && *d)
+  if (const char *d = envValue(Env::CacheDir); d && *d)
     return d;
-  if (const char *d = std::getenv("XDG_CACHE_HOME"); d && *d)
+  if (const char *d = envValue(Env::XdgCacheHome); d && *d)
     return std::string(d) + "/shardc";
-  if (const char *d = std::getenv("HOME"); d && *d)
+  if (const char *d = envValue(Env::Home); d && *d)
     return std::string(d) + "/.cache/shardc";
   return "";
 }

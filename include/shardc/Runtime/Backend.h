@@ -57,9 +57,20 @@ Status checkShardArguments(const Plan &plan,
                            const std::vector<std::vector<const Array *>> &args,
                            const std::vector<int64_t> &devices);
 
+/// How a CPU backend runs.
+struct CpuBackendOptions {
+  /// After every call, each step's time on device 0 (summed by source
+  /// location and op), slowest first, on stderr.
+  bool profile = false;
+  /// What the environment asks for: `profile` where SHARDC_PROFILE is set.
+  static CpuBackendOptions fromEnvironment();
+};
+
 /// N simulated devices, one thread each. Under an MPI launcher the devices
-/// are spread over the run's processes (worldProcessGroup()).
+/// are spread over the run's processes (worldProcessGroup()). Options from
+/// the environment (CpuBackendOptions::fromEnvironment).
 std::unique_ptr<Backend> createCpuBackend();
+std::unique_ptr<Backend> createCpuBackend(const CpuBackendOptions &options);
 /// The same over `processes`, an equal block of the mesh's devices each
 /// (null: every device in this process).
 std::unique_ptr<Backend> createCpuBackend(std::shared_ptr<ProcessGroup> processes);

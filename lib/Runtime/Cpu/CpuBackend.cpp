@@ -12,6 +12,7 @@
 #include "DeviceThreads.h"
 
 #include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/Environment.h"
 #include "shardc/Runtime/Memory.h"
 #include "shardc/Runtime/ProcessGroup.h"
 
@@ -45,8 +46,8 @@ int64_t usableCores() {
 
 class CpuBackend : public Backend {
 public:
-  explicit CpuBackend(StatusOr<std::shared_ptr<ProcessGroup>> processes)
-      : processGroup(std::move(processes)) {}
+  CpuBackend(StatusOr<std::shared_ptr<ProcessGroup>> processes, CpuBackendOptions options)
+      : processGroup(std::move(processes)), options(options) {}
   const char *name() const override { return "cpu"; }
   ProcessGroup *processes() const override {
     return processGroup.ok() && *processGroup && (*processGroup)->size() > 1 ? processGroup->get()
@@ -121,7 +122,7 @@ public:
     cpu::DeviceGroup group(threads, n, /*spin=*/threads <= cores);
     group.processes = world;
     group.localDevices = mine.count;
-    bool profile = std::getenv("SHARDC_PROFILE") != nullptr;
+    bool profile = options.profile;
     // Arenas are kept between calls (and not cleared: every value is
     // written before it is read).
     if ((int64_t)arenas.size() < n)
@@ -225,7 +226,7 @@ public:
     // Under several processes the other devices' results stay where they
     // are (empty here): fetching a global array gathers what it needs.
     if (profile) {
-      // SHARDC_PROFILE=1: time per step on device 0, slowest first.
+      // Time per step on device 0, slowest first.
       std::vector<std::pair<double, std::string>> rows;
       for (auto &[what, ms] : profileMs)
         rows.push_back({ms, what});
@@ -277,6 +278,7 @@ private:
     int64_t size = 0;
   };
   std::mutex mutex;
+  CpuBackendOptions options;
   std::set<uint64_t> agreed; // plan hashes every process has been seen to run
   std::vector<Arena> arenas;
   std::map<std::string, double> profileMs;
@@ -286,12 +288,23 @@ private:
 
 } // namespace
 
+CpuBackendOptions CpuBackendOptions::fromEnvironment() {
+  CpuBackendOptions options;
+  options.profile = envValue(Env::Profile) != nullptr;
+  return options;
+}
+
 std::unique_ptr<Backend> createCpuBackend() {
-  return std::make_unique<CpuBackend>(worldProcessGroup());
+  return createCpuBackend(CpuBackendOptions::fromEnvironment());
+}
+
+std::unique_ptr<Backend> createCpuBackend(const CpuBackendOptions &options) {
+  return std::make_unique<CpuBackend>(worldProcessGroup(), options);
 }
 
 std::unique_ptr<Backend> createCpuBackend(std::shared_ptr<ProcessGroup> processes) {
-  return std::make_unique<CpuBackend>(std::move(processes));
+  return std::make_unique<CpuBackend>(std::move(processes),
+                                      CpuBackendOptions::fromEnvironment());
 }
 
 } // namespace shardc

@@ -26,6 +26,8 @@
 
 #include "CpuKernels.h"
 
+#include "shardc/Runtime/Environment.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -77,10 +79,7 @@ constexpr int64_t kTinyProductMacs = 1 << 14;
 
 /// SHARDC_LOG=debug: which library and kernel each product shape gets.
 bool debugLog() {
-  static const bool on = [] {
-    const char *v = std::getenv("SHARDC_LOG");
-    return v && std::strcmp(v, "debug") == 0;
-  }();
+  static const bool on = envIs(Env::Log, "debug");
   return on;
 }
 

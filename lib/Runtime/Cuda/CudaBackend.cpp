@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Runtime/CudaBackend.h"
+#include "shardc/Runtime/Environment.h"
 
 #include "CudaFusedCodegen.h"
 #include "CudaKernels.h"
@@ -743,10 +744,7 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
   // The steps, in order, each on every device of this process. With
   // SHARDC_CUDA_SYNC=1 every step is waited for and checked, so a fault
   // names its step (slow; for diagnosis).
-  static const bool syncEachStep = [] {
-    const char *v = std::getenv("SHARDC_CUDA_SYNC");
-    return v && std::string(v) == "1";
-  }();
+  static const bool syncEachStep = envIs(Env::CudaSync, "1");
   auto checkStep = [&](const PlanStep &step) -> Status {
     if (!syncEachStep)
       return Status::success();
@@ -863,18 +861,16 @@ CudaCallTiming cuda::lastCallTiming(Backend &backend) {
 
 StatusOr<std::unique_ptr<Backend>> cuda::createBackend(const CudaOptions &given) {
   CudaOptions options = given;
-  if (const char *tf32 = std::getenv("SHARDC_CUDA_TF32"))
-    options.tf32 = options.tf32 || std::string(tf32) == "1";
+  options.tf32 = options.tf32 || envIs(Env::CudaTf32, "1");
   // Under mpirun, a GPU per process, ranked as MPI ranks them.
   if (StatusOr<std::shared_ptr<ProcessGroup>> mpi = worldProcessGroup();
       options.processRank < 0 && mpi.ok() && *mpi && (*mpi)->size() > 1) {
     options.processRank = (*mpi)->rank();
     options.processCount = (*mpi)->size();
   }
-  if (const char *rank = std::getenv("SHARDC_NCCL_RANK"); rank && options.processRank < 0) {
-    const char *count = std::getenv("SHARDC_NCCL_NRANKS");
-    options.processRank = std::atoi(rank);
-    options.processCount = count ? std::atoi(count) : 0;
+  if (std::optional<int64_t> rank = envInt(Env::NcclRank); rank && options.processRank < 0) {
+    options.processRank = (int)*rank;
+    options.processCount = (int)envInt(Env::NcclRanks).value_or(0);
   }
   StatusOr<int> gpus = usableGpus();
   if (!gpus.ok())

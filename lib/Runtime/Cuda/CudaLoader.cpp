@@ -10,6 +10,8 @@
 
 #include "CudaPlugin.h"
 
+#include "shardc/Runtime/Environment.h"
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -46,7 +48,7 @@ const Plugin &plugin() {
                 "where CUDA 13 and NCCL are installed)";
       return;
     }
-    const char *given = std::getenv("SHARDC_CUDA_PLUGIN");
+    const char *given = envValue(Env::CudaPlugin);
     std::string path = given && *given ? given : ownDirectory() + "libshardc_cuda.so";
     if (access(path.c_str(), R_OK) != 0) {
       p.error = "the CUDA backend " + path + " is missing (install it beside " +

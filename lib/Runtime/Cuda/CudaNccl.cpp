@@ -19,6 +19,7 @@
 #include "CudaKernels.h"
 
 #include "shardc/Runtime/ProcessGroup.h"
+#include "shardc/Runtime/Environment.h"
 
 #include <array>
 #include <chrono>
@@ -158,7 +159,7 @@ Status Communicators::init(const Plan &plan, const std::vector<int> &gpus,
     if (!mpi.ok())
       return mpi.status();
     bool overMpi = *mpi && (*mpi)->size() > 1;
-    const char *idFile = std::getenv("SHARDC_NCCL_ID_FILE");
+    const char *idFile = envValue(Env::NcclIdFile);
     if (!overMpi && !idFile)
       return Status::error("multi-process CUDA runs need mpirun, or SHARDC_NCCL_ID_FILE (a "
                            "path all processes share; rank 0 writes the NCCL id there)");

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Runtime/ProcessGroup.h"
+#include "shardc/Runtime/Environment.h"
 
 #include "../Ring.h"
 
@@ -23,8 +24,8 @@ namespace shardc {
 ProcessGroup::~ProcessGroup() = default;
 
 bool launchedByMpi() {
-  for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
-    if (std::getenv(v))
+  for (Env v : {Env::OmpiCommWorldSize, Env::PmiSize, Env::PmixRank, Env::MpiLocalRanks})
+    if (envValue(v))
       return true;
   return false;
 }
