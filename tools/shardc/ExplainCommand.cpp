@@ -112,112 +112,80 @@ std::string argName(func::FuncOp fn, unsigned i) {
   return "arg" + std::to_string(i);
 }
 
-} // namespace
-
-int explainCommand(const std::vector<std::string> &args) {
-  CommandLine cl;
-  if (std::optional<int> code =
-          parseCommandLine(args, "explain",
-                           {"--entry", "--show", "--precision", "--allreduce-bucket-bytes"},
-                           {"--summary", "--pad-uneven"},
-                           kExplainHelp, cl))
-    return *code;
-  bool summary = cl.has("--summary");
-  PartitionOptions partitionOptions;
-  partitionOptions.padUneven = cl.has("--pad-uneven");
-  MatmulPrecision precision;
-  int64_t bucketBytes = 0;
-  if (!precisionOption(cl, precision) || !bucketBytesOption(cl, bucketBytes))
-    return kUsage;
-  std::string file = cl.file, entry = cl.get("--entry"), show = cl.get("--show");
-  if (file.empty()) {
-    reportError("'shardc explain' needs a FILE.mlir (try --help)");
-    return kUsage;
-  }
-
-  std::string error;
-  std::unique_ptr<LoadedModule> loaded = loadModule(file, error);
-  if (!loaded)
-    return kFailed; // the diagnostics were printed
-  OwningOpRef<ModuleOp> &module = loaded->module;
-  func::FuncOp fn = findEntry(*module, entry, error);
-  if (!fn) {
-    reportError(error);
-    return kFailed;
-  }
-  if (fn->hasAttr(ShardcDialect::kPartitionedAttrName)) {
-    reportError("@" + fn.getSymName().str() +
-                " is already partitioned; explain the global program instead");
-    return kFailed;
-  }
-  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
-    if (!isa<RankedTensorType>(type)) {
-      std::string t;
-      llvm::raw_string_ostream ts(t);
-      type.print(ts);
-      reportError(file + ": @" + fn.getSymName().str() + " argument #" + std::to_string(i) +
-                  " has type '" + t + "'; shardc explains functions of tensors");
-      return kFailed;
+/// "products: 4 at bf16 (bf16 operands, f32 sums), 1 at f32"
+void describeProducts(func::FuncOp fn, llvm::raw_ostream &os) {
+  std::map<std::string, int64_t> count;
+  fn.walk([&](DotGeneralOp op) { ++count[matmulPrecisionName(matmulPrecisionOf(op))]; });
+  if (count.empty())
+    return;
+  os << "products:";
+  const char *sep = " ";
+  for (const char *name : {"bf16", "tf32", "f32"})
+    if (int64_t n = count[name]) {
+      os << sep << n << " at " << name;
+      if (std::string(name) == "bf16")
+        os << " (bf16 operands, f32 sums)";
+      else if (std::string(name) == "tf32")
+        os << " (operands rounded to 10 mantissa bits, f32 sums)";
+      sep = ", ";
     }
-  FailureOr<MeshOp> meshOr = findFunctionMesh(fn);
-  if (failed(meshOr))
-    return kFailed;
-  MeshOp mesh = *meshOr;
-  llvm::raw_ostream &os = llvm::outs();
-  setMatmulPrecision(*module, precision);
-  // "products: 4 at bf16 (bf16 operands, f32 sums), 1 at f32"
-  auto describeProducts = [&]() {
-    std::map<std::string, int64_t> count;
-    fn.walk([&](DotGeneralOp op) { ++count[matmulPrecisionName(matmulPrecisionOf(op))]; });
-    if (count.empty())
-      return;
-    os << "products:";
-    const char *sep = " ";
-    for (const char *name : {"bf16", "tf32", "f32"})
-      if (int64_t n = count[name]) {
-        os << sep << n << " at " << name;
-        if (std::string(name) == "bf16")
-          os << " (bf16 operands, f32 sums)";
-        else if (std::string(name) == "tf32")
-          os << " (operands rounded to 10 mantissa bits, f32 sums)";
-        sep = ", ";
+  os << "\n";
+}
+
+/// The "Shardings:" section: every value's sharding, the padding of those
+/// split unevenly, and where each split dimension came from. Keeps each
+/// array's type and sharding by the names --show accepts.
+class ShardingsReport {
+public:
+  ShardingsReport(func::FuncOp fn, MeshOp mesh, const ShardingProvenance &provenance,
+                  llvm::raw_ostream &os)
+      : fn(fn), mesh(mesh), provenance(provenance), os(os), asmState(fn) {}
+
+  void print() {
+    os << "Shardings:\n";
+    Block &body = fn.getBody().front();
+    for (BlockArgument arg : body.getArguments()) {
+      auto s = fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
+                                                 ShardcDialect::kShardingAttrName);
+      std::string name = argName(fn, arg.getArgNumber());
+      describe(arg, valueName(arg) + " (argument '" + name + "')", s);
+      byName[name] = byName["arg" + std::to_string(arg.getArgNumber())] =
+          byName[valueName(arg)] = {arg.getType(), s};
+    }
+    for (Operation &op : body.without_terminator()) {
+      auto list = op.getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName);
+      if (!list)
+        continue;
+      for (auto [i, v] : llvm::enumerate(op.getResults())) {
+        auto s = cast<ShardingAttr>(list[i]);
+        describe(v,
+                 valueName(v) + " = " + op.getName().getStringRef().str() + "@" +
+                     lineCol(op.getLoc()),
+                 s);
+        byName[valueName(v)] = {v.getType(), s};
       }
-    os << "\n";
-  };
-  // --summary leaves out the shardings and the list of collectives.
-  llvm::raw_ostream &detail = summary ? llvm::nulls() : llvm::outs();
-  if (!mesh) {
-    os << "@" << fn.getSymName() << " uses no mesh: it runs whole on one device.\n";
-    describeProducts();
-    return kOk;
+    }
+    for (unsigned i = 0; i < fn.getNumResults(); ++i)
+      byName["result" + std::to_string(i)] = {
+          fn.getResultTypes()[i],
+          fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName)};
   }
 
-  ShardingProvenance provenance;
-  if (failed(propagateShardings(fn, &provenance)) || failed(verify(*module)))
-    return kFailed;
+  /// Arrays by argument name, argN, resultN and SSA name.
+  std::map<std::string, std::pair<Type, ShardingAttr>> byName;
+  /// Values split unevenly, and the padding they hold per device (on
+  /// average over the mesh).
+  int64_t paddedValues = 0, paddingBytes = 0;
 
-  os << "@" << fn.getSymName() << " on mesh @" << mesh.getSymName() << " <[";
-  for (auto [i, name] : llvm::enumerate(mesh.getAxisNames()))
-    os << (i ? ", " : "") << "\"" << cast<StringAttr>(name).getValue()
-       << "\"=" << mesh.getAxisSizes()[i];
-  os << "]> (" << mesh.getNumDevices() << " devices), from " << file
-     << "\n";
-  describeProducts();
-  detail << "(op@line:column; a dimension not listed is whole on every device)\n\n";
-
-  // Shardings, with where each split dimension came from.
-  AsmState asmState(fn);
-  auto valueName = [&](Value v) {
+private:
+  std::string valueName(Value v) {
     std::string s;
     llvm::raw_string_ostream vs(s);
     v.printAsOperand(vs, asmState);
     return s;
-  };
-  std::map<std::string, std::pair<Type, ShardingAttr>> byName;
-  // Values split unevenly, and the padding they hold per device (on
-  // average over the mesh).
-  int64_t paddedValues = 0, paddingBytes = 0;
-  auto describePadding = [&](Value v, ShardingAttr s) {
+  }
+
+  void describePadding(Value v, ShardingAttr s) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
     if (!s || !type || type.getRank() != s.getRank())
       return;
@@ -241,11 +209,12 @@ int explainCommand(const std::vector<std::string> &args) {
                     mesh.getNumDevices();
     ++paddedValues;
     paddingBytes += bytes;
-    detail << "      padded: " << dims << ", " << bytes
-           << " bytes of padding per device on average\n";
-  };
-  auto describe = [&](Value v, const std::string &label, ShardingAttr s) {
-    detail << "  " << label << " : " << str(v.getType()) << "  " << specStr(s) << "\n";
+    os << "      padded: " << dims << ", " << bytes
+       << " bytes of padding per device on average\n";
+  }
+
+  void describe(Value v, const std::string &label, ShardingAttr s) {
+    os << "  " << label << " : " << str(v.getType()) << "  " << specStr(s) << "\n";
     describePadding(v, s);
     auto it = provenance.find(v);
     if (it == provenance.end())
@@ -253,66 +222,46 @@ int explainCommand(const std::vector<std::string> &args) {
     for (auto [d, origin] : llvm::enumerate(it->second)) {
       if (origin.source.empty() || s.getDimAxes(d).empty())
         continue;
-      detail << "      dim " << d << " over [";
+      os << "      dim " << d << " over [";
       auto axes = s.getDimAxes(d);
       for (size_t k = 0; k < axes.size(); ++k)
-        detail << (k ? ", " : "") << axisSyntax(axes[k]);
-      detail << "]: from " << origin.source;
+        os << (k ? ", " : "") << axisSyntax(axes[k]);
+      os << "]: from " << origin.source;
       if (!origin.path.empty()) {
         // Long paths keep their two first and three last steps.
-        detail << " via ";
+        os << " via ";
         size_t n = origin.path.size();
         for (size_t k = 0; k < n; ++k) {
           if (n > 6 && k == 2) {
-            detail << " -> (" << n - 5 << " more)";
+            os << " -> (" << n - 5 << " more)";
             k = n - 4;
             continue;
           }
           Operation *op = origin.path[k];
-          detail << (k ? " -> " : "") << op->getName().getStringRef().drop_front(7) << "@"
+          os << (k ? " -> " : "") << op->getName().getStringRef().drop_front(7) << "@"
              << lineCol(op->getLoc());
         }
       }
-      detail << "\n";
-    }
-  };
-  detail << "Shardings:\n";
-  Block &body = fn.getBody().front();
-  for (BlockArgument arg : body.getArguments()) {
-    auto s = fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
-                                               ShardcDialect::kShardingAttrName);
-    std::string name = argName(fn, arg.getArgNumber());
-    describe(arg, valueName(arg) + " (argument '" + name + "')", s);
-    byName[name] = byName["arg" + std::to_string(arg.getArgNumber())] =
-        byName[valueName(arg)] = {arg.getType(), s};
-  }
-  for (Operation &op : body.without_terminator()) {
-    auto list = op.getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName);
-    if (!list)
-      continue;
-    for (auto [i, v] : llvm::enumerate(op.getResults())) {
-      auto s = cast<ShardingAttr>(list[i]);
-      describe(v,
-               valueName(v) + " = " + op.getName().getStringRef().str() + "@" +
-                   lineCol(op.getLoc()),
-               s);
-      byName[valueName(v)] = {v.getType(), s};
+      os << "\n";
     }
   }
-  for (unsigned i = 0; i < fn.getNumResults(); ++i)
-    byName["result" + std::to_string(i)] = {
-        fn.getResultTypes()[i],
-        fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName)};
 
-  // Collectives of the per-device program.
-  if (failed(partitionFunction(fn, partitionOptions)) || failed(verify(*module)))
-    return kFailed;
-  struct Collective {
-    std::string line, why, kind, axes;
-    int64_t sent;
-  };
+  func::FuncOp fn;
+  MeshOp mesh;
+  const ShardingProvenance &provenance;
+  llvm::raw_ostream &os;
+  AsmState asmState;
+};
+
+/// One collective of the per-device program, as explain lists it.
+struct Collective {
+  std::string line, why, kind, axes;
+  int64_t sent = 0;
+};
+
+/// The collectives of partitioned `fn`, in program order.
+std::vector<Collective> collectivesOf(func::FuncOp fn, MeshOp mesh) {
   std::vector<Collective> collectives;
-  int64_t total = 0;
   fn.walk([&](Operation *op) {
     if (!isCollectiveOp(op))
       return;
@@ -323,7 +272,6 @@ int explainCommand(const std::vector<std::string> &args) {
     int64_t n = getGroupSize(mesh, names);
     Collective c;
     c.sent = bytesSent(op, n);
-    total += c.sent;
     llvm::raw_string_ostream line(c.line), axesOs(c.axes);
     c.kind = op->getName().getStringRef().drop_front(7).str();
     line << c.kind;
@@ -353,68 +301,89 @@ int explainCommand(const std::vector<std::string> &args) {
       c.kind += " (local)";
     collectives.push_back(std::move(c));
   });
+  return collectives;
+}
+
+int64_t totalSent(const std::vector<Collective> &collectives) {
+  int64_t total = 0;
+  for (const Collective &c : collectives)
+    total += c.sent;
+  return total;
+}
+
+/// --summary: what one call sends per device, by mesh axes and by kind,
+/// the plan's all_reduce buckets, and the three largest collectives.
+void printSummary(func::FuncOp fn, const std::vector<Collective> &collectives,
+                  const ShardingsReport &shardings, int64_t bucketBytes,
+                  llvm::raw_ostream &os) {
+  int64_t total = totalSent(collectives);
   size_t count = collectives.size();
-  if (summary) {
-    // Per axis group and per kind: count and bytes, largest first.
-    auto table = [&](const char *title, auto key) {
-      std::map<std::string, std::pair<int64_t, int64_t>> rows; // key -> (count, bytes)
-      for (const Collective &c : collectives) {
-        auto &r = rows[key(c)];
-        ++r.first;
-        r.second += c.sent;
-      }
-      std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sorted(rows.begin(),
-                                                                             rows.end());
-      std::stable_sort(sorted.begin(), sorted.end(),
-                       [](auto &a, auto &b) { return a.second.second > b.second.second; });
-      os << "  " << title << ":\n";
-      for (auto &[name, r] : sorted)
-        os << llvm::format("    %-24s %5lld collective%s %12lld bytes (%5.1f%%)\n",
-                           name.c_str(), (long long)r.first, r.first == 1 ? " " : "s",
-                           (long long)r.second, total ? 100.0 * r.second / total : 0.0);
-    };
-    os << "Sent per device per call: " << total << " bytes in " << count << " collective"
-       << (count == 1 ? "" : "s") << "\n";
-    if (paddedValues)
-      os << "  padding: " << paddedValues << " value" << (paddedValues == 1 ? "" : "s")
-         << " split unevenly, " << paddingBytes << " bytes per device on average\n";
-    // What the executable plan runs: all_reduces merged into buckets.
-    if (FailureOr<Plan> plan = lowerToPlan(fn, bucketBytes); succeeded(plan)) {
-      int64_t steps = 0;
-      std::string buckets;
-      for (const PlanStep &st : plan->steps) {
-        if (!isCollective(st.op))
-          continue;
-        ++steps;
-        if (st.inputs.size() > 1)
-          buckets += (buckets.empty() ? "" : ", ") + std::to_string(st.inputs.size());
-      }
-      os << "  in the plan: " << steps << " collective step" << (steps == 1 ? "" : "s");
-      if (!buckets.empty())
-        os << " (all_reduce buckets of " << buckets << "; --allreduce-bucket-bytes "
-           << bucketBytes << ")";
-      os << "\n";
+  // Per axis group and per kind: count and bytes, largest first.
+  auto table = [&](const char *title, auto key) {
+    std::map<std::string, std::pair<int64_t, int64_t>> rows; // key -> (count, bytes)
+    for (const Collective &c : collectives) {
+      auto &r = rows[key(c)];
+      ++r.first;
+      r.second += c.sent;
     }
-    if (count) {
-      table("by mesh axes", [](const Collective &c) { return c.axes; });
-      table("by kind", [](const Collective &c) { return c.kind; });
-      std::vector<const Collective *> largest;
-      for (const Collective &c : collectives)
-        largest.push_back(&c);
-      std::stable_sort(largest.begin(), largest.end(),
-                       [](const Collective *a, const Collective *b) { return a->sent > b->sent; });
-      os << "  largest:\n";
-      for (size_t k = 0; k < std::min<size_t>(3, largest.size()); ++k) {
-        os << "    " << k + 1 << ". " << largest[k]->line << "\n       sends "
-           << largest[k]->sent << " bytes per device\n";
-        if (!largest[k]->why.empty())
-          os << "       why: " << largest[k]->why << "\n";
-      }
-    } else {
-      os << "  none: every device computes on its own shards\n";
+    std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sorted(rows.begin(),
+                                                                           rows.end());
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](auto &a, auto &b) { return a.second.second > b.second.second; });
+    os << "  " << title << ":\n";
+    for (auto &[name, r] : sorted)
+      os << llvm::format("    %-24s %5lld collective%s %12lld bytes (%5.1f%%)\n",
+                         name.c_str(), (long long)r.first, r.first == 1 ? " " : "s",
+                         (long long)r.second, total ? 100.0 * r.second / total : 0.0);
+  };
+  os << "Sent per device per call: " << total << " bytes in " << count << " collective"
+     << (count == 1 ? "" : "s") << "\n";
+  if (shardings.paddedValues)
+    os << "  padding: " << shardings.paddedValues << " value"
+       << (shardings.paddedValues == 1 ? "" : "s") << " split unevenly, "
+       << shardings.paddingBytes << " bytes per device on average\n";
+  // What the executable plan runs: all_reduces merged into buckets.
+  if (FailureOr<Plan> plan = lowerToPlan(fn, bucketBytes); succeeded(plan)) {
+    int64_t steps = 0;
+    std::string buckets;
+    for (const PlanStep &st : plan->steps) {
+      if (!isCollective(st.op))
+        continue;
+      ++steps;
+      if (st.inputs.size() > 1)
+        buckets += (buckets.empty() ? "" : ", ") + std::to_string(st.inputs.size());
     }
-    return kOk;
+    os << "  in the plan: " << steps << " collective step" << (steps == 1 ? "" : "s");
+    if (!buckets.empty())
+      os << " (all_reduce buckets of " << buckets << "; --allreduce-bucket-bytes "
+         << bucketBytes << ")";
+    os << "\n";
   }
+  if (!count) {
+    os << "  none: every device computes on its own shards\n";
+    return;
+  }
+  table("by mesh axes", [](const Collective &c) { return c.axes; });
+  table("by kind", [](const Collective &c) { return c.kind; });
+  std::vector<const Collective *> largest;
+  for (const Collective &c : collectives)
+    largest.push_back(&c);
+  std::stable_sort(largest.begin(), largest.end(),
+                   [](const Collective *a, const Collective *b) { return a->sent > b->sent; });
+  os << "  largest:\n";
+  for (size_t k = 0; k < std::min<size_t>(3, largest.size()); ++k) {
+    os << "    " << k + 1 << ". " << largest[k]->line << "\n       sends "
+       << largest[k]->sent << " bytes per device\n";
+    if (!largest[k]->why.empty())
+      os << "       why: " << largest[k]->why << "\n";
+  }
+}
+
+/// Every collective with its cause and bytes, then the totals.
+void printCollectives(const std::vector<Collective> &collectives,
+                      const ShardingsReport &shardings, llvm::raw_ostream &os) {
+  int64_t total = totalSent(collectives);
+  size_t count = collectives.size();
   os << "\nCollectives (per device):\n";
   for (const Collective &c : collectives) {
     os << "  " << c.line << "\n";
@@ -427,33 +396,129 @@ int explainCommand(const std::vector<std::string> &args) {
     os << "  none: every device computes on its own shards\n";
   os << "\nTotal: " << count << " collective" << (count == 1 ? "" : "s") << ", " << total
      << " bytes sent per device\n";
-  if (paddedValues)
-    os << "Padding: " << paddedValues << " value" << (paddedValues == 1 ? "" : "s")
-       << " split unevenly, " << paddingBytes
+  if (shardings.paddedValues)
+    os << "Padding: " << shardings.paddedValues << " value"
+       << (shardings.paddedValues == 1 ? "" : "s") << " split unevenly, "
+       << shardings.paddingBytes
        << " bytes of padding per device on average (the bytes sent include it)\n";
+}
 
-  if (!show.empty()) {
-    auto it = byName.find(show);
-    if (it == byName.end()) {
-      reportError("no array named '" + show +
-                  "' (use an argument name, argN, resultN or an SSA name like %0)");
-      return kFailed;
-    }
-    auto [type, s] = it->second;
-    auto tensor = cast<RankedTensorType>(type);
-    if (tensor.getRank() > 2) {
-      reportError("--show draws arrays of rank 0 to 2; '" + show + "' has rank " +
-                  std::to_string(tensor.getRank()));
-      return kFailed;
-    }
-    NamedSharding named = s ? toNamedSharding(s, mesh)
-                            : NamedSharding{toRuntimeMesh(mesh),
-                                            PartitionSpec(tensor.getRank())};
-    os << "\nLayout of " << show << " : " << str(type) << " "
-       << (s ? specStr(s) : std::string("replicated")) << "\n";
-    os << named.visualize(Shape(tensor.getShape().begin(), tensor.getShape().end()));
+/// --show NAME: one array's layout drawn on the devices.
+int showLayout(const std::string &show, const ShardingsReport &shardings, MeshOp mesh,
+               llvm::raw_ostream &os) {
+  auto it = shardings.byName.find(show);
+  if (it == shardings.byName.end()) {
+    reportError("no array named '" + show +
+                "' (use an argument name, argN, resultN or an SSA name like %0)");
+    return kFailed;
   }
+  auto [type, s] = it->second;
+  auto tensor = cast<RankedTensorType>(type);
+  if (tensor.getRank() > 2) {
+    reportError("--show draws arrays of rank 0 to 2; '" + show + "' has rank " +
+                std::to_string(tensor.getRank()));
+    return kFailed;
+  }
+  NamedSharding named =
+      s ? toNamedSharding(s, mesh)
+        : NamedSharding{toRuntimeMesh(mesh), PartitionSpec(tensor.getRank())};
+  os << "\nLayout of " << show << " : " << str(type) << " "
+     << (s ? specStr(s) : std::string("replicated")) << "\n";
+  os << named.visualize(Shape(tensor.getShape().begin(), tensor.getShape().end()));
   return kOk;
+}
+
+/// The entry function of `module` that explain can take: global (not
+/// partitioned) and of tensors only; null after reporting why not.
+func::FuncOp explainableEntry(ModuleOp module, const std::string &file,
+                              const std::string &entry) {
+  std::string error;
+  func::FuncOp fn = findEntry(module, entry, error);
+  if (!fn) {
+    reportError(error);
+    return nullptr;
+  }
+  if (fn->hasAttr(ShardcDialect::kPartitionedAttrName)) {
+    reportError("@" + fn.getSymName().str() +
+                " is already partitioned; explain the global program instead");
+    return nullptr;
+  }
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
+    if (!isa<RankedTensorType>(type)) {
+      reportError(file + ": @" + fn.getSymName().str() + " argument #" + std::to_string(i) +
+                  " has type '" + str(type) + "'; shardc explains functions of tensors");
+      return nullptr;
+    }
+  return fn;
+}
+
+} // namespace
+
+int explainCommand(const std::vector<std::string> &args) {
+  CommandLine cl;
+  if (std::optional<int> code =
+          parseCommandLine(args, "explain",
+                           {"--entry", "--show", "--precision", "--allreduce-bucket-bytes"},
+                           {"--summary", "--pad-uneven"},
+                           kExplainHelp, cl))
+    return *code;
+  bool summary = cl.has("--summary");
+  PartitionOptions partitionOptions;
+  partitionOptions.padUneven = cl.has("--pad-uneven");
+  MatmulPrecision precision;
+  int64_t bucketBytes = 0;
+  if (!precisionOption(cl, precision) || !bucketBytesOption(cl, bucketBytes))
+    return kUsage;
+  std::string file = cl.file, show = cl.get("--show");
+  if (file.empty()) {
+    reportError("'shardc explain' needs a FILE.mlir (try --help)");
+    return kUsage;
+  }
+
+  std::string error;
+  std::unique_ptr<LoadedModule> loaded = loadModule(file, error);
+  if (!loaded)
+    return kFailed; // the diagnostics were printed
+  OwningOpRef<ModuleOp> &module = loaded->module;
+  func::FuncOp fn = explainableEntry(*module, file, cl.get("--entry"));
+  if (!fn)
+    return kFailed;
+  FailureOr<MeshOp> meshOr = findFunctionMesh(fn);
+  if (failed(meshOr))
+    return kFailed;
+  MeshOp mesh = *meshOr;
+  llvm::raw_ostream &os = llvm::outs();
+  setMatmulPrecision(*module, precision);
+  if (!mesh) {
+    os << "@" << fn.getSymName() << " uses no mesh: it runs whole on one device.\n";
+    describeProducts(fn, os);
+    return kOk;
+  }
+
+  ShardingProvenance provenance;
+  if (failed(propagateShardings(fn, &provenance)) || failed(verify(*module)))
+    return kFailed;
+  os << "@" << fn.getSymName() << " on mesh @" << mesh.getSymName() << " <[";
+  for (auto [i, name] : llvm::enumerate(mesh.getAxisNames()))
+    os << (i ? ", " : "") << "\"" << cast<StringAttr>(name).getValue()
+       << "\"=" << mesh.getAxisSizes()[i];
+  os << "]> (" << mesh.getNumDevices() << " devices), from " << file << "\n";
+  describeProducts(fn, os);
+  // --summary leaves out the shardings and the list of collectives.
+  llvm::raw_ostream &detail = summary ? llvm::nulls() : llvm::outs();
+  detail << "(op@line:column; a dimension not listed is whole on every device)\n\n";
+  ShardingsReport shardings(fn, mesh, provenance, detail);
+  shardings.print();
+
+  if (failed(partitionFunction(fn, partitionOptions)) || failed(verify(*module)))
+    return kFailed;
+  std::vector<Collective> collectives = collectivesOf(fn, mesh);
+  if (summary) {
+    printSummary(fn, collectives, shardings, bucketBytes, os);
+    return kOk;
+  }
+  printCollectives(collectives, shardings, os);
+  return show.empty() ? kOk : showLayout(show, shardings, mesh, os);
 }
 
 } // namespace shardc::driver
