@@ -156,6 +156,10 @@ Tensor max(const Tensor &x, std::vector<int64_t> dims = {}, bool keepdims = fals
            CallSite site = {});
 Tensor min(const Tensor &x, std::vector<int64_t> dims = {}, bool keepdims = false,
            CallSite site = {});
+/// The index (i32) of the largest element along `dim`, which the result
+/// drops: the first of equal ones, NaN above every number (numpy.argmax).
+/// Floating-point `x`; `dim` counts from the end when negative.
+Tensor argmax(const Tensor &x, int64_t dim, CallSite site = {});
 Tensor mean(const Tensor &x, std::vector<int64_t> dims = {}, bool keepdims = false,
             CallSite site = {});
 

@@ -494,6 +494,19 @@ Tensor max(const Tensor &x, std::vector<int64_t> dims, bool keepdims, CallSite s
 Tensor min(const Tensor &x, std::vector<int64_t> dims, bool keepdims, CallSite site) {
   return reduce("min", "min", x, std::move(dims), keepdims, site);
 }
+Tensor argmax(const Tensor &x, int64_t dim, CallSite site) {
+  Graph &g = graphOf(x, site, "argmax");
+  if (!isFloat(x.dtype()))
+    fail(site, "argmax", "takes floating-point values, not " + x.typeString());
+  dim = normalizeDim(dim, x.rank(), site, "argmax");
+  if (x.shape()[dim] == 0)
+    fail(site, "argmax", "dimension " + std::to_string(dim) + " of " + x.typeString() +
+                             " is empty");
+  Shape out = x.shape();
+  out.erase(out.begin() + dim);
+  return record(g, "shardc.argmax", {x.id()}, DType::I32, out,
+                "dim = " + std::to_string(dim) + " : i64", site);
+}
 Tensor mean(const Tensor &x, std::vector<int64_t> dims, bool keepdims, CallSite site) {
   graphOf(x, site, "mean");
   if (!isFloat(x.dtype()))

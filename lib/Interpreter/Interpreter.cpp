@@ -10,6 +10,7 @@
 #include "shardc/Interpreter/Interpreter.h"
 
 #include "shardc/Conversion/RuntimeTypes.h"
+#include "shardc/Runtime/StructuredOps.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Reference/Kernels.h"
 
@@ -279,6 +280,16 @@ private:
             return ref::concatenate(inputs, c.getDim());
           });
         })
+#define SHARDC_STRUCTURED(Name, ...)                                                   \
+  .Case([&](Name##Op c) {                                                              \
+    return perDevice(op, [&](int64_t d) -> StatusOr<Array> {                           \
+      std::vector<const Array *> inputs;                                               \
+      for (Value v : c->getOperands())                                                 \
+        inputs.push_back(&get(v, d));                                                  \
+      return structuredOp(OpCode::Name)->reference(inputs, c.getPlanAttrs());          \
+    });                                                                                \
+  })
+#include "shardc/Common/OpCodes.def"
         .Case([&](TakeOp c) {
           return perDevice(op, [&](int64_t d) {
             return ref::take(get(c.getTable(), d), get(c.getIndices(), d));

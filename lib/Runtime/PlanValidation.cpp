@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Runtime/Plan.h"
+#include "shardc/Runtime/StructuredOps.h"
 
 #include <algorithm>
 #include <set>
@@ -284,6 +285,16 @@ private:
     }
     if (isCollective(s.op))
       return collective(s);
+    if (const StructuredOpEntry *entry = structuredOp(s.op)) {
+      StepSignature sig;
+      for (int32_t id : s.inputs)
+        sig.inputs.push_back({value(id).dtype, value(id).shape});
+      for (int32_t id : s.outputs)
+        sig.outputs.push_back({value(id).dtype, value(id).shape});
+      sig.attrs = s.attrs;
+      std::string wrong = entry->check(sig);
+      return wrong.empty() ? Status::success() : fail(wrong);
+    }
     switch (s.op) {
     case OpCode::Constant:
       SHARDC_CHECK(counts(s, 0, 1));

@@ -290,6 +290,10 @@ TEST(Frontend, TraceErrorsAreClear) {
               "cannot infer the -1 dimension");
   expectError([](auto &in) { return std::vector<Tensor>{sum(in[0], {2})}; }, {m},
               "dimension 2 out of range");
+  expectError([](auto &in) { return std::vector<Tensor>{argmax(in[0], 1)}; }, {i},
+              "argmax: takes floating-point values, not i32[4x8]");
+  expectError([](auto &in) { return std::vector<Tensor>{argmax(in[0], 2)}; }, {m},
+              "dimension 2 out of range");
   expectError([](auto &in) { return std::vector<Tensor>{psum(in[0], {"data"})}; }, {m},
               "psum: is only available inside a shard_map body");
   expectError([](auto &in) { return std::vector<Tensor>{softmax_cross_entropy(in[0], in[1])}; },
@@ -590,6 +594,37 @@ TEST(Frontend, ShardMapWithCollectives) {
 // included), against its definition: device r's result is block r along
 // the split dimension of each member's operand, in member order along the
 // concatenation dimension.
+// argmax traced, on one device and with the rows split over two and the
+// searched dimension split over two (gathered first): the index of the
+// first largest element of each row, as the host finds it.
+TEST(Frontend, ArgMaxFindsEachRowsFirstLargest) {
+  Client client = cpuClient();
+  Array x = randomArray({6, 40}, 17);
+  x.setDouble(2 * 40 + 31, 10.0); // row 2: a tie of two maxima, the first wins
+  x.setDouble(2 * 40 + 35, 10.0);
+  std::vector<double> want;
+  for (int64_t r = 0; r < 6; ++r) {
+    int64_t best = 0;
+    for (int64_t c = 1; c < 40; ++c)
+      if (x.getDouble(r * 40 + c) > x.getDouble(r * 40 + best))
+        best = c;
+    want.push_back((double)best);
+  }
+  EXPECT_EQ(want[2], 31);
+  for (PartitionSpec spec : {PartitionSpec{{}, {}}, PartitionSpec{{"x"}, {}},
+                             PartitionSpec{{}, {"x"}}}) {
+    JitOptions options;
+    options.mesh = Mesh{{"x"}, {2}};
+    options.inShardings = {{options.mesh, spec}};
+    auto out = run(client, [](const std::vector<Tensor> &in) {
+      return std::vector<Tensor>{argmax(in[0], -1)};
+    }, {x}, options);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].dtype(), DType::I32);
+    expectNear(out[0], want, 0);
+  }
+}
+
 TEST(Frontend, AllToAllMovesBlocksBetweenDevices) {
   Client client = cpuClient();
   const Shape local{2, 12, 12};

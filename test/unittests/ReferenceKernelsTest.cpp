@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Reference/Kernels.h"
+#include "shardc/Runtime/StructuredOps.h"
 
 #include <gtest/gtest.h>
 
@@ -1061,6 +1062,74 @@ TEST(ReferenceAllToAll, GroupOfThreeSameDimAndInverse) {
   std::vector<Array> inv = allToAll(ptrs(fwd), 0, 1);
   for (int i = 0; i < 3; ++i)
     expectArray(inv[i], h[i]);
+}
+
+
+//===----------------------------------------------------------------------===//
+// Structured ops of the table (OpCodes.def's SHARDC_STRUCTURED rows)
+//===----------------------------------------------------------------------===//
+
+TEST(ReferenceStructured, EveryStructuredOpHasAnEntry) {
+  for (OpCode op : allOpCodes())
+    if (isStructured(op)) {
+      const StructuredOpEntry *entry = structuredOp(op);
+      ASSERT_NE(entry, nullptr) << opCodeName(op);
+      EXPECT_EQ(entry->op, op);
+    }
+  EXPECT_EQ(structuredOp(OpCode::Add), nullptr);
+}
+
+StatusOr<Array> argMax(const Array &x, int64_t dim) {
+  StepSignature sig{{{x.dtype(), x.shape()}}, {}, {dim}};
+  Shape out = x.shape();
+  out.erase(out.begin() + dim);
+  sig.outputs.push_back({DType::I32, out});
+  std::string wrong = structuredOp(OpCode::ArgMax)->check(sig);
+  if (!wrong.empty())
+    return Status::error(wrong);
+  return structuredOp(OpCode::ArgMax)->reference({&x}, {dim});
+}
+
+TEST(ReferenceStructured, ArgMaxIsTheFirstLargestWithNaNAboveAll) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Rows: a plain maximum, a tie (the first wins), a NaN (it wins, the
+  // first of two), all -inf, and a negative row.
+  Array x = f32({5, 4}, {1, 7, 3, 2,            //
+                         5, 9, 9, 1,            //
+                         2, nan, 8, nan,        //
+                         -INFINITY, -INFINITY, -INFINITY, -INFINITY, //
+                         -3, -1, -2, -1});
+  StatusOr<Array> rows = argMax(x, 1);
+  ASSERT_TRUE(rows.ok()) << rows.message();
+  expectArray(*rows, i32({5}, {1, 1, 1, 0, 1}));
+  StatusOr<Array> cols = argMax(x, 0);
+  ASSERT_TRUE(cols.ok()) << cols.message();
+  expectArray(*cols, i32({4}, {1, 2, 1, 2}));
+  // The middle dimension of a 3-D operand, in f64 and bf16.
+  for (DType dtype : {DType::F64, DType::BF16}) {
+    Array y = Array::fromDoubles(dtype, {2, 3, 2}, {0, 5, 4, 1, 2, 9,   //
+                                                     7, 0, 7, 0, 1, 3});
+    StatusOr<Array> mid = argMax(y, 1);
+    ASSERT_TRUE(mid.ok()) << mid.message();
+    expectArray(*mid, i32({2, 2}, {1, 2, 0, 2}));
+  }
+}
+
+TEST(ReferenceStructured, ArgMaxChecksItsStep) {
+  auto check = [](StepSignature sig) { return structuredOp(OpCode::ArgMax)->check(sig); };
+  EXPECT_EQ(check({{{DType::F32, {2, 3}}}, {{DType::I32, {2}}}, {1}}), "");
+  EXPECT_EQ(check({{{DType::F32, {2, 3}}}, {{DType::I32, {2}}}, {2}}),
+            "dim 2 is out of range for rank 2");
+  EXPECT_EQ(check({{{DType::F32, {2, 0}}}, {{DType::I32, {2}}}, {1}}),
+            "dim 1 is empty (the largest of nothing has no index)");
+  EXPECT_EQ(check({{{DType::I32, {2, 3}}}, {{DType::I32, {2}}}, {1}}),
+            "takes floating-point values, not i32");
+  EXPECT_EQ(check({{{DType::F32, {2, 3}}}, {{DType::I64, {2}}}, {1}}),
+            "the output must be i32 of shape [2]");
+  EXPECT_EQ(check({{{DType::F32, {2, 3}}}, {{DType::I32, {3}}}, {1}}),
+            "the output must be i32 of shape [2]");
+  EXPECT_EQ(check({{{DType::F32, {2, 3}}}, {{DType::I32, {2}}}, {}}),
+            "has 0 attribute numbers, expected 1 (dim)");
 }
 
 } // namespace

@@ -63,6 +63,17 @@ inline bool isBinary(OpCode op) {
   }
 }
 
+/// Ops declared by the structured-op table (the SHARDC_STRUCTURED rows of
+/// OpCodes.def; see shardc/Runtime/StructuredOps.h).
+inline bool isStructured(OpCode op) {
+  switch (op) {
+#define SHARDC_STRUCTURED(Name, ...) case OpCode::Name:
+#include "shardc/Common/OpCodes.def"
+    return true;
+  default: return false;
+  }
+}
+
 /// Elementwise ops that accept integer operands too.
 inline bool acceptsIntegers(OpCode op) {
   enum class Types { Floats, Numbers }; // the `types` column of OpCodes.def

@@ -132,6 +132,12 @@ LogicalResult describe(Operation *op, PlanStep &step) {
         step.attrs = {c.getDimAttr().getInt()};
         return simple(OpCode::Concatenate);
       })
+#define SHARDC_STRUCTURED(Name, ...)                                                   \
+  .Case([&](Name##Op c) {                                                              \
+    step.attrs = c.getPlanAttrs();                                                     \
+    return simple(OpCode::Name);                                                       \
+  })
+#include "shardc/Common/OpCodes.def"
       .Case([&](TakeOp) { return simple(OpCode::Take); })
       .Case([&](ScatterAddOp) { return simple(OpCode::ScatterAdd); })
       .Case([&](AllReduceOp c) {

@@ -8,6 +8,7 @@
 #include "CpuKernels.h"
 
 #include "shardc/Reference/Kernels.h"
+#include "shardc/Runtime/StructuredOps.h"
 
 #include <cstring>
 
@@ -40,6 +41,15 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
     return ref::unary(s.op, in(0));
   if (isBinary(s.op))
     return ref::binary(s.op, in(0), in(1));
+  if (const StructuredOpEntry *entry = structuredOp(s.op)) {
+    std::vector<Array> inputs;
+    for (size_t i = 0; i < s.inputs.size(); ++i)
+      inputs.push_back(in(i));
+    std::vector<const Array *> ptrs;
+    for (const Array &a : inputs)
+      ptrs.push_back(&a);
+    return entry->reference(ptrs, s.attrs);
+  }
   switch (s.op) {
   case OpCode::Constant: return s.constant;
   case OpCode::Iota: return ref::iota(out.dtype, out.shape, s.attrs[0]);

@@ -654,6 +654,17 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
                                      dim3(kFusedBlock), params.data(), 0, stream));
     break;
   }
+#define SHARDC_STRUCTURED(Name, ...)                                                   \
+  case OpCode::Name: {                                                                 \
+    StructuredLaunch launch{{}, {}, y, &out, s.attrs, stream};                         \
+    for (size_t i = 0; i < s.inputs.size(); ++i) {                                     \
+      launch.inputs.push_back(x(i));                                                   \
+      launch.inputValues.push_back(&plan.values[s.inputs[i]]);                         \
+    }                                                                                  \
+    launch##Name(launch);                                                              \
+    break;                                                                             \
+  }
+#include "shardc/Common/OpCodes.def"
   default:
     if (isUnary(s.op))
       launchUnary(s.op, out.dtype, x(0), y, n, stream);

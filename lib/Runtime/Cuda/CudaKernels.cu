@@ -490,6 +490,41 @@ void launchReduce(int64_t kind, DType dtype, const void *x, void *y,
                                            outputs, count);
 }
 
+// argmax along a dimension: one thread per output, walking the `size`
+// elements `inner` apart (the first of equals; NaN above every number).
+__global__ void argMaxKernel(int dt, const void *x, int32_t *y, int64_t outer, int64_t size,
+                             int64_t inner) {
+  int64_t n = outer * inner;
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t base = (t / inner) * size * inner + t % inner, best = 0;
+    double top = loadD(x, dt, base);
+    for (int64_t k = 1; k < size && !isnan(top); ++k) {
+      double v = loadD(x, dt, base + k * inner);
+      if (isnan(v) || v > top) {
+        top = v;
+        best = k;
+      }
+    }
+    y[t] = (int32_t)best;
+  }
+}
+
+void launchArgMax(const StructuredLaunch &step) {
+  const Shape &shape = step.inputValues[0]->shape;
+  int64_t dim = step.attrs[0], outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= shape[d];
+  for (int64_t d = dim + 1; d < (int64_t)shape.size(); ++d)
+    inner *= shape[d];
+  int64_t n = outer * inner;
+  if (n <= 0)
+    return;
+  argMaxKernel<<<gridFor(n), kBlock, 0, step.stream>>>(
+      (int)step.inputValues[0]->dtype, step.inputs[0], (int32_t *)step.output, outer,
+      shape[dim], inner);
+}
+
 void launchTake(size_t elemBytes, const void *table, int64_t rows, int64_t rowElems,
                 DType indexType, const void *indices, int64_t numIndices, void *out,
                 DeviceErrors errors, int32_t step, cudaStream_t stream) {

@@ -18,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace shardc::cuda {
 
@@ -53,6 +54,20 @@ struct DynamicCorner {
 struct DeviceErrors {
   int32_t *firstFailingStep; // device pointer to one int32
 };
+
+/// A step of a structured op (the SHARDC_STRUCTURED rows of OpCodes.def)
+/// as its CUDA kernel sees it: device pointers and the plan's values.
+struct StructuredLaunch {
+  std::vector<const void *> inputs;
+  std::vector<const PlanValue *> inputValues;
+  void *output;
+  const PlanValue *outputValue;
+  const std::vector<int64_t> &attrs;
+  cudaStream_t stream;
+};
+/// One launcher per row, each in CudaKernels.cu.
+#define SHARDC_STRUCTURED(Name, ...) void launch##Name(const StructuredLaunch &step);
+#include "shardc/Common/OpCodes.def"
 
 /// Unary elementwise op (Neg..Erf) on n elements of `dtype`.
 void launchUnary(OpCode op, DType dtype, const void *x, void *y, int64_t n,

@@ -169,6 +169,18 @@ func.func @iota() -> (tensor<2x3xi32>, tensor<5xf32>) {
   return %i, %f : tensor<2x3xi32>, tensor<5xf32>
 }
 
+// CHECK-LABEL: func.func @argmax
+// CHECK: [[A:%.+]] = shardc.argmax %{{.*}} dim = 1 : (tensor<4x256xf32>) -> tensor<4xi32>
+// CHECK: [[B:%.+]] = shardc.argmax %{{.*}} dim = 0 : (tensor<3x5x2xbf16>) -> tensor<5x2xi32>
+// CHECK: return [[A]], [[B]]
+// GENERIC: "shardc.argmax"(%{{.*}}) <{dim = 1 : i64}> : (tensor<4x256xf32>) -> tensor<4xi32>
+func.func @argmax(%logits: tensor<4x256xf32>, %x: tensor<3x5x2xbf16>)
+    -> (tensor<4xi32>, tensor<5x2xi32>) {
+  %a = shardc.argmax %logits dim = 1 : (tensor<4x256xf32>) -> tensor<4xi32>
+  %b = shardc.argmax %x dim = 0 : (tensor<3x5x2xbf16>) -> tensor<5x2xi32>
+  return %a, %b : tensor<4xi32>, tensor<5x2xi32>
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//

@@ -9,7 +9,8 @@
 // operand an op accumulates into. Propagation and partitioning know an op
 // only through this rule.
 
-// One op of each kind, on an 8x16 matrix. dot_general's factors are named
+// One op of each kind, on an 8x16 matrix (argmax keeps the dimension it
+// searches whole, like a slice). dot_general's factors are named
 // in the order they are made: the contracting one first. A slice, a
 // dynamic slice or update and a concatenate keep the dimensions they cut
 // or join whole; take and scatter_add index rows (scatter_add sums its
@@ -32,6 +33,8 @@
 // CHECK: shardc.dot_general {{.*}}shardc.sharding_rule = "([i, k, j], [i, j, l]) -> ([i, k, l]) {i=4, j=8, k=6, l=5} reduction={j} linear_each={0, 1}"
 // CHECK: shardc.reduce {{.*}}shardc.sharding_rule = "([i, j]) -> ([i]) {i=8, j=16} reduction={j} linear={0}"
 // CHECK: shardc.reduce {{.*}}shardc.sharding_rule = "([i, j]) -> ([j]) {i=8, j=16} reduction={i}"
+// CHECK: shardc.argmax {{.*}}shardc.sharding_rule = "([i, j]) -> ([i]) {i=8, j=16} need_replication={j}"
+// CHECK: shardc.argmax {{.*}}shardc.sharding_rule = "([i, j]) -> ([j]) {i=8, j=16} need_replication={i}"
 // CHECK: shardc.broadcast_in_dim {{.*}}shardc.sharding_rule = "([i]) -> ([j, i]) {i=16, j=8} linear={0}"
 // CHECK: shardc.reshape {{.*}}shardc.sharding_rule = "([i, j*k]) -> ([i, j, k]) {i=8, j=4, k=4} linear={0}"
 // CHECK: shardc.reshape {{.*}}shardc.sharding_rule = "([i, j]) -> ([i*j]) {i=8, j=16} linear={0}"
@@ -63,6 +66,8 @@ func.func @ops(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %v: tensor<16xf32>,
   %bdot = shardc.dot_general %b3, %c3 batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<4x6x8xf32>, tensor<4x8x5xf32>) -> tensor<4x6x5xf32>
   %rs = shardc.reduce sum %x dims = [1] : (tensor<8x16xf32>) -> tensor<8xf32>
   %rm = shardc.reduce max %x dims = [0] : (tensor<8x16xf32>) -> tensor<16xf32>
+  %am1 = shardc.argmax %x dim = 1 : (tensor<8x16xf32>) -> tensor<8xi32>
+  %am0 = shardc.argmax %x dim = 0 : (tensor<8x16xf32>) -> tensor<16xi32>
   %bc = shardc.broadcast_in_dim %v, dims = [1] : (tensor<16xf32>) -> tensor<8x16xf32>
   %rsplit = shardc.reshape %x : (tensor<8x16xf32>) -> tensor<8x4x4xf32>
   %rmerge = shardc.reshape %x : (tensor<8x16xf32>) -> tensor<128xf32>

@@ -171,6 +171,26 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  std::string op = "'" + ArgMaxOp::getOperationName().str() + "' op ";
+  auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
+  int64_t dim = adaptor.getDim();
+  if (dim < 0 || dim >= type.getRank())
+    return emitOptionalError(loc, op, "dim ", dim, " is out of range for rank ",
+                             type.getRank());
+  if (type.getDimSize(dim) == 0)
+    return emitOptionalError(loc, op, "dim ", dim,
+                             " is empty (the largest of nothing has no index)");
+  if (type.getDimSize(dim) > INT32_MAX)
+    return emitOptionalError(loc, op, "dim ", dim,
+                             " has more elements than an i32 index counts");
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + dim);
+  results.push_back(RankedTensorType::get(shape, IntegerType::get(context, 32)));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//

@@ -212,6 +212,24 @@ ShardingRule ReduceOp::getShardingRule() {
   return rule;
 }
 
+/// The dimensions argmax keeps pass through; the one it searches must be
+/// whole (a device's best index in its block is not the global one, and
+/// no reduction of the indices alone combines them).
+ShardingRule ArgMaxOp::getShardingRule() {
+  ShardingRule rule;
+  std::vector<int64_t> in = shapeOf(getOperand()), operand, out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    bool searched = (int64_t)d == (int64_t)getDim();
+    int64_t f = rule.addFactor(in[d], searched ? FactorKind::NeedReplication
+                                               : FactorKind::PassThrough);
+    operand.push_back(f);
+    if (!searched)
+      out.push_back(f);
+  }
+  rule.setDims({operand}, {out});
+  return rule;
+}
+
 /// Operand dimension i and result dimension dims[i] share a factor unless the
 /// operand is broadcast there (size 1); other result dimensions are new.
 ShardingRule BroadcastInDimOp::getShardingRule() {

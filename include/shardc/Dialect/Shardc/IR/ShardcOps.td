@@ -331,6 +331,31 @@ def Shardc_ReduceOp : Shardc_Op<"reduce", [ShardingRule, Pure,
   }];
 }
 
+def Shardc_ArgMaxOp : Shardc_Op<"argmax", [ShardingRule, Pure, InferTypeOpAdaptor]> {
+  let summary = "Index of the largest element along a dimension";
+  let description = [{
+    The result drops `dim` and holds, at each position, the index (i32)
+    along `dim` of the largest element: the first of equal ones, and NaN
+    above every number (the first NaN), as `numpy.argmax` and
+    `torch.argmax` do. `dim` must not be empty. Greedy decoding picks its
+    next token with it on the device. A structured op of the table (its row
+    in OpCodes.def): the plan's attributes are `{dim}`.
+
+    ```mlir
+    %i = shardc.argmax %logits dim = 1 : (tensor<4x256xf32>) -> tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins Shardc_FloatTensor:$operand, I64Attr:$dim);
+  let results = (outs TensorOf<[I32]>:$result);
+  let assemblyFormat = [{
+    $operand `dim` `=` $dim attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The plan step's attributes (OpCodes.def: attrs = {dim}).
+    std::vector<int64_t> getPlanAttrs() { return {(int64_t)getDim()}; }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
