@@ -20,24 +20,6 @@ int64_t PlanCost::collectiveCount() const {
   return total;
 }
 
-int64_t collectiveBytesSent(OpCode op, int64_t bytes, int64_t n) {
-  if (n <= 1)
-    return 0;
-  switch (op) {
-  case OpCode::AllReduce:
-    return 2 * (n - 1) * bytes / n;
-  case OpCode::AllGather:
-    return (n - 1) * bytes;
-  case OpCode::ReduceScatter:
-  case OpCode::AllToAll:
-    return (n - 1) * bytes / n;
-  case OpCode::CollectivePermute:
-    return bytes;
-  default:
-    return 0; // AllSlice: local
-  }
-}
-
 PlanCost analyzePlanCost(const Plan &plan) {
   PlanCost cost;
   auto bytesOf = [&](int32_t v) -> int64_t {

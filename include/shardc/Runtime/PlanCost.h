@@ -11,6 +11,7 @@
 #ifndef SHARDC_RUNTIME_PLANCOST_H
 #define SHARDC_RUNTIME_PLANCOST_H
 
+#include "shardc/Common/CollectiveCost.h"
 #include "shardc/Runtime/Plan.h"
 
 #include <cstdint>
@@ -41,13 +42,6 @@ struct PlanCost {
   int64_t collectiveCount() const;
 };
 
-/// Bytes one device sends for a collective `op` over a group of `n`
-/// devices whose input is `bytes` per device: ring all_reduce
-/// 2 (n-1)/n, ring all_gather (n-1) (its input is the block), ring
-/// reduce_scatter and direct all_to_all (n-1)/n, collective_permute all of
-/// it (analyzePlanCost counts nothing for one that moves no block),
-/// all_slice nothing (a local slice).
-int64_t collectiveBytesSent(OpCode op, int64_t bytes, int64_t n);
 
 PlanCost analyzePlanCost(const Plan &plan);
 

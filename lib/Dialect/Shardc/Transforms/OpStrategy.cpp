@@ -286,10 +286,6 @@ static FactorAxes relocateWholeFactorAxes(const OpLayouts &l, FactorAxes factorA
   return factorAxes;
 }
 
-/// Bytes per device that computing the op with `factorAxes` sends: its
-/// operands' reshards, the combine of its partial results (a
-/// reduce_scatter where the wanted layout splits a dimension by exactly
-/// those axes, else an all_reduce) and its results' reshards.
 /// What computing the op with some factor axes costs: bytes per device,
 /// then collectives.
 struct StrategyCost {
@@ -299,17 +295,21 @@ struct StrategyCost {
   }
 };
 
-static void addReshard(StrategyCost &cost, MeshOp mesh, RankedTensorType global,
+static void addReshard(StrategyCost &cost, const OpLayouts &l, RankedTensorType global,
                        const Layout &from, const Layout &to) {
-  ReshardCost reshard = reshardCost(mesh, global, from, to);
+  ReshardCost reshard = l.planner.cost(l.mesh, global, from, to);
   cost.bytes += reshard.bytes;
   cost.collectives += reshard.collectives;
 }
 
+/// What computing the op with `factorAxes` costs: its operands' reshards,
+/// the combine of its partial results (a reduce_scatter where the wanted
+/// layout splits a dimension by exactly those axes, else an all_reduce)
+/// and its results' reshards.
 static StrategyCost strategyCost(const OpLayouts &l, ArrayRef<Axes> factorAxes) {
   StrategyCost cost;
   for (unsigned i = 0; i < l.op->getNumOperands(); ++i)
-    addReshard(cost, l.mesh, globalType(l.op->getOperand(i)), l.operands[i],
+    addReshard(cost, l, globalType(l.op->getOperand(i)), l.operands[i],
                layoutFor(l.mesh, l.rule.operandDims[i], factorAxes));
   Axes partial = reductionAxes(l.mesh, l.rule, factorAxes);
   for (auto [i, result] : llvm::enumerate(l.op->getResults())) {
@@ -321,10 +321,10 @@ static StrategyCost strategyCost(const OpLayouts &l, ArrayRef<Axes> factorAxes) 
       std::optional<size_t> d = scatterDim(l.mesh, global, layout, l.wanted[i], partial);
       if (d)
         layout[*d].append(partial.begin(), partial.end());
-      cost.bytes += (d ? 1 : 2) * (n - 1) * local / n;
+      cost.bytes += collectiveBytesSent(d ? OpCode::ReduceScatter : OpCode::AllReduce, local, n);
       ++cost.collectives;
     }
-    addReshard(cost, l.mesh, global, layout, l.wanted[i]);
+    addReshard(cost, l, global, layout, l.wanted[i]);
   }
   return cost;
 }

@@ -33,7 +33,9 @@ struct OpLayouts {
   llvm::ArrayRef<Layout> wanted;
   /// Whether partial results could stay partial for their users (each has
   /// one use, linear in it) rather than be reduced at the op.
-  bool resultsMayStayPartial = false;
+  bool resultsMayStayPartial;
+  /// Prices the reshards of each candidate (the run's memo).
+  ReshardPlanner &planner;
 };
 
 /// The cheapest of the candidate factor axes by bytes per device, ties to

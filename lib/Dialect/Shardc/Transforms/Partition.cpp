@@ -189,6 +189,7 @@ private:
   FlatSymbolRefAttr meshRef;
   OpBuilder b;
   PartitionOptions options;
+  ReshardPlanner planner;
   PaddingMasks paddingMasks{b, mesh};
   llvm::DenseMap<Value, Local> map;
 
@@ -571,7 +572,7 @@ private:
       have.push_back(local(v).layout);
     bool mayStayPartial = llvm::all_of(op->getResults(), [&](Value r) { return !needsWhole(r); });
     FactorAxes factorAxes =
-        chooseOpStrategy({op, rule, mesh, have, *wanted, mayStayPartial});
+        chooseOpStrategy({op, rule, mesh, have, *wanted, mayStayPartial, planner});
 
     // Operands in the layout the factors give them, partial ones kept
     // partial where the op is linear in them.

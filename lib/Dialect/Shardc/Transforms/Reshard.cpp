@@ -3,7 +3,6 @@
 #include "Reshard.h"
 
 #include <map>
-#include <mutex>
 #include <set>
 
 using namespace mlir;
@@ -212,10 +211,10 @@ static std::vector<ReshardStep> greedyReshard(MeshOp mesh, RankedTensorType glob
 
 int64_t stepBytes(ReshardStep::Kind kind, int64_t in, int64_t n) {
   switch (kind) {
-  case ReshardStep::Slice: return 0;
-  case ReshardStep::Permute: return in;
-  case ReshardStep::AllToAll: return (n - 1) * in / n;
-  case ReshardStep::Gather: return (n - 1) * in;
+  case ReshardStep::Slice: return collectiveBytesSent(OpCode::AllSlice, in, n);
+  case ReshardStep::Permute: return collectiveBytesSent(OpCode::CollectivePermute, in, n);
+  case ReshardStep::AllToAll: return collectiveBytesSent(OpCode::AllToAll, in, n);
+  case ReshardStep::Gather: return collectiveBytesSent(OpCode::AllGather, in, n);
   }
   return 0;
 }
@@ -533,40 +532,24 @@ ReshardPlan planReshard(MeshOp mesh, RankedTensorType global, const Layout &from
   return gathering.bytes(mesh) < extended.bytes(mesh) ? gathering : extended;
 }
 
-ReshardCost reshardCost(MeshOp mesh, RankedTensorType global, const Layout &from,
-                        const Layout &to) {
+ReshardCost ReshardPlanner::cost(MeshOp mesh, RankedTensorType global, const Layout &from,
+                                 const Layout &to) {
   if (from == to)
     return {};
-  // The same reshards are priced many times over (every candidate layout of
-  // every op): the costs are kept, by what determines them. They hold no
-  // reference into an MLIR context, so one table serves every context.
   std::string key;
   llvm::raw_string_ostream os(key);
   for (auto [name, size] : llvm::zip(mesh.getAxisNames(), mesh.getAxisSizes()))
     os << cast<StringAttr>(name).getValue() << "=" << size << ",";
   os << global << layoutStr(from) << layoutStr(to);
-  static std::mutex lock;
-  static std::map<std::string, ReshardCost> known;
-  {
-    std::lock_guard<std::mutex> guard(lock);
-    if (auto it = known.find(key); it != known.end())
-      return it->second;
-  }
+  if (auto it = known.find(key); it != known.end())
+    return it->second;
   ReshardPlan plan = planReshard(mesh, global, from, to);
   ReshardCost cost;
   cost.bytes = plan.bytes(mesh);
   for (const auto *steps : {&plan.before, &plan.steps})
     for (const ReshardStep &step : *steps)
       cost.collectives += step.kind == ReshardStep::Slice ? 0 : 1;
-  std::lock_guard<std::mutex> guard(lock);
-  if (known.size() > 100000)
-    known.clear();
   return known[key] = cost;
-}
-
-int64_t reshardBytes(MeshOp mesh, RankedTensorType global, const Layout &from,
-                     const Layout &to) {
-  return reshardCost(mesh, global, from, to).bytes;
 }
 
 Value sliceDim(OpBuilder &b, Location loc, Value value, int64_t dim, int64_t size) {

@@ -12,10 +12,12 @@
 #ifndef SHARDC_LIB_DIALECT_SHARDC_TRANSFORMS_RESHARD_H
 #define SHARDC_LIB_DIALECT_SHARDC_TRANSFORMS_RESHARD_H
 
+#include "shardc/Common/CollectiveCost.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 
 #include "mlir/IR/Builders.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,7 +56,7 @@ struct ReshardStep {
 };
 
 /// Bytes one device sends for a step of `kind` over a group of `n` devices
-/// whose input is `in` bytes per device (the model of `shardc explain`).
+/// whose input is `in` bytes per device (collectiveBytesSent).
 int64_t stepBytes(ReshardStep::Kind kind, int64_t in, int64_t n);
 
 /// The cheapest steps by bytes per device (then by collectives) from `from`
@@ -101,19 +103,26 @@ struct ReshardPlan {
 ReshardPlan planReshard(MeshOp mesh, mlir::RankedTensorType global, const Layout &from,
                         const Layout &to);
 
-/// Bytes one device sends for that reshard (the cost model of `shardc
-/// explain`: all_gather (n-1) shards, all_to_all (n-1)/n of the buffer,
-/// collective_permute the buffer, all_slice nothing).
-int64_t reshardBytes(MeshOp mesh, mlir::RankedTensorType global, const Layout &from,
-                     const Layout &to);
-
-/// The bytes of that reshard and its number of collectives (all_slice is
-/// local and not counted).
+/// The bytes one device sends for a reshard (collectiveBytesSent, the model
+/// of `shardc explain`) and its number of collectives (all_slice is local
+/// and not counted).
 struct ReshardCost {
   int64_t bytes = 0, collectives = 0;
 };
-ReshardCost reshardCost(MeshOp mesh, mlir::RankedTensorType global, const Layout &from,
-                        const Layout &to);
+
+/// Prices reshards for one partitioning run. The same reshards are priced
+/// many times over (every candidate layout of every op, every block of a
+/// model): each is planned once and its cost kept, by what determines it
+/// (the mesh's axes, the global type and the two layouts). One per run, so
+/// no state outlives a compile or is shared between threads.
+class ReshardPlanner {
+public:
+  ReshardCost cost(MeshOp mesh, mlir::RankedTensorType global, const Layout &from,
+                   const Layout &to);
+
+private:
+  std::map<std::string, ReshardCost> known;
+};
 
 /// Bytes of one device's block of `global` under `layout`.
 int64_t localBytes(MeshOp mesh, mlir::RankedTensorType global, const Layout &layout);
