@@ -43,8 +43,8 @@ namespace {
 #define SPECIALIZED
 #endif
 
-SPECIALIZED void biasReluSpecialized(const float *x, const float *bias, float *y,
-                                     int64_t rows, int64_t cols) {
+SPECIALIZED void biasReluSpecialized(const float *x, const float *bias, float *y, int64_t rows,
+                                     int64_t cols) {
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) {
       float v = x[r * cols + c] + bias[c];
@@ -52,8 +52,8 @@ SPECIALIZED void biasReluSpecialized(const float *x, const float *bias, float *y
     }
 }
 
-SPECIALIZED void expShiftSpecialized(const float *x, const float *rowmax, float *y,
-                                     int64_t rows, int64_t cols) {
+SPECIALIZED void expShiftSpecialized(const float *x, const float *rowmax, float *y, int64_t rows,
+                                     int64_t cols) {
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c)
       y[r * cols + c] = std::exp(x[r * cols + c] - rowmax[r]);
@@ -67,8 +67,8 @@ SPECIALIZED void geluSpecialized(const float *x, const float *, float *y, int64_
 
 /// y = exp(x - rowmax) and its row sums (accumulated in double, like the
 /// fused step).
-SPECIALIZED void softmaxSumSpecialized(const float *x, const float *rowmax, float *y,
-                                       float *sums, int64_t rows, int64_t cols) {
+SPECIALIZED void softmaxSumSpecialized(const float *x, const float *rowmax, float *y, float *sums,
+                                       int64_t rows, int64_t cols) {
   for (int64_t r = 0; r < rows; ++r) {
     double s = 0;
     for (int64_t c = 0; c < cols; ++c) {
@@ -85,8 +85,7 @@ struct Chain {
   std::vector<FusedProgram::Instruction> instructions;
   FusedProgram::LoadMode mode; // how v is loaded
   bool rowSum;                 // the last register is also summed by rows
-  std::function<void(const float *, const float *, float *, float *, int64_t, int64_t)>
-      specialized;
+  std::function<void(const float *, const float *, float *, float *, int64_t, int64_t)> specialized;
 };
 
 /// A one-step plan: out = program(x, v) where v is broadcast along `mode`
@@ -96,8 +95,8 @@ Plan fusedPlan(const Chain &chain, int64_t rows, int64_t cols) {
   p.entry = "main";
   int64_t vlen = chain.mode == FusedProgram::AlongRows ? cols : rows;
   p.values = {PlanValue{DType::F32, {rows, cols}, kArgument},
-              PlanValue{DType::F32, {vlen}, kArgument},
-              PlanValue{DType::F32, {rows, cols}, 0}, PlanValue{DType::F32, {rows}, 0}};
+              PlanValue{DType::F32, {vlen}, kArgument}, PlanValue{DType::F32, {rows, cols}, 0},
+              PlanValue{DType::F32, {rows}, 0}};
   p.args = {0, 1};
   p.results = {2};
   FusedProgram program;
@@ -126,8 +125,7 @@ template <typename Fn> double medianMs(int reps, Fn fn) {
     auto t = std::chrono::steady_clock::now();
     fn();
     ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t)
-            .count());
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count());
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
@@ -157,9 +155,9 @@ int main(int argc, char **argv) {
       // r2 = x * 0.7071; r3 = erf(r2); r4 = 1; r5 = r3 + r4; r6 = 0.5; r7 = x * r6;
       // r8 = r7 * r5
       {"gelu (erf)",
-       {I{OpCode::Constant, 0, 0, 0.70710678f}, I{OpCode::Mul, 0, 2, 0},
-        I{OpCode::Erf, 3, 0, 0}, I{OpCode::Constant, 0, 0, 1.0f}, I{OpCode::Add, 4, 5, 0},
-        I{OpCode::Constant, 0, 0, 0.5f}, I{OpCode::Mul, 0, 7, 0}, I{OpCode::Mul, 8, 6, 0}},
+       {I{OpCode::Constant, 0, 0, 0.70710678f}, I{OpCode::Mul, 0, 2, 0}, I{OpCode::Erf, 3, 0, 0},
+        I{OpCode::Constant, 0, 0, 1.0f}, I{OpCode::Add, 4, 5, 0}, I{OpCode::Constant, 0, 0, 0.5f},
+        I{OpCode::Mul, 0, 7, 0}, I{OpCode::Mul, 8, 6, 0}},
        FusedProgram::AlongRows,
        false,
        [](const float *x, const float *v, float *y, float *, int64_t r, int64_t c) {
@@ -177,7 +175,8 @@ int main(int argc, char **argv) {
 
 #ifdef SHARDC_BENCH_JIT
   std::string error;
-  std::shared_ptr<FusedJit> jit = FusedJit::create(FusedJitOptions{0, /*compileAfterElements=*/0}, error);
+  std::shared_ptr<FusedJit> jit =
+      FusedJit::create(FusedJitOptions{0, /*compileAfterElements=*/0}, error);
   if (!jit)
     std::fprintf(stderr, "no JIT: %s\n", error.c_str());
 #endif
@@ -200,11 +199,10 @@ int main(int argc, char **argv) {
       // The kernels alone, on the same buffers as the specialized code.
       cpu::DeviceBuffers buffers{0, {x.bytes(), v.bytes(), out.bytes(), sums.bytes()}};
       setFusedKernelCompiler(nullptr);
-      double interp =
-          medianMs(r, [&] { (void)cpu::runFused(plan, plan.steps[0], buffers); });
+      double interp = medianMs(r, [&] { (void)cpu::runFused(plan, plan.steps[0], buffers); });
       double spec = medianMs(r, [&] {
-        chain.specialized(x.data<float>(), v.data<float>(), out.data<float>(),
-                          sums.data<float>(), rows, cols);
+        chain.specialized(x.data<float>(), v.data<float>(), out.data<float>(), sums.data<float>(),
+                          rows, cols);
       });
       double jitMs = NAN, compileMs = NAN;
 #ifdef SHARDC_BENCH_JIT

@@ -51,8 +51,7 @@ const GemmShape kShapes[] = {
 };
 
 double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 MatrixView view(int64_t batch, int64_t rows, int64_t cols, bool trans) {
@@ -107,9 +106,7 @@ int main(int argc, char **argv) {
       for (GemmLibrary l : {GemmLibrary::Auto, GemmLibrary::OneDnn, GemmLibrary::OpenBlas}) {
         if (!gemmLibraryAvailable(l) || (p == MatmulPrecision::BF16 && l == GemmLibrary::OpenBlas))
           continue;
-        auto once = [&] {
-          gemm(s.M, s.N, s.K, A.data(), a, B.data(), b, C.data(), p, l);
-        };
+        auto once = [&] { gemm(s.M, s.N, s.K, A.data(), a, B.data(), b, C.data(), p, l); };
         for (int w = 0; w < 3; ++w)
           once();
         std::vector<double> times;
@@ -126,8 +123,7 @@ int main(int argc, char **argv) {
                     "\"%s\", \"threads\": %d, \"ms\": %.4f, \"gflops\": %.1f}\n",
                     s.name, (long long)s.batch, (long long)s.M, (long long)s.N, (long long)s.K,
                     s.transA ? "true" : "false", s.transB ? "true" : "false",
-                    matmulPrecisionName(p), libraryName(l), threads, med * 1e3,
-                    flops / med * 1e-9);
+                    matmulPrecisionName(p), libraryName(l), threads, med * 1e3, flops / med * 1e-9);
         std::fflush(stdout);
       }
   }

@@ -58,8 +58,8 @@ int peak() {
     cublasComputeType_t ct = tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     float alpha = 1, beta = 0;
     auto run = [&] {
-      cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, CUDA_R_32F, n, b,
-                   CUDA_R_32F, n, &beta, c, CUDA_R_32F, n, ct, CUBLAS_GEMM_DEFAULT);
+      cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, CUDA_R_32F, n, b, CUDA_R_32F, n,
+                   &beta, c, CUDA_R_32F, n, ct, CUBLAS_GEMM_DEFAULT);
     };
     run();
     cudaDeviceSynchronize();
@@ -118,8 +118,9 @@ int64_t mismatches(const Array &got, const Array &want) {
     double g = got.getDouble(i), w = want.getDouble(i);
     double rel = want.dtype() == DType::F64 ? 1e-10 : 1e-4;
     bool ok = std::isnan(g) || std::isnan(w) ? std::isnan(g) && std::isnan(w)
-              : std::isinf(g) || std::isinf(w) ? g == w
-                                               : std::fabs(g - w) <= rel * std::max(1.0, std::fabs(w));
+              : std::isinf(g) || std::isinf(w)
+                  ? g == w
+                  : std::fabs(g - w) <= rel * std::max(1.0, std::fabs(w));
     bad += !ok;
   }
   return bad;

@@ -24,8 +24,9 @@ packages=(g++ cmake ninja-build python3 python3-numpy ccache lld libgtest-dev li
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools)
 
 # PyTorch: the oracle of some tests (generation against the peers' reference
-# module), and the benchmarks' peers.
-[ "$mode" = test ] && packages+=(python3-torch)
+# module), and the benchmarks' peers. clang-format: the test of the code's
+# format (tools/check-format.sh).
+[ "$mode" = test ] && packages+=(python3-torch clang-format)
 [ "$mode" = bench ] && packages+=(python3-torch python3-threadpoolctl)
 
 missing=()

@@ -21,8 +21,7 @@ func.func @main(%x: tensor<8x3xf32> {shardc.name = "x",
 int main(int argc, char **argv) {
   std::ofstream("example.mlir") << kProgram;
 
-  shardc::StatusOr<shardc::Client> client =
-      shardc::Client::create("cpu", argc > 1 ? argv[1] : "");
+  shardc::StatusOr<shardc::Client> client = shardc::Client::create("cpu", argc > 1 ? argv[1] : "");
   if (!client.ok()) {
     std::fprintf(stderr, "error: %s\n", client.message().c_str());
     return 1;

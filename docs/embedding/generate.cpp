@@ -20,7 +20,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", saved.message().c_str());
     return 1;
   }
-  auto client = shardc::Client::create("cpu", argc > 4 ? argv[4] : shardc::Client::defaultCacheDir());
+  auto client =
+      shardc::Client::create("cpu", argc > 4 ? argv[4] : shardc::Client::defaultCacheDir());
   if (!client.ok()) {
     std::fprintf(stderr, "%s\n", client.message().c_str());
     return 1;
@@ -44,8 +45,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   shardc::Client::CacheStats cache = client->cacheStats();
-  std::printf("\ngenerated %zu bytes; compiles: %lld, cache hits: %lld\n",
-              result->bytes[0].size(), (long long)cache.misses,
-              (long long)(cache.memoryHits + cache.diskHits));
+  std::printf("\ngenerated %zu bytes; compiles: %lld, cache hits: %lld\n", result->bytes[0].size(),
+              (long long)cache.misses, (long long)(cache.memoryHits + cache.diskHits));
   return 0;
 }

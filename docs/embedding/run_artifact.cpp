@@ -68,8 +68,8 @@ int main(int argc, char **argv) {
   StatusOr<std::vector<Array>> results = runPlan(*backend, *plan, args);
   if (!results.ok())
     return fail(results.message());
-  std::printf("ran @%s on %lld %s device(s)\n", plan->entry.c_str(),
-              (long long)plan->numDevices(), backend->name());
+  std::printf("ran @%s on %lld %s device(s)\n", plan->entry.c_str(), (long long)plan->numDevices(),
+              backend->name());
   for (size_t r = 0; r < results->size(); ++r) {
     const Array &y = (*results)[r];
     std::printf("result %zu: %s", r, y.typeString().c_str());

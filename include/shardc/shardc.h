@@ -18,8 +18,8 @@
 // (it may be cached by the client) and keeps the client's backend alive, so
 // it may outlive the Client; so does a Jitted. Donation: a call that is
 // handed the only reference to an argument the program donates
-// (JitOptions::donate) may write its results over that argument's buffers. Thread safety: one call at a time per Client and
-// per Executable.
+// (JitOptions::donate) may write its results over that argument's buffers. Thread safety: one call
+// at a time per Client and per Executable.
 //
 //===----------------------------------------------------------------------===//
 
@@ -124,7 +124,7 @@ struct TrainStepOptions {
   std::vector<unsigned> wrt;      // parameters to train; empty: every float argument
   double momentum = 0.0;          // sgd
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8; // adam(w)
-  double weightDecay = 0.0;       // adamw
+  double weightDecay = 0.0;                          // adamw
   /// Clips the gradients to this global L2 norm before the update (e.g.
   /// 1.0), like torch.nn.utils.clip_grad_norm_; 0: no clipping.
   double clipNorm = 0.0;
@@ -135,8 +135,8 @@ struct TrainStepOptions {
 
 /// How Client::jit turns a traced function into an executable.
 struct JitOptions {
-  std::string name = "main";           // the traced function's name
-  std::vector<std::string> argNames;   // default: arg0, arg1, ...
+  std::string name = "main";         // the traced function's name
+  std::vector<std::string> argNames; // default: arg0, arg1, ...
   /// Layouts of host-array arguments (default: replicated); DeviceArray
   /// arguments keep their own, as in JAX.
   std::vector<NamedSharding> inShardings;
@@ -154,7 +154,7 @@ struct JitOptions {
   /// donate_argnums: pass them to Jitted::call with std::move (see
   /// Executable::call). Only for Transform::None.
   std::vector<unsigned> donate;
-  TrainStepOptions train;    // TrainStep
+  TrainStepOptions train; // TrainStep
   /// How f32 products are computed, like jax.default_matmul_precision and
   /// torch.autocast: "f32" (as they are), "bf16" (bf16 operands, f32
   /// sums: parameters, optimizer state, gradient reductions and the loss

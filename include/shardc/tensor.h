@@ -143,8 +143,7 @@ struct DotDims {
   std::vector<int64_t> lhsBatching, rhsBatching, lhsContracting, rhsContracting;
 };
 /// Result dims: batch, then lhs free, then rhs free (like stablehlo).
-Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dims,
-                   CallSite site = {});
+Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dims, CallSite site = {});
 /// [m,k] x [k,n] -> [m,n]; [..., k] x [k, n] -> [..., n]; and with leading
 /// batch dimensions on both, broadcast as in NumPy:
 /// [b,h,t,d] x [b,h,d,s] -> [b,h,t,s], [b,h,t,d] x [h,d,s] -> [b,h,t,s].
@@ -184,16 +183,15 @@ Tensor dynamic_slice(const Tensor &x, const std::vector<Tensor> &start, Shape si
                      CallSite site = {});
 /// `x` with the box of `update`'s shape at the run-time `start` replaced by
 /// `update` (starts clamped), like jax.lax.dynamic_update_slice.
-Tensor dynamic_update_slice(const Tensor &x, const Tensor &update,
-                            const std::vector<Tensor> &start, CallSite site = {});
+Tensor dynamic_update_slice(const Tensor &x, const Tensor &update, const std::vector<Tensor> &start,
+                            CallSite site = {});
 /// Rows of `table` ([V, ...]) at integer `indices` ([...]): [..., ...].
 Tensor take(const Tensor &table, const Tensor &indices, CallSite site = {});
 /// `table` with `updates` added at the rows `indices` (the adjoint of take).
 Tensor scatter_add(const Tensor &table, const Tensor &indices, const Tensor &updates,
                    CallSite site = {});
 /// Asks the partitioner to lay `x` out by `spec` over the function's mesh.
-Tensor with_sharding_constraint(const Tensor &x, const PartitionSpec &spec,
-                                CallSite site = {});
+Tensor with_sharding_constraint(const Tensor &x, const PartitionSpec &spec, CallSite site = {});
 
 // ---- Neural-network composites (built from the ops above) --------------------
 Tensor relu(const Tensor &x, CallSite site = {});
@@ -204,8 +202,8 @@ Tensor softmax(const Tensor &x, int64_t axis = -1, CallSite site = {});
 Tensor log_softmax(const Tensor &x, int64_t axis = -1, CallSite site = {});
 /// Normalizes over the last dimension, then scales by gamma and shifts by
 /// beta (both of the last dimension's size).
-Tensor layer_norm(const Tensor &x, const Tensor &gamma, const Tensor &beta,
-                  double epsilon = 1e-5, CallSite site = {});
+Tensor layer_norm(const Tensor &x, const Tensor &gamma, const Tensor &beta, double epsilon = 1e-5,
+                  CallSite site = {});
 /// Mean over the batch of -log softmax(logits)[label]: logits [..., C],
 /// integer labels [...].
 Tensor softmax_cross_entropy(const Tensor &logits, const Tensor &labels, CallSite site = {});
@@ -219,8 +217,7 @@ using LocalFn = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
 /// communicate over mesh axes.
 std::vector<Tensor> shard_map(const LocalFn &fn, const std::vector<Tensor> &inputs,
                               const std::vector<PartitionSpec> &inSpecs,
-                              const std::vector<PartitionSpec> &outSpecs,
-                              CallSite site = {});
+                              const std::vector<PartitionSpec> &outSpecs, CallSite site = {});
 Tensor psum(const Tensor &x, const std::vector<std::string> &axes, CallSite site = {});
 Tensor pmean(const Tensor &x, const std::vector<std::string> &axes, CallSite site = {});
 Tensor pmax(const Tensor &x, const std::vector<std::string> &axes, CallSite site = {});
@@ -240,10 +237,10 @@ using TracedFn = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
 /// backward one, like jax.checkpoint's policies; the rest is recomputed.
 struct CheckpointPolicy {
   enum class Save {
-    Nothing, // only its inputs (jax.checkpoint_policies.nothing_saveable)
-    Dots,    // also the results of dot_general (dots_saveable)
-    Names,   // also the values named by checkpoint_name in `names`
-             // (save_only_these_names)
+    Nothing,     // only its inputs (jax.checkpoint_policies.nothing_saveable)
+    Dots,        // also the results of dot_general (dots_saveable)
+    Names,       // also the values named by checkpoint_name in `names`
+                 // (save_only_these_names)
     AllButNames, // everything but the values named in `names`
                  // (save_anything_except_these_names)
   } save = Save::Nothing;

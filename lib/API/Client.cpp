@@ -38,8 +38,7 @@ int processCount() {
 // DeviceArray
 //===----------------------------------------------------------------------===//
 
-DeviceArray::DeviceArray(NamedSharding sharding, Shape globalShape,
-                         std::vector<Array> shards)
+DeviceArray::DeviceArray(NamedSharding sharding, Shape globalShape, std::vector<Array> shards)
     : sharding_(std::move(sharding)), globalShape_(std::move(globalShape)),
       dtype_(shards.front().dtype()),
       shards_(std::make_shared<std::vector<Array>>(std::move(shards))) {}
@@ -47,8 +46,7 @@ DeviceArray::DeviceArray(NamedSharding sharding, Shape globalShape,
 DeviceArray::DeviceArray(NamedSharding sharding, Shape globalShape, DType dtype,
                          std::vector<Array> shards, ProcessGroup *processes)
     : sharding_(std::move(sharding)), globalShape_(std::move(globalShape)), dtype_(dtype),
-      shards_(std::make_shared<std::vector<Array>>(std::move(shards))),
-      processes_(processes) {}
+      shards_(std::make_shared<std::vector<Array>>(std::move(shards))), processes_(processes) {}
 
 const Array &DeviceArray::localShard() const {
   return (*shards_)[localDevices(processes_, (int64_t)shards_->size()).first];
@@ -63,8 +61,8 @@ std::vector<Array> DeviceArray::takeShards() && {
 Array DeviceArray::fetch() const {
   StatusOr<Array> global = fetchGlobal(processes_, sharding_, *shards_, globalShape_);
   if (!global.ok()) { // the transfer between processes failed: nothing to go on with
-    std::fprintf(stderr, "error: fetching a %s: %s\n", Array(dtype_, globalShape_).typeString().c_str(),
-                 global.message().c_str());
+    std::fprintf(stderr, "error: fetching a %s: %s\n",
+                 Array(dtype_, globalShape_).typeString().c_str(), global.message().c_str());
     processes_->abort(1);
   }
   return std::move(*global);
@@ -82,9 +80,7 @@ Executable::Executable(std::shared_ptr<const Plan> plan, std::shared_ptr<Backend
 const std::string &Executable::entry() const { return plan_->entry; }
 const std::vector<std::string> &Executable::argNames() const { return plan_->argNames; }
 const std::vector<Shape> &Executable::argShapes() const { return plan_->argGlobalShapes; }
-const std::vector<NamedSharding> &Executable::argShardings() const {
-  return plan_->argShardings;
-}
+const std::vector<NamedSharding> &Executable::argShardings() const { return plan_->argShardings; }
 int64_t Executable::numDevices() const { return plan_->numDevices(); }
 int64_t Executable::bufferBytesPerDevice() const { return plan_->arenaBytes; }
 const Plan &Executable::plan() const { return *plan_; }
@@ -229,8 +225,8 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
     char hyper[256];
     std::snprintf(hyper, sizeof(hyper),
                   "%s m=%.17g b1=%.17g b2=%.17g eps=%.17g wd=%.17g clip=%.17g",
-                  train.optimizer.c_str(), train.momentum, train.beta1, train.beta2,
-                  train.epsilon, train.weightDecay, train.clipNorm);
+                  train.optimizer.c_str(), train.momentum, train.beta1, train.beta2, train.epsilon,
+                  train.weightDecay, train.clipNorm);
     keyParts.insert(keyParts.end(), {"train-step", wrtList, hyper, train.shardStateOver});
     config.kind = train.optimizer;
     config.momentum = train.momentum;
@@ -245,15 +241,16 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
       cache->getOrCompile(CompileCache::keyFor(keyParts), [&]() -> StatusOr<Plan> {
         if (looksLikeArtifact(bytes)) {
           if (transform != JitOptions::Transform::None)
-            return Status::error("'" + path + "' is a compiled artifact: it cannot be "
+            return Status::error("'" + path +
+                                 "' is a compiled artifact: it cannot be "
                                  "differentiated or turned into a training step");
           if (options.precision != MatmulPrecision::F32)
-            return Status::error("'" + path + "' is a compiled artifact: its products "
+            return Status::error("'" + path +
+                                 "' is a compiled artifact: its products "
                                  "keep the precision it was compiled with");
           StatusOr<Plan> loaded = deserializePlan(bytes, path);
           if (loaded.ok() && !entry.empty() && loaded->entry != entry)
-            return Status::error("'" + path + "' holds @" + loaded->entry + ", not @" +
-                                 entry);
+            return Status::error("'" + path + "' holds @" + loaded->entry + ", not @" + entry);
           return loaded;
         }
         std::string error;
@@ -281,24 +278,23 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
   return std::make_shared<Executable>(*plan, backend);
 }
 
-StatusOr<std::shared_ptr<Executable>> Client::compile(const std::string &path,
-                                                      const std::string &entry,
-                                                      const std::string &precision) {
+StatusOr<std::shared_ptr<Executable>>
+Client::compile(const std::string &path, const std::string &entry, const std::string &precision) {
   StatusOr<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
-  return impl->compileProgram(*bytes, path, entry, JitOptions::Transform::None, {}, {},
-                              precision);
+  return impl->compileProgram(*bytes, path, entry, JitOptions::Transform::None, {}, {}, precision);
 }
 
-StatusOr<std::shared_ptr<Executable>>
-Client::compileTrainStep(const std::string &path, const std::string &loss,
-                         const TrainStepOptions &options, const std::string &precision) {
+StatusOr<std::shared_ptr<Executable>> Client::compileTrainStep(const std::string &path,
+                                                               const std::string &loss,
+                                                               const TrainStepOptions &options,
+                                                               const std::string &precision) {
   StatusOr<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
-  return impl->compileProgram(*bytes, path, loss, JitOptions::Transform::TrainStep,
-                              options.wrt, options, precision);
+  return impl->compileProgram(*bytes, path, loss, JitOptions::Transform::TrainStep, options.wrt,
+                              options, precision);
 }
 
 Client::CacheStats Client::cacheStats() const {

@@ -21,13 +21,10 @@ struct Client::Impl {
   /// cache key covers the program, the entry, the transform and its
   /// options, the precision, the backend and the compiler version: the same
   /// request never compiles twice.
-  StatusOr<std::shared_ptr<Executable>> compileProgram(const std::string &bytes,
-                                                       const std::string &path,
-                                                       const std::string &entry,
-                                                       JitOptions::Transform transform,
-                                                       const std::vector<unsigned> &wrt,
-                                                       const TrainStepOptions &train,
-                                                       const std::string &precision);
+  StatusOr<std::shared_ptr<Executable>>
+  compileProgram(const std::string &bytes, const std::string &path, const std::string &entry,
+                 JitOptions::Transform transform, const std::vector<unsigned> &wrt,
+                 const TrainStepOptions &train, const std::string &precision);
 };
 
 } // namespace shardc

@@ -47,13 +47,14 @@ StatusOr<size_t> tracedArgCount(const JitOptions &o, size_t callArgs) {
   size_t state = o.train.optimizer == "sgd" ? params.size() : 2 * params.size() + 1;
   if (callArgs < state + 1)
     return Status::error("jit: the training step takes the loss's arguments, " +
-                         std::to_string(state) + " optimizer state arrays and the learning "
-                         "rate; got " + std::to_string(callArgs) + " arguments");
+                         std::to_string(state) +
+                         " optimizer state arrays and the learning "
+                         "rate; got " +
+                         std::to_string(callArgs) + " arguments");
   size_t traced = callArgs - state - 1;
   if (*params.rbegin() >= traced)
     return Status::error("jit: parameter " + std::to_string(*params.rbegin()) +
-                         " is not one of the function's " + std::to_string(traced) +
-                         " arguments");
+                         " is not one of the function's " + std::to_string(traced) + " arguments");
   return traced;
 }
 

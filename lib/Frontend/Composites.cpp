@@ -49,9 +49,9 @@ Tensor layer_norm(const Tensor &x, const Tensor &gamma, const Tensor &beta, doub
     fail(site, "layer_norm", "needs a float operand of rank >= 1, got " + x.typeString());
   Shape last{x.dim(-1)};
   if (gamma.shape() != last || beta.shape() != last)
-    fail(site, "layer_norm", "gamma and beta must be " + trace::typeOf(x.dtype(), last) +
-                                 " for " + x.typeString() + ", got " + gamma.typeString() +
-                                 " and " + beta.typeString());
+    fail(site, "layer_norm",
+         "gamma and beta must be " + trace::typeOf(x.dtype(), last) + " for " + x.typeString() +
+             ", got " + gamma.typeString() + " and " + beta.typeString());
   Tensor centered = sub(x, mean(x, {-1}, true, site), site);
   Tensor variance = mean(mul(centered, centered, site), {-1}, true, site);
   Tensor normalized = mul(centered, rsqrt(add(variance, epsilon, site), site), site);
@@ -66,22 +66,22 @@ Tensor softmax_cross_entropy(const Tensor &logits, const Tensor &labels, CallSit
     fail(site, op, "labels must be i32 or i64, got " + labels.typeString());
   Shape batch(logits.shape().begin(), logits.shape().end() - 1);
   if (labels.shape() != batch)
-    fail(site, op, "labels must be " + trace::typeOf(labels.dtype(), batch) + " for logits " +
-                       logits.typeString() + ", got " + labels.typeString());
+    fail(site, op,
+         "labels must be " + trace::typeOf(labels.dtype(), batch) + " for logits " +
+             logits.typeString() + ", got " + labels.typeString());
   Tensor lp = log_softmax(logits, -1, site);
   // The class ids along the last dimension and the labels, compared in the
   // logits' dtype (exact below 2^24 classes), so the compare, the pick and
   // the per-row sum fuse into one pass over the logits.
   int64_t classCount = logits.dim(-1);
   DType ids = classCount < (int64_t(1) << 24) ? logits.dtype() : labels.dtype();
-  Tensor classes = broadcast_in_dim(iota({classCount}, 0, ids, site), logits.shape(),
-                                    {logits.rank() - 1}, site);
+  Tensor classes =
+      broadcast_in_dim(iota({classCount}, 0, ids, site), logits.shape(), {logits.rank() - 1}, site);
   std::vector<int64_t> dims(batch.size());
   for (size_t i = 0; i < dims.size(); ++i)
     dims[i] = (int64_t)i;
-  Tensor hit = equal(classes, broadcast_in_dim(astype(labels, ids, site), logits.shape(), dims,
-                                               site),
-                     site);
+  Tensor hit =
+      equal(classes, broadcast_in_dim(astype(labels, ids, site), logits.shape(), dims, site), site);
   Tensor picked = sum(where(hit, lp, 0.0, site), {-1}, false, site); // per example
   return neg(div(sum(picked, {}, false, site), (double)numElements(batch), site), site);
 }

@@ -18,9 +18,7 @@ struct Printer {
   std::string out;
 
   std::string name(int v) const { return "%v" + std::to_string(v); }
-  std::string type(int v) const {
-    return mlirType(graph.values[v].dtype, graph.values[v].shape);
-  }
+  std::string type(int v) const { return mlirType(graph.values[v].dtype, graph.values[v].shape); }
   std::string types(const std::vector<int> &vs) const {
     std::string s = "(";
     for (size_t i = 0; i < vs.size(); ++i)
@@ -82,8 +80,8 @@ std::string emitModule(const Graph &graph, const std::vector<ArgSpec> &args,
   if (!mesh.axisNames.empty()) {
     p.out += "shardc.mesh @mesh = <[";
     for (size_t i = 0; i < mesh.axisNames.size(); ++i)
-      p.out += (i ? ", " : "") + quoted(mesh.axisNames[i]) + "=" +
-               std::to_string(mesh.axisSizes[i]);
+      p.out +=
+          (i ? ", " : "") + quoted(mesh.axisNames[i]) + "=" + std::to_string(mesh.axisSizes[i]);
     p.out += "]>\n";
   }
   const Block &body = graph.blocks[0];

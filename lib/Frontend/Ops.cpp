@@ -19,8 +19,8 @@
 
 namespace shardc {
 
-using trace::Graph;
 using trace::fail;
+using trace::Graph;
 using trace::typeOf;
 
 //===----------------------------------------------------------------------===//
@@ -60,10 +60,9 @@ Graph &graphOf(const Tensor &t, const CallSite &site, const char *op) {
     fail(site, op, "operand " + t.typeString() + " belongs to another trace");
   if (g->values[t.id()].block != g->current())
     fail(site, op,
-         g->insideShardMap()
-             ? "operand " + t.typeString() +
-                   " is defined outside this shard_map body: pass it as an input"
-             : "operand " + t.typeString() + " is a value of a shard_map body");
+         g->insideShardMap() ? "operand " + t.typeString() +
+                                   " is defined outside this shard_map body: pass it as an input"
+                             : "operand " + t.typeString() + " is a value of a shard_map body");
   return *g;
 }
 
@@ -98,8 +97,8 @@ std::string listString(const std::vector<int64_t> &v) {
 
 int64_t normalizeDim(int64_t d, int64_t rank, const CallSite &site, const char *op) {
   if (d < -rank || d >= rank)
-    fail(site, op, "dimension " + std::to_string(d) + " out of range for rank " +
-                       std::to_string(rank));
+    fail(site, op,
+         "dimension " + std::to_string(d) + " out of range for rank " + std::to_string(rank));
   return d < 0 ? d + rank : d;
 }
 
@@ -139,10 +138,11 @@ void checkShape(const Shape &shape, DType dtype, const CallSite &site, const cha
 Tensor splat(Graph &g, DType dtype, const Shape &shape, double v, const CallSite &site) {
   if (!isFloat(dtype)) {
     // A number given for an integer tensor must be one of its values.
-    double lo = dtype == DType::I1 ? 0 : dtype == DType::I32 ? -2147483648.0 : -9223372036854775808.0;
+    double lo = dtype == DType::I1    ? 0
+                : dtype == DType::I32 ? -2147483648.0
+                                      : -9223372036854775808.0;
     double hi = dtype == DType::I1 ? 1 : dtype == DType::I32 ? 2147483647.0 : 9223372036854775807.0;
-    if (!std::isfinite(v) || v != std::trunc(v) || v < lo || v > hi)
-    {
+    if (!std::isfinite(v) || v != std::trunc(v) || v < lo || v > hi) {
       char number[32];
       std::snprintf(number, sizeof(number), "%.17g", v);
       fail(site, "constant",
@@ -150,8 +150,7 @@ Tensor splat(Graph &g, DType dtype, const Shape &shape, double v, const CallSite
     }
   }
   return record(g, "shardc.constant", {}, dtype, shape,
-                "value = dense<" + splatLiteral(dtype, v) + "> : " +
-                    trace::mlirType(dtype, shape),
+                "value = dense<" + splatLiteral(dtype, v) + "> : " + trace::mlirType(dtype, shape),
                 site);
 }
 
@@ -186,8 +185,9 @@ std::pair<Tensor, Tensor> coerce(const Operand &a, const Operand &b, const CallS
     return {a.tensor, splat(g, a.tensor.dtype(), a.tensor.shape(), b.scalar, site)};
   Tensor x = a.tensor, y = b.tensor;
   if (x.dtype() != y.dtype())
-    fail(site, op, "operand dtypes differ: " + x.typeString() + " and " + y.typeString() +
-                       " (convert one with astype)");
+    fail(site, op,
+         "operand dtypes differ: " + x.typeString() + " and " + y.typeString() +
+             " (convert one with astype)");
   if (x.shape() != y.shape()) {
     Shape s = broadcastShapes(x.shape(), y.shape(), site, op, x.typeString(), y.typeString());
     if (x.shape() != s)
@@ -218,8 +218,7 @@ Tensor unary(const char *name, const char *op, const Tensor &x, const CallSite &
   return record(g, op, {x.id()}, x.dtype(), x.shape(), "", site);
 }
 
-Tensor compare(const char *direction, const Operand &a, const Operand &b,
-               const CallSite &site) {
+Tensor compare(const char *direction, const Operand &a, const Operand &b, const CallSite &site) {
   auto [x, y] = coerce(a, b, site, "compare");
   if (x.dtype() == DType::I1)
     fail(site, "compare", "is not defined on i1 (use where or astype)");
@@ -242,8 +241,8 @@ Tensor reduce(const char *kind, const char *name, const Tensor &x, std::vector<i
     if (reduced[d])
       fail(site, name, "dimension " + std::to_string(d) + " listed twice");
     if (x.shape()[d] == 0)
-      fail(site, name, "reduces dimension " + std::to_string(d) + " of " + x.typeString() +
-                           ", which is empty");
+      fail(site, name,
+           "reduces dimension " + std::to_string(d) + " of " + x.typeString() + ", which is empty");
     reduced[d] = true;
   }
   Shape out, kept;
@@ -252,11 +251,11 @@ Tensor reduce(const char *kind, const char *name, const Tensor &x, std::vector<i
       out.push_back(x.shape()[i]);
     kept.push_back(reduced[i] ? 1 : x.shape()[i]);
   }
-  Tensor r = dims.empty() ? x
-                          : record(g, "shardc.reduce", {x.id()}, x.dtype(), out,
-                                   "dims = " + i64Array(dims) +
-                                       ", kind = #shardc<reduce_kind " + kind + ">",
-                                   site);
+  Tensor r =
+      dims.empty()
+          ? x
+          : record(g, "shardc.reduce", {x.id()}, x.dtype(), out,
+                   "dims = " + i64Array(dims) + ", kind = #shardc<reduce_kind " + kind + ">", site);
   return keepdims ? reshape(r, kept, site) : r;
 }
 
@@ -294,10 +293,10 @@ Tensor operator-(Operand a) {
   return neg(a.tensor, a.site);
 }
 
-#define SHARDC_UNARY(Name, name, number, types, ...)                                   \
-  Tensor name(const Tensor &x, CallSite s) {                                           \
-    bool floatOnly = !acceptsIntegers(OpCode::Name);                                   \
-    return unary(#name, "shardc." #name, x, s, floatOnly);                             \
+#define SHARDC_UNARY(Name, name, number, types, ...)                                               \
+  Tensor name(const Tensor &x, CallSite s) {                                                       \
+    bool floatOnly = !acceptsIntegers(OpCode::Name);                                               \
+    return unary(#name, "shardc." #name, x, s, floatOnly);                                         \
   }
 #include "shardc/Common/OpCodes.def"
 
@@ -314,8 +313,7 @@ Tensor where(const Tensor &pred, Operand a, Operand b, CallSite site) {
     fail(site, "where", "the predicate must be i1, got " + pred.typeString());
   auto [x, y] = coerce(a, b, site, "where");
   Tensor p = pred;
-  Shape s = broadcastShapes(p.shape(), x.shape(), site, "where", p.typeString(),
-                            x.typeString());
+  Shape s = broadcastShapes(p.shape(), x.shape(), site, "where", p.typeString(), x.typeString());
   if (p.shape() != s)
     p = broadcast_to(p, s, site);
   if (x.shape() != s) {
@@ -373,10 +371,9 @@ Tensor constant(const Array &value, CallSite site) {
       literal += (i ? ", " : "") + std::string(value.getInt(i) ? "true" : "false");
     literal += "]";
     if (value.rank() != 1) // nested lists would be needed: go through a reshape
-      return reshape(constant(Array::fromInts(DType::I1, {value.numElements()},
-                                              value.toInts()),
-                              site),
-                     value.shape(), site);
+      return reshape(
+          constant(Array::fromInts(DType::I1, {value.numElements()}, value.toInts()), site),
+          value.shape(), site);
   } else {
     // The raw little-endian bytes, exact for every dtype.
     static const char *hex = "0123456789ABCDEF";
@@ -390,8 +387,7 @@ Tensor constant(const Array &value, CallSite site) {
   if (value.numElements() == 0)
     return splat(g, value.dtype(), value.shape(), 0, site);
   return record(g, "shardc.constant", {}, value.dtype(), value.shape(),
-                "value = dense<" + literal + "> : " +
-                    trace::mlirType(value.dtype(), value.shape()),
+                "value = dense<" + literal + "> : " + trace::mlirType(value.dtype(), value.shape()),
                 site);
 }
 
@@ -399,14 +395,13 @@ Tensor constant(const Array &value, CallSite site) {
 // Contractions and reductions
 //===----------------------------------------------------------------------===//
 
-Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dimsIn,
-                   CallSite site) {
+Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dimsIn, CallSite site) {
   const char *op = "dot_general";
   Graph &g = graphOf(lhs, site, op);
   graphOf(rhs, site, op);
   if (lhs.dtype() != rhs.dtype() || !isFloat(lhs.dtype()))
-    fail(site, op, "needs float operands of one dtype, got " + lhs.typeString() + " and " +
-                       rhs.typeString());
+    fail(site, op,
+         "needs float operands of one dtype, got " + lhs.typeString() + " and " + rhs.typeString());
   DotDims d = dimsIn;
   if (d.lhsBatching.size() != d.rhsBatching.size() ||
       d.lhsContracting.size() != d.rhsContracting.size())
@@ -417,8 +412,7 @@ Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dimsIn,
     for (int64_t &x : dims) {
       x = normalizeDim(x, t.rank(), site, op);
       if (used[x])
-        fail(site, op, std::string(side) + " dimension " + std::to_string(x) +
-                           " is listed twice");
+        fail(site, op, std::string(side) + " dimension " + std::to_string(x) + " is listed twice");
       used[x] = true;
     }
   };
@@ -430,16 +424,18 @@ Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dimsIn,
   for (size_t i = 0; i < d.lhsBatching.size(); ++i) {
     int64_t a = lhs.shape()[d.lhsBatching[i]], b = rhs.shape()[d.rhsBatching[i]];
     if (a != b)
-      fail(site, op, "batch dimensions differ: " + lhs.typeString() + " dim " +
-                         std::to_string(d.lhsBatching[i]) + " vs " + rhs.typeString() +
-                         " dim " + std::to_string(d.rhsBatching[i]));
+      fail(site, op,
+           "batch dimensions differ: " + lhs.typeString() + " dim " +
+               std::to_string(d.lhsBatching[i]) + " vs " + rhs.typeString() + " dim " +
+               std::to_string(d.rhsBatching[i]));
     out.push_back(a);
   }
   for (size_t i = 0; i < d.lhsContracting.size(); ++i)
     if (lhs.shape()[d.lhsContracting[i]] != rhs.shape()[d.rhsContracting[i]])
-      fail(site, op, "contracting dimensions differ: " + lhs.typeString() + " dim " +
-                         std::to_string(d.lhsContracting[i]) + " vs " + rhs.typeString() +
-                         " dim " + std::to_string(d.rhsContracting[i]));
+      fail(site, op,
+           "contracting dimensions differ: " + lhs.typeString() + " dim " +
+               std::to_string(d.lhsContracting[i]) + " vs " + rhs.typeString() + " dim " +
+               std::to_string(d.rhsContracting[i]));
   for (int64_t i = 0; i < lhs.rank(); ++i)
     if (!lhsUsed[i])
       out.push_back(lhs.shape()[i]);
@@ -458,19 +454,17 @@ Tensor matmul(const Tensor &a, const Tensor &b, CallSite site) {
   graphOf(a, site, "matmul");
   graphOf(b, site, "matmul");
   if (a.rank() < 2 || b.rank() < 2)
-    fail(site, "matmul", "needs operands of rank >= 2, got " + a.typeString() + " x " +
-                             b.typeString());
+    fail(site, "matmul",
+         "needs operands of rank >= 2, got " + a.typeString() + " x " + b.typeString());
   if (a.dim(-1) != b.dim(-2))
-    fail(site, "matmul", "inner dimensions differ: " + a.typeString() + " x " +
-                             b.typeString());
+    fail(site, "matmul", "inner dimensions differ: " + a.typeString() + " x " + b.typeString());
   // [..., k] x [k, n]: one product over every leading row.
   if (b.rank() == 2)
     return dot_general(a, b, {{}, {}, {a.rank() - 1}, {0}}, site);
   // Leading dimensions are batch dimensions, broadcast as in NumPy.
   Shape aBatch(a.shape().begin(), a.shape().end() - 2);
   Shape bBatch(b.shape().begin(), b.shape().end() - 2);
-  Shape batch = broadcastShapes(aBatch, bBatch, site, "matmul", a.typeString(),
-                                b.typeString());
+  Shape batch = broadcastShapes(aBatch, bBatch, site, "matmul", a.typeString(), b.typeString());
   auto lift = [&](const Tensor &x) {
     Shape want = batch;
     want.push_back(x.dim(-2));
@@ -500,8 +494,8 @@ Tensor argmax(const Tensor &x, int64_t dim, CallSite site) {
     fail(site, "argmax", "takes floating-point values, not " + x.typeString());
   dim = normalizeDim(dim, x.rank(), site, "argmax");
   if (x.shape()[dim] == 0)
-    fail(site, "argmax", "dimension " + std::to_string(dim) + " of " + x.typeString() +
-                             " is empty");
+    fail(site, "argmax",
+         "dimension " + std::to_string(dim) + " of " + x.typeString() + " is empty");
   Shape out = x.shape();
   out.erase(out.begin() + dim);
   return record(g, "shardc.argmax", {x.id()}, DType::I32, out,
@@ -512,8 +506,8 @@ Tensor mean(const Tensor &x, std::vector<int64_t> dims, bool keepdims, CallSite 
   if (!isFloat(x.dtype()))
     fail(site, "mean", "needs a float operand, got " + x.typeString());
   Tensor s = sum(x, dims, keepdims, site);
-  int64_t count = std::max<int64_t>(1, numElements(x.shape()) / std::max<int64_t>(
-                                                                    1, numElements(s.shape())));
+  int64_t count =
+      std::max<int64_t>(1, numElements(x.shape()) / std::max<int64_t>(1, numElements(s.shape())));
   if (numElements(s.shape()) == 0)
     count = 1;
   return div(s, (double)count, site);
@@ -528,18 +522,18 @@ Tensor broadcast_in_dim(const Tensor &x, const Shape &shape, std::vector<int64_t
   Graph &g = graphOf(x, site, "broadcast_in_dim");
   checkShape(shape, x.dtype(), site, "broadcast_in_dim");
   if ((int64_t)dims.size() != x.rank())
-    fail(site, "broadcast_in_dim", "needs one result dimension per operand dimension (" +
-                                       std::to_string(x.rank()) + "), got " +
-                                       listString(dims));
+    fail(site, "broadcast_in_dim",
+         "needs one result dimension per operand dimension (" + std::to_string(x.rank()) +
+             "), got " + listString(dims));
   for (size_t i = 0; i < dims.size(); ++i) {
     dims[i] = normalizeDim(dims[i], (int64_t)shape.size(), site, "broadcast_in_dim");
     if (i && dims[i] <= dims[i - 1])
       fail(site, "broadcast_in_dim", "dims must increase, got " + listString(dims));
     int64_t n = x.shape()[i];
     if (n != 1 && n != shape[dims[i]])
-      fail(site, "broadcast_in_dim", "cannot broadcast " + x.typeString() + " to " +
-                                         typeOf(x.dtype(), shape) + " along dims " +
-                                         listString(dims));
+      fail(site, "broadcast_in_dim",
+           "cannot broadcast " + x.typeString() + " to " + typeOf(x.dtype(), shape) +
+               " along dims " + listString(dims));
   }
   if (x.shape() == shape)
     return x;
@@ -550,8 +544,8 @@ Tensor broadcast_in_dim(const Tensor &x, const Shape &shape, std::vector<int64_t
 Tensor broadcast_to(const Tensor &x, const Shape &shape, CallSite site) {
   graphOf(x, site, "broadcast_to");
   if (x.rank() > (int64_t)shape.size())
-    fail(site, "broadcast_to", "cannot broadcast " + x.typeString() + " to lower rank " +
-                                   typeOf(x.dtype(), shape));
+    fail(site, "broadcast_to",
+         "cannot broadcast " + x.typeString() + " to lower rank " + typeOf(x.dtype(), shape));
   int64_t offset = (int64_t)shape.size() - x.rank();
   std::vector<int64_t> dims(x.rank());
   std::iota(dims.begin(), dims.end(), offset);
@@ -595,8 +589,9 @@ Tensor reshape(const Tensor &x, Shape shape, CallSite site) {
     known = n;
   }
   if (known != n)
-    fail(site, "reshape", "cannot reshape " + x.typeString() + " (" + std::to_string(n) +
-                              " elements) to " + typeOf(x.dtype(), shape));
+    fail(site, "reshape",
+         "cannot reshape " + x.typeString() + " (" + std::to_string(n) + " elements) to " +
+             typeOf(x.dtype(), shape));
   if (shape == x.shape())
     return x;
   return record(g, "shardc.reshape", {x.id()}, x.dtype(), shape, "", site);
@@ -605,8 +600,8 @@ Tensor reshape(const Tensor &x, Shape shape, CallSite site) {
 Tensor transpose(const Tensor &x, std::vector<int64_t> perm, CallSite site) {
   Graph &g = graphOf(x, site, "transpose");
   if ((int64_t)perm.size() != x.rank())
-    fail(site, "transpose", "permutation " + listString(perm) + " does not match " +
-                                x.typeString());
+    fail(site, "transpose",
+         "permutation " + listString(perm) + " does not match " + x.typeString());
   std::vector<bool> seen(x.rank());
   Shape out;
   for (int64_t &p : perm) {
@@ -616,8 +611,8 @@ Tensor transpose(const Tensor &x, std::vector<int64_t> perm, CallSite site) {
     seen[p] = true;
     out.push_back(x.shape()[p]);
   }
-  return record(g, "shardc.transpose", {x.id()}, x.dtype(), out,
-                "permutation = " + i64Array(perm), site);
+  return record(g, "shardc.transpose", {x.id()}, x.dtype(), out, "permutation = " + i64Array(perm),
+                site);
 }
 
 Tensor slice(const Tensor &x, std::vector<int64_t> start, std::vector<int64_t> limit,
@@ -627,8 +622,9 @@ Tensor slice(const Tensor &x, std::vector<int64_t> start, std::vector<int64_t> l
     strides.assign(x.rank(), 1);
   if ((int64_t)start.size() != x.rank() || (int64_t)limit.size() != x.rank() ||
       (int64_t)strides.size() != x.rank())
-    fail(site, "slice", "needs start, limit and strides of rank " + std::to_string(x.rank()) +
-                            " for " + x.typeString());
+    fail(site, "slice",
+         "needs start, limit and strides of rank " + std::to_string(x.rank()) + " for " +
+             x.typeString());
   Shape out;
   for (int64_t i = 0; i < x.rank(); ++i) {
     // Negative bounds count from the end, as in NumPy.
@@ -637,9 +633,9 @@ Tensor slice(const Tensor &x, std::vector<int64_t> start, std::vector<int64_t> l
     if (limit[i] < 0)
       limit[i] += x.shape()[i];
     if (start[i] < 0 || start[i] > limit[i] || limit[i] > x.shape()[i] || strides[i] < 1)
-      fail(site, "slice", "bounds " + listString(start) + ".." + listString(limit) +
-                              " step " + listString(strides) + " do not fit " +
-                              x.typeString());
+      fail(site, "slice",
+           "bounds " + listString(start) + ".." + listString(limit) + " step " +
+               listString(strides) + " do not fit " + x.typeString());
     out.push_back((limit[i] - start[i] + strides[i] - 1) / strides[i]);
   }
   return record(g, "shardc.slice", {x.id()}, x.dtype(), out,
@@ -660,13 +656,15 @@ Tensor concatenate(const std::vector<Tensor> &xs, int64_t dim, CallSite site) {
     graphOf(x, site, "concatenate");
     Shape a = x.shape(), b = xs[0].shape();
     if (x.dtype() != xs[0].dtype() || a.size() != b.size())
-      fail(site, "concatenate", "operands " + xs[0].typeString() + " and " + x.typeString() +
-                                    " differ in dtype or rank");
+      fail(site, "concatenate",
+           "operands " + xs[0].typeString() + " and " + x.typeString() +
+               " differ in dtype or rank");
     out[dim] += a[dim];
     a[dim] = b[dim] = 0;
     if (a != b)
-      fail(site, "concatenate", "operands " + xs[0].typeString() + " and " + x.typeString() +
-                                    " differ outside dimension " + std::to_string(dim));
+      fail(site, "concatenate",
+           "operands " + xs[0].typeString() + " and " + x.typeString() +
+               " differ outside dimension " + std::to_string(dim));
     ids.push_back(x.id());
   }
   return record(g, "shardc.concatenate", ids, xs[0].dtype(), out,
@@ -678,15 +676,16 @@ Tensor concatenate(const std::vector<Tensor> &xs, int64_t dim, CallSite site) {
 static std::vector<int> startIndices(Graph &g, const Tensor &x, const std::vector<Tensor> &start,
                                      CallSite site, const char *op) {
   if ((int64_t)start.size() != x.rank())
-    fail(site, op, "needs " + std::to_string(x.rank()) + " start indices for " +
-                       x.typeString() + ", got " + std::to_string(start.size()));
+    fail(site, op,
+         "needs " + std::to_string(x.rank()) + " start indices for " + x.typeString() + ", got " +
+             std::to_string(start.size()));
   std::vector<int> ids;
   for (const Tensor &i : start) {
     graphOf(i, site, op);
     if (i.rank() != 0 || (i.dtype() != DType::I32 && i.dtype() != DType::I64) ||
         i.dtype() != start[0].dtype())
-      fail(site, op, "start indices must be i32 or i64 scalars of one dtype, got " +
-                         i.typeString());
+      fail(site, op,
+           "start indices must be i32 or i64 scalars of one dtype, got " + i.typeString());
     ids.push_back(i.id());
   }
   return ids;
@@ -705,8 +704,8 @@ Tensor dynamic_slice(const Tensor &x, const std::vector<Tensor> &start, Shape si
   return record(g, "shardc.dynamic_slice", ids, x.dtype(), sizes, "", site);
 }
 
-Tensor dynamic_update_slice(const Tensor &x, const Tensor &update,
-                            const std::vector<Tensor> &start, CallSite site) {
+Tensor dynamic_update_slice(const Tensor &x, const Tensor &update, const std::vector<Tensor> &start,
+                            CallSite site) {
   Graph &g = graphOf(x, site, "dynamic_update_slice");
   graphOf(update, site, "dynamic_update_slice");
   std::vector<int> ids = startIndices(g, x, start, site, "dynamic_update_slice");
@@ -714,8 +713,8 @@ Tensor dynamic_update_slice(const Tensor &x, const Tensor &update,
   for (int64_t d = 0; fits && d < x.rank(); ++d)
     fits = update.shape()[d] <= x.shape()[d];
   if (!fits)
-    fail(site, "dynamic_update_slice", "the update " + update.typeString() + " does not fit " +
-                                           x.typeString());
+    fail(site, "dynamic_update_slice",
+         "the update " + update.typeString() + " does not fit " + x.typeString());
   ids.insert(ids.begin(), {x.id(), update.id()});
   return record(g, "shardc.dynamic_update_slice", ids, x.dtype(), x.shape(), "", site);
 }
@@ -745,11 +744,11 @@ Tensor scatter_add(const Tensor &table, const Tensor &indices, const Tensor &upd
   if (table.rank() >= 1)
     want.insert(want.end(), table.shape().begin() + 1, table.shape().end());
   if (table.rank() < 1 || updates.shape() != want || updates.dtype() != table.dtype())
-    fail(site, "scatter_add", "updates must be " + typeOf(table.dtype(), want) + " for table " +
-                                  table.typeString() + " and indices " +
-                                  indices.typeString() + ", got " + updates.typeString());
-  return record(g, "shardc.scatter_add", {table.id(), indices.id(), updates.id()},
-                table.dtype(), table.shape(), "", site);
+    fail(site, "scatter_add",
+         "updates must be " + typeOf(table.dtype(), want) + " for table " + table.typeString() +
+             " and indices " + indices.typeString() + ", got " + updates.typeString());
+  return record(g, "shardc.scatter_add", {table.id(), indices.id(), updates.id()}, table.dtype(),
+                table.shape(), "", site);
 }
 
 Tensor with_sharding_constraint(const Tensor &x, const PartitionSpec &spec, CallSite site) {
@@ -757,8 +756,7 @@ Tensor with_sharding_constraint(const Tensor &x, const PartitionSpec &spec, Call
   if (g.insideShardMap())
     fail(site, "with_sharding_constraint", "is not available inside shard_map");
   if (g.mesh.axisNames.empty())
-    fail(site, "with_sharding_constraint",
-         "needs a mesh: shard the arguments or give jit a mesh");
+    fail(site, "with_sharding_constraint", "needs a mesh: shard the arguments or give jit a mesh");
   Status valid = NamedSharding{g.mesh, spec}.validate(x.shape());
   if (!valid.ok())
     fail(site, "with_sharding_constraint", valid.message());

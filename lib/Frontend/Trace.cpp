@@ -30,8 +30,8 @@ Graph *activeGraph() { return active.get(); }
 std::shared_ptr<Graph> activeGraphHandle() { return active; }
 
 void fail(const CallSite &site, const std::string &op, const std::string &message) {
-  throw TraceError(std::string(site.file) + ":" + std::to_string(site.line) +
-                   ": error: " + op + ": " + message);
+  throw TraceError(std::string(site.file) + ":" + std::to_string(site.line) + ": error: " + op +
+                   ": " + message);
 }
 
 std::string quoted(const std::string &s) {
@@ -79,8 +79,8 @@ std::string shardingAttr(const PartitionSpec &spec) {
 
 } // namespace trace
 
-using trace::Graph;
 using trace::fail;
+using trace::Graph;
 
 //===----------------------------------------------------------------------===//
 // shard_map and the collectives
@@ -97,8 +97,9 @@ std::vector<Tensor> shard_map(const LocalFn &fn, const std::vector<Tensor> &inpu
   if (g->mesh.axisNames.empty())
     fail(site, "shard_map", "needs a mesh: shard the arguments or give jit a mesh");
   if (inputs.size() != inSpecs.size())
-    fail(site, "shard_map", std::to_string(inputs.size()) + " inputs but " +
-                                std::to_string(inSpecs.size()) + " in_specs");
+    fail(site, "shard_map",
+         std::to_string(inputs.size()) + " inputs but " + std::to_string(inSpecs.size()) +
+             " in_specs");
   std::vector<Shape> local;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].graph() || inputs[i].graph() != g ||
@@ -107,8 +108,8 @@ std::vector<Tensor> shard_map(const LocalFn &fn, const std::vector<Tensor> &inpu
     NamedSharding sharding{g->mesh, inSpecs[i]};
     Status valid = sharding.validate(inputs[i].shape());
     if (!valid.ok())
-      fail(site, "shard_map", "input " + std::to_string(i) + " (" + inputs[i].typeString() +
-                                  "): " + valid.message());
+      fail(site, "shard_map",
+           "input " + std::to_string(i) + " (" + inputs[i].typeString() + "): " + valid.message());
     local.push_back(sharding.localShape(inputs[i].shape()));
   }
 
@@ -131,29 +132,30 @@ std::vector<Tensor> shard_map(const LocalFn &fn, const std::vector<Tensor> &inpu
   }
   g->open.pop_back();
   if (results.size() != outSpecs.size())
-    fail(site, "shard_map", "the body returned " + std::to_string(results.size()) +
-                                " values but there are " + std::to_string(outSpecs.size()) +
-                                " out_specs");
+    fail(site, "shard_map",
+         "the body returned " + std::to_string(results.size()) + " values but there are " +
+             std::to_string(outSpecs.size()) + " out_specs");
   std::vector<int> returned, resultIds;
   std::vector<Tensor> out;
   for (size_t i = 0; i < results.size(); ++i) {
     const Tensor &r = results[i];
     if (r.graph() != g || g->values[r.id()].block != body)
-      fail(site, "shard_map", "result " + std::to_string(i) +
-                                  " is not a value of the shard_map body");
+      fail(site, "shard_map",
+           "result " + std::to_string(i) + " is not a value of the shard_map body");
     returned.push_back(r.id());
     // The global shape: each sharded dimension grows by its axes' sizes.
     Shape global = r.shape();
     const PartitionSpec &spec = outSpecs[i];
     if (spec.size() != global.size())
-      fail(site, "shard_map", "out_spec " + std::to_string(i) + " has rank " +
-                                  std::to_string(spec.size()) + " but the result is " +
-                                  r.typeString());
+      fail(site, "shard_map",
+           "out_spec " + std::to_string(i) + " has rank " + std::to_string(spec.size()) +
+               " but the result is " + r.typeString());
     for (size_t d = 0; d < spec.size(); ++d)
       for (const std::string &axis : spec[d]) {
         if (g->mesh.axisIndex(axis) < 0)
-          fail(site, "shard_map", "out_spec " + std::to_string(i) + " names axis '" + axis +
-                                      "' that the mesh does not have");
+          fail(site, "shard_map",
+               "out_spec " + std::to_string(i) + " names axis '" + axis +
+                   "' that the mesh does not have");
         global[d] *= g->mesh.axisSize(axis);
       }
     int v = g->newValue(r.dtype(), global);
@@ -172,8 +174,7 @@ std::vector<Tensor> shard_map(const LocalFn &fn, const std::vector<Tensor> &inpu
   };
   g->blocks[g->current()].nodes.push_back(
       {"shardc.shard_map", operands, resultIds,
-       "in_shardings = " + specs(inSpecs) + ", out_shardings = " + specs(outSpecs), site,
-       body});
+       "in_shardings = " + specs(inSpecs) + ", out_shardings = " + specs(outSpecs), site, body});
   return out;
 }
 
@@ -196,22 +197,24 @@ Tensor collective(const char *name, const char *op, const Tensor &x,
   list += "]";
   int v = g->newValue(x.dtype(), std::move(shape));
   g->blocks[g->current()].nodes.push_back(
-      {op, {x.id()}, {v}, "axes = " + list + (properties.empty() ? "" : ", ") + properties +
-                              ", mesh = @mesh", site, -1});
+      {op,
+       {x.id()},
+       {v},
+       "axes = " + list + (properties.empty() ? "" : ", ") + properties + ", mesh = @mesh",
+       site,
+       -1});
   return Tensor(trace::activeGraphHandle(), v);
 }
 
 int64_t checkedDim(const Tensor &x, int64_t dim, const CallSite &site, const char *name) {
   if (dim < -x.rank() || dim >= x.rank())
-    fail(site, name, "dimension " + std::to_string(dim) + " out of range for " +
-                         x.typeString());
+    fail(site, name, "dimension " + std::to_string(dim) + " out of range for " + x.typeString());
   return dim < 0 ? dim + x.rank() : dim;
 }
 
 /// The size of the group over `axes`, after checking them (the shapes of
 /// the collectives below depend on it).
-int64_t groupSize(const std::vector<std::string> &axes, const CallSite &site,
-                  const char *name) {
+int64_t groupSize(const std::vector<std::string> &axes, const CallSite &site, const char *name) {
   Graph *g = trace::activeGraph();
   if (!g || !g->insideShardMap())
     fail(site, name, "is only available inside a shard_map body");
@@ -252,8 +255,9 @@ Tensor psum_scatter(const Tensor &x, const std::vector<std::string> &axes, int64
   Shape shape = x.shape();
   int64_t n = groupSize(axes, site, "psum_scatter");
   if (shape[dim] % n)
-    fail(site, "psum_scatter", "dimension " + std::to_string(dim) + " of " + x.typeString() +
-                                   " does not split " + std::to_string(n) + " ways");
+    fail(site, "psum_scatter",
+         "dimension " + std::to_string(dim) + " of " + x.typeString() + " does not split " +
+             std::to_string(n) + " ways");
   shape[dim] /= n;
   return collective("psum_scatter", "shardc.reduce_scatter", x, axes,
                     "dim = " + std::to_string(dim) + " : i64, kind = #shardc<reduce_kind sum>",
@@ -267,9 +271,9 @@ Tensor all_to_all(const Tensor &x, const std::vector<std::string> &axes, int64_t
   Shape shape = x.shape();
   int64_t n = groupSize(axes, site, "all_to_all");
   if (shape[splitDim] % n)
-    fail(site, "all_to_all", "dimension " + std::to_string(splitDim) + " of " +
-                                 x.typeString() + " does not split " + std::to_string(n) +
-                                 " ways");
+    fail(site, "all_to_all",
+         "dimension " + std::to_string(splitDim) + " of " + x.typeString() + " does not split " +
+             std::to_string(n) + " ways");
   shape[splitDim] /= n;
   shape[concatDim] *= n;
   return collective("all_to_all", "shardc.all_to_all", x, axes,

@@ -31,18 +31,22 @@ Shape shapeOf(Value v) {
   return Shape(t.getShape().begin(), t.getShape().end());
 }
 
-DType dtypeOf(Value v) {
-  return *toDType(cast<RankedTensorType>(v.getType()).getElementType());
-}
+DType dtypeOf(Value v) { return *toDType(cast<RankedTensorType>(v.getType()).getElementType()); }
 
 ref::CompareFn toCompare(CompareDirection d) {
   switch (d) {
-  case CompareDirection::EQ: return ref::CompareFn::EQ;
-  case CompareDirection::NE: return ref::CompareFn::NE;
-  case CompareDirection::LT: return ref::CompareFn::LT;
-  case CompareDirection::LE: return ref::CompareFn::LE;
-  case CompareDirection::GT: return ref::CompareFn::GT;
-  case CompareDirection::GE: return ref::CompareFn::GE;
+  case CompareDirection::EQ:
+    return ref::CompareFn::EQ;
+  case CompareDirection::NE:
+    return ref::CompareFn::NE;
+  case CompareDirection::LT:
+    return ref::CompareFn::LT;
+  case CompareDirection::LE:
+    return ref::CompareFn::LE;
+  case CompareDirection::GT:
+    return ref::CompareFn::GT;
+  case CompareDirection::GE:
+    return ref::CompareFn::GE;
   }
   return ref::CompareFn::EQ;
 }
@@ -115,8 +119,7 @@ private:
     if (!mesh)
       return op->emitError() << "unknown mesh " << ref;
     if (mesh.getNumDevices() != numDevices)
-      return op->emitError() << "collective over mesh " << ref << " ("
-                             << mesh.getNumDevices()
+      return op->emitError() << "collective over mesh " << ref << " (" << mesh.getNumDevices()
                              << " devices) in a program running on " << numDevices
                              << " device(s); collectives belong inside a shard_map or "
                                 "in a partitioned program";
@@ -125,8 +128,7 @@ private:
 
   /// Runs `fn(members)` once per group; it returns one array per member.
   template <typename Fn>
-  LogicalResult perGroup(Operation *op, FlatSymbolRefAttr meshRef, ArrayAttr axes,
-                         Fn fn) {
+  LogicalResult perGroup(Operation *op, FlatSymbolRefAttr meshRef, ArrayAttr axes, Fn fn) {
     FailureOr<Mesh> mesh = collectiveMesh(op, meshRef);
     if (failed(mesh))
       return failure();
@@ -203,8 +205,7 @@ private:
         })
         .Case([&](SelectOp c) {
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
-            return ref::select(get(c.getPred(), d), get(c.getOnTrue(), d),
-                               get(c.getOnFalse(), d));
+            return ref::select(get(c.getPred(), d), get(c.getOnTrue(), d), get(c.getOnFalse(), d));
           });
         })
         .Case([&](ConvertOp c) {
@@ -214,8 +215,7 @@ private:
         })
         .Case([&](DotGeneralOp c) {
           ref::DotDims dims{toDims(c.getLhsBatchingDims()), toDims(c.getRhsBatchingDims()),
-                            toDims(c.getLhsContractingDims()),
-                            toDims(c.getRhsContractingDims())};
+                            toDims(c.getLhsContractingDims()), toDims(c.getRhsContractingDims())};
           dims.precision = matmulPrecisionOf(c);
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
             return ref::dotGeneral(get(c.getLhs(), d), get(c.getRhs(), d), dims);
@@ -229,12 +229,12 @@ private:
         })
         .Case([&](BroadcastInDimOp c) {
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
-            return ref::broadcastInDim(get(c.getOperand(), d), shapeOf(c),
-                                       toDims(c.getDims()));
+            return ref::broadcastInDim(get(c.getOperand(), d), shapeOf(c), toDims(c.getDims()));
           });
         })
         .Case([&](StopGradientOp c) {
-          return perDevice(op, [&](int64_t d) -> StatusOr<Array> { return get(c.getOperand(), d); });
+          return perDevice(op,
+                           [&](int64_t d) -> StatusOr<Array> { return get(c.getOperand(), d); });
         })
         .Case([&](ReshapeOp c) {
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
@@ -248,8 +248,8 @@ private:
         })
         .Case([&](SliceOp c) {
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
-            return ref::slice(get(c.getOperand(), d), toDims(c.getStart()),
-                              toDims(c.getLimit()), toDims(c.getStrides()));
+            return ref::slice(get(c.getOperand(), d), toDims(c.getStart()), toDims(c.getLimit()),
+                              toDims(c.getStrides()));
           });
         })
         .Case([&](DynamicSliceOp c) {
@@ -268,8 +268,8 @@ private:
             std::vector<const Array *> indices;
             for (Value v : c.getStartIndices())
               indices.push_back(&get(v, d));
-            return ref::dynamicUpdateSlice(
-                x, update, ref::clampedCorner(x.shape(), update.shape(), indices));
+            return ref::dynamicUpdateSlice(x, update,
+                                           ref::clampedCorner(x.shape(), update.shape(), indices));
           });
         })
         .Case([&](ConcatenateOp c) {
@@ -280,14 +280,14 @@ private:
             return ref::concatenate(inputs, c.getDim());
           });
         })
-#define SHARDC_STRUCTURED(Name, ...)                                                   \
-  .Case([&](Name##Op c) {                                                              \
-    return perDevice(op, [&](int64_t d) -> StatusOr<Array> {                           \
-      std::vector<const Array *> inputs;                                               \
-      for (Value v : c->getOperands())                                                 \
-        inputs.push_back(&get(v, d));                                                  \
-      return structuredOp(OpCode::Name)->reference(inputs, c.getPlanAttrs());          \
-    });                                                                                \
+#define SHARDC_STRUCTURED(Name, ...)                                                               \
+  .Case([&](Name##Op c) {                                                                          \
+    return perDevice(op, [&](int64_t d) -> StatusOr<Array> {                                       \
+      std::vector<const Array *> inputs;                                                           \
+      for (Value v : c->getOperands())                                                             \
+        inputs.push_back(&get(v, d));                                                              \
+      return structuredOp(OpCode::Name)->reference(inputs, c.getPlanAttrs());                      \
+    });                                                                                            \
   })
 #include "shardc/Common/OpCodes.def"
         .Case([&](TakeOp c) {
@@ -310,31 +310,27 @@ private:
         })
         .Case([&](ShardMapOp c) { return evalShardMap(c); })
         .Case([&](AllReduceOp c) {
-          return perGroup(op, c.getMeshAttr(), c.getAxes(),
-                          [&](const std::vector<const Array *> &g) {
-                            return std::vector<Array>(
-                                g.size(), ref::allReduce(toReduction(c.getKind()), g));
-                          });
+          return perGroup(
+              op, c.getMeshAttr(), c.getAxes(), [&](const std::vector<const Array *> &g) {
+                return std::vector<Array>(g.size(), ref::allReduce(toReduction(c.getKind()), g));
+              });
         })
         .Case([&](AllGatherOp c) {
           return perGroup(op, c.getMeshAttr(), c.getAxes(),
                           [&](const std::vector<const Array *> &g) {
-                            return std::vector<Array>(g.size(),
-                                                      ref::allGather(g, c.getDim()));
+                            return std::vector<Array>(g.size(), ref::allGather(g, c.getDim()));
                           });
         })
         .Case([&](ReduceScatterOp c) {
           return perGroup(op, c.getMeshAttr(), c.getAxes(),
                           [&](const std::vector<const Array *> &g) {
-                            return ref::reduceScatter(toReduction(c.getKind()), g,
-                                                      c.getDim());
+                            return ref::reduceScatter(toReduction(c.getKind()), g, c.getDim());
                           });
         })
         .Case([&](AllSliceOp c) {
-          return perGroup(op, c.getMeshAttr(), c.getAxes(),
-                          [&](const std::vector<const Array *> &g) {
-                            return ref::allSlice(g, c.getDim());
-                          });
+          return perGroup(
+              op, c.getMeshAttr(), c.getAxes(),
+              [&](const std::vector<const Array *> &g) { return ref::allSlice(g, c.getDim()); });
         })
         .Case([&](AllToAllOp c) {
           return perGroup(op, c.getMeshAttr(), c.getAxes(),
@@ -358,9 +354,8 @@ private:
 
 } // namespace
 
-
-FailureOr<std::vector<DeviceArrays>> interpret(func::FuncOp fn, const std::vector<DeviceArrays> &args,
-                                        int64_t numDevices) {
+FailureOr<std::vector<DeviceArrays>>
+interpret(func::FuncOp fn, const std::vector<DeviceArrays> &args, int64_t numDevices) {
   if (fn.isExternal())
     return fn.emitError("cannot run a function without a body");
   Block &entry = fn.getBody().front();
@@ -370,11 +365,10 @@ FailureOr<std::vector<DeviceArrays>> interpret(func::FuncOp fn, const std::vecto
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !toDType(type.getElementType()))
-      return fn.emitError() << "argument #" << i << " has unsupported type "
-                            << arg.getType();
+      return fn.emitError() << "argument #" << i << " has unsupported type " << arg.getType();
     if ((int64_t)args[i].size() != numDevices)
-      return fn.emitError() << "argument #" << i << " has values for "
-                            << args[i].size() << " devices, expected " << numDevices;
+      return fn.emitError() << "argument #" << i << " has values for " << args[i].size()
+                            << " devices, expected " << numDevices;
     for (const Array &a : args[i])
       if (a.dtype() != *toDType(type.getElementType()) ||
           a.shape() != Shape(type.getShape().begin(), type.getShape().end()))
@@ -401,8 +395,8 @@ FailureOr<std::vector<Array>> interpret(func::FuncOp fn, const std::vector<Array
 
 /// The runtime sharding of argument or result `i`: its shardc.sharding, or
 /// replicated.
-static NamedSharding signatureSharding(func::FuncOp fn, MeshOp mesh, bool result,
-                                       unsigned i, int64_t rank) {
+static NamedSharding signatureSharding(func::FuncOp fn, MeshOp mesh, bool result, unsigned i,
+                                       int64_t rank) {
   auto s = result ? fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName)
                   : fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
   if (s)

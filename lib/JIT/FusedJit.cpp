@@ -174,8 +174,8 @@ struct FusedJit::Impl {
     std::unique_ptr<Module> m = optimizedModule(program, *ctx, name);
     if (!m)
       return nullptr;
-    if (Error e = jit->addIRModule(orc::ThreadSafeModule(std::move(m),
-                                                         orc::ThreadSafeContext(std::move(ctx))))) {
+    if (Error e = jit->addIRModule(
+            orc::ThreadSafeModule(std::move(m), orc::ThreadSafeContext(std::move(ctx))))) {
       consumeError(std::move(e));
       return nullptr;
     }
@@ -255,8 +255,8 @@ std::shared_ptr<FusedJit> FusedJit::create(const FusedJitOptions &options, std::
   return std::shared_ptr<FusedJit>(new FusedJit(std::move(impl)));
 }
 
-FusedKernelFn FusedJit::kernelFor(const FusedProgram &program,
-                                  const std::vector<int64_t> &encoded, int64_t elements) {
+FusedKernelFn FusedJit::kernelFor(const FusedProgram &program, const std::vector<int64_t> &encoded,
+                                  int64_t elements) {
   std::string key((const char *)encoded.data(), encoded.size() * sizeof(int64_t));
   std::lock_guard<std::mutex> lock(impl->mutex);
   auto [it, inserted] = impl->programs.try_emplace(std::move(key));
@@ -290,8 +290,7 @@ FusedKernelFn FusedJit::kernelFor(const FusedProgram &program,
   entry.kernel = impl->compile(program, name);
   entry.decided = true; // failures are not retried
   impl->stats.compileMs +=
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-          .count();
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   ++(entry.kernel ? impl->stats.compiled : impl->stats.failed);
   return entry.kernel;
 }
@@ -332,8 +331,7 @@ std::shared_ptr<FusedJit> installFusedJit(const std::string &cacheDir) {
     std::string error;
     *slot = FusedJit::create(options, error);
     if (!*slot)
-      std::fprintf(stderr,
-                   "shardc: warning: fused kernels stay interpreted (no JIT: %s)\n",
+      std::fprintf(stderr, "shardc: warning: fused kernels stay interpreted (no JIT: %s)\n",
                    error.c_str());
     return slot;
   }();

@@ -172,18 +172,21 @@ public:
     segSplat.assign(p.inputs.size(), nullptr);
     for (size_t k = 0; k < p.inputs.size(); ++k) {
       switch (p.inputs[k].mode) {
-      case FusedProgram::Whole: seg[k] = b.CreateGEP(f32, inBase[k], i); break;
+      case FusedProgram::Whole:
+        seg[k] = b.CreateGEP(f32, inBase[k], i);
+        break;
       case FusedProgram::AlongRows:
         rowFor(p.inputs[k].cols);
         seg[k] = b.CreateGEP(f32, inBase[k], colOf[p.inputs[k].cols]);
         break;
       case FusedProgram::AlongColumns:
         segSplat[k] = b.CreateVectorSplat(
-            t.width,
-            b.CreateLoad(f32, b.CreateGEP(f32, inBase[k], rowFor(p.inputs[k].cols))),
+            t.width, b.CreateLoad(f32, b.CreateGEP(f32, inBase[k], rowFor(p.inputs[k].cols))),
             "column");
         break;
-      case FusedProgram::Scalar: segSplat[k] = inScalar[k]; break;
+      case FusedProgram::Scalar:
+        segSplat[k] = inScalar[k];
+        break;
       }
     }
     std::vector<Value *> redRow;
@@ -227,8 +230,8 @@ public:
     std::vector<Constant *> lanes;
     for (int l = 0; l < t.width; ++l)
       lanes.push_back(b.getInt64(l));
-    Value *mask = b.CreateICmpSLT(ConstantVector::get(lanes),
-                                  b.CreateVectorSplat(t.width, rem), "mask");
+    Value *mask =
+        b.CreateICmpSLT(ConstantVector::get(lanes), b.CreateVectorSplat(t.width, rem), "mask");
     State tail = body(j, mask, accIn, zeroIn);
     BasicBlock *tailEnd = b.GetInsertBlock();
     b.CreateBr(segDone);
@@ -261,8 +264,7 @@ public:
         // A zero result is the row's first zero: +0 (1) or -0 (2).
         Value *isZero = b.CreateFCmpOEQ(v, ConstantFP::get(f32, 0.0));
         Value *zero = b.CreateSelect(b.CreateICmpEQ(z, b.getInt32(2)),
-                                     ConstantFP::getNegativeZero(f32),
-                                     ConstantFP::get(f32, 0.0));
+                                     ConstantFP::getNegativeZero(f32), ConstantFP::get(f32, 0.0));
         v = b.CreateSelect(isZero, zero, v);
         updated = combine(red.kind, old, b.CreateFPExt(v, f64));
       }
@@ -316,8 +318,9 @@ private:
   Constant *identityVector(Reduction kind) {
     if (kind == Reduction::Sum)
       return splat(f64, 0.0);
-    return ConstantVector::getSplat(ElementCount::getFixed(t.width),
-                                    ConstantFP::getInfinity(f32, /*Negative=*/kind == Reduction::Max));
+    return ConstantVector::getSplat(
+        ElementCount::getFixed(t.width),
+        ConstantFP::getInfinity(f32, /*Negative=*/kind == Reduction::Max));
   }
 
   /// The interpreter's max / min: NaN if either is NaN, else the new value
@@ -371,33 +374,37 @@ private:
       reg.push_back(load(k, j, mask));
     for (const auto &in : p.instructions) {
       Value *x = in.op == OpCode::Constant ? nullptr : reg[in.x];
-      Value *z = isBinary(in.op) || in.op == OpCode::Compare || in.op == OpCode::Select
-                     ? reg[in.y]
-                     : nullptr;
+      Value *z = isBinary(in.op) || in.op == OpCode::Compare || in.op == OpCode::Select ? reg[in.y]
+                                                                                        : nullptr;
       Value *r = nullptr;
       switch (in.op) {
-      case OpCode::Constant: r = splat(f32, in.value); break;
-#define SHARDC_UNARY(Name, ...)                                                        \
-  case OpCode::Name:                                                                   \
-    r = scalar::Name(JitValue(this, x)).v;                                             \
+      case OpCode::Constant:
+        r = splat(f32, in.value);
+        break;
+#define SHARDC_UNARY(Name, ...)                                                                    \
+  case OpCode::Name:                                                                               \
+    r = scalar::Name(JitValue(this, x)).v;                                                         \
     break;
-#define SHARDC_BINARY(Name, ...)                                                       \
-  case OpCode::Name:                                                                   \
-    r = scalar::Name(JitValue(this, x), JitValue(this, z)).v;                          \
+#define SHARDC_BINARY(Name, ...)                                                                   \
+  case OpCode::Name:                                                                               \
+    r = scalar::Name(JitValue(this, x), JitValue(this, z)).v;                                      \
     break;
 #include "shardc/Common/OpCodes.def"
       case OpCode::Compare: {
         // Ordered compares, except != (true when either is NaN), as in C.
-        static const CmpInst::Predicate preds[] = {
-            CmpInst::FCMP_OEQ, CmpInst::FCMP_UNE, CmpInst::FCMP_OLT,
-            CmpInst::FCMP_OLE, CmpInst::FCMP_OGT, CmpInst::FCMP_OGE};
-        r = b.CreateSelect(b.CreateFCmp(preds[in.direction], x, z), splat(f32, 1.0), splat(f32, 0.0));
+        static const CmpInst::Predicate preds[] = {CmpInst::FCMP_OEQ, CmpInst::FCMP_UNE,
+                                                   CmpInst::FCMP_OLT, CmpInst::FCMP_OLE,
+                                                   CmpInst::FCMP_OGT, CmpInst::FCMP_OGE};
+        r = b.CreateSelect(b.CreateFCmp(preds[in.direction], x, z), splat(f32, 1.0),
+                           splat(f32, 0.0));
         break;
       }
       case OpCode::Select:
         r = b.CreateSelect(b.CreateFCmpUNE(x, splat(f32, 0.0)), z, reg[in.z]);
         break;
-      default: r = splat(f32, 0.0); break; // excluded by unsupportedReason
+      default:
+        r = splat(f32, 0.0);
+        break; // excluded by unsupportedReason
       }
       reg.push_back(r);
     }
@@ -413,7 +420,8 @@ private:
       const auto &red = p.reductions[k];
       Value *v = reg[red.reg];
       if (mask)
-        v = b.CreateSelect(mask, v, red.kind == Reduction::Sum ? splat(f32, 0.0) : identityVector(red.kind));
+        v = b.CreateSelect(mask, v,
+                           red.kind == Reduction::Sum ? splat(f32, 0.0) : identityVector(red.kind));
       if (red.kind == Reduction::Sum) {
         s.lanes.push_back(b.CreateFAdd(accIn[k], b.CreateFPExt(v, vd)));
         s.firstZero.push_back(zeroIn[k]);
@@ -429,8 +437,7 @@ private:
       Value *code = b.CreateSelect(sign, b.getInt32(2), b.getInt32(1));
       Value *none = b.CreateICmpEQ(zeroIn[k], b.getInt32(0));
       Value *found = b.CreateICmpNE(bits, ConstantInt::get(bits->getType(), 0));
-      s.firstZero.push_back(
-          b.CreateSelect(b.CreateAnd(none, found), code, zeroIn[k]));
+      s.firstZero.push_back(b.CreateSelect(b.CreateAnd(none, found), code, zeroIn[k]));
     }
     return s;
   }
@@ -446,10 +453,10 @@ KernelBuilder &builderOf(const JitValue &x, const JitValue &y) {
 }
 
 JitValue operator-(JitValue x) { return {x.k, x.k->b.CreateFNeg(x.k->vector(x))}; }
-#define SHARDC_JIT_OPERATOR(op, create)                                                \
-  JitValue operator op(JitValue x, JitValue y) {                                       \
-    KernelBuilder &k = builderOf(x, y);                                                \
-    return {&k, k.b.create(k.vector(x), k.vector(y))};                                 \
+#define SHARDC_JIT_OPERATOR(op, create)                                                            \
+  JitValue operator op(JitValue x, JitValue y) {                                                   \
+    KernelBuilder &k = builderOf(x, y);                                                            \
+    return {&k, k.b.create(k.vector(x), k.vector(y))};                                             \
   }
 SHARDC_JIT_OPERATOR(+, CreateFAdd)
 SHARDC_JIT_OPERATOR(-, CreateFSub)
@@ -464,20 +471,20 @@ JitValue minimum(JitValue x, JitValue y) {
   KernelBuilder &k = builderOf(x, y);
   return {&k, k.maxMin(OpCode::Min, k.vector(x), k.vector(y))};
 }
-#define SHARDC_JIT_CALL(fn, f32, f64)                                                  \
+#define SHARDC_JIT_CALL(fn, f32, f64)                                                              \
   JitValue fn(JitValue x) { return {x.k, x.k->vectorCall(#f32, {x.k->vector(x)})}; }
 SHARDC_SCALAR_CALLS(SHARDC_JIT_CALL)
 #undef SHARDC_JIT_CALL
-#define SHARDC_JIT_INTRINSIC(fn, f32, f64, intrinsic)                                  \
-  JitValue fn(JitValue x) {                                                            \
-    return {x.k, x.k->b.CreateUnaryIntrinsic(Intrinsic::intrinsic, x.k->vector(x))};    \
+#define SHARDC_JIT_INTRINSIC(fn, f32, f64, intrinsic)                                              \
+  JitValue fn(JitValue x) {                                                                        \
+    return {x.k, x.k->b.CreateUnaryIntrinsic(Intrinsic::intrinsic, x.k->vector(x))};               \
   }
 SHARDC_SCALAR_INTRINSICS(SHARDC_JIT_INTRINSIC)
 #undef SHARDC_JIT_INTRINSIC
-#define SHARDC_JIT_CALL2(fn, f32, f64)                                                 \
-  JitValue fn(JitValue x, JitValue y) {                                                \
-    KernelBuilder &k = builderOf(x, y);                                                \
-    return {&k, k.vectorCall(#f32, {k.vector(x), k.vector(y)})};                       \
+#define SHARDC_JIT_CALL2(fn, f32, f64)                                                             \
+  JitValue fn(JitValue x, JitValue y) {                                                            \
+    KernelBuilder &k = builderOf(x, y);                                                            \
+    return {&k, k.vectorCall(#f32, {k.vector(x), k.vector(y)})};                                   \
   }
 SHARDC_SCALAR_CALLS2(SHARDC_JIT_CALL2)
 #undef SHARDC_JIT_CALL2
@@ -499,9 +506,8 @@ std::string unsupportedReason(const FusedProgram &program) {
   return "";
 }
 
-std::unique_ptr<Module> buildFusedKernelIR(const FusedProgram &program,
-                                           const VectorTarget &target, LLVMContext &context,
-                                           const std::string &name) {
+std::unique_ptr<Module> buildFusedKernelIR(const FusedProgram &program, const VectorTarget &target,
+                                           LLVMContext &context, const std::string &name) {
   auto module = std::make_unique<Module>("shardc.fused", context);
   KernelBuilder(program, target, *module).build(name);
   return module;

@@ -36,8 +36,7 @@ std::unique_ptr<LoadedModule> loadModule(const std::string &path, std::string &e
 }
 
 std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
-                                                 const std::string &bufferName,
-                                                 std::string &error,
+                                                 const std::string &bufferName, std::string &error,
                                                  bool captureDiagnostics) {
   auto loaded = std::make_unique<LoadedModule>();
   loaded->context.loadDialect<ShardcDialect, func::FuncDialect>();
@@ -58,8 +57,8 @@ std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
           return success();
         });
   else
-    loaded->printer = std::make_unique<SourceMgrDiagnosticHandler>(loaded->sourceMgr,
-                                                                   &loaded->context);
+    loaded->printer =
+        std::make_unique<SourceMgrDiagnosticHandler>(loaded->sourceMgr, &loaded->context);
   loaded->text = text;
   loaded->sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName),
                                        llvm::SMLoc());

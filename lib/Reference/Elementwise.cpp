@@ -12,14 +12,15 @@ namespace shardc::ref {
 /// The formula of elementwise op `op` at x (and y), in double.
 static double formula(OpCode op, double x, double y = 0) {
   switch (op) {
-#define SHARDC_UNARY(Name, ...)                                                        \
-  case OpCode::Name:                                                                   \
+#define SHARDC_UNARY(Name, ...)                                                                    \
+  case OpCode::Name:                                                                               \
     return scalar::Name(x);
-#define SHARDC_BINARY(Name, ...)                                                       \
-  case OpCode::Name:                                                                   \
+#define SHARDC_BINARY(Name, ...)                                                                   \
+  case OpCode::Name:                                                                               \
     return scalar::Name(x, y);
 #include "shardc/Common/OpCodes.def"
-  default: return std::numeric_limits<double>::quiet_NaN();
+  default:
+    return std::numeric_limits<double>::quiet_NaN();
   }
 }
 
@@ -61,18 +62,29 @@ StatusOr<Array> binary(OpCode op, const Array &lhs, const Array &rhs) {
       // Two's complement wrap-around for +, -, *.
       auto wrap = [](uint64_t v) { return (int64_t)v; };
       switch (op) {
-      case OpCode::Add: r = wrap((uint64_t)a + (uint64_t)b); break;
-      case OpCode::Sub: r = wrap((uint64_t)a - (uint64_t)b); break;
-      case OpCode::Mul: r = wrap((uint64_t)a * (uint64_t)b); break;
+      case OpCode::Add:
+        r = wrap((uint64_t)a + (uint64_t)b);
+        break;
+      case OpCode::Sub:
+        r = wrap((uint64_t)a - (uint64_t)b);
+        break;
+      case OpCode::Mul:
+        r = wrap((uint64_t)a * (uint64_t)b);
+        break;
       case OpCode::Div:
         if (b == 0)
-          return Status::error("integer division by zero at element " +
-                               std::to_string(i));
+          return Status::error("integer division by zero at element " + std::to_string(i));
         r = (a == std::numeric_limits<int64_t>::min() && b == -1) ? a : a / b;
         break;
-      case OpCode::Max: r = a > b ? a : b; break;
-      case OpCode::Min: r = a < b ? a : b; break;
-      case OpCode::Pow: r = intPow(a, b); break;
+      case OpCode::Max:
+        r = a > b ? a : b;
+        break;
+      case OpCode::Min:
+        r = a < b ? a : b;
+        break;
+      case OpCode::Pow:
+        r = intPow(a, b);
+        break;
       default:
         return Status::error(std::string(opCodeName(op)) + " takes no integers");
       }
@@ -88,12 +100,18 @@ StatusOr<Array> binary(OpCode op, const Array &lhs, const Array &rhs) {
 /// IEEE for floats: every ordered comparison with NaN is false, ne is true.
 template <typename T> static bool holds(CompareFn fn, T a, T b) {
   switch (fn) {
-  case CompareFn::EQ: return a == b;
-  case CompareFn::NE: return a != b;
-  case CompareFn::LT: return a < b;
-  case CompareFn::LE: return a <= b;
-  case CompareFn::GT: return a > b;
-  case CompareFn::GE: return a >= b;
+  case CompareFn::EQ:
+    return a == b;
+  case CompareFn::NE:
+    return a != b;
+  case CompareFn::LT:
+    return a < b;
+  case CompareFn::LE:
+    return a <= b;
+  case CompareFn::GT:
+    return a > b;
+  case CompareFn::GE:
+    return a >= b;
   }
   return false;
 }

@@ -25,8 +25,7 @@ template <typename Fn> static void forEachIndex(const Shape &shape, Fn fn) {
   }
 }
 
-static int64_t linearize(const std::vector<int64_t> &idx,
-                         const std::vector<int64_t> &strides) {
+static int64_t linearize(const std::vector<int64_t> &idx, const std::vector<int64_t> &strides) {
   int64_t l = 0;
   for (size_t d = 0; d < idx.size(); ++d)
     l += idx[d] * strides[d];
@@ -57,8 +56,8 @@ Array transpose(const Array &x, const Dims &perm) {
 /// out[b, m, n] = sum_k a[b, m, k] * c[b, k, n] over packed row-major
 /// operands, accumulated in Acc and handed to `store` by linear index.
 template <typename Acc, typename T, typename Store>
-static void batchedMatmul(const std::vector<T> &a, const std::vector<T> &c, int64_t B,
-                          int64_t M, int64_t N, int64_t K, Store store) {
+static void batchedMatmul(const std::vector<T> &a, const std::vector<T> &c, int64_t B, int64_t M,
+                          int64_t N, int64_t K, Store store) {
   for (int64_t bi = 0; bi < B; ++bi)
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
@@ -117,8 +116,7 @@ Array dotGeneral(const Array &lhs, const Array &rhs, const DotDims &dims) {
         for (double &x : *v)
           x = dims.precision == MatmulPrecision::BF16 ? bf16ToFloat(floatToBF16((float)x))
                                                       : roundToTF32((float)x);
-    batchedMatmul<double>(ld, rd, B, M, N, K,
-                          [&](int64_t i, double v) { out.setDouble(i, v); });
+    batchedMatmul<double>(ld, rd, B, M, N, K, [&](int64_t i, double v) { out.setDouble(i, v); });
   } else // integers wrap around, as in two's complement
     batchedMatmul<uint64_t>(l.toInts(), r.toInts(), B, M, N, K,
                             [&](int64_t i, uint64_t v) { out.setInt(i, (int64_t)v); });
@@ -145,9 +143,7 @@ Array reduce(Reduction kind, const Array &x, const Dims &dims) {
   };
   Array out(x.dtype(), shape);
   if (isFloat(x.dtype())) {
-    double init = kind == Reduction::Max ? -INFINITY
-                  : kind == Reduction::Min ? INFINITY
-                                           : 0.0;
+    double init = kind == Reduction::Max ? -INFINITY : kind == Reduction::Min ? INFINITY : 0.0;
     std::vector<double> acc(outN, init);
     forEachIndex(x.shape(), [&](const std::vector<int64_t> &idx, int64_t i) {
       double v = x.getDouble(i);
@@ -265,9 +261,9 @@ static Status checkIndices(const Array &indices, int64_t rows, const char *op) {
   for (int64_t p = 0; p < indices.numElements(); ++p) {
     int64_t r = indices.getInt(p);
     if (r < 0 || r >= rows)
-      return Status::error(std::string(op) + " index " + std::to_string(r) +
-                           " at position " + std::to_string(p) +
-                           " is out of range [0, " + std::to_string(rows) + ")");
+      return Status::error(std::string(op) + " index " + std::to_string(r) + " at position " +
+                           std::to_string(p) + " is out of range [0, " + std::to_string(rows) +
+                           ")");
   }
   return Status::success();
 }
@@ -282,13 +278,11 @@ StatusOr<Array> take(const Array &table, const Array &indices) {
   Array out(table.dtype(), shape);
   size_t rowBytes = table.sizeInBytes() / (rows ? rows : 1);
   for (int64_t p = 0; p < indices.numElements(); ++p)
-    std::memcpy(out.bytes() + p * rowBytes, table.bytes() + indices.getInt(p) * rowBytes,
-                rowBytes);
+    std::memcpy(out.bytes() + p * rowBytes, table.bytes() + indices.getInt(p) * rowBytes, rowBytes);
   return out;
 }
 
-StatusOr<Array> scatterAdd(const Array &operand, const Array &indices,
-                           const Array &updates) {
+StatusOr<Array> scatterAdd(const Array &operand, const Array &indices, const Array &updates) {
   int64_t rows = operand.shape()[0];
   Status ok = checkIndices(indices, rows, "scatter_add");
   if (!ok.ok())

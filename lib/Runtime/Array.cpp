@@ -68,30 +68,43 @@ size_t Array::cachedBytes() {
 
 size_t dtypeSize(DType dtype) {
   switch (dtype) {
-  case DType::F32: case DType::I32: return 4;
-  case DType::F64: case DType::I64: return 8;
-  case DType::F16: case DType::BF16: return 2;
-  case DType::I1: return 1;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::I1:
+    return 1;
   }
   return 0;
 }
 
 const char *dtypeName(DType dtype) {
   switch (dtype) {
-  case DType::F32: return "f32";
-  case DType::F64: return "f64";
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::I1: return "i1";
-  case DType::I32: return "i32";
-  case DType::I64: return "i64";
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I1:
+    return "i1";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
   }
   return "?";
 }
 
 bool isFloat(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
-         dtype == DType::BF16;
+  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 || dtype == DType::BF16;
 }
 
 int64_t numElements(const Shape &shape) {
@@ -132,7 +145,7 @@ uint16_t floatToBF16(float value) {
   uint32_t u = bitsOf(value);
   if (std::isnan(value))
     return (uint16_t)((u >> 16) | 0x40); // keep it a (quiet) NaN
-  u += 0x7fff + ((u >> 16) & 1);        // round to nearest even
+  u += 0x7fff + ((u >> 16) & 1);         // round to nearest even
   return (uint16_t)(u >> 16);
 }
 
@@ -201,13 +214,20 @@ std::string Array::typeString() const {
 double Array::getDouble(int64_t i) const {
   const uint8_t *p = data_.data();
   switch (dtype_) {
-  case DType::F32: return ((const float *)p)[i];
-  case DType::F64: return ((const double *)p)[i];
-  case DType::F16: return halfToFloat(((const uint16_t *)p)[i]);
-  case DType::BF16: return bf16ToFloat(((const uint16_t *)p)[i]);
-  case DType::I1: return p[i] ? 1.0 : 0.0;
-  case DType::I32: return ((const int32_t *)p)[i];
-  case DType::I64: return (double)((const int64_t *)p)[i];
+  case DType::F32:
+    return ((const float *)p)[i];
+  case DType::F64:
+    return ((const double *)p)[i];
+  case DType::F16:
+    return halfToFloat(((const uint16_t *)p)[i]);
+  case DType::BF16:
+    return bf16ToFloat(((const uint16_t *)p)[i]);
+  case DType::I1:
+    return p[i] ? 1.0 : 0.0;
+  case DType::I32:
+    return ((const int32_t *)p)[i];
+  case DType::I64:
+    return (double)((const int64_t *)p)[i];
   }
   return 0;
 }
@@ -242,33 +262,59 @@ static float toFloatRoundToOdd(double v) {
 void Array::setDouble(int64_t i, double v) {
   uint8_t *p = data_.data();
   switch (dtype_) {
-  case DType::F32: ((float *)p)[i] = (float)v; return;
-  case DType::F64: ((double *)p)[i] = v; return;
-  case DType::F16: ((uint16_t *)p)[i] = floatToHalf(toFloatRoundToOdd(v)); return;
-  case DType::BF16: ((uint16_t *)p)[i] = floatToBF16(toFloatRoundToOdd(v)); return;
-  case DType::I1: p[i] = v != 0; return; // NaN is true, as in NumPy
-  case DType::I32: ((int32_t *)p)[i] = saturate<int32_t>(v); return;
-  case DType::I64: ((int64_t *)p)[i] = saturate<int64_t>(v); return;
+  case DType::F32:
+    ((float *)p)[i] = (float)v;
+    return;
+  case DType::F64:
+    ((double *)p)[i] = v;
+    return;
+  case DType::F16:
+    ((uint16_t *)p)[i] = floatToHalf(toFloatRoundToOdd(v));
+    return;
+  case DType::BF16:
+    ((uint16_t *)p)[i] = floatToBF16(toFloatRoundToOdd(v));
+    return;
+  case DType::I1:
+    p[i] = v != 0;
+    return; // NaN is true, as in NumPy
+  case DType::I32:
+    ((int32_t *)p)[i] = saturate<int32_t>(v);
+    return;
+  case DType::I64:
+    ((int64_t *)p)[i] = saturate<int64_t>(v);
+    return;
   }
 }
 
 int64_t Array::getInt(int64_t i) const {
   const uint8_t *p = data_.data();
   switch (dtype_) {
-  case DType::I1: return p[i] ? 1 : 0;
-  case DType::I32: return ((const int32_t *)p)[i];
-  case DType::I64: return ((const int64_t *)p)[i];
-  default: return saturate<int64_t>(getDouble(i));
+  case DType::I1:
+    return p[i] ? 1 : 0;
+  case DType::I32:
+    return ((const int32_t *)p)[i];
+  case DType::I64:
+    return ((const int64_t *)p)[i];
+  default:
+    return saturate<int64_t>(getDouble(i));
   }
 }
 
 void Array::setInt(int64_t i, int64_t v) {
   uint8_t *p = data_.data();
   switch (dtype_) {
-  case DType::I1: p[i] = v != 0; return;
-  case DType::I32: ((int32_t *)p)[i] = (int32_t)v; return; // wraps, as in C
-  case DType::I64: ((int64_t *)p)[i] = v; return;
-  default: setDouble(i, (double)v); return;
+  case DType::I1:
+    p[i] = v != 0;
+    return;
+  case DType::I32:
+    ((int32_t *)p)[i] = (int32_t)v;
+    return; // wraps, as in C
+  case DType::I64:
+    ((int64_t *)p)[i] = v;
+    return;
+  default:
+    setDouble(i, (double)v);
+    return;
   }
 }
 

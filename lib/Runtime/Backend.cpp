@@ -12,8 +12,8 @@ namespace shardc {
 
 Backend::~Backend() = default;
 
-StatusOr<std::vector<DeviceArrays>>
-Backend::execute(const Plan &plan, const std::vector<DeviceArrays> &args) {
+StatusOr<std::vector<DeviceArrays>> Backend::execute(const Plan &plan,
+                                                     const std::vector<DeviceArrays> &args) {
   std::vector<std::vector<const Array *>> borrowed;
   for (const DeviceArrays &shards : args) {
     borrowed.emplace_back();
@@ -23,8 +23,7 @@ Backend::execute(const Plan &plan, const std::vector<DeviceArrays> &args) {
   return execute(plan, borrowed);
 }
 
-Status checkShardArguments(const Plan &plan,
-                           const std::vector<std::vector<const Array *>> &args,
+Status checkShardArguments(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
                            const std::vector<int64_t> &devices) {
   int64_t n = plan.numDevices();
   if (args.size() != plan.args.size())
@@ -59,8 +58,8 @@ StatusOr<std::vector<Array>> runPlan(Backend &backend, const Plan &plan,
     const PlanValue &v = plan.values[plan.args[i]];
     if (g.dtype() != v.dtype || g.shape() != plan.argGlobalShapes[i])
       return Status::error("argument '" + plan.argNames[i] + "' must be " +
-                           Array(v.dtype, plan.argGlobalShapes[i]).typeString() +
-                           ", got " + g.typeString());
+                           Array(v.dtype, plan.argGlobalShapes[i]).typeString() + ", got " +
+                           g.typeString());
     DeviceArrays d;
     if (!single)
       for (int64_t dev = 0; dev < plan.numDevices(); ++dev)

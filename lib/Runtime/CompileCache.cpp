@@ -63,14 +63,12 @@ std::string CompileCache::keyFor(const std::string &fingerprint,
   for (const std::string &p : parts)
     feed(p);
   char hex[33];
-  std::snprintf(hex, sizeof(hex), "%016llx%016llx", (unsigned long long)a,
-                (unsigned long long)b);
+  std::snprintf(hex, sizeof(hex), "%016llx%016llx", (unsigned long long)a, (unsigned long long)b);
   return hex;
 }
 
 StatusOr<std::shared_ptr<const Plan>>
-CompileCache::getOrCompile(const std::string &key,
-                           const std::function<StatusOr<Plan>()> &compile) {
+CompileCache::getOrCompile(const std::string &key, const std::function<StatusOr<Plan>()> &compile) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = memory.find(key);
@@ -124,9 +122,8 @@ std::string CompileCache::statsLine() const {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
   return "cache: " + plural(s.memoryHits, "memory hit", "memory hits") + ", " +
-         plural(s.diskHits, "disk hit", "disk hits") + ", " +
-         plural(s.misses, "miss", "misses") + " (" +
-         plural(s.corruptEntries, "corrupt entry", "corrupt entries") + ")" +
+         plural(s.diskHits, "disk hit", "disk hits") + ", " + plural(s.misses, "miss", "misses") +
+         " (" + plural(s.corruptEntries, "corrupt entry", "corrupt entries") + ")" +
          (dir.empty() ? std::string(", memory only") : " in " + dir);
 }
 

@@ -18,14 +18,11 @@ StatusOr<DeviceProfile> parseDeviceProfile(const std::string &text, const std::s
   DeviceProfile p;
   // The numeric fields: positive integers, each required.
   std::map<std::string, int64_t> numbers{
-      {"memory_bytes", 0},          {"hbm_bytes_per_s", 0},
-      {"f32_flops_per_s", 0},       {"tf32_flops_per_s", 0},
-      {"bf16_flops_per_s", 0},      {"devices_per_node", 0},
-      {"intra_node_bytes_per_s", 0}, {"inter_node_bytes_per_s", 0},
-      {"intra_node_latency_ns", 0}, {"inter_node_latency_ns", 0}};
-  auto fail = [&](const std::string &why) {
-    return Status::error("profile " + what + ": " + why);
-  };
+      {"memory_bytes", 0},           {"hbm_bytes_per_s", 0},        {"f32_flops_per_s", 0},
+      {"tf32_flops_per_s", 0},       {"bf16_flops_per_s", 0},       {"devices_per_node", 0},
+      {"intra_node_bytes_per_s", 0}, {"inter_node_bytes_per_s", 0}, {"intra_node_latency_ns", 0},
+      {"inter_node_latency_ns", 0}};
+  auto fail = [&](const std::string &why) { return Status::error("profile " + what + ": " + why); };
   auto syntax = [&]() { return fail(r.error().empty() ? "malformed JSON" : r.error()); };
   if (r.peek() != json::JsonReader::Kind::Object || !r.beginObject())
     return fail("expected a JSON object");

@@ -33,8 +33,7 @@ Status writeFileAtomically(const std::string &path, const std::string &contents)
   std::string tmp = path + ".tmp.XXXXXX";
   int fd = mkstemp(tmp.data());
   if (fd < 0)
-    return Status::error("cannot create a file beside '" + path +
-                         "': " + std::strerror(errno));
+    return Status::error("cannot create a file beside '" + path + "': " + std::strerror(errno));
   const char *p = contents.data();
   size_t left = contents.size();
   while (left > 0) {
@@ -66,8 +65,7 @@ Status makeDirectories(const std::string &path) {
     if (i == path.size() || (path[i] == '/' && i > 0)) {
       partial = path.substr(0, i);
       if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
-        return Status::error("cannot create directory '" + partial +
-                             "': " + std::strerror(errno));
+        return Status::error("cannot create directory '" + partial + "': " + std::strerror(errno));
     }
   }
   return Status::success();

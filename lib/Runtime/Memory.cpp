@@ -28,8 +28,8 @@ Status checkBytesFit(const std::string &what, int64_t bytes) {
     return Status::error(what + " needs " + describeBytes(bytes) + ", more than this machine's " +
                          describeBytes(memory) + " of memory");
   // A limit set on the process (ulimit -v, -d) stops it sooner.
-  for (auto [resource, name] : {std::pair{RLIMIT_AS, "address space"},
-                                std::pair{RLIMIT_DATA, "data segment"}}) {
+  for (auto [resource, name] :
+       {std::pair{RLIMIT_AS, "address space"}, std::pair{RLIMIT_DATA, "data segment"}}) {
     struct rlimit limit;
     if (::getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
         (uint64_t)bytes > (uint64_t)limit.rlim_cur)
@@ -52,8 +52,8 @@ Status checkArrayFits(const std::string &what, DType dtype, const Shape &shape) 
       std::string dims;
       for (int64_t e : shape)
         dims += (dims.empty() ? "" : "x") + std::to_string(e);
-      return Status::error(what + " has more bytes than a 64-bit size can count (" + dims +
-                           " " + dtypeName(dtype) + ")");
+      return Status::error(what + " has more bytes than a 64-bit size can count (" + dims + " " +
+                           dtypeName(dtype) + ")");
     }
     bytes *= d;
   }

@@ -44,9 +44,7 @@ size_t findKey(const std::string &header, const std::string &key) {
 } // namespace
 
 StatusOr<Array> parseNpy(const std::string &bytes, const std::string &name) {
-  auto fail = [&](const std::string &why) {
-    return Status::error(name + ": " + why);
-  };
+  auto fail = [&](const std::string &why) { return Status::error(name + ": " + why); };
   if (bytes.size() < 6 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
     return fail("not a NumPy .npy file (bad magic)");
   if (bytes.size() < 10)
@@ -88,8 +86,7 @@ StatusOr<Array> parseNpy(const std::string &bytes, const std::string &name) {
   if (!info) {
     if (!descr.empty() && descr[0] == '>')
       return fail("big-endian data ('" + descr + "') is not supported");
-    return fail("unsupported dtype '" + descr +
-                "' (supported: <f4, <f8, <f2, <i4, <i8, |b1)");
+    return fail("unsupported dtype '" + descr + "' (supported: <f4, <f8, <f2, <i4, <i8, |b1)");
   }
 
   // fortran_order
@@ -184,8 +181,8 @@ std::string serializeNpy(const Array &input) {
   else if (array->rank() == 1)
     shape.erase(shape.size() - 1);
   shape += ")";
-  std::string header = std::string("{'descr': '") + descr +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header =
+      std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad so that the data starts on a 64-byte boundary, ending with '\n'.
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');

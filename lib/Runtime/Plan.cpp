@@ -21,8 +21,7 @@ DotGeneralDims DotGeneralDims::decode(const std::vector<int64_t> &ints, const Sh
   d.rhsBatching = range(2 + nb, nb);
   d.lhsContracting = range(2 + 2 * nb, nc);
   d.rhsContracting = range(2 + 2 * nb + nc, nc);
-  auto freeDims = [](int64_t rank, const std::vector<int64_t> &a,
-                     const std::vector<int64_t> &c) {
+  auto freeDims = [](int64_t rank, const std::vector<int64_t> &a, const std::vector<int64_t> &c) {
     std::vector<int64_t> f;
     for (int64_t i = 0; i < rank; ++i)
       if (std::find(a.begin(), a.end(), i) == a.end() &&
@@ -32,10 +31,14 @@ DotGeneralDims DotGeneralDims::decode(const std::vector<int64_t> &ints, const Sh
   };
   d.lhsFree = freeDims((int64_t)lhs.size(), d.lhsBatching, d.lhsContracting);
   d.rhsFree = freeDims((int64_t)rhs.size(), d.rhsBatching, d.rhsContracting);
-  for (int64_t i : d.lhsBatching) d.B *= lhs[i];
-  for (int64_t i : d.lhsFree) d.M *= lhs[i];
-  for (int64_t i : d.rhsFree) d.N *= rhs[i];
-  for (int64_t i : d.lhsContracting) d.K *= lhs[i];
+  for (int64_t i : d.lhsBatching)
+    d.B *= lhs[i];
+  for (int64_t i : d.lhsFree)
+    d.M *= lhs[i];
+  for (int64_t i : d.rhsFree)
+    d.N *= rhs[i];
+  for (int64_t i : d.lhsContracting)
+    d.K *= lhs[i];
   if (ints.size() > 2 + 2 * nb + 2 * nc)
     d.precision = (MatmulPrecision)ints.back();
   return d;
@@ -126,8 +129,8 @@ Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
   for (size_t k = 0; k < reductions.size(); ++k) {
     const RowReduction &red = reductions[k];
     if (red.reg < 0 || red.reg >= numRegs)
-      return bad("reduction " + std::to_string(k) + " reads register " +
-                 std::to_string(red.reg) + ", of " + std::to_string(numRegs));
+      return bad("reduction " + std::to_string(k) + " reads register " + std::to_string(red.reg) +
+                 ", of " + std::to_string(numRegs));
     if ((int64_t)red.kind < 0 || (int64_t)red.kind > 2)
       return bad("reduction " + std::to_string(k) + " has kind " +
                  std::to_string((int64_t)red.kind) + " (sum, max or min: 0 to 2)");
@@ -218,17 +221,16 @@ uint64_t planShapeHash(const Plan &plan) {
 std::string describePlan(const Plan &plan) {
   auto value = [&](int32_t id) {
     const PlanValue &v = plan.values[id];
-    std::string s = "v" + std::to_string(id) + ":" + dtypeName(v.dtype) + "[" + shapeString(v.shape) +
-        "]";
+    std::string s =
+        "v" + std::to_string(id) + ":" + dtypeName(v.dtype) + "[" + shapeString(v.shape) + "]";
     return s + (v.offset >= 0                  ? "@" + std::to_string(v.offset)
                 : v.offset == kNotMaterialized ? std::string("@fused")
                 : v.offset == kInArgument      ? "@in-arg" + std::to_string(v.inArgument)
                                                : std::string("@arg"));
   };
   std::string out = "plan @" + plan.entry + " on " + std::to_string(plan.numDevices()) +
-                    " device(s); arena " + std::to_string(plan.arenaBytes) +
-                    " bytes per device (" + std::to_string(plan.unsharedBytes) +
-                    " without reuse)\n";
+                    " device(s); arena " + std::to_string(plan.arenaBytes) + " bytes per device (" +
+                    std::to_string(plan.unsharedBytes) + " without reuse)\n";
   out += "args:";
   for (size_t i = 0; i < plan.args.size(); ++i)
     out += " " + plan.argNames[i] + "=" + value(plan.args[i]) +

@@ -29,10 +29,9 @@ PlanCost analyzePlanCost(const Plan &plan) {
   for (const PlanStep &step : plan.steps) {
     if (isCollective(step.op)) {
       int64_t n = plan.mesh.groupSize(step.axes);
-      auto it = std::find_if(cost.collectives.begin(), cost.collectives.end(),
-                             [&](const CollectiveTraffic &c) {
-                               return c.op == step.op && c.axes == step.axes;
-                             });
+      auto it = std::find_if(
+          cost.collectives.begin(), cost.collectives.end(),
+          [&](const CollectiveTraffic &c) { return c.op == step.op && c.axes == step.axes; });
       if (it == cost.collectives.end()) {
         cost.collectives.push_back({step.op, step.axes, n, 0, 0});
         it = cost.collectives.end() - 1;

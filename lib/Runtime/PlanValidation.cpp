@@ -248,8 +248,8 @@ private:
   }
   Status shapeIs(int32_t id, const Shape &want, const char *what) const {
     if (value(id).shape != want)
-      return fail(std::string(what) + " has shape " + shapeString(value(id).shape) +
-                  ", expected " + shapeString(want));
+      return fail(std::string(what) + " has shape " + shapeString(value(id).shape) + ", expected " +
+                  shapeString(want));
     return Status::success();
   }
   Status dims(const std::vector<int64_t> &list, int64_t rank, const char *what) const {
@@ -264,8 +264,8 @@ private:
     return value(id).dtype == DType::I32 || value(id).dtype == DType::I64;
   }
 
-#define SHARDC_CHECK(expr)                                                             \
-  if (Status st_ = (expr); !st_.ok())                                                  \
+#define SHARDC_CHECK(expr)                                                                         \
+  if (Status st_ = (expr); !st_.ok())                                                              \
   return st_
 
   Status step(const PlanStep &s) {
@@ -330,7 +330,8 @@ private:
           value(in(0)).bytes() != value(out(0)).bytes())
         return fail("reshapes " + typeOf(in(0)) + " to " + typeOf(out(0)));
       return Status::success();
-    case OpCode::DotGeneral: return dotGeneral(s);
+    case OpCode::DotGeneral:
+      return dotGeneral(s);
     case OpCode::Reduce: {
       SHARDC_CHECK(counts(s, 1, 1));
       if (s.attrs.empty() || s.attrs[0] < 0 || s.attrs[0] > 3)
@@ -439,8 +440,10 @@ private:
           return fail("the box is larger than the operand in dimension " + std::to_string(d));
       return update ? sameType(operand, out(0), "the output") : Status::success();
     }
-    case OpCode::Fused: return fused(s);
-    default: return fail("is not a kernel");
+    case OpCode::Fused:
+      return fused(s);
+    default:
+      return fail("is not a kernel");
     }
   }
 
@@ -485,9 +488,12 @@ private:
         return fail("lhs dimension " + std::to_string(l[i]) + " and rhs dimension " +
                     std::to_string(r[i]) + " differ in size");
     Shape result;
-    for (int64_t i : d.lhsBatching) result.push_back(lhs[i]);
-    for (int64_t i : d.lhsFree) result.push_back(lhs[i]);
-    for (int64_t i : d.rhsFree) result.push_back(rhs[i]);
+    for (int64_t i : d.lhsBatching)
+      result.push_back(lhs[i]);
+    for (int64_t i : d.lhsFree)
+      result.push_back(lhs[i]);
+    for (int64_t i : d.rhsFree)
+      result.push_back(rhs[i]);
     if (value(s.inputs[0]).dtype != value(s.inputs[1]).dtype ||
         value(s.outputs[0]).dtype != value(s.inputs[0]).dtype)
       return fail("its operands and result differ in element type");
@@ -564,8 +570,8 @@ private:
     }
     case OpCode::CollectivePermute: {
       if ((int64_t)s.attrs.size() != g)
-        return fail("names " + std::to_string(s.attrs.size()) +
-                    " sources for a group of " + std::to_string(g));
+        return fail("names " + std::to_string(s.attrs.size()) + " sources for a group of " +
+                    std::to_string(g));
       std::vector<bool> seen(g, false);
       for (int64_t src : s.attrs) {
         if (src < 0 || src >= g || seen[src])
@@ -574,7 +580,8 @@ private:
       }
       return shapeIs(out, is, "the output");
     }
-    default: return fail("is not a collective");
+    default:
+      return fail("is not a collective");
     }
   }
 
@@ -613,13 +620,22 @@ private:
       int64_t have = numElements(value(s.inputs[i]).shape), cols = p.inputs[i].cols;
       bool fits = false;
       switch (p.inputs[i].mode) {
-      case FusedProgram::Whole: fits = have == n; break;
-      case FusedProgram::AlongRows: fits = have == cols && n % cols == 0; break;
-      case FusedProgram::AlongColumns: fits = cols > 0 && n % cols == 0 && have == n / cols; break;
-      case FusedProgram::Scalar: fits = have >= 1; break;
+      case FusedProgram::Whole:
+        fits = have == n;
+        break;
+      case FusedProgram::AlongRows:
+        fits = have == cols && n % cols == 0;
+        break;
+      case FusedProgram::AlongColumns:
+        fits = cols > 0 && n % cols == 0 && have == n / cols;
+        break;
+      case FusedProgram::Scalar:
+        fits = have >= 1;
+        break;
       }
       if (!fits)
-        return fail("input " + std::to_string(i) + " does not have the elements its load mode reads");
+        return fail("input " + std::to_string(i) +
+                    " does not have the elements its load mode reads");
     }
     return Status::success();
   }

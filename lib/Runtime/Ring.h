@@ -23,9 +23,12 @@ namespace shardc::ring {
 /// `a` (the left neighbour's) combined with `b` (this member's).
 template <typename T> T combine(Reduction kind, T a, T b) {
   switch (kind) {
-  case Reduction::Max: return a > b || a != a ? a : b; // NaN wins
-  case Reduction::Min: return a < b || a != a ? a : b; // NaN wins
-  default: return a + b;                               // sum, mean
+  case Reduction::Max:
+    return a > b || a != a ? a : b; // NaN wins
+  case Reduction::Min:
+    return a < b || a != a ? a : b; // NaN wins
+  default:
+    return a + b; // sum, mean
   }
 }
 

@@ -61,7 +61,6 @@ const char *safetensorsName(DType dtype) {
   return "?";
 }
 
-
 /// Closes a file descriptor on every return path.
 struct FdCloser {
   int fd;
@@ -74,7 +73,6 @@ struct FdCloser {
 std::string offsetsString(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
 }
-
 
 //===----------------------------------------------------------------------===//
 // The header
@@ -210,8 +208,8 @@ private:
         e.dtype = d.dtype;
         return Status::success();
       }
-    return failTensor(e.name, "unsupported dtype " + quote(text) + " (supported: " +
-                                  kSupportedDTypes + ")");
+    return failTensor(e.name, "unsupported dtype " + quote(text) +
+                                  " (supported: " + kSupportedDTypes + ")");
   }
 
   Status parseShape(Entry &e) {
@@ -223,8 +221,8 @@ private:
     while (r.nextElement(first)) {
       uint64_t d;
       if (!readUnsigned(INT64_MAX, d, problem))
-        return failTensor(e.name, "dimension " + std::to_string(e.shape.size()) +
-                                      " of \"shape\" " + problem);
+        return failTensor(e.name, "dimension " + std::to_string(e.shape.size()) + " of \"shape\" " +
+                                      problem);
       e.shape.push_back((int64_t)d);
     }
     return Status::success();
@@ -242,13 +240,13 @@ private:
       if (count == 2)
         return failTensor(e.name, "\"data_offsets\" has more than 2 elements");
       if (!readUnsigned(UINT64_MAX, offsets[count], problem))
-        return failTensor(e.name, std::string(count ? "end" : "begin") +
-                                      " of \"data_offsets\" " + problem);
+        return failTensor(e.name,
+                          std::string(count ? "end" : "begin") + " of \"data_offsets\" " + problem);
       ++count;
     }
     if (count != 2)
-      return failTensor(e.name, "\"data_offsets\" has " + std::to_string(count) +
-                                    " elements, not 2");
+      return failTensor(e.name,
+                        "\"data_offsets\" has " + std::to_string(count) + " elements, not 2");
     e.begin = offsets[0];
     e.end = offsets[1];
     return Status::success();
@@ -269,14 +267,13 @@ private:
       return failTensor(e.name, "shape " + shapeString(e.shape) + " is too large");
     uint64_t want = elements * size;
     if (e.end < e.begin)
-      return failTensor(e.name, "data_offsets " + offsetsString(e.begin, e.end) +
-                                    " end before they begin");
+      return failTensor(e.name,
+                        "data_offsets " + offsetsString(e.begin, e.end) + " end before they begin");
     if (e.end - e.begin != want)
       return failTensor(e.name, "data_offsets " + offsetsString(e.begin, e.end) + " hold " +
                                     std::to_string(e.end - e.begin) + " bytes, but " +
-                                    safetensorsName(e.dtype) + " of shape " +
-                                    shapeString(e.shape) + " needs " +
-                                    std::to_string(want));
+                                    safetensorsName(e.dtype) + " of shape " + shapeString(e.shape) +
+                                    " needs " + std::to_string(want));
     return Status::success();
   }
 
@@ -308,9 +305,9 @@ Status checkLayout(std::vector<Entry> &entries, uint64_t dataSize, const std::st
     const Entry &e = entries[i];
     if (e.begin < at)
       return Status::error(file + ": tensors " + quote(entries[i - 1].name) + " (data_offsets " +
-                           offsetsString(entries[i - 1].begin, entries[i - 1].end) +
-                           ") and " + quote(e.name) + " (data_offsets " +
-                           offsetsString(e.begin, e.end) + ") overlap");
+                           offsetsString(entries[i - 1].begin, entries[i - 1].end) + ") and " +
+                           quote(e.name) + " (data_offsets " + offsetsString(e.begin, e.end) +
+                           ") overlap");
     if (e.begin > at)
       return Status::error(file + ": tensor " + quote(e.name) + ": data_offsets " +
                            offsetsString(e.begin, e.end) + " leave a gap of " +
@@ -356,8 +353,8 @@ StatusOr<SafetensorsFile> decode(const ByteSource &src, const std::string &file)
     return fail("header length " + std::to_string(headerLen) + " is larger than the " +
                 std::to_string(kMaxHeaderBytes) + "-byte limit (not a safetensors file?)");
   if (headerLen > src.size - 8)
-    return fail("header length " + std::to_string(headerLen) +
-                " runs past the end of the file (" + std::to_string(src.size) + " bytes)");
+    return fail("header length " + std::to_string(headerLen) + " runs past the end of the file (" +
+                std::to_string(src.size) + " bytes)");
 
   std::string json(headerLen, '\0');
   if (Status s = src.read(8, json.data(), headerLen); !s.ok())
@@ -381,8 +378,7 @@ StatusOr<SafetensorsFile> decode(const ByteSource &src, const std::string &file)
   for (Entry &e : header.entries) {
     Array array = Array::uninitialized(e.dtype, std::move(e.shape));
     if (array.sizeInBytes())
-      if (Status s = src.read(dataStart + e.begin, array.bytes(), array.sizeInBytes());
-          !s.ok())
+      if (Status s = src.read(dataStart + e.begin, array.bytes(), array.sizeInBytes()); !s.ok())
         return s;
     // Like the .npy reader: any nonzero byte is true.
     if (e.dtype == DType::I1)
@@ -396,7 +392,6 @@ StatusOr<SafetensorsFile> decode(const ByteSource &src, const std::string &file)
 //===----------------------------------------------------------------------===//
 // Writing
 //===----------------------------------------------------------------------===//
-
 
 /// The 8-byte length and the padded JSON header, in Hugging Face's layout.
 StatusOr<std::string> buildHeader(const NamedArrays &tensors,
@@ -503,8 +498,7 @@ const Array *SafetensorsFile::find(const std::string &name) const {
   return nullptr;
 }
 
-StatusOr<SafetensorsFile> parseSafetensors(const std::string &bytes,
-                                           const std::string &name) {
+StatusOr<SafetensorsFile> parseSafetensors(const std::string &bytes, const std::string &name) {
   ByteSource src{bytes.size(), [&](uint64_t offset, void *dst, size_t n) {
                    std::memcpy(dst, bytes.data() + offset, n);
                    return Status::success();
@@ -526,8 +520,7 @@ StatusOr<SafetensorsFile> readSafetensors(const std::string &path) {
   ByteSource src{(uint64_t)st.st_size, [&](uint64_t offset, void *dst, size_t n) {
                    char *p = static_cast<char *>(dst);
                    while (n > 0) {
-                     ssize_t got = ::pread(file.fd, p, std::min(n, size_t(1) << 30),
-                                           (off_t)offset);
+                     ssize_t got = ::pread(file.fd, p, std::min(n, size_t(1) << 30), (off_t)offset);
                      if (got < 0 && errno == EINTR)
                        continue;
                      if (got <= 0)
@@ -563,8 +556,7 @@ Status writeSafetensors(const std::string &path, const NamedArrays &tensors,
   std::string tmp = path + ".tmp.XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0)
-    return Status::error("cannot create a file beside '" + path +
-                         "': " + std::strerror(errno));
+    return Status::error("cannot create a file beside '" + path + "': " + std::strerror(errno));
   auto abandon = [&](const std::string &why) {
     if (fd >= 0)
       ::close(fd);

@@ -24,8 +24,8 @@ namespace {
 
 /// A plain file name: an index names only the files beside it.
 bool isPlainFileName(const std::string &name) {
-  return !name.empty() && name != "." && name != ".." &&
-         name.find('/') == std::string::npos && name.find('\0') == std::string::npos;
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
 }
 
 } // namespace
@@ -61,9 +61,7 @@ StatusOr<std::string> serializeSafetensorsIndex(const SafetensorsIndex &index) {
   return out + "\n  }\n}\n";
 }
 
-
-StatusOr<SafetensorsIndex> parseSafetensorsIndex(const std::string &text,
-                                                 const std::string &name) {
+StatusOr<SafetensorsIndex> parseSafetensorsIndex(const std::string &text, const std::string &name) {
   auto fail = [&](const std::string &what) { return Status::error(name + ": " + what); };
   JsonReader r(text);
   SafetensorsIndex index;
@@ -166,8 +164,8 @@ StatusOr<SafetensorsFile> readShardedSafetensors(const std::string &indexPath) {
     auto at = std::find_if(held.begin(), held.end(),
                            [&](const auto &named) { return named.first == tensor; });
     if (at == held.end())
-      return Status::error(indexPath + ": tensor " + quote(tensor) + " is not in " +
-                           quote(file) + ", where the weight map puts it");
+      return Status::error(indexPath + ": tensor " + quote(tensor) + " is not in " + quote(file) +
+                           ", where the weight map puts it");
     out.tensors.emplace_back(tensor, std::move(at->second)); // each is read once
   }
   out.metadata = index->metadata;

@@ -96,8 +96,7 @@ int64_t Mesh::groupRank(const std::vector<std::string> &axes, int64_t device) co
   return r;
 }
 
-std::vector<int64_t> Mesh::group(const std::vector<std::string> &axes,
-                                 int64_t device) const {
+std::vector<int64_t> Mesh::group(const std::vector<std::string> &axes, int64_t device) const {
   int64_t n = groupSize(axes);
   std::vector<int64_t> members(n);
   std::vector<int64_t> base = coords(device);
@@ -137,8 +136,7 @@ bool NamedSharding::padded(const Shape &global) const {
 Status NamedSharding::validate(const Shape &global, bool allowPadding) const {
   if (spec.size() != global.size())
     return Status::error("partition spec has " + std::to_string(spec.size()) +
-                         " dimensions but the array has rank " +
-                         std::to_string(global.size()));
+                         " dimensions but the array has rank " + std::to_string(global.size()));
   std::vector<std::string> seen;
   for (size_t d = 0; d < spec.size(); ++d) {
     for (const std::string &a : spec[d]) {
@@ -212,8 +210,7 @@ static std::vector<int64_t> blockOffset(const NamedSharding &s, const Shape &loc
 
 Array NamedSharding::shard(const Array &global, int64_t device) const {
   Array local(global.dtype(), localShape(global.shape()));
-  copyBox(const_cast<Array &>(global), local, blockOffset(*this, local.shape(), device),
-          false);
+  copyBox(const_cast<Array &>(global), local, blockOffset(*this, local.shape(), device), false);
   return local;
 }
 
@@ -239,8 +236,8 @@ bool NamedSharding::holdsEveryBlock(const Shape &local, int64_t first, int64_t c
   return held.size() == all.size();
 }
 
-Array NamedSharding::assemble(const std::vector<Array> &shards, const Shape &global,
-                              int64_t first, int64_t count) const {
+Array NamedSharding::assemble(const std::vector<Array> &shards, const Shape &global, int64_t first,
+                              int64_t count) const {
   assert(!shards.empty() && first >= 0 && first + count <= (int64_t)shards.size());
   Array out(shards[first].dtype(), global);
   // Later devices holding the same block would write the same place; keep the

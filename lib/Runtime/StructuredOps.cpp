@@ -6,7 +6,7 @@ namespace shardc {
 
 const StructuredOpEntry *structuredOp(OpCode op) {
   static const StructuredOpEntry entries[] = {
-#define SHARDC_STRUCTURED(Name, ...)                                                   \
+#define SHARDC_STRUCTURED(Name, ...)                                                               \
   {OpCode::Name, &structured::check##Name, &structured::reference##Name},
 #include "shardc/Common/OpCodes.def"
   };

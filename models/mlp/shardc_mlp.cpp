@@ -43,19 +43,18 @@ struct Options {
   double lr = 1e-3;
   std::string mode = "auto";
   std::string precision = "f32"; // --precision: how the products are computed
-  std::string emitMlir; // --emit-mlir: write the loss function there and stop
-  std::string lossLog;  // --loss-log: every step's loss, exactly (%.9g)
-  bool shardState = false; // --shard-optimizer-state: Adam state split over "data"
+  std::string emitMlir;          // --emit-mlir: write the loss function there and stop
+  std::string lossLog;           // --loss-log: every step's loss, exactly (%.9g)
+  bool shardState = false;       // --shard-optimizer-state: Adam state split over "data"
 };
 
-const char *kUsage =
-    "usage: shardc-mlp [--devices N] [--steps S] [--batch-per-device B] "
-    "[--hidden H] [--layers L] [--lr LR] [--seed S] [--log-every K] "
-    "[--mode auto|shard_map] [--shard-optimizer-state on|off] [--emit-mlir PATH] "
-    "[--loss-log PATH] [--local-devices K] [--precision f32|bf16|tf32]\n"
-    "Under mpirun, each process runs an equal block of the --devices (its "
-    "--local-devices K, default 1: --devices = processes x K) and process 0 "
-    "reports.\n";
+const char *kUsage = "usage: shardc-mlp [--devices N] [--steps S] [--batch-per-device B] "
+                     "[--hidden H] [--layers L] [--lr LR] [--seed S] [--log-every K] "
+                     "[--mode auto|shard_map] [--shard-optimizer-state on|off] [--emit-mlir PATH] "
+                     "[--loss-log PATH] [--local-devices K] [--precision f32|bf16|tf32]\n"
+                     "Under mpirun, each process runs an equal block of the --devices (its "
+                     "--local-devices K, default 1: --devices = processes x K) and process 0 "
+                     "reports.\n";
 
 [[noreturn]] void usage(const char *why) {
   std::fprintf(stderr, "shardc-mlp: error: %s\n%s", why, kUsage);
@@ -74,21 +73,36 @@ Options parse(int argc, char **argv) {
     if (i + 1 >= argc)
       usage(("option " + a + " needs a value").c_str());
     std::string v = argv[++i];
-    if (a == "--devices") o.devices = std::atoi(v.c_str()), devicesGiven = true;
-    else if (a == "--local-devices") o.localDevices = std::atoi(v.c_str());
-    else if (a == "--steps") o.steps = std::atoi(v.c_str());
-    else if (a == "--batch-per-device") o.batchPerDevice = std::atoi(v.c_str());
-    else if (a == "--hidden") o.hidden = std::atoi(v.c_str());
-    else if (a == "--layers") o.layers = std::atoi(v.c_str());
-    else if (a == "--lr") o.lr = std::atof(v.c_str());
-    else if (a == "--seed") o.seed = std::atoi(v.c_str());
-    else if (a == "--log-every") o.logEvery = std::atoi(v.c_str());
-    else if (a == "--mode") o.mode = v;
-    else if (a == "--precision") o.precision = v;
-    else if (a == "--emit-mlir") o.emitMlir = v;
-    else if (a == "--loss-log") o.lossLog = v;
-    else if (a == "--shard-optimizer-state") o.shardState = v == "1" || v == "on";
-    else usage(("unknown option " + a).c_str());
+    if (a == "--devices")
+      o.devices = std::atoi(v.c_str()), devicesGiven = true;
+    else if (a == "--local-devices")
+      o.localDevices = std::atoi(v.c_str());
+    else if (a == "--steps")
+      o.steps = std::atoi(v.c_str());
+    else if (a == "--batch-per-device")
+      o.batchPerDevice = std::atoi(v.c_str());
+    else if (a == "--hidden")
+      o.hidden = std::atoi(v.c_str());
+    else if (a == "--layers")
+      o.layers = std::atoi(v.c_str());
+    else if (a == "--lr")
+      o.lr = std::atof(v.c_str());
+    else if (a == "--seed")
+      o.seed = std::atoi(v.c_str());
+    else if (a == "--log-every")
+      o.logEvery = std::atoi(v.c_str());
+    else if (a == "--mode")
+      o.mode = v;
+    else if (a == "--precision")
+      o.precision = v;
+    else if (a == "--emit-mlir")
+      o.emitMlir = v;
+    else if (a == "--loss-log")
+      o.lossLog = v;
+    else if (a == "--shard-optimizer-state")
+      o.shardState = v == "1" || v == "on";
+    else
+      usage(("unknown option " + a).c_str());
   }
   if (o.localDevices < 0)
     usage("--local-devices must be positive");
@@ -183,9 +197,8 @@ int main(int argc, char **argv) {
   if (!o.emitMlir.empty()) {
     // The traced loss function only, e.g. to compile its training step
     // ahead of time (test/gpu/make_artifacts.sh).
-    std::vector<shardc::ArgSpec> specs{
-        {"x", shardc::DType::F32, {B, o.inputs}, jit.inShardings[0]},
-        {"labels", shardc::DType::I32, {B}, jit.inShardings[1]}};
+    std::vector<shardc::ArgSpec> specs{{"x", shardc::DType::F32, {B, o.inputs}, jit.inShardings[0]},
+                                       {"labels", shardc::DType::I32, {B}, jit.inShardings[1]}};
     for (int l = 0; l <= o.layers; ++l) {
       int64_t in = l == 0 ? o.inputs : o.hidden, out = l == o.layers ? o.classes : o.hidden;
       specs.push_back({"w" + std::to_string(l), shardc::DType::F32, {in, out}, {}});
@@ -208,7 +221,7 @@ int main(int argc, char **argv) {
   }
   if (reports)
     std::fprintf(stderr, "training step (%s mode) for %d device(s); compiled on the first step\n",
-               o.mode.c_str(), o.devices);
+                 o.mode.c_str(), o.devices);
 
   // Parameters (He init), Adam state (zeros), step count, learning rate.
   std::mt19937 rng(o.seed);
@@ -230,7 +243,7 @@ int main(int argc, char **argv) {
     state.push_back(shardc::Array(shardc::DType::F32, p.shape())); // m
     state.push_back(shardc::Array(shardc::DType::F32, p.shape())); // v
   }
-  state.push_back(shardc::Array(shardc::DType::F32, {}));           // step
+  state.push_back(shardc::Array(shardc::DType::F32, {})); // step
   shardc::Array lr = shardc::Array::fromDoubles(shardc::DType::F32, {}, {o.lr});
 
   // A fixed random teacher labels a pool of batches.
@@ -289,9 +302,8 @@ int main(int argc, char **argv) {
     args.push_back(dlr);
     auto t0 = std::chrono::steady_clock::now();
     auto out = step.call(args);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                           t0)
-                     .count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     if (!out.ok()) {
       std::fprintf(stderr, "shardc-mlp: error: %s\n", out.message().c_str());
       return 1;
@@ -319,7 +331,7 @@ int main(int argc, char **argv) {
   std::printf("{\"devices\": %d, \"batch_per_device\": %d, \"precision\": \"%s\", "
               "\"ms_per_step_median\": %.3f, \"examples_per_s\": %.1f, "
               "\"loss_first\": %.6f, \"loss_last\": %.6f}\n",
-              o.devices, o.batchPerDevice, o.precision.c_str(), median, B / median * 1e3,
-              lossFirst, lossLast);
+              o.devices, o.batchPerDevice, o.precision.c_str(), median, B / median * 1e3, lossFirst,
+              lossLast);
   return 0;
 }

@@ -37,11 +37,9 @@ std::string shapeString(const shardc::Shape &s) {
 namespace {
 
 /// The tensors of a checkpoint and its metadata, in file order.
-shardc::StatusOr<shardc::NamedArrays> checkpointTensors(const std::string &path,
-                                                        const Config &config,
-                                                        const TrainState &state,
-                                                        const std::string &mesh,
-                                                        std::map<std::string, std::string> &meta) {
+shardc::StatusOr<shardc::NamedArrays>
+checkpointTensors(const std::string &path, const Config &config, const TrainState &state,
+                  const std::string &mesh, std::map<std::string, std::string> &meta) {
   std::vector<ParamInfo> ps = parameters(config);
   if (state.params.size() != ps.size() || state.m.size() != ps.size() ||
       state.v.size() != ps.size())
@@ -141,8 +139,8 @@ shardc::StatusOr<std::string> saveShardedCheckpoint(const std::string &base, con
     return all;
   meta.erase("shard");
   index.metadata = meta;
-  Status indexed = processes.rank() == 0 ? shardc::writeSafetensorsIndex(indexPath, index)
-                                         : Status::success();
+  Status indexed =
+      processes.rank() == 0 ? shardc::writeSafetensorsIndex(indexPath, index) : Status::success();
   if (Status all = allSucceeded(processes, indexed, "checkpoint " + indexPath); !all.ok())
     return all;
   return indexPath;
@@ -182,8 +180,8 @@ bool parseCheckpointName(const std::string &name, int64_t &step, bool &isIndex) 
 
 } // namespace
 
-shardc::StatusOr<std::vector<std::string>> pruneCheckpoints(const std::string &dir,
-                                                            int64_t newest, int64_t keep) {
+shardc::StatusOr<std::vector<std::string>> pruneCheckpoints(const std::string &dir, int64_t newest,
+                                                            int64_t keep) {
   DIR *d = ::opendir(dir.c_str());
   if (!d)
     return Status::error("checkpoint directory " + dir + ": " + std::strerror(errno));
@@ -234,8 +232,8 @@ shardc::StatusOr<TrainState> stateFrom(shardc::SafetensorsFile &file, const std:
       return fail("tensor '" + name + "' has dtype " + shardc::dtypeName(a->dtype()) +
                   ", expected f32");
     if (a->shape() != torchShape)
-      return fail("tensor '" + name + "' has shape " + shapeString(a->shape()) +
-                  ", expected " + shapeString(torchShape));
+      return fail("tensor '" + name + "' has shape " + shapeString(a->shape()) + ", expected " +
+                  shapeString(torchShape));
     out = withShape(*a, shape);
     return Status::success();
   };
@@ -252,8 +250,7 @@ shardc::StatusOr<TrainState> stateFrom(shardc::SafetensorsFile &file, const std:
       std::string base = "optimizer." + ps[i].name;
       if (Status s = get(base + ".exp_avg", ps[i].torchShape, ps[i].shape, st.m[i]); !s.ok())
         return s;
-      if (Status s = get(base + ".exp_avg_sq", ps[i].torchShape, ps[i].shape, st.v[i]);
-          !s.ok())
+      if (Status s = get(base + ".exp_avg_sq", ps[i].torchShape, ps[i].shape, st.v[i]); !s.ok())
         return s;
     }
     if (Status s = get("optimizer.step", {}, {}, st.adamStep); !s.ok())

@@ -26,10 +26,10 @@
 namespace gpt {
 
 struct TrainState {
-  std::vector<shardc::Array> params; // program shapes, parameters() order
-  std::vector<shardc::Array> m, v;   // AdamW moments, one per parameter
-  shardc::Array adamStep;            // f32[]: updates applied so far
-  int64_t step = 0;                  // training steps done
+  std::vector<shardc::Array> params;           // program shapes, parameters() order
+  std::vector<shardc::Array> m, v;             // AdamW moments, one per parameter
+  shardc::Array adamStep;                      // f32[]: updates applied so far
+  int64_t step = 0;                            // training steps done
   std::map<std::string, std::string> metadata; // extra keys, saved and restored
 };
 
@@ -58,13 +58,13 @@ shardc::StatusOr<std::string> saveShardedCheckpoint(const std::string &base, con
 /// files deleted, in order; an error names the file it could not delete.
 /// (On one machine or a shared file system: it deletes every process's
 /// shards.)
-shardc::StatusOr<std::vector<std::string>> pruneCheckpoints(const std::string &dir,
-                                                            int64_t newest, int64_t keep);
+shardc::StatusOr<std::vector<std::string>> pruneCheckpoints(const std::string &dir, int64_t newest,
+                                                            int64_t keep);
 
 /// Reads a checkpoint (a safetensors file, or a sharded checkpoint's
-/// `.index.json`, written by any number of processes) and checks it against `config`: every tensor present
-/// with its shape and dtype, the config in the metadata equal to this one.
-/// With `withOptimizer` false, only the parameters are needed.
+/// `.index.json`, written by any number of processes) and checks it against `config`: every tensor
+/// present with its shape and dtype, the config in the metadata equal to this one. With
+/// `withOptimizer` false, only the parameters are needed.
 shardc::StatusOr<TrainState> loadCheckpoint(const std::string &path, const Config &config,
                                             bool withOptimizer = true);
 

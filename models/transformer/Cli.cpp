@@ -37,8 +37,8 @@ void parseMesh(const std::string &text, int64_t &data, int64_t &model) {
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
-    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos
-                                                                   : comma - pos);
+    std::string part =
+        text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     size_t eq = part.find('=');
     if (eq == std::string::npos)
       usage("--mesh wants axis=size pairs such as data=2,model=2, got '" + text + "'");
@@ -122,8 +122,8 @@ std::vector<std::pair<std::string, std::string>> optionPairs(int argc, char **ar
     if (a == "--help" || a == "-h")
       help();
     // A switch alone means on.
-    if (a == "--sequence-parallel" &&
-        (i + 1 >= argc || (std::string(argv[i + 1]) != "on" && std::string(argv[i + 1]) != "off"))) {
+    if (a == "--sequence-parallel" && (i + 1 >= argc || (std::string(argv[i + 1]) != "on" &&
+                                                         std::string(argv[i + 1]) != "off"))) {
       out.emplace_back(a, "on");
       continue;
     }

@@ -37,18 +37,19 @@ shardc::StatusOr<Dataset> loadDataset(const std::string &path, int64_t context) 
   // distinct starts.
   int64_t need = context + 2;
   if ((int64_t)d.val.size() < need)
-    return shardc::Status::error("data file " + path + " is too short: " +
-                                 std::to_string(bytes.size()) + " bytes give a validation "
-                                 "split of " + std::to_string(d.val.size()) +
-                                 " bytes, and a window needs " + std::to_string(need));
+    return shardc::Status::error(
+        "data file " + path + " is too short: " + std::to_string(bytes.size()) +
+        " bytes give a validation "
+        "split of " +
+        std::to_string(d.val.size()) + " bytes, and a window needs " + std::to_string(need));
   return d;
 }
 
 std::string defaultDataPath() {
   // The shared copy beside the repository when present, else the
   // repository's own (the same bytes).
-  for (const char *rel : {"/../shared/data/tinyshakespeare.txt",
-                          "/models/transformer/data/tinyshakespeare.txt"}) {
+  for (const char *rel :
+       {"/../shared/data/tinyshakespeare.txt", "/models/transformer/data/tinyshakespeare.txt"}) {
     std::string p = std::string(SHARDC_SOURCE_DIR) + rel;
     struct stat st;
     if (::stat(p.c_str(), &st) == 0)
@@ -57,8 +58,8 @@ std::string defaultDataPath() {
   return "";
 }
 
-Batch sampleBatch(const std::vector<uint8_t> &bytes, int64_t batch, int64_t context,
-                  uint64_t seed, uint64_t index) {
+Batch sampleBatch(const std::vector<uint8_t> &bytes, int64_t batch, int64_t context, uint64_t seed,
+                  uint64_t index) {
   // mt19937_64 is specified bit for bit by the standard (distributions are
   // not), so the batches are the same with every standard library.
   std::seed_seq seq{(uint32_t)seed, (uint32_t)(seed >> 32), (uint32_t)index,

@@ -39,8 +39,8 @@ struct Batch {
 };
 
 /// Batch `index` of the stream `seed` over `bytes`.
-Batch sampleBatch(const std::vector<uint8_t> &bytes, int64_t batch, int64_t context,
-                  uint64_t seed, uint64_t index);
+Batch sampleBatch(const std::vector<uint8_t> &bytes, int64_t batch, int64_t context, uint64_t seed,
+                  uint64_t index);
 
 } // namespace gpt
 

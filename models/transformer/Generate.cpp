@@ -14,8 +14,7 @@ using shardc::DType;
 using shardc::Status;
 using shardc::StatusOr;
 
-int64_t sampleToken(const float *logits, int64_t vocab, const Sampling &s,
-                    std::mt19937_64 &rng) {
+int64_t sampleToken(const float *logits, int64_t vocab, const Sampling &s, std::mt19937_64 &rng) {
   if (s.temperature <= 0)
     return std::max_element(logits, logits + vocab) - logits;
   std::vector<int64_t> order(vocab);
@@ -77,14 +76,13 @@ Generator::Generator(shardc::Client &client, Config config, std::vector<Array> p
                      shardc::Mesh mesh, Mode mode, int64_t batch)
     : client_(client), config_(config), mesh_(std::move(mesh)), mode_(mode), batch_(batch),
       hostParams_(std::move(params)),
-      window_(client.jit(mode == Mode::Padded ? nextTokenLogitsFunction(config_)
-                                              : prefillFunction(config_),
-                         options(config_, mesh_,
-                                 mode == Mode::Padded ? "next_token_logits" : "prefill",
-                                 {"tokens", "position"}, 0))),
-      decode_(client.jit(decodeFunction(config_),
-                         options(config_, mesh_, "decode", cacheNames(config_),
-                                 2 * config_.layers))) {}
+      window_(client.jit(
+          mode == Mode::Padded ? nextTokenLogitsFunction(config_) : prefillFunction(config_),
+          options(config_, mesh_, mode == Mode::Padded ? "next_token_logits" : "prefill",
+                  {"tokens", "position"}, 0))),
+      decode_(
+          client.jit(decodeFunction(config_),
+                     options(config_, mesh_, "decode", cacheNames(config_), 2 * config_.layers))) {}
 
 Status Generator::initialize() {
   std::vector<ParamInfo> infos = parameters(config_);
@@ -162,8 +160,7 @@ StatusOr<Array> Generator::runWindow(const std::vector<std::vector<uint8_t>> &wi
   if (!out.ok())
     return out.status();
   if (mode_ == Mode::KvCache)
-    caches_.assign(std::make_move_iterator(out->begin() + 1),
-                   std::make_move_iterator(out->end()));
+    caches_.assign(std::make_move_iterator(out->begin() + 1), std::make_move_iterator(out->end()));
   return (*out)[0].fetch(); // [B,V]
 }
 

@@ -86,8 +86,7 @@ private:
   shardc::StatusOr<shardc::Array> runWindow(const std::vector<std::vector<uint8_t>> &window);
   /// kv-cache mode: one decode step of `tokens` (one per sequence) at
   /// `position`.
-  shardc::StatusOr<shardc::Array> runDecode(const std::vector<uint8_t> &tokens,
-                                            int64_t position);
+  shardc::StatusOr<shardc::Array> runDecode(const std::vector<uint8_t> &tokens, int64_t position);
 
   shardc::Client &client_;
   Config config_;

@@ -22,19 +22,32 @@ int generateMain(int argc, char **argv) {
   bool havePrompt = false;
   gpt::Sampling sampling;
   for (const auto &[a, v] : optionPairs(argc, argv)) {
-    if (a == "--checkpoint") checkpoint = v;
-    else if (a == "--prompt") prompt = v, havePrompt = true;
-    else if (a == "--tokens") tokens = toInt(a, v, 1);
-    else if (a == "--temperature") sampling.temperature = toDouble(a, v);
-    else if (a == "--top-k") topK = toInt(a, v, 0);
-    else if (a == "--seed") sampling.seed = (uint64_t)toInt(a, v, 0);
-    else if (a == "--mode") mode = v;
-    else if (a == "--mesh") meshText = v;
-    else if (a == "--devices") devices = toInt(a, v, 1);
-    else if (a == "--batch") batch = toInt(a, v, 1);
-    else if (a == "--emit-mlir") emitMlir = v;
-    else if (a == "--warmup") warmup = toInt(a, v, 0);
-    else usage("unknown option " + a);
+    if (a == "--checkpoint")
+      checkpoint = v;
+    else if (a == "--prompt")
+      prompt = v, havePrompt = true;
+    else if (a == "--tokens")
+      tokens = toInt(a, v, 1);
+    else if (a == "--temperature")
+      sampling.temperature = toDouble(a, v);
+    else if (a == "--top-k")
+      topK = toInt(a, v, 0);
+    else if (a == "--seed")
+      sampling.seed = (uint64_t)toInt(a, v, 0);
+    else if (a == "--mode")
+      mode = v;
+    else if (a == "--mesh")
+      meshText = v;
+    else if (a == "--devices")
+      devices = toInt(a, v, 1);
+    else if (a == "--batch")
+      batch = toInt(a, v, 1);
+    else if (a == "--emit-mlir")
+      emitMlir = v;
+    else if (a == "--warmup")
+      warmup = toInt(a, v, 0);
+    else
+      usage("unknown option " + a);
   }
   sampling.topK = topK;
   if (checkpoint.empty())
@@ -112,8 +125,8 @@ int generateMain(int argc, char **argv) {
               mode.c_str(), (long long)tokens, (long long)batch, (long long)warmup,
               total > 0 ? batch * timed.size() / total * 1e3 : 0.0, med, r->stepMs.front(),
               (long long)r->prefills, (long long)cache.misses,
-              (long long)(cache.memoryHits + cache.diskHits), sampling.temperature,
-              (long long)topK, (long long)data, (long long)model);
+              (long long)(cache.memoryHits + cache.diskHits), sampling.temperature, (long long)topK,
+              (long long)data, (long long)model);
   return 0;
 }
 

@@ -29,10 +29,11 @@ shardc::StatusOr<Config> Config::fromString(const std::string &text) {
   size_t pos = 0;
   while (pos < text.size()) {
     size_t comma = text.find(',', pos);
-    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos
-                                                                   : comma - pos);
+    std::string part =
+        text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     size_t eq = part.find('=');
-    std::string key = part.substr(0, eq), value = eq == std::string::npos ? "" : part.substr(eq + 1);
+    std::string key = part.substr(0, eq),
+                value = eq == std::string::npos ? "" : part.substr(eq + 1);
     char *end = nullptr;
     long long v = std::strtoll(value.c_str(), &end, 10);
     auto it = fields.find(key);
@@ -185,10 +186,10 @@ struct Stream {
 
 /// x + ff2(gelu(ff1(ln2(x)))) for block weights `w`: [B,T,d].
 Tensor feedForward(const Tensor &x, const Tensor *w, const Stream &stream) {
-  Tensor h2 = stream.regathered(shardc::layer_norm(x, w[6], w[7]));       // [B,T,d]
+  Tensor h2 = stream.regathered(shardc::layer_norm(x, w[6], w[7])); // [B,T,d]
   Tensor f = shardc::gelu(stream.columns(linear(h2, w[8], w[9]), 2),
-                          /*approximate=*/true);                           // [B,T,F]
-  return stream.split(x + linear(f, w[10], w[11]));                       // [B,T,d]
+                          /*approximate=*/true);    // [B,T,F]
+  return stream.split(x + linear(f, w[10], w[11])); // [B,T,d]
 }
 
 /// The logits for tokens [B,T]; `p` are the parameters in parameters()
@@ -202,11 +203,10 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
   int64_t H = c.heads, hd = c.headDim();
   if (T > c.context)
     throw shardc::TraceError("the window has " + std::to_string(T) +
-                             " tokens, more than the context (" + std::to_string(c.context) +
-                             ")");
+                             " tokens, more than the context (" + std::to_string(c.context) + ")");
   Tensor pos = T == c.context ? p[1] : shardc::slice(p[1], {0, 0}, {T, c.dModel}); // [T,d]
-  Tensor x = stream.split(shardc::take(p[0], tokens) + pos);                        // [B,T,d]
-  Tensor mask = causalMask(T, c.dtype);                                                     // [T,T]
+  Tensor x = stream.split(shardc::take(p[0], tokens) + pos);                       // [B,T,d]
+  Tensor mask = causalMask(T, c.dtype);                                            // [T,T]
   const double scale = 1.0 / std::sqrt((double)hd);
   const Tensor *w = p + 2;
   // One block: [x, its 12 weights] -> [x'].
@@ -214,10 +214,10 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
     Tensor x = in[0];
     const Tensor *w = in.data() + 1;
     // ---- attention: x + proj(softmax(q k^T / sqrt(hd) + mask) v)
-    Tensor h = stream.regathered(shardc::layer_norm(x, w[0], w[1]));         // [B,T,d]
+    Tensor h = stream.regathered(shardc::layer_norm(x, w[0], w[1])); // [B,T,d]
     Tensor qkv =
         stream.columns(shardc::dot_general(h, w[2], {{}, {}, {2}, {3}}) + w[3], 3); // [B,T,3,H,hd]
-    auto part = [&](int64_t i) {                                             // [B,T,H,hd]
+    auto part = [&](int64_t i) {                                                    // [B,T,H,hd]
       return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, T, i + 1, H, hd}),
                              {B, T, H, hd});
     };
@@ -229,7 +229,7 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
     Tensor scores = shardc::dot_general(q, k, {{0, 2}, {0, 2}, {3}, {3}}); // [B,H,T,T]
     Tensor probs = shardc::softmax(scores * scale + mask, -1);             // [B,H,T,T]
     Tensor y = stream.columns(shardc::dot_general(probs, v, {{0, 1}, {0, 2}, {3}, {1}}),
-                              1);                                           // [B,H,T,hd]
+                              1);                                                // [B,H,T,hd]
     Tensor attn = shardc::dot_general(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,T,d]
     return std::vector<Tensor>{feedForward(stream.split(x + attn), w, stream)};
   };
@@ -286,37 +286,37 @@ shardc::TracedFn decodeFunction(const Config &c) {
     const Tensor *cache = in.data() + 2, *p = cache + 2 * c.layers;
     int64_t B = token.dim(0), H = c.heads, hd = c.headDim(), T = c.context, d = c.dModel;
     Tensor zero = shardc::full({}, 0, position.dtype());
-    Tensor pos = shardc::dynamic_slice(p[1], {position, zero}, {1, d});          // [1,d]
-    Tensor x = shardc::take(p[0], token) + pos;                                  // [B,1,d]
+    Tensor pos = shardc::dynamic_slice(p[1], {position, zero}, {1, d}); // [1,d]
+    Tensor x = shardc::take(p[0], token) + pos;                         // [B,1,d]
     // The positions after this one hold stale keys: -1e9 keeps them out,
     // as the causal mask keeps the padding out of a padded window.
-    Tensor mask = shardc::astype(shardc::greater(shardc::iota({T}, 0), position), c.dtype) *
-                  -1e9;                                                          // [T]
+    Tensor mask =
+        shardc::astype(shardc::greater(shardc::iota({T}, 0), position), c.dtype) * -1e9; // [T]
     const double scale = 1.0 / std::sqrt((double)hd);
     std::vector<Tensor> out(1);
     const Tensor *w = p + 2;
     for (int64_t l = 0; l < c.layers; ++l, w += 12) {
-      Tensor h = shardc::layer_norm(x, w[0], w[1]);                             // [B,1,d]
-      Tensor qkv = shardc::dot_general(h, w[2], {{}, {}, {2}, {3}}) + w[3];     // [B,1,3,H,hd]
-      auto part = [&](int64_t i) {                                              // [B,H,1,hd]
+      Tensor h = shardc::layer_norm(x, w[0], w[1]);                         // [B,1,d]
+      Tensor qkv = shardc::dot_general(h, w[2], {{}, {}, {2}, {3}}) + w[3]; // [B,1,3,H,hd]
+      auto part = [&](int64_t i) {                                          // [B,H,1,hd]
         return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, 1, i + 1, H, hd}),
                                {B, H, 1, hd});
       };
       // This position's key and value go into the caches in place.
       Tensor k = shardc::dynamic_update_slice(cache[2 * l], part(1),
                                               {zero, zero, position, zero}); // [B,H,T,hd]
-      Tensor v = shardc::dynamic_update_slice(cache[2 * l + 1], part(2),
-                                              {zero, zero, position, zero});
+      Tensor v =
+          shardc::dynamic_update_slice(cache[2 * l + 1], part(2), {zero, zero, position, zero});
       Tensor scores = shardc::dot_general(part(0), k, {{0, 1}, {0, 1}, {3}, {3}}); // [B,H,1,T]
-      Tensor probs = shardc::softmax(scores * scale + mask, -1);                  // [B,H,1,T]
-      Tensor y = shardc::dot_general(probs, v, {{0, 1}, {0, 1}, {3}, {2}});       // [B,H,1,hd]
+      Tensor probs = shardc::softmax(scores * scale + mask, -1);                   // [B,H,1,T]
+      Tensor y = shardc::dot_general(probs, v, {{0, 1}, {0, 1}, {3}, {2}});        // [B,H,1,hd]
       Tensor attn = shardc::dot_general(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,1,d]
       x = feedForward(x + attn, w, Stream{});
       out.push_back(k);
       out.push_back(v);
     }
-    Tensor xf = shardc::layer_norm(x, w[0], w[1]);                         // [B,1,d]
-    out[0] = shardc::reshape(linear(xf, w[2], w[3]), {B, c.vocab});         // [B,V]
+    Tensor xf = shardc::layer_norm(x, w[0], w[1]);                  // [B,1,d]
+    out[0] = shardc::reshape(linear(xf, w[2], w[3]), {B, c.vocab}); // [B,V]
     return out;
   };
 }

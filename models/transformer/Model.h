@@ -29,12 +29,12 @@
 namespace gpt {
 
 struct Config {
-  int64_t vocab = 256;   // byte vocabulary
-  int64_t dModel = 256;  // residual width
-  int64_t heads = 4;     // attention heads (dModel / heads = 64 per head)
-  int64_t dFF = 1024;    // feed-forward width
-  int64_t layers = 4;    // transformer blocks
-  int64_t context = 128; // tokens per window (learned positions)
+  int64_t vocab = 256;                      // byte vocabulary
+  int64_t dModel = 256;                     // residual width
+  int64_t heads = 4;                        // attention heads (dModel / heads = 64 per head)
+  int64_t dFF = 1024;                       // feed-forward width
+  int64_t layers = 4;                       // transformer blocks
+  int64_t context = 128;                    // tokens per window (learned positions)
   shardc::DType dtype = shardc::DType::F32; // parameters and activations (F64 for
                                             // finite-difference tests)
   int64_t headDim() const { return dModel / heads; }
@@ -69,8 +69,7 @@ std::vector<shardc::Array> initParameters(const Config &config, uint64_t seed);
 /// split over "data" along its largest other dimension that "data" divides,
 /// and its optimizer state with it (see Trainer: the step gathers it before
 /// the model reads it).
-shardc::PartitionSpec paramSpec(const ParamInfo &p, const shardc::Mesh &mesh,
-                                bool fsdp = false);
+shardc::PartitionSpec paramSpec(const ParamInfo &p, const shardc::Mesh &mesh, bool fsdp = false);
 /// The parameters FSDP leaves whole on `mesh`: those with no dimension,
 /// other than their "model" one, that "data" divides.
 std::vector<ParamInfo> keptWholeByFsdp(const Config &config, const shardc::Mesh &mesh);

@@ -38,16 +38,26 @@ Options parse(int argc, char **argv) {
   o.train.precision = "bf16";
   Config &c = o.train.config;
   for (const auto &[a, v] : optionPairs(argc, argv)) {
-    if (a == "--mesh") o.meshText = v;
-    else if (a == "--batch") o.train.batch = toInt(a, v, 1);
-    else if (a == "--profile") o.profile = v;
-    else if (a == "--precision") o.train.precision = toPrecision(a, v);
-    else if (a == "--d-model") c.dModel = toInt(a, v, 1);
-    else if (a == "--heads") c.heads = toInt(a, v, 1);
-    else if (a == "--d-ff") c.dFF = toInt(a, v, 1);
-    else if (a == "--layers") c.layers = toInt(a, v, 1);
-    else if (a == "--context") c.context = toInt(a, v, 1);
-    else usage("unknown option " + a);
+    if (a == "--mesh")
+      o.meshText = v;
+    else if (a == "--batch")
+      o.train.batch = toInt(a, v, 1);
+    else if (a == "--profile")
+      o.profile = v;
+    else if (a == "--precision")
+      o.train.precision = toPrecision(a, v);
+    else if (a == "--d-model")
+      c.dModel = toInt(a, v, 1);
+    else if (a == "--heads")
+      c.heads = toInt(a, v, 1);
+    else if (a == "--d-ff")
+      c.dFF = toInt(a, v, 1);
+    else if (a == "--layers")
+      c.layers = toInt(a, v, 1);
+    else if (a == "--context")
+      c.context = toInt(a, v, 1);
+    else
+      usage("unknown option " + a);
   }
   if (c.dModel % c.heads)
     usage("--d-model must be a multiple of --heads");
@@ -115,8 +125,7 @@ std::string seconds(double s) {
 /// Whether the devices of a group over `axes` (those of device 0) span
 /// more than one node of `perNode` devices: then the group's collectives
 /// cross the inter-node links.
-bool crossesNodes(const shardc::Mesh &mesh, const std::vector<std::string> &axes,
-                  int64_t perNode) {
+bool crossesNodes(const shardc::Mesh &mesh, const std::vector<std::string> &axes, int64_t perNode) {
   // Device ids are row-major over the mesh's axes; the group of device 0
   // varies the group's axes and keeps the others at 0.
   int64_t highest = 0, stride = 1;
@@ -267,10 +276,9 @@ int planMain(int argc, char **argv) {
                 size((double)r.optimizer).c_str(), size((double)r.activations).c_str(),
                 size((double)r.peak).c_str(), fits.c_str(), sent(shardc::OpCode::AllReduce).c_str(),
                 sent(shardc::OpCode::AllGather).c_str(),
-                sent(shardc::OpCode::ReduceScatter).c_str(),
-                sent(shardc::OpCode::AllToAll).c_str(), seconds(r.compute).c_str(),
-                seconds(r.memory).c_str(), seconds(r.comms).c_str(), seconds(r.step).c_str(),
-                tokens / r.step);
+                sent(shardc::OpCode::ReduceScatter).c_str(), sent(shardc::OpCode::AllToAll).c_str(),
+                seconds(r.compute).c_str(), seconds(r.memory).c_str(), seconds(r.comms).c_str(),
+                seconds(r.step).c_str(), tokens / r.step);
   }
   // FSDP splits a parameter along one dimension "data" divides; those with
   // none stay whole on every device.

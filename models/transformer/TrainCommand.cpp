@@ -43,34 +43,62 @@ Cli parse(int argc, char **argv) {
     usage("unknown command '" + command + "'");
   gpt::TrainOptions &t = c.train;
   for (const auto &[a, v] : optionPairs(argc, argv)) {
-    if (a == "--data") c.data = v;
-    else if (a == "--devices") c.devices = toInt(a, v, 1);
-    else if (a == "--mesh") c.meshText = v;
-    else if (a == "--steps") t.steps = toInt(a, v, 1);
-    else if (a == "--batch") t.batch = toInt(a, v, 1);
-    else if (a == "--lr") t.lr = toDouble(a, v);
-    else if (a == "--warmup") t.warmup = toInt(a, v, 0);
-    else if (a == "--seed") t.seed = (uint64_t)toInt(a, v, 0);
-    else if (a == "--eval-every") c.evalEvery = toInt(a, v, 0);
-    else if (a == "--eval-batches") t.evalBatches = toInt(a, v, 1);
-    else if (a == "--checkpoint-dir") c.checkpointDir = v;
-    else if (a == "--resume") c.resume = v;
-    else if (a == "--keep-checkpoints") c.keepCheckpoints = toInt(a, v, 1);
-    else if (a == "--stop-after") c.stopAfter = toInt(a, v, 0);
-    else if (a == "--log-every") c.logEvery = toInt(a, v, 1);
-    else if (a == "--clip-norm") t.clipNorm = toDouble(a, v);
-    else if (a == "--weight-decay") t.weightDecay = toDouble(a, v);
-    else if (a == "--precision") t.precision = toPrecision(a, v);
-    else if (a == "--fsdp") t.fsdp = toOnOff(a, v);
-    else if (a == "--remat") t.remat = toRemat(a, v);
-    else if (a == "--sequence-parallel") t.sequenceParallel = toOnOff(a, v);
-    else if (a == "--emit-mlir") c.emitMlir = v;
-    else if (a == "--d-model") t.config.dModel = toInt(a, v, 1);
-    else if (a == "--heads") t.config.heads = toInt(a, v, 1);
-    else if (a == "--d-ff") t.config.dFF = toInt(a, v, 1);
-    else if (a == "--layers") t.config.layers = toInt(a, v, 1);
-    else if (a == "--context") t.config.context = toInt(a, v, 1);
-    else usage("unknown option " + a);
+    if (a == "--data")
+      c.data = v;
+    else if (a == "--devices")
+      c.devices = toInt(a, v, 1);
+    else if (a == "--mesh")
+      c.meshText = v;
+    else if (a == "--steps")
+      t.steps = toInt(a, v, 1);
+    else if (a == "--batch")
+      t.batch = toInt(a, v, 1);
+    else if (a == "--lr")
+      t.lr = toDouble(a, v);
+    else if (a == "--warmup")
+      t.warmup = toInt(a, v, 0);
+    else if (a == "--seed")
+      t.seed = (uint64_t)toInt(a, v, 0);
+    else if (a == "--eval-every")
+      c.evalEvery = toInt(a, v, 0);
+    else if (a == "--eval-batches")
+      t.evalBatches = toInt(a, v, 1);
+    else if (a == "--checkpoint-dir")
+      c.checkpointDir = v;
+    else if (a == "--resume")
+      c.resume = v;
+    else if (a == "--keep-checkpoints")
+      c.keepCheckpoints = toInt(a, v, 1);
+    else if (a == "--stop-after")
+      c.stopAfter = toInt(a, v, 0);
+    else if (a == "--log-every")
+      c.logEvery = toInt(a, v, 1);
+    else if (a == "--clip-norm")
+      t.clipNorm = toDouble(a, v);
+    else if (a == "--weight-decay")
+      t.weightDecay = toDouble(a, v);
+    else if (a == "--precision")
+      t.precision = toPrecision(a, v);
+    else if (a == "--fsdp")
+      t.fsdp = toOnOff(a, v);
+    else if (a == "--remat")
+      t.remat = toRemat(a, v);
+    else if (a == "--sequence-parallel")
+      t.sequenceParallel = toOnOff(a, v);
+    else if (a == "--emit-mlir")
+      c.emitMlir = v;
+    else if (a == "--d-model")
+      t.config.dModel = toInt(a, v, 1);
+    else if (a == "--heads")
+      t.config.heads = toInt(a, v, 1);
+    else if (a == "--d-ff")
+      t.config.dFF = toInt(a, v, 1);
+    else if (a == "--layers")
+      t.config.layers = toInt(a, v, 1);
+    else if (a == "--context")
+      t.config.context = toInt(a, v, 1);
+    else
+      usage("unknown option " + a);
   }
   if (c.meshText.empty() && c.devices == 0)
     c.devices = shardc::processCount(); // under mpirun: a device per process
@@ -79,8 +107,7 @@ Cli parse(int argc, char **argv) {
     usage("--d-model must be a multiple of --heads");
   if (t.config.heads % t.model || t.config.dFF % t.model)
     usage("model=" + std::to_string(t.model) + " must divide the heads (" +
-          std::to_string(t.config.heads) + ") and --d-ff (" + std::to_string(t.config.dFF) +
-          ")");
+          std::to_string(t.config.heads) + ") and --d-ff (" + std::to_string(t.config.dFF) + ")");
   if (t.sequenceParallel && t.model == 1)
     usage("--sequence-parallel splits the sequence over \"model\": it needs --mesh model=M "
           "with M > 1");
@@ -90,8 +117,8 @@ Cli parse(int argc, char **argv) {
   if (c.keepCheckpoints > 0 && c.checkpointDir.empty())
     usage("--keep-checkpoints needs --checkpoint-dir");
   if (t.batch % t.data)
-    usage("--batch " + std::to_string(t.batch) + " must be a multiple of data=" +
-          std::to_string(t.data));
+    usage("--batch " + std::to_string(t.batch) +
+          " must be a multiple of data=" + std::to_string(t.data));
   return c;
 }
 
@@ -154,27 +181,25 @@ int trainMain(int argc, char **argv) {
   for (const gpt::ParamInfo &p : gpt::parameters(o.config))
     params += shardc::numElements(p.shape);
   report("Tiny Transformer: %lld parameters (%s); data %s: %zu train / %zu val bytes\n"
-               "mesh %s (%lld simulated devices%s), batch %lld x %lld tokens, AdamW lr %g, "
-               "warm-up %lld, cosine to %g x, clip %g, %s products%s%s%s%s\n",
-               (long long)params, o.config.toString().c_str(), dataPath.c_str(),
-               data->train.size(), data->val.size(), trainer.meshString().c_str(),
-               (long long)(o.data * o.model),
-               processes ? (" in " + std::to_string(processes->size()) + " processes").c_str()
-                         : "",
-               (long long)o.batch, (long long)o.config.context,
-               o.lr, (long long)o.warmup, o.finalLrFraction, o.clipNorm, o.precision.c_str(),
-               o.fsdp ? ", parameters and AdamW state split over \"data\" (FSDP)" : "",
-               o.remat == gpt::Remat::Block ? ", blocks recomputed in the backward pass"
-               : o.remat == gpt::Remat::Dots
-                   ? ", blocks recomputed in the backward pass but for their products"
-                   : "",
-               o.sequenceParallel ? ", sequence split over \"model\" between the blocks' "
-                                    "tensor-parallel regions"
-                                  : "",
-               cli.resume.empty() ? ""
-                                  : (", resumed at step " + std::to_string(trainer.step()) +
-                                     " from " + cli.resume)
-                                        .c_str());
+         "mesh %s (%lld simulated devices%s), batch %lld x %lld tokens, AdamW lr %g, "
+         "warm-up %lld, cosine to %g x, clip %g, %s products%s%s%s%s\n",
+         (long long)params, o.config.toString().c_str(), dataPath.c_str(), data->train.size(),
+         data->val.size(), trainer.meshString().c_str(), (long long)(o.data * o.model),
+         processes ? (" in " + std::to_string(processes->size()) + " processes").c_str() : "",
+         (long long)o.batch, (long long)o.config.context, o.lr, (long long)o.warmup,
+         o.finalLrFraction, o.clipNorm, o.precision.c_str(),
+         o.fsdp ? ", parameters and AdamW state split over \"data\" (FSDP)" : "",
+         o.remat == gpt::Remat::Block ? ", blocks recomputed in the backward pass"
+         : o.remat == gpt::Remat::Dots
+             ? ", blocks recomputed in the backward pass but for their products"
+             : "",
+         o.sequenceParallel ? ", sequence split over \"model\" between the blocks' "
+                              "tensor-parallel regions"
+                            : "",
+         cli.resume.empty()
+             ? ""
+             : (", resumed at step " + std::to_string(trainer.step()) + " from " + cli.resume)
+                   .c_str());
   if (o.fsdp) {
     std::string whole;
     for (const gpt::ParamInfo &p : gpt::keptWholeByFsdp(o.config, trainer.mesh()))
@@ -188,8 +213,8 @@ int trainMain(int argc, char **argv) {
   if (!compileS.ok())
     die(compileS.message());
   shardc::Client::CacheStats cache = client->cacheStats();
-  report("compiled the training step and the eval step in %.1f s (%s)\n",
-               *compileS, cache.misses ? "cold" : "from the cache");
+  report("compiled the training step and the eval step in %.1f s (%s)\n", *compileS,
+         cache.misses ? "cold" : "from the cache");
 
   auto save = [&]() {
     if (cli.checkpointDir.empty())
@@ -221,35 +246,33 @@ int trainMain(int argc, char **argv) {
     shardc::StatusOr<double> v = trainer.evaluate(data->val);
     if (!v.ok())
       die(v.message());
-    report("step %5lld  val loss %.4f  val ppl %.3f\n", (long long)trainer.step(),
-                 *v, std::exp(*v));
+    report("step %5lld  val loss %.4f  val ppl %.3f\n", (long long)trainer.step(), *v,
+           std::exp(*v));
     return *v;
   };
 
   const double tokensPerStep = (double)o.batch * (double)o.config.context;
   std::vector<double> ms;
   double lossFirst = NAN, lossLast = NAN, valLoss = NAN;
-  int64_t stopAt = cli.stopAfter >= 0 ? std::min(o.steps, trainer.step() + cli.stopAfter)
-                                      : o.steps;
+  int64_t stopAt = cli.stopAfter >= 0 ? std::min(o.steps, trainer.step() + cli.stopAfter) : o.steps;
   while (trainer.step() < stopAt) {
     double lr = gpt::learningRate(o, trainer.step());
     auto t0 = std::chrono::steady_clock::now();
     shardc::StatusOr<double> loss = trainer.trainStep(*data);
-    double dt = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                    .count();
+    double dt =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!loss.ok())
       die(loss.message());
     if (!std::isfinite(*loss))
-      die("the loss is " + std::to_string(*loss) + " at step " +
-          std::to_string(trainer.step()));
+      die("the loss is " + std::to_string(*loss) + " at step " + std::to_string(trainer.step()));
     ms.push_back(dt);
     if (std::isnan(lossFirst))
       lossFirst = *loss;
     lossLast = *loss;
     int64_t s = trainer.step();
     if (s % cli.logEvery == 0 || s == 1 || s == stopAt)
-      report("step %5lld  loss %.4f  %7.0f tokens/s  %6.1f ms/step  lr %.2e\n",
-                   (long long)s, *loss, tokensPerStep / dt * 1e3, dt, lr);
+      report("step %5lld  loss %.4f  %7.0f tokens/s  %6.1f ms/step  lr %.2e\n", (long long)s, *loss,
+             tokensPerStep / dt * 1e3, dt, lr);
     if (cli.evalEvery > 0 && s % cli.evalEvery == 0 && s < stopAt) {
       valLoss = evaluate();
       save();
@@ -265,7 +288,8 @@ int trainMain(int argc, char **argv) {
   if (!reports)
     return 0;
   std::printf("{\"steps\": %lld, \"mesh\": \"%s\", \"devices\": %lld, \"batch\": %lld, "
-              "\"context\": %lld, \"precision\": \"%s\", \"tokens_per_s\": %.1f, \"ms_per_step_median\": %.2f, "
+              "\"context\": %lld, \"precision\": \"%s\", \"tokens_per_s\": %.1f, "
+              "\"ms_per_step_median\": %.2f, "
               "\"train_loss_first\": %.9g, \"train_loss_last\": %.9g, \"val_loss\": %.9g, "
               "\"val_ppl\": %.3f, "
               "\"peak_bytes_per_device\": %lld, \"state_bytes_per_device\": %lld, "
@@ -274,13 +298,11 @@ int trainMain(int argc, char **argv) {
               (long long)trainer.step(), trainer.meshString().c_str(),
               (long long)(o.data * o.model), (long long)o.batch, (long long)o.config.context,
               o.precision.c_str(), med > 0 ? tokensPerStep / med * 1e3 : 0.0, med, lossFirst,
-              lossLast, valLoss,
-              std::exp(valLoss),
+              lossLast, valLoss, std::exp(valLoss),
               (long long)(trainer.stateBytesPerDevice() + trainer.stepBufferBytesPerDevice()),
               (long long)trainer.stateBytesPerDevice(), *compileS,
               (long long)(cache.memoryHits + cache.diskHits), (long long)cache.misses,
-              o.fsdp ? "true" : "false", rematName(o.remat),
-              o.sequenceParallel ? "true" : "false");
+              o.fsdp ? "true" : "false", rematName(o.remat), o.sequenceParallel ? "true" : "false");
   return 0;
 }
 

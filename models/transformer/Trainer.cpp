@@ -74,11 +74,11 @@ shardc::TracedFn lossFor(const TrainOptions &o, const shardc::Mesh &mesh, bool t
 } // namespace
 
 Trainer::Trainer(shardc::Client &client, TrainOptions options)
-    : client_(client), options_(std::move(options)),
-      mesh_{{"data", "model"}, {options_.data, options_.model}},
+    : client_(client),
+      options_(std::move(options)), mesh_{{"data", "model"}, {options_.data, options_.model}},
       infos_(parameters(options_.config)),
-      stepFn_(client.jit(lossFor(options_, mesh_, true),
-                         jitOptions("loss", mesh_, options_, true))),
+      stepFn_(
+          client.jit(lossFor(options_, mesh_, true), jitOptions("loss", mesh_, options_, true))),
       evalFn_(client.jit(lossFor(options_, mesh_, false),
                          jitOptions("loss", mesh_, options_, false))) {}
 
@@ -161,9 +161,8 @@ StatusOr<std::string> Trainer::saveSharded(const std::string &base,
 
 std::vector<shardc::ArgSpec> Trainer::lossArgs(int64_t batch) const {
   int64_t T = options_.config.context;
-  std::vector<shardc::ArgSpec> args{
-      {"tokens", DType::I32, {batch, T}, {mesh_, batchSpec()}},
-      {"targets", DType::I32, {batch, T}, {mesh_, batchSpec()}}};
+  std::vector<shardc::ArgSpec> args{{"tokens", DType::I32, {batch, T}, {mesh_, batchSpec()}},
+                                    {"targets", DType::I32, {batch, T}, {mesh_, batchSpec()}}};
   for (const ParamInfo &p : infos_)
     args.push_back(
         {p.name, options_.config.dtype, p.shape, {mesh_, paramSpec(p, mesh_, options_.fsdp)}});
@@ -225,8 +224,8 @@ StatusOr<double> Trainer::evaluate(const std::vector<uint8_t> &bytes) {
       return c.status();
   double total = 0;
   for (int64_t i = 0; i < options_.evalBatches; ++i) {
-    Batch b = sampleBatch(bytes, options_.batch, options_.config.context, options_.evalSeed,
-                          (uint64_t)i);
+    Batch b =
+        sampleBatch(bytes, options_.batch, options_.config.context, options_.evalSeed, (uint64_t)i);
     StatusOr<DeviceArray> x = put(b.tokens, batchSpec()), y = put(b.targets, batchSpec());
     if (!x.ok() || !y.ok())
       return !x.ok() ? x.status() : y.status();

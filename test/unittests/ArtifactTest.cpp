@@ -82,8 +82,11 @@ TEST(Artifact, TheValidPlanLoadsAndRuns) {
 TEST(Artifact, CraftedEnumsAreRejected) {
   expectRejected([](Plan &p) { p.steps[1].attrs = {7}; },
                  "step 1 (all_reduce at m.mlir:4:8): reduction kind 7 is not 0..3");
-  expectRejected([](Plan &p) { p.steps[3].attrs = {9, 1}; },
-                 "step 3 (reduce at m.mlir:6:8): reduction kind is not 0..3");
+  expectRejected(
+      [](Plan &p) {
+        p.steps[3].attrs = {9, 1};
+      },
+      "step 3 (reduce at m.mlir:6:8): reduction kind is not 0..3");
   expectRejected(
       [](Plan &p) {
         p.values[5] = {DType::I1, {2, 2}, 192};
@@ -93,9 +96,12 @@ TEST(Artifact, CraftedEnumsAreRejected) {
       },
       "compare direction 6 is not 0..5");
   expectRejected([](Plan &p) { p.steps[0].op = (OpCode)999; }, "opcode 999 is unknown");
-  expectRejected([](Plan &p) { p.steps[0].attrs = {0, 1, 1, 0, 3}; },
-                 "step 0 (dot_general at m.mlir:3:8): its precision 3 is none of 0 (f32), "
-                 "1 (bf16), 2 (tf32)");
+  expectRejected(
+      [](Plan &p) {
+        p.steps[0].attrs = {0, 1, 1, 0, 3};
+      },
+      "step 0 (dot_general at m.mlir:3:8): its precision 3 is none of 0 (f32), "
+      "1 (bf16), 2 (tf32)");
   expectRejected([](Plan &p) { p.steps[0].attrs = {0, 1, 1, 0, -1}; }, "its precision -1");
   expectRejected(
       [](Plan &p) {
@@ -108,10 +114,16 @@ TEST(Artifact, CraftedEnumsAreRejected) {
 }
 
 TEST(Artifact, CraftedDimensionsAndIdsAreRejected) {
-  expectRejected([](Plan &p) { p.steps[3].attrs = {0, 2}; },
-                 "step 3 (reduce at m.mlir:6:8): dims has dimension 2, out of range for rank 2");
-  expectRejected([](Plan &p) { p.steps[0].attrs = {0, 1, 5, 0}; },
-                 "step 0 (dot_general at m.mlir:3:8): the lhs has dimension 5");
+  expectRejected(
+      [](Plan &p) {
+        p.steps[3].attrs = {0, 2};
+      },
+      "step 3 (reduce at m.mlir:6:8): dims has dimension 2, out of range for rank 2");
+  expectRejected(
+      [](Plan &p) {
+        p.steps[0].attrs = {0, 1, 5, 0};
+      },
+      "step 0 (dot_general at m.mlir:3:8): the lhs has dimension 5");
   expectRejected([](Plan &p) { p.steps[2].inputs = {40}; }, "names value v40, past the 6 values");
   expectRejected([](Plan &p) { p.results = {3, 99}; }, "the signature names value v99");
   expectRejected([](Plan &p) { p.steps[1].axes = {"model"}; },
@@ -122,10 +134,16 @@ TEST(Artifact, CraftedDimensionsAndIdsAreRejected) {
 
 TEST(Artifact, CraftedShapesAndBuffersAreRejected) {
   // A shape that no longer matches its buffer.
-  expectRejected([](Plan &p) { p.values[4].shape = {64, 64}; },
-                 "v4's buffer (16384 bytes at 128) lies outside the arena of 256 bytes");
-  expectRejected([](Plan &p) { p.values[2].shape = {3, 2}; },
-                 "step 0 (dot_general at m.mlir:3:8): the output has shape 3x2, expected 2x2");
+  expectRejected(
+      [](Plan &p) {
+        p.values[4].shape = {64, 64};
+      },
+      "v4's buffer (16384 bytes at 128) lies outside the arena of 256 bytes");
+  expectRejected(
+      [](Plan &p) {
+        p.values[2].shape = {3, 2};
+      },
+      "step 0 (dot_general at m.mlir:3:8): the output has shape 3x2, expected 2x2");
   // A huge arena: rejected before any allocation.
   expectRejected([](Plan &p) { p.arenaBytes = int64_t(1) << 50; },
                  "the arena of 1125899906842624 bytes is larger than all the plan's buffers");
@@ -140,13 +158,16 @@ TEST(Artifact, CraftedMeshesAndSignaturesAreRejected) {
   expectRejected(
       [](Plan &p) {
         p.mesh = Mesh{{"data", "model"}, {1 << 16, 16}};
-        for (NamedSharding *s : {&p.argShardings[0], &p.argShardings[1],
-                                 &p.resultShardings[0], &p.resultShardings[1]})
+        for (NamedSharding *s :
+             {&p.argShardings[0], &p.argShardings[1], &p.resultShardings[0], &p.resultShardings[1]})
           s->mesh = p.mesh;
       },
       "the mesh has more than 65536 devices");
-  expectRejected([](Plan &p) { p.argGlobalShapes[0] = {8, 8}; },
-                 "argument 'x': global dimension 0 is not split into its local size");
+  expectRejected(
+      [](Plan &p) {
+        p.argGlobalShapes[0] = {8, 8};
+      },
+      "argument 'x': global dimension 0 is not split into its local size");
 }
 
 TEST(Artifact, CraftedOpcodesAndProgramsAreRejected) {
@@ -219,13 +240,17 @@ TEST(PlanShapeHash, SeesEveryPartProcessesMustAgreeOn) {
       [](Plan &q) { q.entry = "other"; },
       [](Plan &q) { q.mesh.axisSizes = {4}; },
       [](Plan &q) { q.mesh.axisNames = {"model"}; },
-      [](Plan &q) { q.values[0].shape = {2, 4}; },
+      [](Plan &q) {
+        q.values[0].shape = {2, 4};
+      },
       [](Plan &q) { q.values[2].dtype = DType::F64; },
       [](Plan &q) { q.steps[1].attrs = {1}; },
       [](Plan &q) { q.steps[1].axes = {}; },
       [](Plan &q) { q.steps[3].op = OpCode::AllReduce; },
       [](Plan &q) { std::swap(q.steps[0].inputs[0], q.steps[0].inputs[1]); },
-      [](Plan &q) { q.results = {5, 3}; },
+      [](Plan &q) {
+        q.results = {5, 3};
+      },
   };
   for (size_t i = 0; i < edits.size(); ++i) {
     Plan q = validPlan();

@@ -65,15 +65,15 @@ struct Init {
   int64_t bound = 0;
   double lo = 0, hi = 0;
 };
-const Init kUniform{Init::Uniform}, kPositive{Init::Positive},
-    kAwayFromZero{Init::AwayFromZero}, kDistinct{Init::Distinct}, kBool{Init::Bool};
+const Init kUniform{Init::Uniform}, kPositive{Init::Positive}, kAwayFromZero{Init::AwayFromZero},
+    kDistinct{Init::Distinct}, kBool{Init::Bool};
 Init indexBelow(int64_t bound) { return {Init::Index, bound}; }
 
 /// Inputs for `fn`'s arguments, `inits[i]` for argument i (Uniform past the
 /// end). With `quantize`, float elements are multiples of 2^-16 so that they
 /// and x +- 2^-12 are exact in f32.
-std::vector<Array> drawInputs(func::FuncOp fn, const std::vector<Init> &inits,
-                              std::mt19937 &rng, bool quantize) {
+std::vector<Array> drawInputs(func::FuncOp fn, const std::vector<Init> &inits, std::mt19937 &rng,
+                              bool quantize) {
   auto initOf = [&](unsigned i) { return i < inits.size() ? inits[i] : kUniform; };
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   // The pool of Distinct values: N well-separated points, shuffled.
@@ -189,8 +189,7 @@ protected:
   /// Differentiates @`name` of `module` and compares every gradient element
   /// with the central difference of the original function at `inputs`.
   void expectGradientsMatchFiniteDifferences(ModuleOp module, StringRef name,
-                                             const std::vector<Array> &inputs,
-                                             const Check &check) {
+                                             const std::vector<Array> &inputs, const Check &check) {
     auto fn = module.lookupSymbol<func::FuncOp>(name);
     ASSERT_TRUE(fn);
     FailureOr<func::FuncOp> grad = differentiate(fn, check.wrt);
@@ -238,8 +237,7 @@ protected:
         double fd = (up - down) / (2 * check.eps), ad = g.getDouble(j);
         largest = std::max(largest, std::fabs(fd));
         if (!(std::fabs(ad - fd) <= 1e-6 * (1.0 + std::fabs(fd))) && ++mismatches <= 5)
-          ADD_FAILURE() << "element " << j << ": autodiff " << ad << ", finite difference "
-                        << fd;
+          ADD_FAILURE() << "element " << j << ": autodiff " << ad << ", finite difference " << fd;
       }
       EXPECT_EQ(mismatches, 0);
       // The loss depends on every argument: a zero gradient would prove
@@ -254,15 +252,14 @@ protected:
   /// Builds `func.func @f(signature) -> tensor<f64>` whose body is `body`
   /// (defining %y of type `yType`) followed by
   /// `loss = reduce sum (%y * R)`, and checks its gradients.
-  void checkOp(const std::string &signature, const std::string &body,
-               const std::string &yType, const std::vector<Init> &inits = {},
-               Check check = {}) {
+  void checkOp(const std::string &signature, const std::string &body, const std::string &yType,
+               const std::vector<Init> &inits = {}, Check check = {}) {
     auto y = dyn_cast_or_null<RankedTensorType>(parseType(yType, &ctx));
     ASSERT_TRUE(y) << yType;
     std::mt19937 rng(check.seed);
     std::string text = check.prelude + "\nfunc.func @f(" + signature + ") -> tensor<f64> {\n" +
-                       body + "\n  %r = shardc.constant " + randomDense(y.getShape(), rng) +
-                       " : " + yType + "\n  %yr = shardc.mul %y, %r : " + yType + "\n";
+                       body + "\n  %r = shardc.constant " + randomDense(y.getShape(), rng) + " : " +
+                       yType + "\n  %yr = shardc.mul %y, %r : " + yType + "\n";
     if (y.getRank() == 0) {
       text += "  return %yr : tensor<f64>\n}\n";
     } else {
@@ -283,8 +280,7 @@ protected:
   /// checkOp for a binary elementwise op on tensor<3x5xf64>.
   void checkBinary(const std::string &op, Init lhs, Init rhs) {
     checkOp("%a: tensor<3x5xf64>, %b: tensor<3x5xf64>",
-            "  %y = shardc." + op + " %a, %b : tensor<3x5xf64>", "tensor<3x5xf64>",
-            {lhs, rhs});
+            "  %y = shardc." + op + " %a, %b : tensor<3x5xf64>", "tensor<3x5xf64>", {lhs, rhs});
   }
   /// checkOp for a unary elementwise op on tensor<3x5xf64>.
   void checkUnary(const std::string &op, Init operand, Check check = {}) {
@@ -349,9 +345,8 @@ TEST_F(Autodiff, EveryElementwiseOpOfTheCatalogue) {
     SCOPED_TRACE("shardc." + row.name);
     Init range{Init::Range, 0, row.lo, row.hi};
     Check steps;
-    steps.piecewiseConstant =
-        row.name == "floor" || row.name == "ceil" || row.name == "round_even" ||
-        row.name == "round_afz";
+    steps.piecewiseConstant = row.name == "floor" || row.name == "ceil" ||
+                              row.name == "round_even" || row.name == "round_afz";
     if (row.arity == 1)
       checkUnary(row.name, range, steps);
     else
@@ -413,8 +408,8 @@ TEST_F(Autodiff, ReduceMaxTiesShareTheGradient) {
   ASSERT_TRUE(module);
   FailureOr<func::FuncOp> grad = differentiate(module->lookupSymbol<func::FuncOp>("f"), {});
   ASSERT_TRUE(succeeded(grad)) << diagnostics;
-  FailureOr<std::vector<Array>> got = interpret(
-      *grad, {Array::fromDoubles(DType::F64, {2, 3}, {1.0, 5.0, 5.0, 4.0, 4.0, 4.0})});
+  FailureOr<std::vector<Array>> got =
+      interpret(*grad, {Array::fromDoubles(DType::F64, {2, 3}, {1.0, 5.0, 5.0, 4.0, 4.0, 4.0})});
   ASSERT_TRUE(succeeded(got)) << diagnostics;
   EXPECT_EQ((*got)[1].toDoubles(), (std::vector<double>{0.0, 1.0, 1.0, 1.0, 1.0, 1.0}));
 }
@@ -485,8 +480,8 @@ TEST_F(Autodiff, ConvertF64ToF32AndBack) {
 // The predicate is an argument: no gradient flows into it.
 TEST_F(Autodiff, SelectByArgument) {
   checkOp("%p: tensor<3x5xi1>, %a: tensor<3x5xf64>, %b: tensor<3x5xf64>",
-          "  %y = shardc.select %p, %a, %b : tensor<3x5xi1>, tensor<3x5xf64>",
-          "tensor<3x5xf64>", {kBool});
+          "  %y = shardc.select %p, %a, %b : tensor<3x5xi1>, tensor<3x5xf64>", "tensor<3x5xf64>",
+          {kBool});
 }
 
 // The predicate is computed from the float operands (a relu-like mask).
@@ -728,10 +723,9 @@ TEST_F(Autodiff, BroadcastInDimPermuted) {
 }
 
 TEST_F(Autodiff, Reshape) {
-  checkOp("%a: tensor<3x5xf64>",
-          "  %y = shardc.reshape %a : (tensor<3x5xf64>) -> tensor<15xf64>", "tensor<15xf64>");
-  checkOp("%a: tensor<3x4xf64>",
-          "  %y = shardc.reshape %a : (tensor<3x4xf64>) -> tensor<2x6xf64>",
+  checkOp("%a: tensor<3x5xf64>", "  %y = shardc.reshape %a : (tensor<3x5xf64>) -> tensor<15xf64>",
+          "tensor<15xf64>");
+  checkOp("%a: tensor<3x4xf64>", "  %y = shardc.reshape %a : (tensor<3x4xf64>) -> tensor<2x6xf64>",
           "tensor<2x6xf64>");
   checkOp("%a: tensor<2x3x5xf64>",
           "  %y = shardc.reshape %a : (tensor<2x3x5xf64>) -> tensor<5x1x6xf64>",
@@ -878,10 +872,9 @@ TEST_F(Autodiff, WrtOrderAndUnusedArgument) {
   auto fn = module->lookupSymbol<func::FuncOp>("f");
   FailureOr<func::FuncOp> grad = differentiate(fn, {2, 1, 0});
   ASSERT_TRUE(succeeded(grad)) << diagnostics;
-  std::vector<Array> inputs = {
-      Array::fromDoubles(DType::F64, {3}, {0.5, -1.0, 2.0}),
-      Array::fromDoubles(DType::F64, {2}, {3.0, 4.0}),
-      Array::fromDoubles(DType::F64, {3}, {-0.25, 0.75, 0.125})};
+  std::vector<Array> inputs = {Array::fromDoubles(DType::F64, {3}, {0.5, -1.0, 2.0}),
+                               Array::fromDoubles(DType::F64, {2}, {3.0, 4.0}),
+                               Array::fromDoubles(DType::F64, {3}, {-0.25, 0.75, 0.125})};
   FailureOr<std::vector<Array>> got = interpret(*grad, inputs);
   ASSERT_TRUE(succeeded(got)) << diagnostics;
   ASSERT_EQ(got->size(), 4u);
@@ -1019,8 +1012,8 @@ TEST_F(Autodiff, MlpSoftmaxCrossEntropy) {
 // The data-parallel MLP of test/Partition/autodiff.mlir: its gradient
 // function, partitioned over 4 devices, gives the global run's numbers.
 TEST_F(Autodiff, DataParallelMlpGradientPartitioned) {
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
-      SHARDC_PARTITION_CORPUS_DIR "/autodiff.mlir", &ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(SHARDC_PARTITION_CORPUS_DIR "/autodiff.mlir", &ctx);
   ASSERT_TRUE(module) << diagnostics;
   auto fn = module->lookupSymbol<func::FuncOp>("data_parallel_mlp_loss");
   ASSERT_TRUE(fn);
@@ -1109,8 +1102,8 @@ TEST_F(Autodiff, CheckpointPoliciesRecomputeAndKeepTheGradients) {
 // checkpointed group: the recomputation is partitioned like the forward
 // pass, and the partitioned gradients are the global program's.
 TEST_F(Autodiff, CheckpointedGradientPartitioned) {
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
-      SHARDC_PARTITION_CORPUS_DIR "/autodiff.mlir", &ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(SHARDC_PARTITION_CORPUS_DIR "/autodiff.mlir", &ctx);
   ASSERT_TRUE(module) << diagnostics;
   auto fn = module->lookupSymbol<func::FuncOp>("data_parallel_mlp_loss");
   ASSERT_TRUE(fn);
@@ -1169,8 +1162,9 @@ TEST_F(Autodiff, RejectsNonScalarResult) {
       return %e : tensor<3xf64>
     }
   )mlir",
-                 {}, "autodiff differentiates a function returning one rank-0 float tensor "
-                     "(a loss), got '(tensor<3xf64>) -> tensor<3xf64>'");
+                 {},
+                 "autodiff differentiates a function returning one rank-0 float tensor "
+                 "(a loss), got '(tensor<3xf64>) -> tensor<3xf64>'");
 }
 
 TEST_F(Autodiff, RejectsTwoResults) {

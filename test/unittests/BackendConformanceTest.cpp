@@ -102,11 +102,15 @@ Tolerance oneUlp() { return {Tolerance::Ulp, 0, false}; }
 /// double rounded once.
 Tolerance elementwiseTol(DType dtype) {
   switch (dtype) {
-  case DType::F32: return relative(1e-5);
-  case DType::F64: return relative(1e-12);
+  case DType::F32:
+    return relative(1e-5);
+  case DType::F64:
+    return relative(1e-12);
   case DType::F16:
-  case DType::BF16: return oneUlp();
-  default: return exact();
+  case DType::BF16:
+    return oneUlp();
+  default:
+    return exact();
   }
 }
 
@@ -114,11 +118,15 @@ Tolerance elementwiseTol(DType dtype) {
 /// reference in double.
 Tolerance accumulationTol(DType dtype) {
   switch (dtype) {
-  case DType::F32: return relative(1e-4);
-  case DType::F64: return relative(1e-12);
+  case DType::F32:
+    return relative(1e-4);
+  case DType::F64:
+    return relative(1e-12);
   case DType::F16:
-  case DType::BF16: return oneUlp();
-  default: return exact();
+  case DType::BF16:
+    return oneUlp();
+  default:
+    return exact();
   }
 }
 
@@ -126,10 +134,17 @@ Tolerance accumulationTol(DType dtype) {
 double ulpOf(DType dtype, double v) {
   int mantissaBits = 52, minExponent = -1022;
   switch (dtype) {
-  case DType::F16: mantissaBits = 10, minExponent = -14; break;
-  case DType::BF16: mantissaBits = 7, minExponent = -126; break;
-  case DType::F32: mantissaBits = 23, minExponent = -126; break;
-  default: break;
+  case DType::F16:
+    mantissaBits = 10, minExponent = -14;
+    break;
+  case DType::BF16:
+    mantissaBits = 7, minExponent = -126;
+    break;
+  case DType::F32:
+    mantissaBits = 23, minExponent = -126;
+    break;
+  default:
+    break;
   }
   int exponent = minExponent;
   if (v != 0) {
@@ -140,8 +155,7 @@ double ulpOf(DType dtype, double v) {
   return std::ldexp(1.0, exponent - mantissaBits);
 }
 
-bool elementMatches(const Array &got, const Array &want, int64_t i,
-                    const Tolerance &tol) {
+bool elementMatches(const Array &got, const Array &want, int64_t i, const Tolerance &tol) {
   if (!isFloat(want.dtype()))
     return got.getInt(i) == want.getInt(i);
   double g = got.getDouble(i), w = want.getDouble(i);
@@ -184,8 +198,7 @@ std::string elementString(const Array &a, int64_t i) {
   return buf;
 }
 
-testing::AssertionResult sameResult(const Array &got, const Array &want,
-                                    const Tolerance &tol) {
+testing::AssertionResult sameResult(const Array &got, const Array &want, const Tolerance &tol) {
   if (got.dtype() != want.dtype() || got.shape() != want.shape())
     return testing::AssertionFailure()
            << "got " << got.typeString() << ", want " << want.typeString();
@@ -195,8 +208,8 @@ testing::AssertionResult sameResult(const Array &got, const Array &want,
     if (elementMatches(got, want, i, tol))
       continue;
     if (++mismatches <= 5)
-      shown += "\n  at " + indexString(want.shape(), i) + ": cpu " +
-               elementString(got, i) + ", reference " + elementString(want, i);
+      shown += "\n  at " + indexString(want.shape(), i) + ": cpu " + elementString(got, i) +
+               ", reference " + elementString(want, i);
   }
   if (mismatches == 0)
     return testing::AssertionSuccess();
@@ -256,13 +269,25 @@ Array randomArray(DType dtype, const Shape &shape, Values values, std::mt19937 &
       double v = 0;
       switch (values) {
       case Values::Signed:
-      case Values::NonZero: v = uniformReal(rng, -2, 2); break;
-      case Values::Row: v = uniformReal(rng, range.lo, range.hi); break;
-      case Values::Positive: v = uniformReal(rng, 0.05, 2); break;
-      case Values::Wide: v = uniformReal(rng, -100, 100); break;
-      case Values::Steps: v = 0.5 * (double)uniformInt(rng, -4, 4); break;
+      case Values::NonZero:
+        v = uniformReal(rng, -2, 2);
+        break;
+      case Values::Row:
+        v = uniformReal(rng, range.lo, range.hi);
+        break;
+      case Values::Positive:
+        v = uniformReal(rng, 0.05, 2);
+        break;
+      case Values::Wide:
+        v = uniformReal(rng, -100, 100);
+        break;
+      case Values::Steps:
+        v = 0.5 * (double)uniformInt(rng, -4, 4);
+        break;
       case Values::SmallInt:
-      case Values::Exponent: v = (double)uniformInt(rng, -3, 3); break;
+      case Values::Exponent:
+        v = (double)uniformInt(rng, -3, 3);
+        break;
       }
       a.setDouble(i, v);
       continue;
@@ -270,12 +295,24 @@ Array randomArray(DType dtype, const Shape &shape, Values values, std::mt19937 &
     int64_t v = 0;
     switch (values) {
     case Values::Signed:
-    case Values::Row: v = uniformInt(rng, -5, 5); break;
-    case Values::Positive: v = uniformInt(rng, 1, 5); break;
-    case Values::Wide: v = uniformInt(rng, -1000, 1000); break;
-    case Values::Steps: v = uniformInt(rng, -2, 2); break;
-    case Values::SmallInt: v = uniformInt(rng, -3, 3); break;
-    case Values::Exponent: v = uniformInt(rng, 0, 4); break;
+    case Values::Row:
+      v = uniformInt(rng, -5, 5);
+      break;
+    case Values::Positive:
+      v = uniformInt(rng, 1, 5);
+      break;
+    case Values::Wide:
+      v = uniformInt(rng, -1000, 1000);
+      break;
+    case Values::Steps:
+      v = uniformInt(rng, -2, 2);
+      break;
+    case Values::SmallInt:
+      v = uniformInt(rng, -3, 3);
+      break;
+    case Values::Exponent:
+      v = uniformInt(rng, 0, 4);
+      break;
     case Values::NonZero:
       v = uniformInt(rng, 1, 5) * (uniformInt(rng, 0, 1) ? 1 : -1);
       break;
@@ -318,8 +355,7 @@ std::string literal(const Array &a, int64_t i) {
   if (!isFloat(a.dtype()))
     return std::to_string(a.getInt(i));
   char buf[64];
-  std::snprintf(buf, sizeof buf, a.dtype() == DType::F64 ? "%.17g" : "%.9g",
-                a.getDouble(i));
+  std::snprintf(buf, sizeof buf, a.dtype() == DType::F64 ? "%.17g" : "%.9g", a.getDouble(i));
   std::string s = buf;
   if (s.find_first_of(".e") == std::string::npos)
     s += ".0";
@@ -363,16 +399,15 @@ struct Program {
   }
 };
 
-Program program(std::string what, std::vector<Array> args, std::string op,
-                std::string resultType, Tolerance tol) {
+Program program(std::string what, std::vector<Array> args, std::string op, std::string resultType,
+                Tolerance tol) {
   return {std::move(what), std::move(args), std::move(op), std::move(resultType), tol, {}};
 }
 
 /// Appends the programs of draw number `draw` (0 to kDraws - 1). Most
 /// generators draw every shape at random; dot_general uses a large shape in
 /// draw 0 and unit free dimensions in draw 1.
-using Generator =
-    std::function<void(std::mt19937 &rng, int draw, std::vector<Program> &out)>;
+using Generator = std::function<void(std::mt19937 &rng, int draw, std::vector<Program> &out)>;
 
 struct ConformanceCase {
   std::string name;
@@ -382,9 +417,7 @@ struct ConformanceCase {
   std::string knownBug;
 };
 
-std::ostream &operator<<(std::ostream &os, const ConformanceCase &c) {
-  return os << c.name;
-}
+std::ostream &operator<<(std::ostream &os, const ConformanceCase &c) { return os << c.name; }
 
 //===----------------------------------------------------------------------===//
 // Generators, by op family
@@ -399,14 +432,14 @@ Generator constantOp(DType dtype) {
     Shape shape = randomShapeOfRank(rng, 0, 2);
     Array value = randomArray(dtype, shape, Values::Signed, rng);
     std::string t = tensorType(dtype, shape);
-    out.push_back(program(
-        "dense constant " + t, {},
-        "%r = shardc.constant dense<" + denseLiteral(value) + "> : " + t, t, exact()));
+    out.push_back(program("dense constant " + t, {},
+                          "%r = shardc.constant dense<" + denseLiteral(value) + "> : " + t, t,
+                          exact()));
     Shape splatShape = randomShapeOfRank(rng, 1, 3);
     std::string st = tensorType(dtype, splatShape);
     out.push_back(program("splat constant " + st, {},
-                          "%r = shardc.constant dense<" + literal(value, 0) + "> : " + st,
-                          st, exact()));
+                          "%r = shardc.constant dense<" + literal(value, 0) + "> : " + st, st,
+                          exact()));
   };
 }
 
@@ -416,8 +449,8 @@ Generator iotaOp(DType dtype) {
     std::string t = tensorType(dtype, shape);
     for (int64_t dim = 0; dim < (int64_t)shape.size(); ++dim)
       out.push_back(program("iota dim " + std::to_string(dim) + " of " + t, {},
-                            "%r = shardc.iota dim = " + std::to_string(dim) + " : " + t,
-                            t, exact()));
+                            "%r = shardc.iota dim = " + std::to_string(dim) + " : " + t, t,
+                            exact()));
   };
 }
 
@@ -425,8 +458,8 @@ Generator unaryOp(std::string op, DType dtype, Values values, Range range = {}) 
   return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
     Array x = randomArray(dtype, randomShapeOfRank(rng, 0, 3), values, rng, range);
     std::string t = x.typeString();
-    out.push_back(program(op + " " + t, {x}, "%r = shardc." + op + " %a0 : " + t, t,
-                          elementwiseTol(dtype)));
+    out.push_back(
+        program(op + " " + t, {x}, "%r = shardc." + op + " %a0 : " + t, t, elementwiseTol(dtype)));
   };
 }
 
@@ -437,8 +470,8 @@ Generator binaryOp(std::string op, DType dtype, Values lhsValues, Values rhsValu
     Array x = randomArray(dtype, shape, lhsValues, rng, range);
     Array y = randomArray(dtype, shape, rhsValues, rng, range);
     std::string t = x.typeString();
-    out.push_back(program(op + " " + t, {x, y}, "%r = shardc." + op + " %a0, %a1 : " + t,
-                          t, elementwiseTol(dtype)));
+    out.push_back(program(op + " " + t, {x, y}, "%r = shardc." + op + " %a0, %a1 : " + t, t,
+                          elementwiseTol(dtype)));
   };
 }
 
@@ -447,10 +480,9 @@ Generator compareOp(std::string direction, DType dtype) {
     Shape shape = randomShapeOfRank(rng, 0, 3);
     Array x = randomArray(dtype, shape, Values::Steps, rng);
     Array y = randomArray(dtype, shape, Values::Steps, rng);
-    out.push_back(
-        program("compare " + direction + " " + x.typeString(), {x, y},
-                "%r = shardc.compare " + direction + ", %a0, %a1 : " + x.typeString(),
-                tensorType(DType::I1, shape), exact()));
+    out.push_back(program("compare " + direction + " " + x.typeString(), {x, y},
+                          "%r = shardc.compare " + direction + ", %a0, %a1 : " + x.typeString(),
+                          tensorType(DType::I1, shape), exact()));
   };
 }
 
@@ -461,9 +493,9 @@ Generator selectOp(DType dtype) {
     Array x = randomArray(dtype, shape, Values::Signed, rng);
     Array y = randomArray(dtype, shape, Values::Signed, rng);
     std::string t = x.typeString();
-    out.push_back(program(
-        "select " + t, {p, x, y},
-        "%r = shardc.select %a0, %a1, %a2 : " + p.typeString() + ", " + t, t, exact()));
+    out.push_back(program("select " + t, {p, x, y},
+                          "%r = shardc.select %a0, %a1, %a2 : " + p.typeString() + ", " + t, t,
+                          exact()));
   };
 }
 
@@ -472,8 +504,7 @@ Generator convertOp(DType from, DType to, Values values) {
     Array x = randomArray(from, randomShapeOfRank(rng, 0, 3), values, rng);
     std::string t = tensorType(to, x.shape());
     out.push_back(program("convert " + x.typeString() + " -> " + t, {x},
-                          "%r = shardc.convert %a0 : " + x.typeString() + " -> " + t, t,
-                          exact()));
+                          "%r = shardc.convert %a0 : " + x.typeString() + " -> " + t, t, exact()));
   };
 }
 
@@ -542,11 +573,9 @@ Generator dotGeneralOp(DotLayout layout, DType dtype, bool withSpecials = false)
     // draw), so that f32 sums stay within the accumulation tolerance.
     std::map<char, int64_t> size;
     for (char c : std::string("BCKLMNPQ"))
-      size[c] =
-          isContractingLetter(c) ? std::min<int64_t>(oddSize(rng), 17) : oddSize(rng);
+      size[c] = isContractingLetter(c) ? std::min<int64_t>(oddSize(rng), 17) : oddSize(rng);
     if (draw == 0) // large: 67x129 by 129x31
-      size = {{'B', 3},  {'C', 1},  {'K', 129}, {'L', 1},
-              {'M', 67}, {'N', 31}, {'P', 3},   {'Q', 5}};
+      size = {{'B', 3}, {'C', 1}, {'K', 129}, {'L', 1}, {'M', 67}, {'N', 31}, {'P', 3}, {'Q', 5}};
     if (draw == 1) // unit free dimensions: BLAS's matrix-vector and dot cases
       for (char c : std::string("MNPQ"))
         size[c] = 1;
@@ -588,10 +617,10 @@ Generator dotGeneralOp(DotLayout layout, DType dtype, bool withSpecials = false)
     std::string op = "%r = shardc.dot_general %a0, %a1 ";
     if (!lb.empty())
       op += "batching_dims = " + intList(lb) + " x " + intList(rb) + ", ";
-    op += "contracting_dims = " + intList(lc) + " x " + intList(rc) + " : (" +
-          x.typeString() + ", " + y.typeString() + ") -> " + t;
-    out.push_back(program("dot_general " + layout.lhs + " x " + layout.rhs + ": " +
-                              x.typeString() + " x " + y.typeString(),
+    op += "contracting_dims = " + intList(lc) + " x " + intList(rc) + " : (" + x.typeString() +
+          ", " + y.typeString() + ") -> " + t;
+    out.push_back(program("dot_general " + layout.lhs + " x " + layout.rhs + ": " + x.typeString() +
+                              " x " + y.typeString(),
                           {x, y}, op, t, accumulationTol(dtype)));
   };
 }
@@ -603,8 +632,8 @@ std::string reduceProgramOp(const std::string &kind, const Array &x,
     if (std::find(dims.begin(), dims.end(), d) == dims.end())
       shape.push_back(x.shape()[d]);
   resultType = tensorType(x.dtype(), shape);
-  return "%r = shardc.reduce " + kind + " %a0 dims = " + intList(dims) + " : (" +
-         x.typeString() + ") -> " + resultType;
+  return "%r = shardc.reduce " + kind + " %a0 dims = " + intList(dims) + " : (" + x.typeString() +
+         ") -> " + resultType;
 }
 
 /// Every dimension alone and all dimensions, of ranks 1 to 3, plus a few
@@ -638,9 +667,9 @@ Generator reduceOp(std::string kind, DType dtype) {
       for (const std::vector<int64_t> &dims : reductionDims(rank)) {
         std::string resultType;
         std::string op = reduceProgramOp(kind, x, dims, resultType);
-        out.push_back(program(
-            "reduce " + kind + " dims = " + intList(dims) + " of " + x.typeString(), {x},
-            op, resultType, kind == "sum" ? accumulationTol(dtype) : exact()));
+        out.push_back(
+            program("reduce " + kind + " dims = " + intList(dims) + " of " + x.typeString(), {x},
+                    op, resultType, kind == "sum" ? accumulationTol(dtype) : exact()));
       }
     }
   };
@@ -668,15 +697,11 @@ Generator broadcastInDimOp(DType dtype) {
     out.push_back(broadcastProgram("size-1 columns", arr({m, 1}), {m, n}, {0, 1}));
     out.push_back(broadcastProgram("scalar", arr({}), {m, n}, {}));
     out.push_back(broadcastProgram("transposing", arr({m, n}), {n, m}, {1, 0}));
-    out.push_back(
-        broadcastProgram("rank 2 to 3, new middle", arr({m, n}), {m, p, n}, {0, 2}));
-    out.push_back(
-        broadcastProgram("rank 2 to 3, new first", arr({m, n}), {p, m, n}, {1, 2}));
-    out.push_back(
-        broadcastProgram("rank 2 to 3, new last", arr({m, n}), {m, n, p}, {0, 1}));
+    out.push_back(broadcastProgram("rank 2 to 3, new middle", arr({m, n}), {m, p, n}, {0, 2}));
+    out.push_back(broadcastProgram("rank 2 to 3, new first", arr({m, n}), {p, m, n}, {1, 2}));
+    out.push_back(broadcastProgram("rank 2 to 3, new last", arr({m, n}), {m, n, p}, {0, 1}));
     out.push_back(broadcastProgram("rank 1 to 3", arr({n}), {m, n, p}, {1}));
-    out.push_back(
-        broadcastProgram("rank 2 to 4, leading", arr({m, n}), {2, 3, m, n}, {2, 3}));
+    out.push_back(broadcastProgram("rank 2 to 4, leading", arr({m, n}), {2, 3, m, n}, {2, 3}));
     out.push_back(
         broadcastProgram("rank 3 to 4, new last", arr({m, n, p}), {m, n, p, 2}, {0, 1, 2}));
   };
@@ -689,8 +714,8 @@ Generator reshapeOp(DType dtype) {
       Array x = randomArray(dtype, from, Values::Signed, rng);
       std::string t = tensorType(dtype, to);
       out.push_back(program("reshape " + what + ": " + x.typeString() + " -> " + t, {x},
-                            "%r = shardc.reshape %a0 : (" + x.typeString() + ") -> " + t,
-                            t, exact()));
+                            "%r = shardc.reshape %a0 : (" + x.typeString() + ") -> " + t, t,
+                            exact()));
     };
     add("flatten", {m, n}, {m * n});
     add("unflatten", {m * n}, {m, n});
@@ -709,8 +734,8 @@ Generator transposeOp(DType dtype) {
         shape.push_back(x.shape()[d]);
       std::string t = tensorType(dtype, shape);
       out.push_back(program("transpose " + intList(perm) + " of " + x.typeString(), {x},
-                            "%r = shardc.transpose %a0, permutation = " + intList(perm) +
-                                " : (" + x.typeString() + ") -> " + t,
+                            "%r = shardc.transpose %a0, permutation = " + intList(perm) + " : (" +
+                                x.typeString() + ") -> " + t,
                             t, exact()));
     };
     add(randomArray(dtype, randomShape(rng, 2), Values::Signed, rng), {1, 0});
@@ -741,8 +766,8 @@ Generator sliceOp(DType dtype) {
       std::string t = tensorType(dtype, shape);
       out.push_back(program("slice of " + x.typeString(), {x},
                             "%r = shardc.slice %a0, start = " + intList(start) +
-                                ", limit = " + intList(limit) + ", strides = " +
-                                intList(strides) + " : (" + x.typeString() + ") -> " + t,
+                                ", limit = " + intList(limit) + ", strides = " + intList(strides) +
+                                " : (" + x.typeString() + ") -> " + t,
                             t, exact()));
     }
   };
@@ -771,21 +796,21 @@ Generator dynamicSliceOps(DType dtype, DType indexType) {
       args.insert(args.end(), indices.begin(), indices.end());
       std::string xt = x.typeString(), bt = update.typeString();
       std::string list = names.substr(2); // "%a2, %a3, ..."
-      out.push_back(program("dynamic_slice " + bt + " of " + xt, args,
-                            "%r = shardc.dynamic_slice %a0 [" + list + "] : (" + xt + types +
-                                ") -> " + bt,
-                            bt, exact()));
+      out.push_back(
+          program("dynamic_slice " + bt + " of " + xt, args,
+                  "%r = shardc.dynamic_slice %a0 [" + list + "] : (" + xt + types + ") -> " + bt,
+                  bt, exact()));
       out.push_back(program("dynamic_update_slice " + bt + " into " + xt, args,
-                            "%r = shardc.dynamic_update_slice %a0, %a1 [" + list + "] : (" +
-                                xt + ", " + bt + types + ") -> " + xt,
+                            "%r = shardc.dynamic_update_slice %a0, %a1 [" + list + "] : (" + xt +
+                                ", " + bt + types + ") -> " + xt,
                             xt, exact()));
       if (dtype == DType::I1)
         continue;
-      out.push_back(program(
-          "dynamic_update_slice " + bt + " into an intermediate " + xt, args,
-          "%t = shardc.add %a0, %a0 : " + xt + "\n  %r = shardc.dynamic_update_slice %t, %a1 [" +
-              list + "] : (" + xt + ", " + bt + types + ") -> " + xt,
-          xt, exact()));
+      out.push_back(program("dynamic_update_slice " + bt + " into an intermediate " + xt, args,
+                            "%t = shardc.add %a0, %a0 : " + xt +
+                                "\n  %r = shardc.dynamic_update_slice %t, %a1 [" + list + "] : (" +
+                                xt + ", " + bt + types + ") -> " + xt,
+                            xt, exact()));
     }
   };
 }
@@ -812,8 +837,8 @@ Generator concatenateOp(DType dtype) {
         out.push_back(program("concatenate " + std::to_string(count) + " along dim " +
                                   std::to_string(dim) + " into " + t,
                               inputs,
-                              "%r = shardc.concatenate " + names + " dim = " +
-                                  std::to_string(dim) + " : (" + types + ") -> " + t,
+                              "%r = shardc.concatenate " + names + " dim = " + std::to_string(dim) +
+                                  " : (" + types + ") -> " + t,
                               t, exact()));
       }
     }
@@ -824,17 +849,15 @@ Generator takeOp(DType dtype, DType indexType) {
   return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
     for (int64_t tableRank = 1; tableRank <= 3; ++tableRank)
       for (int64_t indexRank = 1; indexRank <= 2; ++indexRank) {
-        Array table =
-            randomArray(dtype, randomShape(rng, tableRank), Values::Signed, rng);
-        Array idx =
-            randomIndices(indexType, randomShape(rng, indexRank), table.shape()[0], rng);
+        Array table = randomArray(dtype, randomShape(rng, tableRank), Values::Signed, rng);
+        Array idx = randomIndices(indexType, randomShape(rng, indexRank), table.shape()[0], rng);
         Shape shape = idx.shape();
         shape.insert(shape.end(), table.shape().begin() + 1, table.shape().end());
         std::string t = tensorType(dtype, shape);
         out.push_back(program("take " + table.typeString() + " by " + idx.typeString(),
                               {table, idx},
-                              "%r = shardc.take %a0, %a1 : (" + table.typeString() +
-                                  ", " + idx.typeString() + ") -> " + t,
+                              "%r = shardc.take %a0, %a1 : (" + table.typeString() + ", " +
+                                  idx.typeString() + ") -> " + t,
                               t, exact()));
       }
   };
@@ -854,15 +877,14 @@ Generator scatterAddOp(DType dtype) {
         DType indexType = uniformInt(rng, 0, 1) ? DType::I32 : DType::I64;
         Array idx = randomIndices(indexType, indexShape, operandShape[0], rng);
         Shape updatesShape = indexShape;
-        updatesShape.insert(updatesShape.end(), operandShape.begin() + 1,
-                            operandShape.end());
+        updatesShape.insert(updatesShape.end(), operandShape.begin() + 1, operandShape.end());
         Array updates = randomArray(dtype, updatesShape, Values::Signed, rng);
         std::string t = operand.typeString();
-        out.push_back(program(
-            "scatter_add into " + t + " by " + idx.typeString(), {operand, idx, updates},
-            "%r = shardc.scatter_add %a0, %a1, %a2 : (" + t + ", " + idx.typeString() +
-                ", " + updates.typeString() + ") -> " + t,
-            t, accumulationTol(dtype)));
+        out.push_back(program("scatter_add into " + t + " by " + idx.typeString(),
+                              {operand, idx, updates},
+                              "%r = shardc.scatter_add %a0, %a1, %a2 : (" + t + ", " +
+                                  idx.typeString() + ", " + updates.typeString() + ") -> " + t,
+                              t, accumulationTol(dtype)));
       }
   };
 }
@@ -902,16 +924,15 @@ Generator specialUnaryOp(std::string op) {
       std::vector<float> specials = specialFloats();
       Array x = floatArray({(int64_t)specials.size()}, specials);
       std::string t = x.typeString();
-      out.push_back(program(op + " of special values", {x},
-                            "%r = shardc." + op + " %a0 : " + t, t,
+      out.push_back(program(op + " of special values", {x}, "%r = shardc." + op + " %a0 : " + t, t,
                             relative(1e-5, /*strictSpecials=*/true)));
     }
 
     Array a = randomArray(DType::F32, randomShape(rng, 2), Values::Signed, rng);
     sprinkleNaNs(a, rng);
     out.push_back(program(op + " with NaNs " + a.typeString(), {a},
-                          "%r = shardc." + op + " %a0 : " + a.typeString(),
-                          a.typeString(), relative(1e-5, /*strictSpecials=*/true)));
+                          "%r = shardc." + op + " %a0 : " + a.typeString(), a.typeString(),
+                          relative(1e-5, /*strictSpecials=*/true)));
   };
 }
 
@@ -945,8 +966,8 @@ Generator specialBinaryOp(std::string op) {
     sprinkleNaNs(a, rng);
     sprinkleNaNs(b, rng);
     out.push_back(program(op + " with NaNs " + a.typeString(), {a, b},
-                          "%r = shardc." + op + " %a0, %a1 : " + a.typeString(),
-                          a.typeString(), relative(1e-5, /*strictSpecials=*/true)));
+                          "%r = shardc." + op + " %a0, %a1 : " + a.typeString(), a.typeString(),
+                          relative(1e-5, /*strictSpecials=*/true)));
   };
 }
 
@@ -956,10 +977,9 @@ Generator specialCompareOp(std::string direction) {
     if (draw != 0)
       return;
     auto [x, y] = specialPairs();
-    out.push_back(
-        program("compare " + direction + " of every pair of special values", {x, y},
-                "%r = shardc.compare " + direction + ", %a0, %a1 : " + x.typeString(),
-                tensorType(DType::I1, x.shape()), exact()));
+    out.push_back(program("compare " + direction + " of every pair of special values", {x, y},
+                          "%r = shardc.compare " + direction + ", %a0, %a1 : " + x.typeString(),
+                          tensorType(DType::I1, x.shape()), exact()));
   };
 }
 
@@ -992,17 +1012,16 @@ Generator specialReduceOp(std::string kind) {
                            : (float)uniformReal(rng, -2, 2));
     Array x = floatArray(shape, values);
     // Signed zeros only: max and min must pick the same zero as the reference.
-    Array zeros = floatArray({5, 3}, {0.0f, -0.0f, 0.0f, -0.0f, -0.0f, 0.0f, 0.0f, 0.0f,
-                                      -0.0f, -0.0f, -0.0f, -0.0f, 0.0f, -0.0f, 0.0f});
+    Array zeros = floatArray({5, 3}, {0.0f, -0.0f, 0.0f, -0.0f, -0.0f, 0.0f, 0.0f, 0.0f, -0.0f,
+                                      -0.0f, -0.0f, -0.0f, 0.0f, -0.0f, 0.0f});
     for (const Array *in : {&x, &zeros})
       for (const std::vector<int64_t> &dims : reductionDims(2)) {
         std::string resultType;
         std::string op = reduceProgramOp(kind, *in, dims, resultType);
-        out.push_back(
-            program("reduce " + kind + " dims = " + intList(dims) +
-                        " of special values " + in->typeString(),
-                    {*in}, op, resultType,
-                    kind == "sum" ? relative(1e-4, /*strictSpecials=*/true) : exact()));
+        out.push_back(program("reduce " + kind + " dims = " + intList(dims) +
+                                  " of special values " + in->typeString(),
+                              {*in}, op, resultType,
+                              kind == "sum" ? relative(1e-4, /*strictSpecials=*/true) : exact()));
       }
   };
 }
@@ -1018,8 +1037,7 @@ Generator specialConvertOp(DType to) {
     Array x = floatArray({(int64_t)values.size()}, values);
     std::string t = tensorType(to, x.shape());
     out.push_back(program("convert special values to " + std::string(dtypeName(to)), {x},
-                          "%r = shardc.convert %a0 : " + x.typeString() + " -> " + t, t,
-                          exact()));
+                          "%r = shardc.convert %a0 : " + x.typeString() + " -> " + t, t, exact()));
   };
 }
 
@@ -1036,13 +1054,12 @@ Generator mlpChain() {
     Array x = randomArray(DType::F32, {m, k}, Values::Signed, rng);
     Array w = randomArray(DType::F32, {k, n}, Values::Signed, rng);
     Array bias = randomArray(DType::F32, {n}, Values::Signed, rng);
-    std::string mn = tensorType(DType::F32, {m, n}), mk = x.typeString(),
-                kn = w.typeString(), nt = bias.typeString(),
-                mt = tensorType(DType::F32, {m}), mm = tensorType(DType::F32, {m, m}),
-                flat = tensorType(DType::F32, {m * n});
+    std::string mn = tensorType(DType::F32, {m, n}), mk = x.typeString(), kn = w.typeString(),
+                nt = bias.typeString(), mt = tensorType(DType::F32, {m}),
+                mm = tensorType(DType::F32, {m, m}), flat = tensorType(DType::F32, {m * n});
     std::vector<std::string> lines = {
-        "%h = shardc.dot_general %a0, %a1 contracting_dims = [1] x [0] : (" + mk + ", " +
-            kn + ") -> " + mn,
+        "%h = shardc.dot_general %a0, %a1 contracting_dims = [1] x [0] : (" + mk + ", " + kn +
+            ") -> " + mn,
         "%b = shardc.broadcast_in_dim %a2, dims = [1] : (" + nt + ") -> " + mn,
         "%z = shardc.add %h, %b : " + mn,
         "%t = shardc.tanh %z : " + mn,
@@ -1055,14 +1072,14 @@ Generator mlpChain() {
         "%s = shardc.reduce sum %g dims = [1] : (" + mn + ") -> " + mt,
         "%sb = shardc.broadcast_in_dim %s, dims = [0] : (" + mt + ") -> " + mn,
         "%p = shardc.div %g, %sb : " + mn,
-        "%r = shardc.dot_general %p, %e contracting_dims = [1] x [1] : (" + mn + ", " +
-            mn + ") -> " + mm,
+        "%r = shardc.dot_general %p, %e contracting_dims = [1] x [1] : (" + mn + ", " + mn +
+            ") -> " + mm,
     };
     std::string body;
     for (const std::string &line : lines)
       body += (body.empty() ? "" : "\n  ") + line;
-    out.push_back(program("mlp layer and softmax of " + mk + " x " + kn, {x, w, bias},
-                          body, mm, accumulationTol(DType::F32)));
+    out.push_back(program("mlp layer and softmax of " + mk + " x " + kn, {x, w, bias}, body, mm,
+                          accumulationTol(DType::F32)));
   };
 }
 
@@ -1150,11 +1167,10 @@ Generator layerNormChain(bool keepdims) {
     // Broadcasts a [B,T] statistic %from back to [B,T,d] as %to.
     auto back = [&](const std::string &from, const std::string &to) {
       if (!keepdims)
-        return "%" + to + " = shardc.broadcast_in_dim %" + from + ", dims = [0, 1] : (" +
-               bt + ") -> " + btd;
-      return "%" + to + "k = shardc.reshape %" + from + " : (" + bt + ") -> " + bt1 +
-             "\n  %" + to + " = shardc.broadcast_in_dim %" + to + "k, dims = [0, 1, 2] : (" +
-             bt1 + ") -> " + btd;
+        return "%" + to + " = shardc.broadcast_in_dim %" + from + ", dims = [0, 1] : (" + bt +
+               ") -> " + btd;
+      return "%" + to + "k = shardc.reshape %" + from + " : (" + bt + ") -> " + bt1 + "\n  %" + to +
+             " = shardc.broadcast_in_dim %" + to + "k, dims = [0, 1, 2] : (" + bt1 + ") -> " + btd;
     };
     std::vector<std::string> lines = {
         "%s = shardc.reduce sum %a0 dims = [2] : (" + btd + ") -> " + bt,
@@ -1177,8 +1193,7 @@ Generator layerNormChain(bool keepdims) {
     };
     Program p = program(std::string("layernorm over the last dim") +
                             (keepdims ? " (keepdims stats)" : "") + " of " + btd,
-                        {x, gamma, beta}, joinLines(lines), btd,
-                        accumulationTol(DType::F32));
+                        {x, gamma, beta}, joinLines(lines), btd, accumulationTol(DType::F32));
     p.planCheck = [d](const Plan &plan) {
       PlanSummary s = summarize(plan);
       // The mean of the argument is a plain reduce; the variance's sum of
@@ -1204,8 +1219,7 @@ Generator softmaxRank4() {
       B = 2, H = 3, T = 37, S = 301;
     Array x = randomArray(DType::F32, {B, H, T, S}, Values::Wide, rng);
     Array mask = randomArray(DType::F32, {T, S}, Values::Signed, rng);
-    std::string t4 = x.typeString(), t3 = tensorType(DType::F32, {B, H, T}),
-                ts = mask.typeString();
+    std::string t4 = x.typeString(), t3 = tensorType(DType::F32, {B, H, T}), ts = mask.typeString();
     std::vector<std::string> lines = {
         "%c = shardc.constant dense<0.125> : " + t4,
         "%xs = shardc.mul %a0, %c : " + t4,
@@ -1219,8 +1233,8 @@ Generator softmaxRank4() {
         "%sb = shardc.broadcast_in_dim %s, dims = [0, 1, 2] : (" + t3 + ") -> " + t4,
         "%r = shardc.div %e, %sb : " + t4,
     };
-    Program p = program("softmax over the last dim of " + t4, {x, mask}, joinLines(lines),
-                        t4, accumulationTol(DType::F32));
+    Program p = program("softmax over the last dim of " + t4, {x, mask}, joinLines(lines), t4,
+                        accumulationTol(DType::F32));
     p.planCheck = [S](const Plan &plan) {
       PlanSummary s = summarize(plan);
       // Two fused chains, each ending in its row reduction (max, then sum),
@@ -1241,8 +1255,7 @@ Generator softmaxRank4() {
 /// [A,B,C,D] dims = [2, 3] and [1, 2, 3].
 Generator trailingBlockReduction() {
   return [=](std::mt19937 &rng, int draw, std::vector<Program> &out) {
-    auto add = [&](const std::string &kind, const Shape &shape,
-                   const std::vector<int64_t> &dims) {
+    auto add = [&](const std::string &kind, const Shape &shape, const std::vector<int64_t> &dims) {
       Array x = randomArray(DType::F32, shape, Values::Signed, rng);
       Array y = randomArray(DType::F32, shape, Values::Signed, rng);
       Shape rshape;
@@ -1257,14 +1270,11 @@ Generator trailingBlockReduction() {
           "%m = shardc.mul %a0, %a1 : " + t,
           "%h = shardc.tanh %m : " + t,
           "%y = shardc.add %h, %a0 : " + t,
-          "%r = shardc.reduce " + kind + " %y dims = " + intList(dims) + " : (" + t +
-              ") -> " + rt,
+          "%r = shardc.reduce " + kind + " %y dims = " + intList(dims) + " : (" + t + ") -> " + rt,
       };
-      Program p = program("reduce " + kind + " dims = " + intList(dims) +
-                              " of a chain over " + t,
+      Program p = program("reduce " + kind + " dims = " + intList(dims) + " of a chain over " + t,
                           {x, y}, joinLines(lines), rt,
-                          kind == "sum" ? accumulationTol(DType::F32)
-                                        : elementwiseTol(DType::F32));
+                          kind == "sum" ? accumulationTol(DType::F32) : elementwiseTol(DType::F32));
       p.planCheck = [cols](const Plan &plan) {
         PlanSummary s = summarize(plan);
         EXPECT_EQ(s.count(OpCode::Fused), 1);
@@ -1301,20 +1311,18 @@ Generator fusedBroadcasts() {
     Array scale = randomArray(DType::F32, {1, 1, d}, Values::Signed, rng);
     std::string btd = x.typeString();
     std::vector<std::string> lines = {
-        "%sb = shardc.broadcast_in_dim %a1, dims = [0, 1, 2] : (" + stats.typeString() +
-            ") -> " + btd,
-        "%bb = shardc.broadcast_in_dim %a2, dims = [2] : (" + bias.typeString() + ") -> " +
+        "%sb = shardc.broadcast_in_dim %a1, dims = [0, 1, 2] : (" + stats.typeString() + ") -> " +
             btd,
-        "%gb = shardc.broadcast_in_dim %a3, dims = [0, 1, 2] : (" + scale.typeString() +
-            ") -> " + btd,
+        "%bb = shardc.broadcast_in_dim %a2, dims = [2] : (" + bias.typeString() + ") -> " + btd,
+        "%gb = shardc.broadcast_in_dim %a3, dims = [0, 1, 2] : (" + scale.typeString() + ") -> " +
+            btd,
         "%u = shardc.sub %a0, %sb : " + btd,
         "%v = shardc.mul %u, %gb : " + btd,
         "%w = shardc.add %v, %bb : " + btd,
         "%r = shardc.tanh %w : " + btd,
     };
     Program p = program("keepdims stats, bias and scale broadcast into " + btd,
-                        {x, stats, bias, scale}, joinLines(lines), btd,
-                        elementwiseTol(DType::F32));
+                        {x, stats, bias, scale}, joinLines(lines), btd, elementwiseTol(DType::F32));
     p.planCheck = [](const Plan &plan) {
       PlanSummary s = summarize(plan);
       EXPECT_EQ(s.count(OpCode::Fused), 1);
@@ -1331,14 +1339,13 @@ Generator fusedBroadcasts() {
     Array lead = randomArray(DType::F32, {B, H}, Values::Signed, rng);
     std::string t4 = y.typeString(), t3 = tensorType(DType::F32, {B, H, T});
     std::vector<std::string> lines4 = {
-        "%lb = shardc.broadcast_in_dim %a1, dims = [0, 1] : (" + lead.typeString() +
-            ") -> " + t4,
+        "%lb = shardc.broadcast_in_dim %a1, dims = [0, 1] : (" + lead.typeString() + ") -> " + t4,
         "%u = shardc.mul %a0, %lb : " + t4,
         "%e = shardc.exp %u : " + t4,
         "%r = shardc.reduce sum %e dims = [3] : (" + t4 + ") -> " + t3,
     };
-    Program p4 = program("leading block " + lead.typeString() + " broadcast into " + t4,
-                         {y, lead}, joinLines(lines4), t3, accumulationTol(DType::F32));
+    Program p4 = program("leading block " + lead.typeString() + " broadcast into " + t4, {y, lead},
+                         joinLines(lines4), t3, accumulationTol(DType::F32));
     p4.planCheck = [S](const Plan &plan) {
       PlanSummary s = summarize(plan);
       EXPECT_EQ(s.count(OpCode::Fused), 1);
@@ -1364,14 +1371,13 @@ Generator midBlockBroadcasts() {
     Array mid = randomArray(DType::F32, {T}, Values::Signed, rng);
     std::string btd = x.typeString(), bt = tensorType(DType::F32, {B, T});
     std::vector<std::string> lines = {
-        "%tb = shardc.broadcast_in_dim %a1, dims = [1] : (" + mid.typeString() + ") -> " +
-            btd,
+        "%tb = shardc.broadcast_in_dim %a1, dims = [1] : (" + mid.typeString() + ") -> " + btd,
         "%u = shardc.mul %a0, %tb : " + btd,
         "%h = shardc.tanh %u : " + btd,
         "%r = shardc.reduce sum %h dims = [2] : (" + btd + ") -> " + bt,
     };
-    Program p = program("mid-block broadcast " + mid.typeString() + " into " + btd,
-                        {x, mid}, joinLines(lines), bt, accumulationTol(DType::F32));
+    Program p = program("mid-block broadcast " + mid.typeString() + " into " + btd, {x, mid},
+                        joinLines(lines), bt, accumulationTol(DType::F32));
     p.planCheck = [d](const Plan &plan) {
       PlanSummary s = summarize(plan);
       EXPECT_EQ(s.count(OpCode::BroadcastInDim), 1);
@@ -1385,8 +1391,7 @@ Generator midBlockBroadcasts() {
     Array ht = randomArray(DType::F32, {H, T}, Values::Signed, rng);
     std::string t4 = y.typeString();
     std::vector<std::string> lines4 = {
-        "%hb = shardc.broadcast_in_dim %a1, dims = [1, 2] : (" + ht.typeString() + ") -> " +
-            t4,
+        "%hb = shardc.broadcast_in_dim %a1, dims = [1, 2] : (" + ht.typeString() + ") -> " + t4,
         "%u = shardc.sub %a0, %hb : " + t4,
         "%r = shardc.mul %u, %u : " + t4,
     };
@@ -1418,13 +1423,13 @@ Generator emptyContractionDot(std::string lhsLayout, std::string rhsLayout, DTyp
     Array y = randomArray(dtype, rhs, Values::Signed, rng);
     Array z = randomArray(dtype, {m, n}, Values::Signed, rng);
     std::string t = z.typeString();
-    out.push_back(program(
-        "dot_general with empty contraction " + lhsLayout + " x " + rhsLayout, {x, y, z},
-        "%dead = shardc.add %a2, %a2 : " + t +
-            "\n  %r = shardc.dot_general %a0, %a1 contracting_dims = [" +
-            std::to_string(lc) + "] x [" + std::to_string(rc) + "] : (" + x.typeString() +
-            ", " + y.typeString() + ") -> " + t,
-        t, exact()));
+    out.push_back(program("dot_general with empty contraction " + lhsLayout + " x " + rhsLayout,
+                          {x, y, z},
+                          "%dead = shardc.add %a2, %a2 : " + t +
+                              "\n  %r = shardc.dot_general %a0, %a1 contracting_dims = [" +
+                              std::to_string(lc) + "] x [" + std::to_string(rc) + "] : (" +
+                              x.typeString() + ", " + y.typeString() + ") -> " + t,
+                          t, exact()));
   };
 }
 
@@ -1436,27 +1441,23 @@ Generator emptyOps(DType dtype) {
     auto arr = [&](Shape s) { return randomArray(dtype, s, Values::Signed, rng); };
     Array x = arr({m, 0}), y = arr({m, 0});
     std::string t = x.typeString(), tt = tensorType(dtype, {0, m});
-    out.push_back(
-        program("add of empty", {x, y}, "%r = shardc.add %a0, %a1 : " + t, t, exact()));
+    out.push_back(program("add of empty", {x, y}, "%r = shardc.add %a0, %a1 : " + t, t, exact()));
     out.push_back(program("neg of empty", {x}, "%r = shardc.neg %a0 : " + t, t, exact()));
     std::string rt;
     std::string reduce = reduceProgramOp("sum", x, {0}, rt);
-    out.push_back(
-        program("reduce sum keeping an empty dimension", {x}, reduce, rt, exact()));
+    out.push_back(program("reduce sum keeping an empty dimension", {x}, reduce, rt, exact()));
     out.push_back(broadcastProgram("empty row", arr({0}), {m, 0}, {1}));
-    out.push_back(
-        program("transpose of empty", {x},
-                "%r = shardc.transpose %a0, permutation = [1, 0] : (" + t + ") -> " + tt,
-                tt, exact()));
+    out.push_back(program("transpose of empty", {x},
+                          "%r = shardc.transpose %a0, permutation = [1, 0] : (" + t + ") -> " + tt,
+                          tt, exact()));
     for (Shape lhs : {Shape{0, m}, Shape{3, m}}) {
       Shape rhs = {m, lhs[0] == 0 ? 3 : 0}, result = {lhs[0], rhs[1]};
       Array a = arr(lhs), b = arr(rhs);
       std::string rt = tensorType(dtype, result);
-      out.push_back(
-          program("dot_general with an empty free dimension", {a, b},
-                  "%r = shardc.dot_general %a0, %a1 contracting_dims = [1] x [0] : (" +
-                      a.typeString() + ", " + b.typeString() + ") -> " + rt,
-                  rt, exact()));
+      out.push_back(program("dot_general with an empty free dimension", {a, b},
+                            "%r = shardc.dot_general %a0, %a1 contracting_dims = [1] x [0] : (" +
+                                a.typeString() + ", " + b.typeString() + ") -> " + rt,
+                            rt, exact()));
     }
   };
 }
@@ -1490,13 +1491,13 @@ std::vector<ConformanceCase> allCases() {
       if (row.arity == 1)
         add(op + "_" + n(d), unaryOp(op, d, Values::Row, {row.lo, row.hi}));
       else
-        add(op + "_" + n(d),
-            binaryOp(op, d, Values::Row, Values::Row, {row.lo, row.hi}));
+        add(op + "_" + n(d), binaryOp(op, d, Values::Row, Values::Row, {row.lo, row.hi}));
     }
     if (row.integers)
       for (DType d : {I32, I64}) {
-        Values rhs = op == "div" ? Values::NonZero : op == "pow" ? Values::Exponent
-                                                                 : Values::Signed;
+        Values rhs = op == "div"   ? Values::NonZero
+                     : op == "pow" ? Values::Exponent
+                                   : Values::Signed;
         if (row.arity == 1)
           add(op + "_" + n(d), unaryOp(op, d, Values::Signed));
         else

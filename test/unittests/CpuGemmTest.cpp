@@ -37,8 +37,7 @@ struct Operand {
   MatrixView view;
   int64_t rows, cols;
 
-  Operand(int64_t batch, int64_t rows, int64_t cols, bool trans, int64_t pad,
-          std::mt19937 &rng)
+  Operand(int64_t batch, int64_t rows, int64_t cols, bool trans, int64_t pad, std::mt19937 &rng)
       : rows(rows), cols(cols) {
     view.trans = trans;
     view.ld = (trans ? rows : cols) + pad;
@@ -72,16 +71,15 @@ double relativeError(const Case &c, MatmulPrecision precision, GemmLibrary libra
   std::mt19937 rng(7);
   Operand a(c.batch, c.M, c.K, c.transA, 3, rng), b(c.batch, c.K, c.N, c.transB, 5, rng);
   std::vector<float> C(c.batch * c.M * c.N, NAN);
-  gemm(c.M, c.N, c.K, a.data.data(), a.view, b.data.data(), b.view, C.data(), precision,
-       library);
+  gemm(c.M, c.N, c.K, a.data.data(), a.view, b.data.data(), b.view, C.data(), precision, library);
   double worst = 0, scale = 0;
   for (int64_t t = 0; t < c.batch; ++t)
     for (int64_t i = 0; i < c.M; ++i)
       for (int64_t j = 0; j < c.N; ++j) {
         double want = 0;
         for (int64_t k = 0; k < c.K; ++k)
-          want += (double)rounded(a.at(t, i, k), precision) *
-                  (double)rounded(b.at(t, k, j), precision);
+          want +=
+              (double)rounded(a.at(t, i, k), precision) * (double)rounded(b.at(t, k, j), precision);
         double got = C[(t * c.M + i) * c.N + j];
         worst = std::max(worst, std::isfinite(got) ? std::abs(got - want) : INFINITY);
         scale = std::max(scale, std::abs(want));
@@ -138,8 +136,7 @@ TEST(CpuGemm, Bf16IsTheProductOfRoundedOperands) {
     for (GemmLibrary library : libraries())
       for (const Case &c : kCases)
         EXPECT_LT(relativeError(c, MatmulPrecision::BF16, library), 1e-5)
-            << c.name << " on " << libraryName(library)
-            << (instructions ? "" : " (emulated)");
+            << c.name << " on " << libraryName(library) << (instructions ? "" : " (emulated)");
   }
   allowBf16Instructions(true);
 }
@@ -176,8 +173,8 @@ TEST(CpuGemm, ViewsWithGapsMatchTheProductOnEveryPath) {
   p.batchSizes = {B, H};
   p.batchStrides = {H * T * T, T * T};
   p.ld = T;
-  auto at = [](const float *x, const MatrixView &v, int64_t b, int64_t h, int64_t r,
-               int64_t c, MatmulPrecision prec) {
+  auto at = [](const float *x, const MatrixView &v, int64_t b, int64_t h, int64_t r, int64_t c,
+               MatmulPrecision prec) {
     const float *m = x + b * v.batchStrides[0] + h * v.batchStrides[1];
     return (double)rounded(v.trans ? m[c * v.ld + r] : m[r * v.ld + c], prec);
   };
@@ -212,8 +209,8 @@ TEST(CpuGemm, ViewsWithGapsMatchTheProductOnEveryPath) {
                 worst = std::max(worst, std::isfinite(got) ? std::abs(got - want) : INFINITY);
                 scale = std::max(scale, std::abs(want));
               }
-        EXPECT_LT(worst / scale, 1e-5) << x.name << " on " << libraryName(library) << " at "
-                                       << matmulPrecisionName(prec);
+        EXPECT_LT(worst / scale, 1e-5)
+            << x.name << " on " << libraryName(library) << " at " << matmulPrecisionName(prec);
       }
 }
 

@@ -44,7 +44,8 @@ std::string compiles(const FusedProgram &p, size_t numOutputs) {
   StatusOr<std::string> cubin = compileWithNvrtc(k->source, "sm_90");
   EXPECT_TRUE(cubin.ok()) << (cubin.ok() ? "" : cubin.message());
   if (cubin.ok()) {
-    EXPECT_EQ(cubin->substr(0, 4), std::string("\x7f" "ELF"));
+    EXPECT_EQ(cubin->substr(0, 4), std::string("\x7f"
+                                               "ELF"));
   }
   return k->source;
 }
@@ -94,7 +95,9 @@ TEST(CudaCodegen, CompareAndSelect) {
 TEST(CudaCodegen, BroadcastLoadModes) {
   // relu(x + bias) * scale + column: every load mode in one program.
   FusedProgram p;
-  p.inputs = {whole(), {FusedProgram::AlongRows, 7}, {FusedProgram::Scalar, 7},
+  p.inputs = {whole(),
+              {FusedProgram::AlongRows, 7},
+              {FusedProgram::Scalar, 7},
               {FusedProgram::AlongColumns, 7}};
   p.instructions = {Instr{OpCode::Add, 0, 1, 0}, Instr{OpCode::Constant, 0, 0, 0.0f},
                     Instr{OpCode::Max, 4, 5, 0}, Instr{OpCode::Mul, 6, 2, 0},
@@ -138,7 +141,7 @@ TEST(CudaCodegen, MalformedProgramsAreErrors) {
   StatusOr<FusedKernel> k = generateFusedKernel(p, 1, 1);
   ASSERT_FALSE(k.ok());
   EXPECT_EQ(k.message(), "malformed fused program: instruction 0 (add) reads register y = 3, "
-                        "not defined before it");
+                         "not defined before it");
   p.instructions = {Instr{OpCode::DotGeneral, 0, 0, 0}}; // not elementwise
   EXPECT_FALSE(generateFusedKernel(p, 1, 1).ok());
   p.instructions = {Instr{OpCode::Neg, 0, 0, 0}};
@@ -146,8 +149,8 @@ TEST(CudaCodegen, MalformedProgramsAreErrors) {
 }
 
 TEST(CudaCodegen, NvrtcErrorsCarryTheLog) {
-  StatusOr<std::string> r = compileWithNvrtc("__global__ void k() { undefined_thing(); }",
-                                             "compute_90");
+  StatusOr<std::string> r =
+      compileWithNvrtc("__global__ void k() { undefined_thing(); }", "compute_90");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.message().find("undefined_thing"), std::string::npos) << r.message();
 }

@@ -91,14 +91,13 @@ testing::AssertionResult matches(const Array &got, const Array &want) {
         ok = std::fabs(g - w) <= rel * std::max(1.0, std::fabs(w));
     }
     if (!ok && ++bad <= 5)
-      shown += "\n  element " + std::to_string(i) + ": got " +
-               std::to_string(got.getDouble(i)) + ", want " +
-               std::to_string(want.getDouble(i));
+      shown += "\n  element " + std::to_string(i) + ": got " + std::to_string(got.getDouble(i)) +
+               ", want " + std::to_string(want.getDouble(i));
   }
   if (bad == 0)
     return testing::AssertionSuccess();
-  return testing::AssertionFailure() << bad << " of " << want.numElements()
-                                     << " elements differ" << shown;
+  return testing::AssertionFailure()
+         << bad << " of " << want.numElements() << " elements differ" << shown;
 }
 
 /// Runs every case; a plan needing more GPUs than the machine has is
@@ -125,8 +124,7 @@ void runCases(Backend &backend) {
       EXPECT_TRUE(matches((*got)[r], c.expected[r])) << "result " << r;
   }
   if (skipped)
-    std::printf("%lld case(s) need more GPUs than this machine has: not run\n",
-                (long long)skipped);
+    std::printf("%lld case(s) need more GPUs than this machine has: not run\n", (long long)skipped);
 }
 
 TEST(GpuArtifacts, CpuBackendMatchesTheReference) {

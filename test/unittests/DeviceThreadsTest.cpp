@@ -93,7 +93,8 @@ TEST(DeviceThreads, EntersEachCallBeforeItsJob) {
   DeviceThreads threads;
   for (int call = 1; call <= 3; ++call) {
     std::vector<int> seen(2, -1);
-    threads.run({-1, -1}, [&] { setting = call; }, [&](int64_t i) { seen[i] = setting; });
+    threads.run(
+        {-1, -1}, [&] { setting = call; }, [&](int64_t i) { seen[i] = setting; });
     EXPECT_EQ(seen, std::vector<int>(2, call)) << "call " << call;
   }
 }

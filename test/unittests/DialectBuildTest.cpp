@@ -58,8 +58,7 @@ private:
 ::testing::AssertionResult contains(const std::string &text, const std::string &needle) {
   if (text.find(needle) != std::string::npos)
     return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "expected to find\n  " << needle << "\nin\n"
-                                       << text;
+  return ::testing::AssertionFailure() << "expected to find\n  " << needle << "\nin\n" << text;
 }
 
 std::string print(Operation *op) {
@@ -104,8 +103,7 @@ protected:
   /// builder is left at the start of its body.
   func::FuncOp addFunc(StringRef name, TypeRange inputs, TypeRange results) {
     builder.setInsertionPointToEnd(module->getBody());
-    auto fn = func::FuncOp::create(builder, loc, name,
-                                   builder.getFunctionType(inputs, results));
+    auto fn = func::FuncOp::create(builder, loc, name, builder.getFunctionType(inputs, results));
     Block *entry = fn.addEntryBlock();
     builder.setInsertionPointToStart(entry);
     return fn;
@@ -131,8 +129,7 @@ TEST_F(DialectBuildTest, MeshOpBuildsAndAnswersQueries) {
   EXPECT_EQ(mesh.getAxisIndex("data"), 0);
   EXPECT_EQ(mesh.getAxisIndex("model"), 1);
   EXPECT_EQ(mesh.getAxisIndex("pipeline"), -1);
-  EXPECT_TRUE(
-      contains(print(*module), "shardc.mesh @mesh_2x4 = <[\"data\"=2, \"model\"=4]>"));
+  EXPECT_TRUE(contains(print(*module), "shardc.mesh @mesh_2x4 = <[\"data\"=2, \"model\"=4]>"));
 
   MeshOp single = addMesh("mesh_1", {"x"}, {1});
   EXPECT_EQ(single.getNumDevices(), 1);
@@ -145,21 +142,17 @@ TEST_F(DialectBuildTest, ShardedFunctionWithInferredResultTypes) {
   addMesh("mesh", {"data", "model"}, {2, 4});
   ShardingAttr xSharding = sharding("mesh", {dim({"data"}), dim({}, /*open=*/true)});
   // (8, 16) x (16, 4) -> (8, 4); then reduce, transpose and compare.
-  func::FuncOp fn =
-      addFunc("main", {f32({8, 16}), f32({16, 4})},
-              {f32({8, 4}), f32({8}), f32({4, 8}),
-               RankedTensorType::get({8, 4}, builder.getI1Type()), f32({2, 8})});
+  func::FuncOp fn = addFunc("main", {f32({8, 16}), f32({16, 4})},
+                            {f32({8, 4}), f32({8}), f32({4, 8}),
+                             RankedTensorType::get({8, 4}, builder.getI1Type()), f32({2, 8})});
   fn.setArgAttr(0, ShardcDialect::kShardingAttrName, xSharding);
   fn.setArgAttr(0, ShardcDialect::kArgNameAttrName, builder.getStringAttr("x"));
-  fn.setResultAttr(0, ShardcDialect::kShardingAttrName,
-                   sharding("mesh", {dim({"data"}), dim({})}));
+  fn.setResultAttr(0, ShardcDialect::kShardingAttrName, sharding("mesh", {dim({"data"}), dim({})}));
   Value x = fn.getArgument(0), w = fn.getArgument(1);
 
-  Value dot =
-      DotGeneralOp::create(builder, loc, x, w, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-                           ArrayRef<int64_t>{1}, ArrayRef<int64_t>{0});
-  Value reduce =
-      ReduceOp::create(builder, loc, ReduceKind::Sum, dot, ArrayRef<int64_t>{1});
+  Value dot = DotGeneralOp::create(builder, loc, x, w, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
+                                   ArrayRef<int64_t>{1}, ArrayRef<int64_t>{0});
+  Value reduce = ReduceOp::create(builder, loc, ReduceKind::Sum, dot, ArrayRef<int64_t>{1});
   Value transpose = TransposeOp::create(builder, loc, dot, ArrayRef<int64_t>{1, 0});
   Value one = ConstantOp::create(
       builder, loc, DenseElementsAttr::get(f32({8, 4}), builder.getF32FloatAttr(1.0f)));
@@ -169,13 +162,12 @@ TEST_F(DialectBuildTest, ShardedFunctionWithInferredResultTypes) {
   Value constrained = ShardingConstraintOp::create(
       builder, loc, sum, sharding("mesh", {dim({"data"}), dim({}, /*open=*/true)}));
   // Row-wise dot products: batching dim 0, contracting dim 1, nothing free.
-  Value rowDots = DotGeneralOp::create(builder, loc, constrained, constrained,
-                                       ArrayRef<int64_t>{0}, ArrayRef<int64_t>{0},
-                                       ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1});
+  Value rowDots =
+      DotGeneralOp::create(builder, loc, constrained, constrained, ArrayRef<int64_t>{0},
+                           ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1});
   Value slice = SliceOp::create(builder, loc, transpose, ArrayRef<int64_t>{0, 0},
                                 ArrayRef<int64_t>{4, 8}, ArrayRef<int64_t>{2, 1});
-  func::ReturnOp::create(builder, loc,
-                         ValueRange{constrained, reduce, transpose, cmp, slice});
+  func::ReturnOp::create(builder, loc, ValueRange{constrained, reduce, transpose, cmp, slice});
 
   EXPECT_EQ(dot.getType(), f32({8, 4}));
   EXPECT_EQ(reduce.getType(), f32({8}));
@@ -253,17 +245,17 @@ TEST_F(DialectBuildTest, DataMovementBuildersInferShapes) {
   Value concat = ConcatenateOp::create(builder, loc, ValueRange{table, take, table},
                                        builder.getI64IntegerAttr(0));
   EXPECT_EQ(concat.getType(), f32({11, 2}));
-  Value batched = DotGeneralOp::create(builder, loc, take, take, ArrayRef<int64_t>{0},
-                                       ArrayRef<int64_t>{0}, ArrayRef<int64_t>{},
-                                       ArrayRef<int64_t>{});
+  Value batched =
+      DotGeneralOp::create(builder, loc, take, take, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{0},
+                           ArrayRef<int64_t>{}, ArrayRef<int64_t>{});
   // Batching dims first, then the free dims of lhs, then those of rhs.
   EXPECT_EQ(batched.getType(), f32({3, 2, 2}));
   Value reduceAll =
       ReduceOp::create(builder, loc, ReduceKind::Max, batched, ArrayRef<int64_t>{0, 2});
   EXPECT_EQ(reduceAll.getType(), f32({2}));
   // Types that are not inferred are given.
-  Value bcast = BroadcastInDimOp::create(builder, loc, f32({5, 2}), reduceAll,
-                                         ArrayRef<int64_t>{1});
+  Value bcast =
+      BroadcastInDimOp::create(builder, loc, f32({5, 2}), reduceAll, ArrayRef<int64_t>{1});
   Value reshape = ReshapeOp::create(builder, loc, f32({10}), bcast);
   EXPECT_EQ(reshape.getType(), f32({10}));
   Value iota = IotaOp::create(builder, loc, i32x3, builder.getI64IntegerAttr(0));
@@ -282,13 +274,12 @@ TEST_F(DialectBuildTest, ShardMapWithCollectivesBuildsVerifiesAndRuns) {
   ShardingAttr replicated =
       ShardingAttr::getReplicated(&ctx, FlatSymbolRefAttr::get(&ctx, "mesh"), 2);
   func::FuncOp fn = addFunc("pmean", {f32({8, 3})}, {f32({2, 3})});
-  auto shardMap = ShardMapOp::create(
-      builder, loc, TypeRange{f32({2, 3})}, ValueRange{fn.getArgument(0)},
-      builder.getArrayAttr({rows}), builder.getArrayAttr({replicated}));
+  auto shardMap =
+      ShardMapOp::create(builder, loc, TypeRange{f32({2, 3})}, ValueRange{fn.getArgument(0)},
+                         builder.getArrayAttr({rows}), builder.getArrayAttr({replicated}));
   Block *body = builder.createBlock(&shardMap.getBody(), {}, {f32({2, 3})}, {loc});
-  AllReduceOp mean =
-      AllReduceOp::create(builder, loc, ReduceKind::Mean, body->getArgument(0), "mesh",
-                          builder.getStrArrayAttr({"data"}));
+  AllReduceOp mean = AllReduceOp::create(builder, loc, ReduceKind::Mean, body->getArgument(0),
+                                         "mesh", builder.getStrArrayAttr({"data"}));
   EXPECT_EQ(mean.getType(), f32({2, 3}));
   EXPECT_EQ(mean.getGroupSize(), 4);
   ReturnOp::create(builder, loc, ValueRange{mean.getResult()});
@@ -308,16 +299,15 @@ TEST_F(DialectBuildTest, ShardMapWithCollectivesBuildsVerifiesAndRuns) {
   std::vector<double> x(24);
   for (int i = 0; i < 24; ++i)
     x[i] = i;
-  FailureOr<std::vector<Array>> out =
-      interpret(fn, {Array::fromDoubles(DType::F32, {8, 3}, x)});
+  FailureOr<std::vector<Array>> out = interpret(fn, {Array::fromDoubles(DType::F32, {8, 3}, x)});
   ASSERT_TRUE(succeeded(out)) << diags.text();
   ASSERT_EQ(out->size(), 1u);
   // Element (r, c) is the mean over b of x[2b + r][c] = 3(2b + r) + c.
   std::vector<double> expected;
   for (int r = 0; r < 2; ++r)
     for (int c = 0; c < 3; ++c)
-      expected.push_back((3.0 * (2 * 0 + r) + c + 3.0 * (2 * 1 + r) + c +
-                          3.0 * (2 * 2 + r) + c + 3.0 * (2 * 3 + r) + c) /
+      expected.push_back((3.0 * (2 * 0 + r) + c + 3.0 * (2 * 1 + r) + c + 3.0 * (2 * 2 + r) + c +
+                          3.0 * (2 * 3 + r) + c) /
                          4);
   EXPECT_EQ((*out)[0].toDoubles(), expected);
 }
@@ -380,14 +370,12 @@ TEST_F(DialectBuildTest, ShardingAttrPrintsInItsDocumentedForm) {
             "#shardc.sharding<@mesh, [{\"data\"}, {}]>");
   EXPECT_EQ(text(sharding("mesh", {dim({"data", "model"}), dim({}, true)})),
             "#shardc.sharding<@mesh, [{\"data\", \"model\"}, {?}]>");
-  EXPECT_EQ(text(sharding("m", {dim({"a"}, true)})),
-            "#shardc.sharding<@m, [{\"a\", ?}]>");
+  EXPECT_EQ(text(sharding("m", {dim({"a"}, true)})), "#shardc.sharding<@m, [{\"a\", ?}]>");
   // And parses back to the same attribute.
-  for (ShardingAttr s :
-       {sharding("mesh", {dim({"data"}), dim({})}),
-        sharding("mesh", {dim({"data", "model"}), dim({}, true)}),
-        sharding("m", {dim({"a"}, true)}),
-        ShardingAttr::getReplicated(&ctx, FlatSymbolRefAttr::get(&ctx, "m"), 0)}) {
+  for (ShardingAttr s : {sharding("mesh", {dim({"data"}), dim({})}),
+                         sharding("mesh", {dim({"data", "model"}), dim({}, true)}),
+                         sharding("m", {dim({"a"}, true)}),
+                         ShardingAttr::getReplicated(&ctx, FlatSymbolRefAttr::get(&ctx, "m"), 0)}) {
     Attribute parsed = parseAttribute(text(s), &ctx);
     EXPECT_EQ(parsed, s) << text(s);
   }
@@ -398,21 +386,17 @@ TEST_F(DialectBuildTest, LocalTypeDividesSplitDimensions) {
   RankedTensorType global = f32({8, 16});
   EXPECT_EQ(getLocalType(global, sharding("mesh", {dim({"data"}), dim({"model"})}), mesh),
             f32({4, 4}));
-  EXPECT_EQ(
-      getLocalType(global, sharding("mesh", {dim({"data", "model"}), dim({})}), mesh),
-      f32({1, 16}));
-  EXPECT_EQ(
-      getLocalType(global, sharding("mesh", {dim({}), dim({"model", "data"})}), mesh),
-      f32({8, 2}));
+  EXPECT_EQ(getLocalType(global, sharding("mesh", {dim({"data", "model"}), dim({})}), mesh),
+            f32({1, 16}));
+  EXPECT_EQ(getLocalType(global, sharding("mesh", {dim({}), dim({"model", "data"})}), mesh),
+            f32({8, 2}));
   EXPECT_EQ(getLocalType(global,
-                         ShardingAttr::getReplicated(
-                             &ctx, FlatSymbolRefAttr::get(&ctx, "mesh"), 2),
+                         ShardingAttr::getReplicated(&ctx, FlatSymbolRefAttr::get(&ctx, "mesh"), 2),
                          mesh),
             global);
   // Open dimensions count only the axes chosen so far.
-  EXPECT_EQ(
-      getLocalType(global, sharding("mesh", {dim({"data"}, true), dim({}, true)}), mesh),
-      f32({4, 16}));
+  EXPECT_EQ(getLocalType(global, sharding("mesh", {dim({"data"}, true), dim({}, true)}), mesh),
+            f32({4, 16}));
   // The element type is kept.
   auto i32 = RankedTensorType::get({4, 8}, builder.getI32Type());
   EXPECT_EQ(getLocalType(i32, sharding("mesh", {dim({}), dim({"model"})}), mesh),
@@ -448,16 +432,13 @@ protected:
 };
 
 TEST_F(ShardingVerifyTest, WellFormedShardingVerifies) {
-  EXPECT_EQ(verifyArgSharding({8, 16}, sharding("mesh", {dim({"data"}), dim({"model"})})),
-            "");
-  EXPECT_EQ(verifyArgSharding({8, 6},
-                              sharding("mesh", {dim({"data", "model"}), dim({}, true)})),
+  EXPECT_EQ(verifyArgSharding({8, 16}, sharding("mesh", {dim({"data"}), dim({"model"})})), "");
+  EXPECT_EQ(verifyArgSharding({8, 6}, sharding("mesh", {dim({"data", "model"}), dim({}, true)})),
             "");
 }
 
 TEST_F(ShardingVerifyTest, UnknownAxisIsRejected) {
-  std::string diag =
-      verifyArgSharding({8, 16}, sharding("mesh", {dim({"data"}), dim({"rows"})}));
+  std::string diag = verifyArgSharding({8, 16}, sharding("mesh", {dim({"data"}), dim({"rows"})}));
   EXPECT_TRUE(contains(diag, "argument #0"));
   EXPECT_TRUE(contains(diag, "sharding uses axis \"rows\" in dimension 1"));
   EXPECT_TRUE(contains(diag, "mesh @mesh has no such axis"));
@@ -468,17 +449,15 @@ TEST_F(ShardingVerifyTest, NonDividingSplitIsAPaddedLayout) {
   // partitioning accepts only where padding is asked for (and reports
   // otherwise, test/Partition/pad-uneven-invalid.mlir).
   EXPECT_EQ(verifyArgSharding({6, 16}, sharding("mesh", {dim({"model"}), dim({})})), "");
-  EXPECT_EQ(verifyArgSharding({4, 16}, sharding("mesh", {dim({"data", "model"}), dim({})})),
-            "");
+  EXPECT_EQ(verifyArgSharding({4, 16}, sharding("mesh", {dim({"data", "model"}), dim({})})), "");
 }
 
 TEST_F(ShardingVerifyTest, RepeatedAxisRankMismatchAndUnknownMeshAreRejected) {
-  std::string diag =
-      verifyArgSharding({8, 16}, sharding("mesh", {dim({"data"}), dim({"data"})}));
+  std::string diag = verifyArgSharding({8, 16}, sharding("mesh", {dim({"data"}), dim({"data"})}));
   EXPECT_TRUE(contains(diag, "sharding uses axis \"data\" more than once"));
   diag = verifyArgSharding({8, 16}, sharding("mesh", {dim({"data"})}));
-  EXPECT_TRUE(contains(
-      diag, "sharding has 1 dimensions but the tensor 'tensor<8x16xf32>' has rank 2"));
+  EXPECT_TRUE(
+      contains(diag, "sharding has 1 dimensions but the tensor 'tensor<8x16xf32>' has rank 2"));
   diag = verifyArgSharding({8, 16}, sharding("nowhere", {dim({}), dim({})}));
   EXPECT_TRUE(contains(diag, "sharding refers to unknown mesh @nowhere"));
 }
@@ -504,9 +483,8 @@ TEST_F(ShardingVerifyTest, BadShardingsOnOperationResultsAreRejected) {
     DiagnosticCollector diags(ctx);
     EXPECT_TRUE(succeeded(verify(*module))) << diags.text();
   }
-  neg->setAttr(
-      ShardcDialect::kShardingsAttrName,
-      builder.getArrayAttr({sharding("mesh", {dim({"model"}), dim({"batch"})})}));
+  neg->setAttr(ShardcDialect::kShardingsAttrName,
+               builder.getArrayAttr({sharding("mesh", {dim({"model"}), dim({"batch"})})}));
   {
     DiagnosticCollector diags(ctx);
     EXPECT_TRUE(failed(verify(*module)));
@@ -517,8 +495,7 @@ TEST_F(ShardingVerifyTest, BadShardingsOnOperationResultsAreRejected) {
   {
     DiagnosticCollector diags(ctx);
     EXPECT_TRUE(failed(verify(*module)));
-    EXPECT_TRUE(
-        contains(diags.text(), "has 0 shardings but the operation has 1 results"));
+    EXPECT_TRUE(contains(diags.text(), "has 0 shardings but the operation has 1 results"));
   }
 }
 

@@ -61,24 +61,42 @@ std::vector<Array> run(Client &client, TracedFn fn, const std::vector<Array> &ar
 /// libm's value of the frontend's unary function `name`, written out here
 /// independently of OpCodes.def's formulas.
 std::optional<double> libmUnary(const std::string &name, double x) {
-  if (name == "neg") return -x;
-  if (name == "abs") return std::fabs(x);
-  if (name == "exp") return std::exp(x);
-  if (name == "log") return std::log(x);
-  if (name == "tanh") return std::tanh(x);
-  if (name == "sqrt") return std::sqrt(x);
-  if (name == "rsqrt") return 1 / std::sqrt(x);
-  if (name == "erf") return std::erf(x);
-  if (name == "log1p") return std::log1p(x);
-  if (name == "expm1") return std::expm1(x);
-  if (name == "sin") return std::sin(x);
-  if (name == "cos") return std::cos(x);
-  if (name == "floor") return std::floor(x);
-  if (name == "ceil") return std::ceil(x);
-  if (name == "round_even") return std::nearbyint(x);
-  if (name == "round_afz") return std::round(x);
-  if (name == "tan") return std::tan(x);
-  if (name == "cbrt") return std::cbrt(x);
+  if (name == "neg")
+    return -x;
+  if (name == "abs")
+    return std::fabs(x);
+  if (name == "exp")
+    return std::exp(x);
+  if (name == "log")
+    return std::log(x);
+  if (name == "tanh")
+    return std::tanh(x);
+  if (name == "sqrt")
+    return std::sqrt(x);
+  if (name == "rsqrt")
+    return 1 / std::sqrt(x);
+  if (name == "erf")
+    return std::erf(x);
+  if (name == "log1p")
+    return std::log1p(x);
+  if (name == "expm1")
+    return std::expm1(x);
+  if (name == "sin")
+    return std::sin(x);
+  if (name == "cos")
+    return std::cos(x);
+  if (name == "floor")
+    return std::floor(x);
+  if (name == "ceil")
+    return std::ceil(x);
+  if (name == "round_even")
+    return std::nearbyint(x);
+  if (name == "round_afz")
+    return std::round(x);
+  if (name == "tan")
+    return std::tan(x);
+  if (name == "cbrt")
+    return std::cbrt(x);
   return std::nullopt;
 }
 
@@ -95,9 +113,9 @@ TEST(Frontend, EveryUnaryFunctionMatchesLibm) {
   for (auto [name, fn] : functions) {
     SCOPED_TRACE(name);
     std::vector<Array> out =
-        run(client, [fn = fn](const std::vector<Tensor> &in) {
-          return std::vector<Tensor>{fn(in[0], {})};
-        }, {x});
+        run(client,
+            [fn = fn](const std::vector<Tensor> &in) { return std::vector<Tensor>{fn(in[0], {})}; },
+            {x});
     ASSERT_EQ(out.size(), 1u);
     std::vector<double> want;
     for (int64_t i = 0; i < 4; ++i) {
@@ -112,9 +130,11 @@ TEST(Frontend, EveryUnaryFunctionMatchesLibm) {
 TEST(Frontend, DenseLayerMatchesHost) {
   Client client = cpuClient();
   Array x = randomArray({5, 7}, 1), w = randomArray({7, 3}, 2), b = randomArray({3}, 3);
-  auto out = run(client, [](const std::vector<Tensor> &in) {
-    return std::vector<Tensor>{relu(matmul(in[0], in[1]) + in[2]) * 2.0 - 1.0};
-  }, {x, w, b});
+  auto out = run(client,
+                 [](const std::vector<Tensor> &in) {
+                   return std::vector<Tensor>{relu(matmul(in[0], in[1]) + in[2]) * 2.0 - 1.0};
+                 },
+                 {x, w, b});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].shape(), (Shape{5, 3}));
   std::vector<double> want;
@@ -134,14 +154,19 @@ TEST(Frontend, CompositesMatchHost) {
   Array x = randomArray({rows, cols}, 4, 2.0), g = randomArray({cols}, 5),
         b = randomArray({cols}, 6);
   Array labels = Array::fromInts(DType::I32, {rows}, {4, 0, 2});
-  auto out = run(client, [](const std::vector<Tensor> &in) {
-    const Tensor &x = in[0];
-    return std::vector<Tensor>{softmax(x),           log_softmax(x),
-                               gelu(x),              gelu(x, /*approximate=*/true),
-                               layer_norm(x, in[1], in[2]),
-                               softmax_cross_entropy(x, in[3]),
-                               mean(x, {0}),         sum(x, {-1}, /*keepdims=*/true)};
-  }, {x, g, b, labels});
+  auto out = run(client,
+                 [](const std::vector<Tensor> &in) {
+                   const Tensor &x = in[0];
+                   return std::vector<Tensor>{softmax(x),
+                                              log_softmax(x),
+                                              gelu(x),
+                                              gelu(x, /*approximate=*/true),
+                                              layer_norm(x, in[1], in[2]),
+                                              softmax_cross_entropy(x, in[3]),
+                                              mean(x, {0}),
+                                              sum(x, {-1}, /*keepdims=*/true)};
+                 },
+                 {x, g, b, labels});
   ASSERT_EQ(out.size(), 8u);
   std::vector<double> sm, lsm, ge, gea, ln, colMean(cols, 0), rowSum;
   double ce = 0;
@@ -183,17 +208,19 @@ TEST(Frontend, DataMovementAndIntegers) {
   Client client = cpuClient();
   Array x = randomArray({4, 6}, 7);
   Array idx = Array::fromInts(DType::I32, {3}, {3, 0, 3});
-  auto out = run(client, [](const std::vector<Tensor> &in) {
-    const Tensor &x = in[0];
-    Tensor t = transpose(x, {1, 0});                       // 6x4
-    Tensor s = slice(t, {1, 0}, {6, 4}, {2, 1});           // rows 1,3,5
-    Tensor c = concatenate({s, s}, 0);                     // 6x4
-    Tensor r = reshape(c, {-1});                           // 24
-    Tensor rows = take(x, in[1]);                          // 3x6
-    Tensor big = where(greater(x, 0.0), x, full_like(x, -1.0));
-    Tensor ids = astype(iota({2, 3}, 1), DType::F32);
-    return std::vector<Tensor>{r, rows, big, ids, maximum(x, minimum(x, 0.5))};
-  }, {x, idx});
+  auto out = run(client,
+                 [](const std::vector<Tensor> &in) {
+                   const Tensor &x = in[0];
+                   Tensor t = transpose(x, {1, 0});             // 6x4
+                   Tensor s = slice(t, {1, 0}, {6, 4}, {2, 1}); // rows 1,3,5
+                   Tensor c = concatenate({s, s}, 0);           // 6x4
+                   Tensor r = reshape(c, {-1});                 // 24
+                   Tensor rows = take(x, in[1]);                // 3x6
+                   Tensor big = where(greater(x, 0.0), x, full_like(x, -1.0));
+                   Tensor ids = astype(iota({2, 3}, 1), DType::F32);
+                   return std::vector<Tensor>{r, rows, big, ids, maximum(x, minimum(x, 0.5))};
+                 },
+                 {x, idx});
   ASSERT_EQ(out.size(), 5u);
   std::vector<double> r, rows, big, ids, clip;
   for (int rep = 0; rep < 2; ++rep)
@@ -220,12 +247,14 @@ TEST(Frontend, BatchedMatmulAndNegativeSlices) {
   Client client = cpuClient();
   Array a = randomArray({2, 3, 4, 5}, 11), b = randomArray({2, 3, 5, 6}, 12),
         c = randomArray({3, 5, 6}, 13);
-  auto out = run(client, [](const std::vector<Tensor> &in) {
-    Tensor ab = matmul(in[0], in[1]);                      // [2,3,4,6]
-    Tensor ac = matmul(in[0], in[2]);                      // [2,3,4,6], c broadcast
-    Tensor tail = slice(in[0], {0, 0, -2, 1}, {2, 3, 4, -1}); // rows 2..3, cols 1..3
-    return std::vector<Tensor>{ab, ac, tail};
-  }, {a, b, c});
+  auto out = run(client,
+                 [](const std::vector<Tensor> &in) {
+                   Tensor ab = matmul(in[0], in[1]); // [2,3,4,6]
+                   Tensor ac = matmul(in[0], in[2]); // [2,3,4,6], c broadcast
+                   Tensor tail = slice(in[0], {0, 0, -2, 1}, {2, 3, 4, -1}); // rows 2..3, cols 1..3
+                   return std::vector<Tensor>{ab, ac, tail};
+                 },
+                 {a, b, c});
   ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out[0].shape(), (Shape{2, 3, 4, 6}));
   EXPECT_EQ(out[2].shape(), (Shape{2, 3, 2, 3}));
@@ -286,8 +315,11 @@ TEST(Frontend, TraceErrorsAreClear) {
               "operand dtypes differ: f32[4x8] and i32[4x8]");
   expectError([](auto &in) { return std::vector<Tensor>{exp(in[0])}; }, {i},
               "exp: needs a float operand");
-  expectError([](auto &in) { return std::vector<Tensor>{reshape(in[0], {3, -1})}; }, {m},
-              "cannot infer the -1 dimension");
+  expectError(
+      [](auto &in) {
+        return std::vector<Tensor>{reshape(in[0], {3, -1})};
+      },
+      {m}, "cannot infer the -1 dimension");
   expectError([](auto &in) { return std::vector<Tensor>{sum(in[0], {2})}; }, {m},
               "dimension 2 out of range");
   expectError([](auto &in) { return std::vector<Tensor>{argmax(in[0], 1)}; }, {i},
@@ -302,12 +334,19 @@ TEST(Frontend, TraceErrorsAreClear) {
               "the number 0.5 is not a value of i32");
   expectError([](auto &in) { return std::vector<Tensor>{in[0] + 3e9}; }, {i},
               "the number 3000000000 is not a value of i32");
-  expectError([](auto &in) { return std::vector<Tensor>{equal(less(in[0], 0.0), less(in[0], 1.0))}; },
-              {m}, "compare: is not defined on i1");
-  expectError([](auto &in) { return std::vector<Tensor>{with_sharding_constraint(in[0], {{}, {}})}; },
-              {m}, "with_sharding_constraint: needs a mesh");
-  expectError([](auto &in) { return std::vector<Tensor>{iota({-1, 2}, 0)}; }, {m},
-              "iota: negative dimension");
+  expectError(
+      [](auto &in) { return std::vector<Tensor>{equal(less(in[0], 0.0), less(in[0], 1.0))}; }, {m},
+      "compare: is not defined on i1");
+  expectError(
+      [](auto &in) {
+        return std::vector<Tensor>{with_sharding_constraint(in[0], {{}, {}})};
+      },
+      {m}, "with_sharding_constraint: needs a mesh");
+  expectError(
+      [](auto &in) {
+        return std::vector<Tensor>{iota({-1, 2}, 0)};
+      },
+      {m}, "iota: negative dimension");
   expectError([](auto &in) { return std::vector<Tensor>{sum(in[0], {0})}; },
               {{"e", DType::F32, {0, 3}, {}}}, "reduces dimension 0 of f32[0x3], which is empty");
   // A collective naming an axis the mesh does not have: caught before its
@@ -339,7 +378,12 @@ TEST(Frontend, TraceErrorsAreClear) {
   EXPECT_NE(ok.find("tensor<4x8xf32>"), std::string::npos);
   // A Tensor kept from another trace.
   Tensor stale;
-  traceToModule([&](auto &in) { stale = in[0]; return std::vector<Tensor>{in[0]}; }, {m});
+  traceToModule(
+      [&](auto &in) {
+        stale = in[0];
+        return std::vector<Tensor>{in[0]};
+      },
+      {m});
   expectError([&](auto &in) { return std::vector<Tensor>{in[0] + stale}; }, {m},
               "belongs to another trace");
   // Outside a trace.
@@ -348,11 +392,11 @@ TEST(Frontend, TraceErrorsAreClear) {
 
 TEST(Frontend, CompilerDiagnosticsNameTheUsersLine) {
   // The trace records the call site as each op's location.
-  std::string text = traceToModule(
-      [](auto &in) { return std::vector<Tensor>{exp(in[0])}; }, {{"x", DType::F32, {2}, {}}});
+  auto body = [](auto &in) { return std::vector<Tensor>{exp(in[0])}; };
+  const int line = __LINE__ - 1; // the line of the call of exp
+  std::string text = traceToModule(body, {{"x", DType::F32, {2}, {}}});
   EXPECT_NE(text.find("\"shardc.exp\"(%v0)"), std::string::npos) << text;
-  EXPECT_NE(text.find("FrontendTest.cpp\":" + std::to_string(__LINE__ - 2)), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("FrontendTest.cpp\":" + std::to_string(line)), std::string::npos) << text;
   EXPECT_NE(text.find("{shardc.name = \"x\"}"), std::string::npos) << text;
 }
 
@@ -426,8 +470,7 @@ TEST(Frontend, DonatedCacheIsUpdatedInPlace) {
   for (int32_t pos : {3, 0, 7, 11}) { // 11 is clamped to the last row
     Array update = randomArray({1, 6}, 30 + pos);
     StatusOr<DeviceArray> u = client.device_put(update, {mesh, {{}, {"data"}}});
-    StatusOr<DeviceArray> p =
-        client.device_put(Array::fromInts(DType::I32, {}, {pos}), {mesh, {}});
+    StatusOr<DeviceArray> p = client.device_put(Array::fromInts(DType::I32, {}, {pos}), {mesh, {}});
     ASSERT_TRUE(u.ok() && p.ok());
     const uint8_t *before = cache->shards()[1].bytes();
     std::vector<DeviceArray> args{std::move(*cache), *u, *p};
@@ -440,9 +483,9 @@ TEST(Frontend, DonatedCacheIsUpdatedInPlace) {
     for (int64_t j = 0; j < 6; ++j)
       expect.setDouble(row * 6 + j, update.getDouble(j));
     EXPECT_EQ(out->at(0).fetch(), expect) << "position " << pos;
-    expectNear(out->at(1).fetch(), {2 * update.getDouble(0), 2 * update.getDouble(1),
-                                    2 * update.getDouble(2), 2 * update.getDouble(3),
-                                    2 * update.getDouble(4), 2 * update.getDouble(5)},
+    expectNear(out->at(1).fetch(),
+               {2 * update.getDouble(0), 2 * update.getDouble(1), 2 * update.getDouble(2),
+                2 * update.getDouble(3), 2 * update.getDouble(4), 2 * update.getDouble(5)},
                1e-6);
     want.push_back(expect);
     cache = std::move(out->at(0));
@@ -501,11 +544,9 @@ TEST(Frontend, ExecutablesAndJittedOutliveTheirClient) {
   std::optional<Jitted> f;
   {
     Client client = cpuClient();
-    f.emplace(client.jit([](const std::vector<Tensor> &in) {
-      return std::vector<Tensor>{in[0] * 2.0};
-    }));
-    StatusOr<std::shared_ptr<Executable>> lowered =
-        f->lower({ArgSpec{"x", DType::F32, {3}, {}}});
+    f.emplace(
+        client.jit([](const std::vector<Tensor> &in) { return std::vector<Tensor>{in[0] * 2.0}; }));
+    StatusOr<std::shared_ptr<Executable>> lowered = f->lower({ArgSpec{"x", DType::F32, {3}, {}}});
     ASSERT_TRUE(lowered.ok()) << lowered.message();
     exe = *lowered;
   } // the client is gone; its backend lives on in what it made
@@ -568,15 +609,18 @@ TEST(Frontend, ShardMapWithCollectives) {
   Array x = randomArray({8, 3}, 13);
   JitOptions options;
   options.mesh = mesh;
-  auto out = run(client, [](const std::vector<Tensor> &in) {
-    return shard_map(
-        [](const std::vector<Tensor> &local) {
-          Tensor partial = sum(local[0], {0}); // this device's rows
-          return std::vector<Tensor>{psum(partial, {"data"}), pmean(partial, {"data"}),
-                                     all_gather(local[0], {"data"}, 0)};
-        },
-        {in[0]}, {{{"data"}, {}}}, {{{}}, {{}}, {{}, {}}});
-  }, {x}, options);
+  auto out = run(
+      client,
+      [](const std::vector<Tensor> &in) {
+        return shard_map(
+            [](const std::vector<Tensor> &local) {
+              Tensor partial = sum(local[0], {0}); // this device's rows
+              return std::vector<Tensor>{psum(partial, {"data"}), pmean(partial, {"data"}),
+                                         all_gather(local[0], {"data"}, 0)};
+            },
+            {in[0]}, {{{"data"}, {}}}, {{{}}, {{}}, {{}, {}}});
+      },
+      {x}, options);
   ASSERT_EQ(out.size(), 3u);
   std::vector<double> total(3, 0);
   for (int i = 0; i < 8; ++i)
@@ -611,14 +655,15 @@ TEST(Frontend, ArgMaxFindsEachRowsFirstLargest) {
     want.push_back((double)best);
   }
   EXPECT_EQ(want[2], 31);
-  for (PartitionSpec spec : {PartitionSpec{{}, {}}, PartitionSpec{{"x"}, {}},
-                             PartitionSpec{{}, {"x"}}}) {
+  for (PartitionSpec spec :
+       {PartitionSpec{{}, {}}, PartitionSpec{{"x"}, {}}, PartitionSpec{{}, {"x"}}}) {
     JitOptions options;
     options.mesh = Mesh{{"x"}, {2}};
     options.inShardings = {{options.mesh, spec}};
-    auto out = run(client, [](const std::vector<Tensor> &in) {
-      return std::vector<Tensor>{argmax(in[0], -1)};
-    }, {x}, options);
+    auto out = run(
+        client,
+        [](const std::vector<Tensor> &in) { return std::vector<Tensor>{argmax(in[0], -1)}; }, {x},
+        options);
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].dtype(), DType::I32);
     expectNear(out[0], want, 0);
@@ -639,13 +684,16 @@ TEST(Frontend, AllToAllMovesBlocksBetweenDevices) {
         Array x = randomArray({n * local[0], local[1], local[2]}, 90 + (uint32_t)n);
         JitOptions options;
         options.mesh = mesh;
-        auto out = run(client, [&](const std::vector<Tensor> &in) {
-          return shard_map(
-              [&](const std::vector<Tensor> &l) {
-                return std::vector<Tensor>{all_to_all(l[0], {"x"}, split, concat)};
-              },
-              {in[0]}, {{{"x"}, {}, {}}}, {{{"x"}, {}, {}}});
-        }, {x}, options);
+        auto out = run(
+            client,
+            [&](const std::vector<Tensor> &in) {
+              return shard_map(
+                  [&](const std::vector<Tensor> &l) {
+                    return std::vector<Tensor>{all_to_all(l[0], {"x"}, split, concat)};
+                  },
+                  {in[0]}, {{{"x"}, {}, {}}}, {{{"x"}, {}, {}}});
+            },
+            {x}, options);
         ASSERT_EQ(out.size(), 1u);
         Shape box = local, result = local;
         box[split] /= n;
@@ -661,8 +709,8 @@ TEST(Frontend, AllToAllMovesBlocksBetweenDevices) {
                   std::vector<int64_t> src{i, j, k}, dst{i, j, k};
                   src[split] += r * box[split];
                   dst[concat] += m * box[concat];
-                  double v = x.getDouble(((m * local[0] + src[0]) * local[1] + src[1]) *
-                                             local[2] + src[2]);
+                  double v = x.getDouble(((m * local[0] + src[0]) * local[1] + src[1]) * local[2] +
+                                         src[2]);
                   want[r * perDevice + (dst[0] * result[1] + dst[1]) * result[2] + dst[2]] = v;
                 }
         expectNear(out[0], want, 0);
@@ -698,8 +746,8 @@ TEST(Frontend, ValueAndGradMatchesFiniteDifferences) {
       std::vector<Array> plus = args, minus = args;
       plus[a].setDouble(i, args[a].getDouble(i) + h);
       minus[a].setDouble(i, args[a].getDouble(i) - h);
-      double fd = ((*value.call(plus))[0].getDouble(0) - (*value.call(minus))[0].getDouble(0)) /
-                  (2 * h);
+      double fd =
+          ((*value.call(plus))[0].getDouble(0) - (*value.call(minus))[0].getDouble(0)) / (2 * h);
       EXPECT_NEAR(out->at(1 + k).getDouble(i), fd, 2e-3 + 2e-2 * std::fabs(fd))
           << "argument " << a << " element " << i;
     }
@@ -712,9 +760,12 @@ TEST(Frontend, NoGradientFlowsThroughStopGradient) {
   Array x = randomArray({3, 5}, 31);
   JitOptions options;
   options.transform = JitOptions::Transform::ValueAndGrad;
-  auto out = run(client, [](const std::vector<Tensor> &in) {
-    return std::vector<Tensor>{sum(in[0] * stop_gradient(in[0]))};
-  }, {x}, options);
+  auto out = run(
+      client,
+      [](const std::vector<Tensor> &in) {
+        return std::vector<Tensor>{sum(in[0] * stop_gradient(in[0]))};
+      },
+      {x}, options);
   ASSERT_EQ(out.size(), 2u);
   expectNear(out[1], x.toDoubles(), 1e-6);
   double sq = 0;
@@ -767,20 +818,20 @@ TEST(Frontend, CheckpointKeepsTheGradientsAndHoldsLess) {
   int64_t plainBytes = (*reference.lower(specs))->bufferBytesPerDevice();
 
   std::map<std::string, int64_t> bytes;
-  for (auto [name, policy] : {std::pair{"nothing", CheckpointPolicy::nothing()},
-                              std::pair{"dots", CheckpointPolicy::dots()},
-                              std::pair{"names", CheckpointPolicy::onlyNames({"hidden"})},
-                              std::pair{"all_but_names",
-                                        CheckpointPolicy::allButNames({"hidden"})}}) {
+  for (auto [name, policy] :
+       {std::pair{"nothing", CheckpointPolicy::nothing()},
+        std::pair{"dots", CheckpointPolicy::dots()},
+        std::pair{"names", CheckpointPolicy::onlyNames({"hidden"})},
+        std::pair{"all_but_names", CheckpointPolicy::allButNames({"hidden"})}}) {
     SCOPED_TRACE(name);
     Jitted jitted = client.jit(
         residualMlp(blocks, [policy = policy](TracedFn f) { return checkpoint(f, policy); }),
         options);
     StatusOr<std::string> text = jitted.trace(specs);
     ASSERT_TRUE(text.ok()) << text.message();
-    EXPECT_NE(text->find("shardc.checkpoint = {group = 3 : i64, policy = \"" +
-                         std::string(name) + "\""),
-              std::string::npos)
+    EXPECT_NE(
+        text->find("shardc.checkpoint = {group = 3 : i64, policy = \"" + std::string(name) + "\""),
+        std::string::npos)
         << *text;
     EXPECT_NE(text->find("shardc.checkpoint_name = \"hidden\""), std::string::npos);
     StatusOr<std::vector<Array>> got = jitted.call(args);
@@ -829,9 +880,9 @@ TEST(Frontend, CheckpointErrorsNameTheProblem) {
   try {
     traceToModule(
         [&](const std::vector<Tensor> &in) {
-          return shard_map([&](const std::vector<Tensor> &local) {
-            return checkpoint(identity)(local);
-          }, in, {PartitionSpec{{"x"}, {}}}, {PartitionSpec{{"x"}, {}}});
+          return shard_map(
+              [&](const std::vector<Tensor> &local) { return checkpoint(identity)(local); }, in,
+              {PartitionSpec{{"x"}, {}}}, {PartitionSpec{{"x"}, {}}});
         },
         {{"x", DType::F32, {4, 4}, {mesh, {{"x"}, {}}}}});
     ADD_FAILURE() << "no error";
@@ -847,9 +898,8 @@ TEST(Frontend, CheckpointErrorsNameTheProblem) {
 TEST(Frontend, PlanCostCountsProductsAndCollectives) {
   Client client = cpuClient();
   Mesh mesh{{"data"}, {2}};
-  Jitted f = client.jit([](const std::vector<Tensor> &in) {
-    return std::vector<Tensor>{sum(matmul(in[0], in[1]))};
-  });
+  Jitted f = client.jit(
+      [](const std::vector<Tensor> &in) { return std::vector<Tensor>{sum(matmul(in[0], in[1]))}; });
   StatusOr<std::shared_ptr<Executable>> exe =
       f.lower({{"x", DType::F32, {8, 16}, {mesh, {{"data"}, {}}}},
                {"w", DType::F32, {16, 4}, {mesh, {{}, {}}}}});

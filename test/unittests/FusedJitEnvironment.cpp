@@ -39,8 +39,7 @@ public:
       return;
     shardc::FusedJitStats s = jit->stats();
     std::printf("fused kernels: %lld compiled (%.1f ms), %lld declined, %lld failed\n",
-                (long long)s.compiled, s.compileMs, (long long)s.declined,
-                (long long)s.failed);
+                (long long)s.compiled, s.compileMs, (long long)s.declined, (long long)s.failed);
     EXPECT_EQ(s.failed, 0) << "fused kernels failed to compile and ran on the interpreter";
   }
 

@@ -41,10 +41,23 @@ const float kInf = std::numeric_limits<float>::infinity();
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 std::vector<float> specials() {
-  return {0.0f,  -0.0f, 1.0f,  -1.0f, 0.5f, -2.5f, 3.0f,
-          100.0f, -100.0f, kInf, -kInf, kNaN, -kNaN,
-          std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(),
-          std::numeric_limits<float>::min(), std::numeric_limits<float>::max(),
+  return {0.0f,
+          -0.0f,
+          1.0f,
+          -1.0f,
+          0.5f,
+          -2.5f,
+          3.0f,
+          100.0f,
+          -100.0f,
+          kInf,
+          -kInf,
+          kNaN,
+          -kNaN,
+          std::numeric_limits<float>::denorm_min(),
+          -std::numeric_limits<float>::denorm_min(),
+          std::numeric_limits<float>::min(),
+          std::numeric_limits<float>::max(),
           -std::numeric_limits<float>::max()};
 }
 
@@ -84,10 +97,14 @@ struct Case {
 
 Shape inputShape(const Case &c, const FusedProgram::Input &in) {
   switch (in.mode) {
-  case FusedProgram::Whole: return {c.rows, c.cols};
-  case FusedProgram::AlongRows: return {c.cols};
-  case FusedProgram::AlongColumns: return {c.rows};
-  case FusedProgram::Scalar: return {1};
+  case FusedProgram::Whole:
+    return {c.rows, c.cols};
+  case FusedProgram::AlongRows:
+    return {c.cols};
+  case FusedProgram::AlongColumns:
+    return {c.rows};
+  case FusedProgram::Scalar:
+    return {1};
   }
   return {};
 }
@@ -228,8 +245,7 @@ TEST_P(FusedJitTest, EveryUnaryOp) {
   for (const auto &row : kUnary)
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{37, 53}, {1, 3}, {5, 17}}) {
       OpCode op = row.op;
-      Case c{std::string(opCodeName(op)) + " " + std::to_string(rows) + "x" +
-             std::to_string(cols)};
+      Case c{std::string(opCodeName(op)) + " " + std::to_string(rows) + "x" + std::to_string(cols)};
       c.program.inputs = {{FusedProgram::Whole, 0}};
       c.program.instructions = {I{op, 0, 0, 0}};
       c.program.outputs = {1};
@@ -237,16 +253,15 @@ TEST_P(FusedJitTest, EveryUnaryOp) {
       // The op's smooth range, then wide values (with NaN, infinities and
       // zeros where the op leaves its domain or overflows).
       bool wide = rows != 37;
-      c.inputs = {values(rows * cols, rng, wide ? -100 : (float)row.lo,
-                         wide ? 100 : (float)row.hi)};
+      c.inputs = {
+          values(rows * cols, rng, wide ? -100 : (float)row.lo, wide ? 100 : (float)row.hi)};
       c.match = isTranscendental(op) ? Match::Ulp4 : Match::Exact;
       check(c);
     }
 }
 
 /// A case over every pair of special values: two whole inputs of n x n.
-Case specialPairsCase(std::string what, std::vector<I> instructions,
-                      std::vector<int64_t> outputs) {
+Case specialPairsCase(std::string what, std::vector<I> instructions, std::vector<int64_t> outputs) {
   std::vector<float> s = specials();
   int64_t n = (int64_t)s.size();
   Case c{std::move(what)};
@@ -265,8 +280,8 @@ Case specialPairsCase(std::string what, std::vector<I> instructions,
 TEST_P(FusedJitTest, EveryBinaryOpOnEveryPairOfSpecialValues) {
   for (const auto &row : kBinary) {
     OpCode op = row.op;
-    Case c = specialPairsCase(std::string(opCodeName(op)) + " of special pairs",
-                              {I{op, 0, 1, 0}}, {2});
+    Case c =
+        specialPairsCase(std::string(opCodeName(op)) + " of special pairs", {I{op, 0, 1, 0}}, {2});
     c.match = isTranscendental(op) ? Match::Ulp4 : Match::Exact;
     check(c);
   }
@@ -294,9 +309,9 @@ TEST_P(FusedJitTest, EveryBinaryOpOnRandomValues) {
 // gradient: bit-exact against the interpreter on every pair of specials.
 TEST_P(FusedJitTest, CompareAndSelectOnEveryPairOfSpecialValues) {
   for (int64_t direction = 0; direction <= 5; ++direction)
-    check(specialPairsCase("compare " + std::to_string(direction) + " and select of special pairs",
-                           {I{OpCode::Compare, 0, 1, 0, 0, direction}, I{OpCode::Select, 2, 0, 0, 1}},
-                           {2, 3}));
+    check(specialPairsCase(
+        "compare " + std::to_string(direction) + " and select of special pairs",
+        {I{OpCode::Compare, 0, 1, 0, 0, direction}, I{OpCode::Select, 2, 0, 0, 1}}, {2, 3}));
 }
 
 TEST_P(FusedJitTest, EveryLoadMode) {
@@ -328,7 +343,10 @@ TEST_P(FusedJitTest, RowReductions) {
   for (int64_t kind : {0, 1, 2})
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{23, 71}, {4, 1}, {7, 16}, {2, 3}})
       for (bool withOutput : {false, true}) {
-        Case c{std::string("reduce ") + (kind == 0 ? "sum" : kind == 1 ? "max" : "min") +
+        Case c{std::string("reduce ") +
+               (kind == 0   ? "sum"
+                : kind == 1 ? "max"
+                            : "min") +
                " of exp(x) * bias " + std::to_string(rows) + "x" + std::to_string(cols)};
         c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::AlongRows, cols}};
         c.program.instructions = {I{OpCode::Exp, 0, 0, 0}, I{OpCode::Mul, 2, 1, 0}};
@@ -424,8 +442,8 @@ TEST_P(FusedJitTest, NestedRowLengthsCompile) {
   // A [3,7] mask over [3,3,7] scores reduced by rows of 7 (attention's
   // shapes): segments of 7 never cross a row of 21.
   Case c{"bias along 21 columns, reduction over 7"};
-  c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::AlongRows, 21},
-                      {FusedProgram::AlongColumns, 21}};
+  c.program.inputs = {
+      {FusedProgram::Whole, 0}, {FusedProgram::AlongRows, 21}, {FusedProgram::AlongColumns, 21}};
   c.program.instructions = {I{OpCode::Add, 0, 1, 0}, I{OpCode::Mul, 3, 2, 0},
                             I{OpCode::Exp, 4, 0, 0}};
   c.program.outputs = {5};

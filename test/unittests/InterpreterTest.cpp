@@ -84,11 +84,10 @@ std::string describe(const Array &a) {
 
 /// Same dtype, shape and values; NaN equals NaN, and -0 equals 0. Floats are
 /// compared within `relTol` of the expected value (0: exactly).
-::testing::AssertionResult same(const Array &actual, const Array &expected,
-                                double relTol = 0) {
+::testing::AssertionResult same(const Array &actual, const Array &expected, double relTol = 0) {
   auto fail = [&] {
-    return ::testing::AssertionFailure() << "\n  actual:   " << describe(actual)
-                                         << "\n  expected: " << describe(expected);
+    return ::testing::AssertionFailure()
+           << "\n  actual:   " << describe(actual) << "\n  expected: " << describe(expected);
   };
   if (actual.dtype() != expected.dtype() || actual.shape() != expected.shape())
     return fail();
@@ -103,8 +102,7 @@ std::string describe(const Array &a) {
       continue;
     if (a == e)
       continue;
-    if (relTol > 0 && std::isfinite(e) &&
-        std::fabs(a - e) <= relTol * std::fabs(e) + 1e-30)
+    if (relTol > 0 && std::isfinite(e) && std::fabs(a - e) <= relTol * std::fabs(e) + 1e-30)
       continue;
     return fail() << "\n  first difference at element " << i;
   }
@@ -115,8 +113,7 @@ std::string describe(const Array &a) {
 ::testing::AssertionResult contains(const std::string &text, const std::string &needle) {
   if (text.find(needle) != std::string::npos)
     return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "expected to find\n  " << needle << "\nin\n"
-                                       << text;
+  return ::testing::AssertionFailure() << "expected to find\n  " << needle << "\nin\n" << text;
 }
 
 //===----------------------------------------------------------------------===//
@@ -172,7 +169,7 @@ protected:
 
   /// Runs `source` on `numDevices` devices; a failure fails the test.
   std::vector<DeviceArrays> runLanes(StringRef source, const std::vector<DeviceArrays> &args,
-                              int64_t numDevices) {
+                                     int64_t numDevices) {
     func::FuncOp fn = load(source);
     if (!fn)
       return {};
@@ -309,23 +306,21 @@ TEST_F(InterpreterTest, UnaryFloatOps) {
   const double tol = 1e-6;
   EXPECT_TRUE(same(r[0], f32({3}, {1.5, 0, -2})));
   EXPECT_TRUE(same(r[1], f32({3}, {1.5, 0, 2})));
-  EXPECT_TRUE(same(r[2],
-                   f32({4}, {1.2840254166877414, 2.718281828459045, 7.38905609893065,
-                             54.598150033144236}),
-                   tol));
   EXPECT_TRUE(same(
-      r[3], f32({4}, {-1.3862943611198906, 0, 0.6931471805599453, 1.3862943611198906}),
+      r[2], f32({4}, {1.2840254166877414, 2.718281828459045, 7.38905609893065, 54.598150033144236}),
       tol));
-  EXPECT_TRUE(same(r[4],
-                   f32({4}, {0.24491866240370913, 0.7615941559557649, 0.9640275800758169,
-                             0.999329299739067}),
-                   tol));
+  EXPECT_TRUE(
+      same(r[3], f32({4}, {-1.3862943611198906, 0, 0.6931471805599453, 1.3862943611198906}), tol));
+  EXPECT_TRUE(same(
+      r[4],
+      f32({4}, {0.24491866240370913, 0.7615941559557649, 0.9640275800758169, 0.999329299739067}),
+      tol));
   EXPECT_TRUE(same(r[5], f32({4}, {0.5, 1, 1.4142135623730951, 2}), tol));
   EXPECT_TRUE(same(r[6], f32({4}, {2, 1, 0.7071067811865476, 0.5}), tol));
-  EXPECT_TRUE(same(r[7],
-                   f32({4}, {0.2763263901682369, 0.8427007929497149, 0.9953222650189527,
-                             0.9999999845827421}),
-                   tol));
+  EXPECT_TRUE(same(
+      r[7],
+      f32({4}, {0.2763263901682369, 0.8427007929497149, 0.9953222650189527, 0.9999999845827421}),
+      tol));
   // Exact values stay exact.
   EXPECT_EQ(r[3].getDouble(1), 0.0);
   EXPECT_EQ(r[5].getDouble(3), 2.0);
@@ -393,8 +388,7 @@ const char *kBinaryF32 = R"mlir(
   })mlir";
 
 TEST_F(InterpreterTest, BinaryFloatOps) {
-  std::vector<Array> r =
-      run(kBinaryF32, {f32({4}, {1, -2, 3, 0.5}), f32({4}, {4, 5, -6, 2})});
+  std::vector<Array> r = run(kBinaryF32, {f32({4}, {1, -2, 3, 0.5}), f32({4}, {4, 5, -6, 2})});
   ASSERT_EQ(r.size(), 7u);
   EXPECT_TRUE(same(r[0], f32({4}, {5, 3, -3, 2.5})));
   EXPECT_TRUE(same(r[1], f32({4}, {-3, -7, 9, -1.5})));
@@ -407,8 +401,7 @@ TEST_F(InterpreterTest, BinaryFloatOps) {
 
 TEST_F(InterpreterTest, BinaryFloatEdgeCases) {
   // Float division by zero is not an error; max/min propagate NaN.
-  std::vector<Array> r =
-      run(kBinaryF32, {f32({4}, {1, 0, kNaN, 2}), f32({4}, {0, 0, 1, kNaN})});
+  std::vector<Array> r = run(kBinaryF32, {f32({4}, {1, 0, kNaN, 2}), f32({4}, {0, 0, 1, kNaN})});
   ASSERT_EQ(r.size(), 7u);
   EXPECT_EQ(r[3].getDouble(0), kInf);
   EXPECT_TRUE(std::isnan(r[3].getDouble(1)));
@@ -547,8 +540,7 @@ TEST_F(InterpreterTest, Select) {
 }
 
 TEST_F(InterpreterTest, Convert) {
-  std::vector<Array> r =
-      run(R"mlir(
+  std::vector<Array> r = run(R"mlir(
     func.func @main(%f: tensor<5xf32>, %i: tensor<3xi32>, %p: tensor<2xi1>, %g: tensor<3xf32>)
         -> (tensor<5xi32>, tensor<3xf32>, tensor<3xi1>, tensor<2xf32>, tensor<2xi32>,
             tensor<3xi1>, tensor<3xi64>, tensor<3xbf16>, tensor<3xf16>, tensor<3xf64>) {
@@ -566,8 +558,8 @@ TEST_F(InterpreterTest, Convert) {
         : tensor<5xi32>, tensor<3xf32>, tensor<3xi1>, tensor<2xf32>, tensor<2xi32>,
           tensor<3xi1>, tensor<3xi64>, tensor<3xbf16>, tensor<3xf16>, tensor<3xf64>
     })mlir",
-          {f32({5}, {1.7, -1.7, 3e10, kNaN, -3e10}), i32({3}, {0, 5, -2}),
-           i1({2}, {1, 0}), f32({3}, {0, 2.5, -1.00390625})});
+                             {f32({5}, {1.7, -1.7, 3e10, kNaN, -3e10}), i32({3}, {0, 5, -2}),
+                              i1({2}, {1, 0}), f32({3}, {0, 2.5, -1.00390625})});
   ASSERT_EQ(r.size(), 10u);
   // Float to integer truncates toward zero and saturates; NaN gives 0.
   EXPECT_TRUE(same(r[0], i32({5}, {1, -1, std::numeric_limits<int32_t>::max(), 0,
@@ -614,10 +606,9 @@ TEST_F(InterpreterTest, DotGeneral) {
         : tensor<2x2xf32>, tensor<3x3xf32>, tensor<2x3xf32>, tensor<2xf32>, tensor<2x2xi32>,
           tensor<f32>
     })mlir",
-          {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({3, 2}, {7, 8, 9, 10, 11, 12}),
-           f32({2}, {1, 2}), f32({3}, {3, 4, 5}), f32({3, 2}, {1, 2, 3, 4, 5, 6}),
-           f32({2, 3}, {1, 1, 1, 2, 2, 2}), i32({2, 2}, {1, 2, 3, 4}),
-           i32({2, 2}, {5, 6, 7, 8})});
+          {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({3, 2}, {7, 8, 9, 10, 11, 12}), f32({2}, {1, 2}),
+           f32({3}, {3, 4, 5}), f32({3, 2}, {1, 2, 3, 4, 5, 6}), f32({2, 3}, {1, 1, 1, 2, 2, 2}),
+           i32({2, 2}, {1, 2, 3, 4}), i32({2, 2}, {5, 6, 7, 8})});
   ASSERT_EQ(r.size(), 6u);
   EXPECT_TRUE(same(r[0], f32({2, 2}, {58, 64, 139, 154})));
   // a^T a.
@@ -654,8 +645,7 @@ TEST_F(InterpreterTest, DotGeneralBatched) {
 }
 
 TEST_F(InterpreterTest, Reduce) {
-  std::vector<Array> r =
-      run(R"mlir(
+  std::vector<Array> r = run(R"mlir(
     func.func @main(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %n: tensor<2x2xf32>,
                     %t: tensor<2x3x2xf32>)
         -> (tensor<2xf32>, tensor<3xf32>, tensor<f32>, tensor<2xf32>, tensor<3xf32>,
@@ -678,8 +668,8 @@ TEST_F(InterpreterTest, Reduce) {
           tensor<f32>, tensor<3xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xf32>,
           tensor<2xf32>, tensor<2x2xf32>
     })mlir",
-          {f32({2, 3}, {1, -2, 3, 4, 5, -6}), i32({2, 3}, {1, -2, 3, 4, 5, -6}),
-           f32({2, 2}, {kNaN, 1, 2, 3}), iotaF32({2, 3, 2})});
+                             {f32({2, 3}, {1, -2, 3, 4, 5, -6}), i32({2, 3}, {1, -2, 3, 4, 5, -6}),
+                              f32({2, 2}, {kNaN, 1, 2, 3}), iotaF32({2, 3, 2})});
   ASSERT_EQ(r.size(), 12u);
   EXPECT_TRUE(same(r[0], f32({2}, {2, 3})));
   EXPECT_TRUE(same(r[1], f32({3}, {5, 3, -3})));
@@ -702,7 +692,8 @@ TEST_F(InterpreterTest, Reduce) {
 //===----------------------------------------------------------------------===//
 
 TEST_F(InterpreterTest, BroadcastInDim) {
-  std::vector<Array> r = run(R"mlir(
+  std::vector<Array> r =
+      run(R"mlir(
     func.func @main(%row: tensor<3xf32>, %col: tensor<2xf32>, %r1: tensor<1x3xf32>,
                     %c1: tensor<2x1xf32>, %one: tensor<1xf32>, %s: tensor<f32>,
                     %m: tensor<2x3xf32>, %p: tensor<2xi1>)
@@ -723,9 +714,8 @@ TEST_F(InterpreterTest, BroadcastInDim) {
           tensor<2x3xf32>, tensor<2x2xf32>, tensor<3x2xf32>, tensor<2x2xi1>,
           tensor<2x1x3xf32>
     })mlir",
-                             {f32({3}, {1, 2, 3}), f32({2}, {10, 20}),
-                              f32({1, 3}, {4, 5, 6}), f32({2, 1}, {7, 8}), f32({1}, {9}),
-                              f32({}, {-1}), iotaF32({2, 3}), i1({2}, {1, 0})});
+          {f32({3}, {1, 2, 3}), f32({2}, {10, 20}), f32({1, 3}, {4, 5, 6}), f32({2, 1}, {7, 8}),
+           f32({1}, {9}), f32({}, {-1}), iotaF32({2, 3}), i1({2}, {1, 0})});
   ASSERT_EQ(r.size(), 9u);
   EXPECT_TRUE(same(r[0], f32({2, 3}, {1, 2, 3, 1, 2, 3})));
   EXPECT_TRUE(same(r[1], f32({2, 3}, {10, 10, 10, 20, 20, 20})));
@@ -781,8 +771,7 @@ TEST_F(InterpreterTest, Transpose) {
 }
 
 TEST_F(InterpreterTest, Slice) {
-  std::vector<Array> r =
-      run(R"mlir(
+  std::vector<Array> r = run(R"mlir(
     func.func @main(%x: tensor<3x4xf32>, %v: tensor<10xi32>)
         -> (tensor<2x2xf32>, tensor<3xi32>, tensor<0xi32>, tensor<3x4xf32>, tensor<1x1xf32>) {
       %a = shardc.slice %x, start = [1, 0], limit = [3, 4], strides = [1, 2]
@@ -798,7 +787,7 @@ TEST_F(InterpreterTest, Slice) {
       return %a, %b, %c, %d, %e
         : tensor<2x2xf32>, tensor<3xi32>, tensor<0xi32>, tensor<3x4xf32>, tensor<1x1xf32>
     })mlir",
-          {iotaF32({3, 4}), i32({10}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9})});
+                             {iotaF32({3, 4}), i32({10}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9})});
   ASSERT_EQ(r.size(), 5u);
   EXPECT_TRUE(same(r[0], f32({2, 2}, {4, 6, 8, 10})));
   EXPECT_TRUE(same(r[1], i32({3}, {1, 4, 7})));
@@ -808,8 +797,7 @@ TEST_F(InterpreterTest, Slice) {
 }
 
 TEST_F(InterpreterTest, Concatenate) {
-  std::vector<Array> r =
-      run(R"mlir(
+  std::vector<Array> r = run(R"mlir(
     func.func @main(%a: tensor<2x2xf32>, %b: tensor<1x2xf32>, %c: tensor<2x1xf32>,
                     %i: tensor<2xi32>, %j: tensor<3xi32>)
         -> (tensor<3x2xf32>, tensor<2x3xf32>, tensor<5x2xf32>, tensor<5xi32>, tensor<2x2xf32>) {
@@ -824,8 +812,8 @@ TEST_F(InterpreterTest, Concatenate) {
       return %r0, %r1, %r2, %r3, %r4
         : tensor<3x2xf32>, tensor<2x3xf32>, tensor<5x2xf32>, tensor<5xi32>, tensor<2x2xf32>
     })mlir",
-          {f32({2, 2}, {1, 2, 3, 4}), f32({1, 2}, {5, 6}), f32({2, 1}, {7, 8}),
-           i32({2}, {-1, -2}), i32({3}, {10, 20, 30})});
+                             {f32({2, 2}, {1, 2, 3, 4}), f32({1, 2}, {5, 6}), f32({2, 1}, {7, 8}),
+                              i32({2}, {-1, -2}), i32({3}, {10, 20, 30})});
   ASSERT_EQ(r.size(), 5u);
   EXPECT_TRUE(same(r[0], f32({3, 2}, {1, 2, 3, 4, 5, 6})));
   EXPECT_TRUE(same(r[1], f32({2, 3}, {1, 2, 7, 3, 4, 8})));
@@ -881,10 +869,9 @@ TEST_F(InterpreterTest, ScatterAddAccumulatesRepeatedIndices) {
            : (tensor<3xi64>, tensor<2x2xi32>, tensor<2x2xi64>) -> tensor<3xi64>
       return %a, %b : tensor<4x2xf32>, tensor<3xi64>
     })mlir";
-  std::vector<Array> r =
-      run(source, {f32({4, 2}, {1, 1, 1, 1, 1, 1, 1, 1}), i32({3}, {1, 3, 1}),
-                   f32({3, 2}, {1, 2, 3, 4, 5, 6}), i64({3}, {100, 200, 300}),
-                   i32({2, 2}, {2, 2, 0, 2}), i64({2, 2}, {1, 2, 3, 4})});
+  std::vector<Array> r = run(source, {f32({4, 2}, {1, 1, 1, 1, 1, 1, 1, 1}), i32({3}, {1, 3, 1}),
+                                      f32({3, 2}, {1, 2, 3, 4, 5, 6}), i64({3}, {100, 200, 300}),
+                                      i32({2, 2}, {2, 2, 0, 2}), i64({2, 2}, {1, 2, 3, 4})});
   ASSERT_EQ(r.size(), 2u);
   EXPECT_TRUE(same(r[0], f32({4, 2}, {1, 1, 7, 9, 1, 1, 4, 5})));
   EXPECT_TRUE(same(r[1], i64({3}, {103, 200, 307})));
@@ -943,8 +930,7 @@ TEST_F(InterpreterTest, LongChainsOfShardingConstraintsKeepTheirValue) {
       source += "  " + next + " = shardc.neg " + prev + " : tensor<2xf32>\n";
     else
       source += "  " + next + " = shardc.sharding_constraint " + prev +
-                (i % 2 ? " <@mesh, [{\"data\"}]>" : " <@mesh, [{?}]>") +
-                " : tensor<2xf32>\n";
+                (i % 2 ? " <@mesh, [{\"data\"}]>" : " <@mesh, [{?}]>") + " : tensor<2xf32>\n";
     prev = next;
   }
   source += "  return " + prev + " : tensor<2xf32>\n}\n";
@@ -960,15 +946,16 @@ TEST_F(InterpreterTest, LongChainsOfShardingConstraintsKeepTheirValue) {
 
 /// Runs @main of `source`, which returns pairs (shard_map result, the same
 /// computed in the global view), and checks each pair is equal.
-#define EXPECT_PAIRS_EQUAL(r, numPairs)                                                  \
-  do {                                                                                   \
-    ASSERT_EQ((r).size(), 2u * (numPairs));                                              \
-    for (size_t k = 0; k < (numPairs); ++k)                                              \
-      EXPECT_TRUE(same((r)[2 * k], (r)[2 * k + 1])) << "pair " << k;                     \
+#define EXPECT_PAIRS_EQUAL(r, numPairs)                                                            \
+  do {                                                                                             \
+    ASSERT_EQ((r).size(), 2u * (numPairs));                                                        \
+    for (size_t k = 0; k < (numPairs); ++k)                                                        \
+      EXPECT_TRUE(same((r)[2 * k], (r)[2 * k + 1])) << "pair " << k;                               \
   } while (false)
 
 TEST_F(InterpreterTest, ShardMapAllReduceSumAndMeanOn1DMesh) {
-  std::vector<Array> r = run(R"mlir(
+  std::vector<Array> r = run(
+      R"mlir(
     shardc.mesh @mesh_4 = <["data"=4]>
     func.func @main(%x: tensor<8x3xf32>)
         -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>,
@@ -1009,12 +996,11 @@ TEST_F(InterpreterTest, ShardMapAllReduceSumAndMeanOn1DMesh) {
         : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>,
           tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
     })mlir",
-                             {f32({8, 3}, {3, -1, 0, 2,  5, 7, -4, 8, 1,  6, 2, 2,
-                                           0, 0,  9, -3, 1, 1, 7,  7, -7, 5, 4, 3})});
+      {f32({8, 3}, {3, -1, 0, 2, 5, 7, -4, 8, 1, 6, 2, 2, 0, 0, 9, -3, 1, 1, 7, 7, -7, 5, 4, 3})});
   EXPECT_PAIRS_EQUAL(r, 4u);
   // By hand: rows (0,2,4,6) and (1,3,5,7) of x.
-  EXPECT_TRUE(same(r[0], f32({2, 3}, {3 - 4 + 0 + 7, -1 + 8 + 0 + 7, 0 + 1 + 9 - 7,
-                                      2 + 6 - 3 + 5, 5 + 2 + 1 + 4, 7 + 2 + 1 + 3})));
+  EXPECT_TRUE(same(r[0], f32({2, 3}, {3 - 4 + 0 + 7, -1 + 8 + 0 + 7, 0 + 1 + 9 - 7, 2 + 6 - 3 + 5,
+                                      5 + 2 + 1 + 4, 7 + 2 + 1 + 3})));
   EXPECT_TRUE(same(r[2], f32({2, 3}, {1.5, 3.5, 0.75, 2.5, 3, 3.25})));
   EXPECT_TRUE(same(r[4], f32({2, 3}, {7, 8, 9, 6, 5, 7})));
   EXPECT_TRUE(same(r[6], f32({2, 3}, {-4, -1, -7, -3, 1, 1})));
@@ -1228,7 +1214,8 @@ TEST_F(InterpreterTest, ShardMapCollectivePermute) {
   // On a 2x2 mesh, rows split over "a" -> rows split over "b": the device at
   // (a=i, b=j) needs block j, which the device at (a=j, b=i) holds; and a
   // swap of the two halves over "a". The global arrays follow.
-  std::vector<Array> r = run(R"mlir(
+  std::vector<Array> r =
+      run(R"mlir(
     shardc.mesh @mesh = <["a"=2, "b"=2]>
     func.func @main(%x: tensor<4x3xf32>, %rev: tensor<4x3xf32>)
         -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) {
@@ -1247,8 +1234,7 @@ TEST_F(InterpreterTest, ShardMapCollectivePermute) {
       } : (tensor<4x3xf32>) -> tensor<4x3xf32>
       return %a, %x, %b, %rev : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
     })mlir",
-                             {iotaF32({4, 3}),
-                              f32({4, 3}, {6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5})});
+          {iotaF32({4, 3}), f32({4, 3}, {6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5})});
   EXPECT_PAIRS_EQUAL(r, 2u);
 }
 
@@ -1303,7 +1289,8 @@ TEST_F(InterpreterTest, ShardMapAllSlice) {
 TEST_F(InterpreterTest, ShardMapWithSeveralInputsAndResults) {
   // A data-parallel step: local matmul, then the gradient-like mean over the
   // batch shards; the replicated result takes the first device's value.
-  std::vector<Array> r = run(R"mlir(
+  std::vector<Array> r =
+      run(R"mlir(
     shardc.mesh @mesh = <["data"=2]>
     func.func @main(%x: tensor<4x3xf32>, %w: tensor<3x2xf32>)
         -> (tensor<4x2xf32>, tensor<4x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>,
@@ -1329,8 +1316,7 @@ TEST_F(InterpreterTest, ShardMapWithSeveralInputsAndResults) {
         : tensor<4x2xf32>, tensor<4x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>,
           tensor<2x3xf32>, tensor<2x3xf32>
     })mlir",
-                             {f32({4, 3}, {1, 0, 2, -1, 3, 1, 2, 2, 0, 0, 1, -2}),
-                              f32({3, 2}, {1, -1, 2, 0, 0, 3})});
+          {f32({4, 3}, {1, 0, 2, -1, 3, 1, 2, 2, 0, 0, 1, -2}), f32({3, 2}, {1, -1, 2, 0, 0, 3})});
   EXPECT_PAIRS_EQUAL(r, 3u);
 }
 
@@ -1378,8 +1364,7 @@ TEST_F(InterpreterTest, EveryOpInOneProgram) {
   for (int j = 0; j < 16; ++j)
     for (int k = 0; k < 4; ++k)
       w[j * 4 + k] = (j * k) % 5 - 2;
-  std::vector<Array> r =
-      run(source, {f32({8, 16}, x), f32({16, 4}, w), i32({3}, {15, 0, 15})});
+  std::vector<Array> r = run(source, {f32({8, 16}, x), f32({16, 4}, w), i32({3}, {15, 0, 15})});
   ASSERT_EQ(r.size(), 1u);
   std::vector<double> z(8 * 4);
   for (int i = 0; i < 8; ++i)
@@ -1431,23 +1416,20 @@ TEST_F(InterpreterTest, PerDeviceProgramRunsCollectivesOnAllLanes) {
     SCOPED_TRACE("device " + std::to_string(d));
     int64_t x = d / 2, y = d % 2;
     auto v = [](int64_t dev, int k) { return 10.0 * dev + k; };
-    EXPECT_TRUE(
-        same(r[0][d], f32({2, 2}, {2 * v(d, 0), 2 * v(d, 1), 2 * v(d, 2), 2 * v(d, 3)})));
+    EXPECT_TRUE(same(r[0][d], f32({2, 2}, {2 * v(d, 0), 2 * v(d, 1), 2 * v(d, 2), 2 * v(d, 3)})));
     // Over "x": devices y and y + 2.
-    EXPECT_TRUE(
-        same(r[1][d], f32({2, 2}, {v(y, 0) + v(y + 2, 0), v(y, 1) + v(y + 2, 1),
-                                   v(y, 2) + v(y + 2, 2), v(y, 3) + v(y + 2, 3)})));
+    EXPECT_TRUE(same(r[1][d], f32({2, 2}, {v(y, 0) + v(y + 2, 0), v(y, 1) + v(y + 2, 1),
+                                           v(y, 2) + v(y + 2, 2), v(y, 3) + v(y + 2, 3)})));
     EXPECT_TRUE(same(r[2][d], laneBlock(3)));
     // Over "y": devices 2x and 2x + 1, in that order.
     int64_t g0 = 2 * x, g1 = 2 * x + 1;
-    EXPECT_TRUE(same(r[3][d], f32({4, 2}, {v(g0, 0), v(g0, 1), v(g0, 2), v(g0, 3),
-                                           v(g1, 0), v(g1, 1), v(g1, 2), v(g1, 3)})));
+    EXPECT_TRUE(same(r[3][d], f32({4, 2}, {v(g0, 0), v(g0, 1), v(g0, 2), v(g0, 3), v(g1, 0),
+                                           v(g1, 1), v(g1, 2), v(g1, 3)})));
     // The y-group sum, row y.
-    EXPECT_TRUE(same(r[4][d], f32({1, 2}, {v(g0, 2 * y) + v(g1, 2 * y),
-                                           v(g0, 2 * y + 1) + v(g1, 2 * y + 1)})));
+    EXPECT_TRUE(same(
+        r[4][d], f32({1, 2}, {v(g0, 2 * y) + v(g1, 2 * y), v(g0, 2 * y + 1) + v(g1, 2 * y + 1)})));
     // Column x of each member of the x-group (y, y + 2), stacked.
-    EXPECT_TRUE(
-        same(r[5][d], f32({4, 1}, {v(y, x), v(y, 2 + x), v(y + 2, x), v(y + 2, 2 + x)})));
+    EXPECT_TRUE(same(r[5][d], f32({4, 1}, {v(y, x), v(y, 2 + x), v(y + 2, x), v(y + 2, 2 + x)})));
     EXPECT_TRUE(same(r[6][d], f32({2, 2}, {15, 16, 17, 18})));
   }
 }
@@ -1569,17 +1551,15 @@ TEST_F(InterpreterTest, PartitionedFunctionErrorsAreDiagnostics) {
     return diagnostics();
   };
   // 3 rows do not split over 2 devices.
-  EXPECT_TRUE(
-      contains(runPartitioned(fn, {iotaF32({3, 3}), w}),
-               "argument #0: dimension 0 of size 3 does not divide over 2 devices"));
-  EXPECT_TRUE(
-      contains(runPartitioned(fn, {iotaF32({4, 3})}), "expects 2 arguments, got 1"));
+  EXPECT_TRUE(contains(runPartitioned(fn, {iotaF32({3, 3}), w}),
+                       "argument #0: dimension 0 of size 3 does not divide over 2 devices"));
+  EXPECT_TRUE(contains(runPartitioned(fn, {iotaF32({4, 3})}), "expects 2 arguments, got 1"));
   // Divides, but gives the wrong local shape.
   EXPECT_TRUE(contains(runPartitioned(fn, {iotaF32({4, 3}), iotaF32({3, 3})}),
                        "argument #1 must be 'tensor<3x2xf32>', got tensor<3x3xf32>"));
   func::FuncOp global = load(kPartitioned, "global");
-  EXPECT_TRUE(contains(runPartitioned(global, {iotaF32({4, 3}), w}),
-                       "is not a partitioned function"));
+  EXPECT_TRUE(
+      contains(runPartitioned(global, {iotaF32({4, 3}), w}), "is not a partitioned function"));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1594,9 +1574,8 @@ TEST_F(InterpreterTest, CollectiveOutsideShardMapNamesTheDeviceCountMismatch) {
       return %s : tensor<2xf32>
     })mlir";
   std::string diag = expectError(source, {f32({2}, {1, 2})});
-  EXPECT_TRUE(contains(diag,
-                       "collective over mesh @mesh (4 devices) in a program running "
-                       "on 1 device(s)"));
+  EXPECT_TRUE(contains(diag, "collective over mesh @mesh (4 devices) in a program running "
+                             "on 1 device(s)"));
   // The same on 2 lanes.
   Array a = f32({2}, {1, 2});
   diag = expectError(load(source), {DeviceArrays{a, a}}, 2);
@@ -1626,8 +1605,7 @@ TEST_F(InterpreterTest, WrongArgumentsAreErrors) {
   Array good = iotaF32({2, 3});
   Array idx = i32({3}, {0, 1, 2});
   std::string diag = expectError(source, {iotaF32({2, 2}), idx});
-  EXPECT_TRUE(
-      contains(diag, "argument #0 must be 'tensor<2x3xf32>', got tensor<2x2xf32>"));
+  EXPECT_TRUE(contains(diag, "argument #0 must be 'tensor<2x3xf32>', got tensor<2x2xf32>"));
   diag = expectError(source, {iotaF32({3, 2}), idx});
   EXPECT_TRUE(contains(diag, "argument #0 must be"));
   diag = expectError(source, {iotaF32({6}), idx});

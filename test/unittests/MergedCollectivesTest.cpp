@@ -56,8 +56,8 @@ Plan reducePlan(const std::vector<int64_t> &sizes, int64_t kind, bool merged, DT
     p.steps = {s};
   } else {
     for (size_t i = 0; i < k; ++i)
-      p.steps.push_back({OpCode::AllReduce, {(int32_t)i}, {(int32_t)(k + i)}, {kind}, {"x"}, {},
-                         "m:1"});
+      p.steps.push_back(
+          {OpCode::AllReduce, {(int32_t)i}, {(int32_t)(k + i)}, {kind}, {"x"}, {}, "m:1"});
   }
   return p;
 }

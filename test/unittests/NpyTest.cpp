@@ -47,21 +47,18 @@ const char kNumpyF64Scalar[] =
     ": (), }                                                              \012"
     "\000\000\000\000\000\000\012@";
 // np.save(f, np.array([1.0, -2.5, 65504.0], dtype=np.float16))
-const char kNumpyF16[] =
-    "\223NUMPY\001\000v\000{'descr': '<f2', 'fortran_order': False, 'shape'"
-    ": (3,), }                                                            \012"
-    "\000<\000\301\377{";
+const char kNumpyF16[] = "\223NUMPY\001\000v\000{'descr': '<f2', 'fortran_order': False, 'shape'"
+                         ": (3,), }                                                            \012"
+                         "\000<\000\301\377{";
 // np.save(f, np.array([[1, -2], [2**31 - 1, -2**31]], dtype=np.int32))
-const char kNumpyI32[] =
-    "\223NUMPY\001\000v\000{'descr': '<i4', 'fortran_order': False, 'shape'"
-    ": (2, 2), }                                                          \012"
-    "\001\000\000\000\376\377\377\377\377\377\377\177\000\000\000\200";
+const char kNumpyI32[] = "\223NUMPY\001\000v\000{'descr': '<i4', 'fortran_order': False, 'shape'"
+                         ": (2, 2), }                                                          \012"
+                         "\001\000\000\000\376\377\377\377\377\377\377\177\000\000\000\200";
 // np.save(f, np.array([-1, 2**40, 7], dtype=np.int64))
-const char kNumpyI64[] =
-    "\223NUMPY\001\000v\000{'descr': '<i8', 'fortran_order': False, 'shape'"
-    ": (3,), }                                                            \012"
-    "\377\377\377\377\377\377\377\377\000\000\000\000\000\001\000\000\007\000"
-    "\000\000\000\000\000\000";
+const char kNumpyI64[] = "\223NUMPY\001\000v\000{'descr': '<i8', 'fortran_order': False, 'shape'"
+                         ": (3,), }                                                            \012"
+                         "\377\377\377\377\377\377\377\377\000\000\000\000\000\001\000\000\007\000"
+                         "\000\000\000\000\000\000";
 // np.save(f, np.array([[True, False, True]]))
 const char kNumpyBool[] =
     "\223NUMPY\001\000v\000{'descr': '|b1', 'fortran_order': False, 'shape'"
@@ -83,10 +80,9 @@ const char kNumpyBigEndian[] =
     ": (2,), }                                                            \012"
     "?\200\000\000@\000\000\000";
 // np.save(f, np.array([1, 2], dtype='<u2'))
-const char kNumpyU2[] =
-    "\223NUMPY\001\000v\000{'descr': '<u2', 'fortran_order': False, 'shape'"
-    ": (2,), }                                                            \012"
-    "\001\000\002\000";
+const char kNumpyU2[] = "\223NUMPY\001\000v\000{'descr': '<u2', 'fortran_order': False, 'shape'"
+                        ": (2,), }                                                            \012"
+                        "\001\000\002\000";
 // np.lib.format.write_array(f, np.arange(4, dtype=np.int32).reshape(2, 2) - 1,
 //                              version=(2, 0))
 const char kNumpyV2I32[] =
@@ -102,8 +98,7 @@ template <size_t N> std::string bytesOf(const char (&literal)[N]) {
 ::testing::AssertionResult contains(const std::string &text, const std::string &part) {
   if (text.find(part) != std::string::npos)
     return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part
-                                       << "\"";
+  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
 }
 
 /// A .npy file with the given header dict (padded and terminated here) and
@@ -177,13 +172,12 @@ std::string roundTripName(const ::testing::TestParamInfo<std::tuple<DType, Shape
   return std::string(dtypeName(std::get<0>(info.param))) + "_" + s;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllDTypesAndRanks, NpyRoundTrip,
-    ::testing::Combine(::testing::Values(DType::F32, DType::F64, DType::F16, DType::I32,
-                                         DType::I64, DType::I1),
-                       ::testing::Values(Shape{}, Shape{5}, Shape{2, 3, 4}, Shape{3, 0, 2},
-                                         Shape{0})),
-    roundTripName);
+INSTANTIATE_TEST_SUITE_P(AllDTypesAndRanks, NpyRoundTrip,
+                         ::testing::Combine(::testing::Values(DType::F32, DType::F64, DType::F16,
+                                                              DType::I32, DType::I64, DType::I1),
+                                            ::testing::Values(Shape{}, Shape{5}, Shape{2, 3, 4},
+                                                              Shape{3, 0, 2}, Shape{0})),
+                         roundTripName);
 
 TEST(Npy, RoundTripKeepsSpecialFloatValuesBitExact) {
   double inf = std::numeric_limits<double>::infinity();
@@ -245,19 +239,16 @@ TEST(Npy, HeaderTextMatchesNumpy) {
 //===----------------------------------------------------------------------===//
 
 TEST(NpyFromNumpy, SerializedBytesEqualNumpyBytes) {
-  EXPECT_EQ(serializeNpy(Array::fromDoubles(DType::F32, {2, 3},
-                                            {-1.0, -0.5, 0.0, 0.5, 1.0, 1.5})),
+  EXPECT_EQ(serializeNpy(Array::fromDoubles(DType::F32, {2, 3}, {-1.0, -0.5, 0.0, 0.5, 1.0, 1.5})),
             bytesOf(kNumpyF32_2x3));
-  EXPECT_EQ(serializeNpy(Array::fromDoubles(DType::F64, {}, {3.25})),
-            bytesOf(kNumpyF64Scalar));
+  EXPECT_EQ(serializeNpy(Array::fromDoubles(DType::F64, {}, {3.25})), bytesOf(kNumpyF64Scalar));
   EXPECT_EQ(serializeNpy(Array::fromDoubles(DType::F16, {3}, {1.0, -2.5, 65504.0})),
             bytesOf(kNumpyF16));
   EXPECT_EQ(serializeNpy(Array::fromInts(DType::I32, {2, 2}, {1, -2, INT32_MAX, INT32_MIN})),
             bytesOf(kNumpyI32));
   EXPECT_EQ(serializeNpy(Array::fromInts(DType::I64, {3}, {-1, int64_t(1) << 40, 7})),
             bytesOf(kNumpyI64));
-  EXPECT_EQ(serializeNpy(Array::fromInts(DType::I1, {1, 3}, {1, 0, 1})),
-            bytesOf(kNumpyBool));
+  EXPECT_EQ(serializeNpy(Array::fromInts(DType::I1, {1, 3}, {1, 0, 1})), bytesOf(kNumpyBool));
   EXPECT_EQ(serializeNpy(Array(DType::F32, {0, 3})), bytesOf(kNumpyEmpty));
 }
 
@@ -334,20 +325,18 @@ TEST(NpyFromNumpy, ParsesVersion3) {
 }
 
 TEST(NpyFromNumpy, AcceptsBoolSpelledLittleEndian) {
-  StatusOr<Array> a =
-      parseNpy(makeNpy("{'descr': '<b1', 'fortran_order': False, 'shape': (2,), }",
-                       std::string("\x00\x01", 2)),
-               "b1.npy");
+  StatusOr<Array> a = parseNpy(makeNpy("{'descr': '<b1', 'fortran_order': False, 'shape': (2,), }",
+                                       std::string("\x00\x01", 2)),
+                               "b1.npy");
   ASSERT_TRUE(a.ok()) << a.message();
   EXPECT_EQ(a->dtype(), DType::I1);
   EXPECT_EQ(a->toInts(), (std::vector<int64_t>{0, 1}));
 }
 
 TEST(NpyFromNumpy, NormalizesNonzeroBoolBytesToOne) {
-  StatusOr<Array> a =
-      parseNpy(makeNpy("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
-                       std::string("\x00\x07\xff", 3)),
-               "b1.npy");
+  StatusOr<Array> a = parseNpy(makeNpy("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+                                       std::string("\x00\x07\xff", 3)),
+                               "b1.npy");
   ASSERT_TRUE(a.ok()) << a.message();
   EXPECT_EQ(a->bytes()[0], 0);
   EXPECT_EQ(a->bytes()[1], 1);
@@ -355,9 +344,9 @@ TEST(NpyFromNumpy, NormalizesNonzeroBoolBytesToOne) {
 }
 
 TEST(NpyFromNumpy, KeyOrderAndSpacingDoNotMatter) {
-  StatusOr<Array> a = parseNpy(
-      makeNpy("{'shape':(2,),'fortran_order':False,'descr':'<i4'}", std::string(8, '\0')),
-      "order.npy");
+  StatusOr<Array> a =
+      parseNpy(makeNpy("{'shape':(2,),'fortran_order':False,'descr':'<i4'}", std::string(8, '\0')),
+               "order.npy");
   ASSERT_TRUE(a.ok()) << a.message();
   EXPECT_EQ(a->dtype(), DType::I32);
   EXPECT_EQ(a->shape(), (Shape{2}));
@@ -431,16 +420,15 @@ TEST(NpyErrors, HugeShapeFailsWithoutAllocating) {
   message = parseError(makeNpy(
       "{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776, 16777216), }", ""));
   EXPECT_TRUE(contains(message, "does not match the header"));
-  EXPECT_TRUE(contains(
-      parseError(makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': "
-                         "(99999999999999999999,), }",
-                         "")),
-      "dimension too large"));
+  EXPECT_TRUE(contains(parseError(makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                                          "(99999999999999999999,), }",
+                                          "")),
+                       "dimension too large"));
 }
 
 TEST(NpyErrors, FortranOrder) {
-  EXPECT_TRUE(contains(parseError(bytesOf(kNumpyFortran)),
-                       "Fortran-order arrays are not supported"));
+  EXPECT_TRUE(
+      contains(parseError(bytesOf(kNumpyFortran)), "Fortran-order arrays are not supported"));
 }
 
 TEST(NpyErrors, BigEndian) {
@@ -453,38 +441,37 @@ TEST(NpyErrors, UnsupportedDType) {
   std::string message = parseError(bytesOf(kNumpyU2));
   EXPECT_TRUE(contains(message, "unsupported dtype '<u2'"));
   EXPECT_TRUE(contains(message, "supported: <f4, <f8, <f2, <i4, <i8, |b1"));
-  EXPECT_TRUE(contains(
-      parseError(makeNpy("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
-                         std::string(8, '\0'))),
-      "unsupported dtype '<c8'"));
+  EXPECT_TRUE(
+      contains(parseError(makeNpy("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
+                                  std::string(8, '\0'))),
+               "unsupported dtype '<c8'"));
 }
 
 TEST(NpyErrors, MissingKeys) {
   EXPECT_TRUE(contains(
       parseError(makeNpy("{'fortran_order': False, 'shape': (1,), }", std::string(4, '\0'))),
       "the .npy header has no 'descr'"));
-  EXPECT_TRUE(contains(
-      parseError(makeNpy("{'descr': '<f4', 'shape': (1,), }", std::string(4, '\0'))),
-      "the .npy header has no 'fortran_order'"));
+  EXPECT_TRUE(
+      contains(parseError(makeNpy("{'descr': '<f4', 'shape': (1,), }", std::string(4, '\0'))),
+               "the .npy header has no 'fortran_order'"));
   EXPECT_TRUE(contains(
       parseError(makeNpy("{'descr': '<f4', 'fortran_order': False, }", std::string(4, '\0'))),
       "the .npy header has no 'shape'"));
 }
 
 TEST(NpyErrors, MalformedValues) {
-  EXPECT_TRUE(contains(parseError(makeNpy("{'descr': '<f4", "")),
-                       "malformed 'descr'"));
-  EXPECT_TRUE(contains(
-      parseError(makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }",
-                         std::string(8, '\0'))),
-      "malformed 'shape'"));
-  EXPECT_TRUE(contains(
-      parseError(makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3", "")),
-      "malformed 'shape'"));
-  EXPECT_TRUE(contains(
-      parseError(makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': [2], }",
-                         std::string(8, '\0'))),
-      "no 'shape'"));
+  EXPECT_TRUE(contains(parseError(makeNpy("{'descr': '<f4", "")), "malformed 'descr'"));
+  EXPECT_TRUE(
+      contains(parseError(makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }",
+                                  std::string(8, '\0'))),
+               "malformed 'shape'"));
+  EXPECT_TRUE(
+      contains(parseError(makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3", "")),
+               "malformed 'shape'"));
+  EXPECT_TRUE(
+      contains(parseError(makeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': [2], }",
+                                  std::string(8, '\0'))),
+               "no 'shape'"));
 }
 
 //===----------------------------------------------------------------------===//

@@ -26,9 +26,9 @@ struct ElementwiseRow {
 
 inline const std::vector<ElementwiseRow> &elementwiseRows() {
   static const std::vector<ElementwiseRow> rows = {
-#define SHARDC_UNARY(Name, name, number, types, partial, lo, hi, formula)                \
+#define SHARDC_UNARY(Name, name, number, types, partial, lo, hi, formula)                          \
   {OpCode::Name, #name, 1, acceptsIntegers(OpCode::Name), lo, hi},
-#define SHARDC_BINARY(Name, name, number, types, partial, lo, hi, formula)               \
+#define SHARDC_BINARY(Name, name, number, types, partial, lo, hi, formula)                         \
   {OpCode::Name, #name, 2, acceptsIntegers(OpCode::Name), lo, hi},
 #include "shardc/Common/OpCodes.def"
   };

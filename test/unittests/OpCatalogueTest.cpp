@@ -52,8 +52,7 @@ protected:
 
 TEST_F(OpCatalogue, EveryElementwiseOpOfTheDialectHasARow) {
   // Identities: they lower to no step of their own.
-  const std::set<std::string> identities = {"shardc.stop_gradient",
-                                            "shardc.sharding_constraint"};
+  const std::set<std::string> identities = {"shardc.stop_gradient", "shardc.sharding_constraint"};
   std::set<std::string> rows = rowNames();
   int elementwise = 0;
   for (RegisteredOperationName op : ctx.getRegisteredOperations()) {
@@ -73,11 +72,11 @@ TEST_F(OpCatalogue, EveryElementwiseOpOfTheDialectHasARow) {
 TEST_F(OpCatalogue, EveryRowLowersToItsOpCodeAndRuns) {
   for (const test::ElementwiseRow &row : test::elementwiseRows()) {
     SCOPED_TRACE("shardc." + row.name);
-    std::string args = row.arity == 1 ? "%a: tensor<3xf32>" : "%a: tensor<3xf32>, %b: tensor<3xf32>";
+    std::string args =
+        row.arity == 1 ? "%a: tensor<3xf32>" : "%a: tensor<3xf32>, %b: tensor<3xf32>";
     std::string operands = row.arity == 1 ? "%a" : "%a, %b";
-    std::string text = "func.func @f(" + args + ") -> tensor<3xf32> {\n  %y = shardc." +
-                       row.name + " " + operands +
-                       " : tensor<3xf32>\n  return %y : tensor<3xf32>\n}\n";
+    std::string text = "func.func @f(" + args + ") -> tensor<3xf32> {\n  %y = shardc." + row.name +
+                       " " + operands + " : tensor<3xf32>\n  return %y : tensor<3xf32>\n}\n";
     testing_corpus::CorpusModule parsed(testing_corpus::CorpusModule::Text{text});
     std::string &diagnostics = parsed.diagnostics;
     OwningOpRef<ModuleOp> &module = parsed.module;

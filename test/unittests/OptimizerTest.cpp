@@ -54,9 +54,7 @@ func.func @loss(%w: tensor<3xf32> {shardc.name = "w"}, %b: tensor<2xf32> {shardc
 }
 )mlir";
 
-Array vec(std::vector<double> v) {
-  return Array::fromDoubles(DType::F32, {(int64_t)v.size()}, v);
-}
+Array vec(std::vector<double> v) { return Array::fromDoubles(DType::F32, {(int64_t)v.size()}, v); }
 Array scalar(double v) { return Array::fromDoubles(DType::F32, {}, {v}); }
 
 struct Stepper {
@@ -128,8 +126,7 @@ void checkAdam(double weightDecay) {
   std::vector<double> w = kW, m(3, 0), v(3, 0);
   double lr = 0.01;
   for (int t = 1; t <= 2; ++t) {
-    std::vector<double> r =
-        run(s, {vec(w), vec(kX), vec(m), vec(v), scalar(t - 1), scalar(lr)});
+    std::vector<double> r = run(s, {vec(w), vec(kX), vec(m), vec(v), scalar(t - 1), scalar(lr)});
     ASSERT_EQ(r.size(), 11u); // loss, w, m, v, step
     for (int i = 0; i < 3; ++i) {
       m[i] = 0.9 * m[i] + 0.1 * kX[i];
@@ -196,8 +193,7 @@ TEST(TrainStep, ClipNormScalesAdamWGradients) {
   std::vector<double> w = kW, m(3, 0), v(3, 0);
   double lr = 0.01;
   for (int t = 1; t <= 2; ++t) {
-    std::vector<double> r =
-        run(s, {vec(w), vec(kX), vec(m), vec(v), scalar(t - 1), scalar(lr)});
+    std::vector<double> r = run(s, {vec(w), vec(kX), vec(m), vec(v), scalar(t - 1), scalar(lr)});
     ASSERT_EQ(r.size(), 11u);
     for (int i = 0; i < 3; ++i) {
       double g = k * kX[i];
@@ -230,8 +226,8 @@ TEST(TrainStep, LargeClipNormLeavesTheStepUnchanged) {
     if (std::string(kind) == "sgd") // w.velocity, b.velocity
       args.insert(args.end(), {vec({0.1, 0.2, -0.3}), vec({0.5, 0.25})});
     else // w.m, w.v, b.m, b.v, step
-      args.insert(args.end(), {vec({0.1, 0.2, -0.3}), vec({0.01, 0.02, 0.03}),
-                               vec({0.5, 0.25}), vec({0.04, 0.05}), scalar(3)});
+      args.insert(args.end(), {vec({0.1, 0.2, -0.3}), vec({0.01, 0.02, 0.03}), vec({0.5, 0.25}),
+                               vec({0.04, 0.05}), scalar(3)});
     args.push_back(scalar(0.1));
     std::vector<double> want = run(a, args);
     ASSERT_FALSE(want.empty());
@@ -291,8 +287,8 @@ TEST_P(ClipNormPartitioned, PartitionedRunEqualsGlobalRun) {
     StringRef name = nameAttr ? nameAttr.getValue() : "";
     Array x(DType::F32, Shape(type.getShape().begin(), type.getShape().end()));
     for (int64_t i = 0; i < x.numElements(); ++i)
-      x.setDouble(i, name == "step" ? 2.0
-                     : name == "lr" ? 0.1
+      x.setDouble(i, name == "step"         ? 2.0
+                     : name == "lr"         ? 0.1
                      : name.ends_with(".v") ? std::fabs(real(rng))
                                             : real(rng));
     inputs.push_back(x);
@@ -355,9 +351,7 @@ TEST(TrainStep, StateIsNamedAfterItsParameter) {
   Stepper s(config);
   ASSERT_TRUE(s.step);
   auto name = [&](unsigned i) {
-    return s.step.getArgAttrOfType<StringAttr>(i, ShardcDialect::kArgNameAttrName)
-        .getValue()
-        .str();
+    return s.step.getArgAttrOfType<StringAttr>(i, ShardcDialect::kArgNameAttrName).getValue().str();
   };
   EXPECT_EQ(name(2), "w.m");
   EXPECT_EQ(name(3), "w.v");
@@ -370,8 +364,7 @@ TEST(TrainStep, UnknownOptimizerIsAnError) {
   config.kind = "lamb";
   Stepper s(config);
   EXPECT_FALSE(s.step);
-  EXPECT_NE(s.diagnostics.find("unknown optimizer 'lamb'"), std::string::npos)
-      << s.diagnostics;
+  EXPECT_NE(s.diagnostics.find("unknown optimizer 'lamb'"), std::string::npos) << s.diagnostics;
 }
 
 } // namespace

@@ -54,8 +54,7 @@ Array randomArray(RankedTensorType type, std::mt19937 &rng) {
   return a;
 }
 
-void expectClose(const std::vector<Array> &got, const std::vector<Array> &want,
-                 const char *what) {
+void expectClose(const std::vector<Array> &got, const std::vector<Array> &want, const char *what) {
   SCOPED_TRACE(what);
   ASSERT_EQ(got.size(), want.size());
   for (size_t r = 0; r < want.size(); ++r) {
@@ -98,9 +97,9 @@ TEST_P(PartitionEquivalence, PartitionedRunEqualsGlobalRun) {
                 succeeded(verify(*module)))
         << diagnostics;
     // A function that uses no mesh stays as it is (one device).
-    FailureOr<std::vector<Array>> got =
-        fn->hasAttr(ShardcDialect::kPartitionedAttrName) ? interpretPartitioned(fn, inputs)
-                                                         : interpret(fn, inputs);
+    FailureOr<std::vector<Array>> got = fn->hasAttr(ShardcDialect::kPartitionedAttrName)
+                                            ? interpretPartitioned(fn, inputs)
+                                            : interpret(fn, inputs);
     ASSERT_TRUE(succeeded(got)) << diagnostics;
     expectClose(*got, *want, "reference interpreter, partitioned");
 
@@ -140,8 +139,8 @@ TEST(PartitionCorpus, CoversEveryPlanOpCode) {
     }
   }
   for (OpCode op : allOpCodes())
-    EXPECT_TRUE(seen.count(op))
-        << opCodeName(op) << " runs in no partitioned program of test/Partition";
+    EXPECT_TRUE(seen.count(op)) << opCodeName(op)
+                                << " runs in no partitioned program of test/Partition";
 }
 
 // Under mpirun (ctest runs it with 2 and 4 processes): every function of the
@@ -204,7 +203,6 @@ TEST(PartitionAcrossProcesses, SameBitsAsOneProcess) {
                 skipped);
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, PartitionEquivalence, testing::ValuesIn(corpusFiles()),
-                         testName);
+INSTANTIATE_TEST_SUITE_P(Corpus, PartitionEquivalence, testing::ValuesIn(corpusFiles()), testName);
 
 } // namespace

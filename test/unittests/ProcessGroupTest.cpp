@@ -72,11 +72,11 @@ std::shared_ptr<ProcessGroup> world() {
 
 /// The run's process group in `group`, or skips the test where there is
 /// none: a build without MPI, or a process not started by a launcher.
-#define SHARDC_WORLD_OR_SKIP(group)                                                    \
-  if (!mpiBuilt())                                                                     \
-    GTEST_SKIP() << "this build has no MPI (install libopenmpi-dev and reconfigure)";  \
-  std::shared_ptr<ProcessGroup> group = world();                                       \
-  if (!group)                                                                          \
+#define SHARDC_WORLD_OR_SKIP(group)                                                                \
+  if (!mpiBuilt())                                                                                 \
+    GTEST_SKIP() << "this build has no MPI (install libopenmpi-dev and reconfigure)";              \
+  std::shared_ptr<ProcessGroup> group = world();                                                   \
+  if (!group)                                                                                      \
   GTEST_SKIP() << "not started by an MPI launcher (ctest runs this under mpirun)"
 
 TEST(ProcessGroup, RingAllReduceMatchesTheCpuBackendBitForBit) {
@@ -88,12 +88,12 @@ TEST(ProcessGroup, RingAllReduceMatchesTheCpuBackendBitForBit) {
   for (DType dtype : {DType::F32, DType::F64, DType::I32, DType::I64})
     for (Reduction kind : {Reduction::Sum, Reduction::Max, Reduction::Min, Reduction::Mean})
       // 300,007 elements: chunks of several pieces (256 KiB), not a multiple
-      for (int64_t count : {int64_t(1), int64_t(7), int64_t(1001), int64_t(1) << 16,
-                            int64_t(300007)}) {
+      for (int64_t count :
+           {int64_t(1), int64_t(7), int64_t(1001), int64_t(1) << 16, int64_t(300007)}) {
         if (!isFloat(dtype) && kind == Reduction::Mean)
           continue;
-        SCOPED_TRACE(std::string(dtypeName(dtype)) + " kind " +
-                     std::to_string((int)kind) + " count " + std::to_string(count));
+        SCOPED_TRACE(std::string(dtypeName(dtype)) + " kind " + std::to_string((int)kind) +
+                     " count " + std::to_string(count));
         std::vector<Array> buffers;
         for (int m = 0; m < n; ++m)
           buffers.push_back(memberBuffer(dtype, count, m));
@@ -164,10 +164,10 @@ TEST(ProcessGroup, FetchingGathersOnlyWhatAProcessLacks) {
     PartitionSpec spec;
     bool local; // each process holds every block
   };
-  for (const Case &c : {Case{"rows over data", {{"data"}, {}}, false},
-                        Case{"columns over model", {{}, {"model"}}, true},
-                        Case{"both", {{"data"}, {"model"}}, false},
-                        Case{"replicated", {{}, {}}, true}}) {
+  for (const Case &c :
+       {Case{"rows over data", {{"data"}, {}}, false},
+        Case{"columns over model", {{}, {"model"}}, true},
+        Case{"both", {{"data"}, {"model"}}, false}, Case{"replicated", {{}, {}}, true}}) {
     SCOPED_TRACE(c.what);
     NamedSharding sharding{mesh, c.spec};
     std::vector<Array> shards(mesh.numDevices());

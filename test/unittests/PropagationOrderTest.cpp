@@ -136,7 +136,6 @@ TEST(PropagationOrder, IndependentOpsAreReordered) {
   EXPECT_EQ(now, (std::vector<Operation *>{original[1], original[0], original[2]}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, PropagationOrder, testing::ValuesIn(corpusFiles()),
-                         testName);
+INSTANTIATE_TEST_SUITE_P(Corpus, PropagationOrder, testing::ValuesIn(corpusFiles()), testName);
 
 } // namespace

@@ -166,8 +166,7 @@ std::optional<UnaryFeed> unaryFeed(const test::ElementwiseRow &row) {
 
 class ProgramGenerator {
 public:
-  ProgramGenerator(uint32_t seed, OpFamilies families,
-                   MeshFamily meshFamily = MeshFamily::Small)
+  ProgramGenerator(uint32_t seed, OpFamilies families, MeshFamily meshFamily = MeshFamily::Small)
       : rng(seed), families(families), meshFamily(meshFamily) {}
 
   Program generate() {
@@ -202,7 +201,7 @@ private:
   std::vector<MeshAxis> mesh;
   std::vector<Val> args;
   std::vector<std::string> argShardings; // "" when not annotated
-  std::vector<Val> vals;                  // every value, arguments first
+  std::vector<Val> vals;                 // every value, arguments first
   std::string body;
   int nextValue = 0; // %v<N> names
   bool anyConstraint = false;
@@ -211,9 +210,7 @@ private:
   //--- randomness ---------------------------------------------------------//
 
   /// Uniform integer in [lo, hi].
-  int uniform(int lo, int hi) {
-    return lo + (int)(rng() % (uint32_t)(hi - lo + 1));
-  }
+  int uniform(int lo, int hi) { return lo + (int)(rng() % (uint32_t)(hi - lo + 1)); }
   bool chance(double p) { return (rng() >> 8) * (1.0 / (1u << 24)) < p; }
   template <typename T> const T &pick(const std::vector<T> &from) {
     return from[uniform(0, (int)from.size() - 1)];
@@ -227,8 +224,7 @@ private:
     // Many axes need long dimensions to split over 16 or 32 devices
     // without padding, and short ones to pad over them.
     if (meshFamily == MeshFamily::ManyAxes)
-      return padded ? pick<int64_t>({3, 5, 6, 8, 10, 12, 24})
-                    : pick<int64_t>({4, 8, 16, 16, 32});
+      return padded ? pick<int64_t>({3, 5, 6, 8, 10, 12, 24}) : pick<int64_t>({4, 8, 16, 16, 32});
     return padded ? pick<int64_t>({3, 5, 6, 8, 10, 12}) : pick<int64_t>({4, 8, 12, 16});
   }
 
@@ -255,10 +251,18 @@ private:
       return;
     }
     switch (uniform(0, 3)) {
-    case 0: mesh = {{"a", 2}}; break;
-    case 1: mesh = {{"a", 4}}; break;
-    case 2: mesh = {{"a", 2}, {"b", 2}}; break;
-    default: mesh = {{"a", 2}, {"b", 4}}; break;
+    case 0:
+      mesh = {{"a", 2}};
+      break;
+    case 1:
+      mesh = {{"a", 4}};
+      break;
+    case 2:
+      mesh = {{"a", 2}, {"b", 2}};
+      break;
+    default:
+      mesh = {{"a", 2}, {"b", 4}};
+      break;
     }
   }
 
@@ -282,8 +286,7 @@ private:
     shuffle(order);
     // Sometimes aim every axis at one dimension (on many axes, more often).
     int preferred = shape.empty() ? -1 : uniform(0, (int)shape.size() - 1);
-    bool stack =
-        order.size() > 1 && chance(meshFamily == MeshFamily::ManyAxes ? 0.5 : 0.3);
+    bool stack = order.size() > 1 && chance(meshFamily == MeshFamily::ManyAxes ? 0.5 : 0.3);
     for (const MeshAxis &axis : order) {
       if (!chance(stack ? 0.9 : 0.6))
         continue;
@@ -348,9 +351,7 @@ private:
 
   /// The operand of the next op: usually the latest value (a chain),
   /// sometimes an earlier one.
-  Val pickOperand() {
-    return chance(0.7) ? vals.back() : pick(vals);
-  }
+  Val pickOperand() { return chance(0.7) ? vals.back() : pick(vals); }
 
   /// `v`, or tanh(v) when `v` may be too large for arithmetic.
   Val bounded(const Val &v) {
@@ -435,20 +436,20 @@ private:
     bool same = x.name == y.name;
     x = bounded(x);
     y = same ? x : bounded(y);
-    double bound = op == "mul"                  ? x.bound * y.bound
+    double bound = op == "mul"                    ? x.bound * y.bound
                    : (op == "add" || op == "sub") ? x.bound + y.bound
                                                   : std::max(x.bound, y.bound);
-    emit("shardc." + op + " " + x.name + ", " + y.name + " : " + typeStr(x.shape),
-         x.shape, bound);
+    emit("shardc." + op + " " + x.name + ", " + y.name + " : " + typeStr(x.shape), x.shape, bound);
     return true;
   }
 
   /// The result shape of a dot_general (batching dims, lhs free dims, rhs
   /// free dims), if it is within the generator's limits.
-  static std::optional<Shape>
-  dotResultShape(const Shape &lhs, const Shape &rhs, const std::vector<int64_t> &lb,
-                 const std::vector<int64_t> &rb, const std::vector<int64_t> &lc,
-                 const std::vector<int64_t> &rc) {
+  static std::optional<Shape> dotResultShape(const Shape &lhs, const Shape &rhs,
+                                             const std::vector<int64_t> &lb,
+                                             const std::vector<int64_t> &rb,
+                                             const std::vector<int64_t> &lc,
+                                             const std::vector<int64_t> &rc) {
     Shape out;
     int64_t contraction = 1;
     for (int64_t d : lb)
@@ -555,8 +556,8 @@ private:
     std::string op = "shardc.dot_general " + lhs.name + ", " + rhs.name + " ";
     if (!lb.empty())
       op += "batching_dims = " + intList(lb) + " x " + intList(rb) + ", ";
-    op += "contracting_dims = " + intList(lc) + " x " + intList(rc) + " : (" +
-          typeStr(lhs.shape) + ", " + typeStr(rhs.shape) + ") -> " + typeStr(*out);
+    op += "contracting_dims = " + intList(lc) + " x " + intList(rc) + " : (" + typeStr(lhs.shape) +
+          ", " + typeStr(rhs.shape) + ") -> " + typeStr(*out);
     emit(op, *out, lhs.bound * rhs.bound * (double)contraction);
     return true;
   }
@@ -672,9 +673,8 @@ private:
       out[d] /= f;
       out.insert(out.begin() + d, f);
     }
-    emit("shardc.reshape " + x.name + " : (" + typeStr(x.shape) + ") -> " +
-             typeStr(out),
-         out, x.bound);
+    emit("shardc.reshape " + x.name + " : (" + typeStr(x.shape) + ") -> " + typeStr(out), out,
+         x.bound);
     return true;
   }
 
@@ -713,9 +713,8 @@ private:
     }
     if (!any)
       return false;
-    emit("shardc.slice " + x.name + ", start = " + intList(start) + ", limit = " +
-             intList(limit) + ", strides = " + intList(strides) + " : (" +
-             typeStr(x.shape) + ") -> " + typeStr(out),
+    emit("shardc.slice " + x.name + ", start = " + intList(start) + ", limit = " + intList(limit) +
+             ", strides = " + intList(strides) + " : (" + typeStr(x.shape) + ") -> " + typeStr(out),
          out, x.bound);
     return true;
   }
@@ -757,8 +756,8 @@ private:
       names += (i ? ", " : "") + inputs[i].name;
       types += (i ? ", " : "") + typeStr(inputs[i].shape);
     }
-    emit("shardc.concatenate " + names + " dim = " + std::to_string(dim) + " : (" +
-             types + ") -> " + typeStr(out),
+    emit("shardc.concatenate " + names + " dim = " + std::to_string(dim) + " : (" + types +
+             ") -> " + typeStr(out),
          out, bound);
     return true;
   }
@@ -767,8 +766,8 @@ private:
   bool genShardingConstraint() {
     Val x = pickOperand();
     anyConstraint = true;
-    emit("shardc.sharding_constraint " + x.name + " <@mesh, " +
-             randomSharding(x.shape) + "> : " + typeStr(x.shape),
+    emit("shardc.sharding_constraint " + x.name + " <@mesh, " + randomSharding(x.shape) +
+             "> : " + typeStr(x.shape),
          x.shape, x.bound);
     return true;
   }
@@ -840,9 +839,9 @@ Array randomInput(const Shape &shape, std::mt19937 &rng) {
   if (bad == 0)
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
-         << bad << " of " << actual.numElements() << " elements differ (largest error "
-         << worst << "); first at " << first << ": got " << actual.getDouble(first)
-         << ", want " << expected.getDouble(first);
+         << bad << " of " << actual.numElements() << " elements differ (largest error " << worst
+         << "); first at " << first << ": got " << actual.getDouble(first) << ", want "
+         << expected.getDouble(first);
 }
 
 std::string printOp(Operation *op) {
@@ -900,18 +899,16 @@ void checkSeed(uint32_t seed, MeshFamily meshFamily) {
   FailureOr<std::vector<Array>> expected = interpret(fn, inputs);
   ASSERT_TRUE(succeeded(expected)) << "the global run failed:\n" << diagnostics;
 
-  ASSERT_TRUE(succeeded(propagateShardings(fn)))
-      << "propagation failed:\n" << diagnostics;
+  ASSERT_TRUE(succeeded(propagateShardings(fn))) << "propagation failed:\n" << diagnostics;
   std::string propagated = printOp(*module);
   SCOPED_TRACE("propagated:\n" + propagated);
   PartitionOptions options;
   options.padUneven = program.padded;
-  ASSERT_TRUE(succeeded(partitionFunction(fn, options)))
-      << "partitioning failed:\n" << diagnostics;
+  ASSERT_TRUE(succeeded(partitionFunction(fn, options))) << "partitioning failed:\n" << diagnostics;
   std::string partitioned = printOp(*module);
   SCOPED_TRACE("partitioned:\n" + partitioned);
-  ASSERT_TRUE(succeeded(mlir::verify(*module)))
-      << "the partitioned module does not verify:\n" << diagnostics;
+  ASSERT_TRUE(succeeded(mlir::verify(*module))) << "the partitioned module does not verify:\n"
+                                                << diagnostics;
 
   FailureOr<std::vector<Array>> got = interpretPartitioned(fn, inputs);
   ASSERT_TRUE(succeeded(got)) << "the partitioned run failed:\n" << diagnostics;
@@ -974,8 +971,8 @@ TEST(RandomManyAxesCompiles, PropagateAndPartition) {
     auto fn = module->lookupSymbol<func::FuncOp>("main");
     PartitionOptions options;
     options.padUneven = program.padded;
-    bool ok = succeeded(propagateShardings(fn)) &&
-              succeeded(partitionFunction(fn, options)) && succeeded(mlir::verify(*module));
+    bool ok = succeeded(propagateShardings(fn)) && succeeded(partitionFunction(fn, options)) &&
+              succeeded(mlir::verify(*module));
     if (!ok) {
       ++failures;
       ADD_FAILURE() << "seed " << s << ":\n" << diagnostics << program.text;
@@ -991,7 +988,6 @@ uint32_t numSeeds(uint32_t fallback) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomPartitionTest, ::testing::Range(0u, numSeeds(400)));
-INSTANTIATE_TEST_SUITE_P(Seeds, RandomManyAxesPartitionTest,
-                         ::testing::Range(0u, numSeeds(100)));
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomManyAxesPartitionTest, ::testing::Range(0u, numSeeds(100)));
 
 } // namespace

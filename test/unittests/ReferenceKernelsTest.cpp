@@ -79,8 +79,7 @@ void expectArray(const Array &actual, const Array &expected, int64_t ulps = 0) {
     if (std::isnan(e)) {
       EXPECT_TRUE(std::isnan(a)) << "element " << i << ": got " << a << ", want NaN";
     } else if (ulps > 0 && std::isfinite(e) && std::isfinite(a) && e != 0) {
-      EXPECT_LE(ulpDistance(a, e), ulps)
-          << "element " << i << ": got " << a << ", want " << e;
+      EXPECT_LE(ulpDistance(a, e), ulps) << "element " << i << ": got " << a << ", want " << e;
     } else {
       EXPECT_EQ(a, e) << "element " << i;
       EXPECT_EQ(std::signbit(a), std::signbit(e)) << "sign of element " << i;
@@ -120,8 +119,7 @@ const std::vector<UnaryCase> kUnaryCases = {
     {OpCode::Abs, "abs", {0.0, 0.0, 1, 1, 0.5, 4, kInf, kInf, kNaN}, true},
     {OpCode::Exp,
      "exp",
-     {1, 1, kE, 0.36787944117144233, 1.6487212707001282, 54.598150033144236, kInf, 0.0,
-      kNaN},
+     {1, 1, kE, 0.36787944117144233, 1.6487212707001282, 54.598150033144236, kInf, 0.0, kNaN},
      false},
     // log: -inf at +-0, NaN below 0.
     {OpCode::Log,
@@ -130,12 +128,11 @@ const std::vector<UnaryCase> kUnaryCases = {
      false},
     {OpCode::Tanh,
      "tanh",
-     {0.0, -0.0, 0.7615941559557649, -0.7615941559557649, 0.46211715726000974,
-      0.999329299739067, 1, -1, kNaN},
+     {0.0, -0.0, 0.7615941559557649, -0.7615941559557649, 0.46211715726000974, 0.999329299739067, 1,
+      -1, kNaN},
      false},
     // sqrt: -0 stays -0, NaN below 0.
-    {OpCode::Sqrt, "sqrt", {0.0, -0.0, 1, kNaN, 0.7071067811865476, 2, kInf, kNaN, kNaN},
-     true},
+    {OpCode::Sqrt, "sqrt", {0.0, -0.0, 1, kNaN, 0.7071067811865476, 2, kInf, kNaN, kNaN}, true},
     // rsqrt = 1 / sqrt: +-inf at +-0, 0 at inf. Two roundings in f64.
     {OpCode::Rsqrt,
      "rsqrt",
@@ -143,20 +140,32 @@ const std::vector<UnaryCase> kUnaryCases = {
      false},
     {OpCode::Erf,
      "erf",
-     {0.0, -0.0, 0.8427007929497149, -0.8427007929497149, 0.5204998778130465,
-      0.9999999845827421, 1, -1, kNaN},
+     {0.0, -0.0, 0.8427007929497149, -0.8427007929497149, 0.5204998778130465, 0.9999999845827421, 1,
+      -1, kNaN},
      false},
     // log1p: -inf at -1, NaN below; keeps the sign of zero.
     {OpCode::Log1p,
      "log1p",
-     {0.0, -0.0, 0.6931471805599453, -kInf, 0.4054651081081644, 1.6094379124341003, kInf,
-      kNaN, kNaN},
+     {0.0, -0.0, 0.6931471805599453, -kInf, 0.4054651081081644, 1.6094379124341003, kInf, kNaN,
+      kNaN},
      false},
     // expm1: -1 at -inf; keeps the sign of zero.
-    {OpCode::Expm1, "expm1", {0.0, -0.0, 1.718281828459045, -0.6321205588285577, 0.6487212707001282, 53.598150033144236, kInf, -1, kNaN}, false},
+    {OpCode::Expm1,
+     "expm1",
+     {0.0, -0.0, 1.718281828459045, -0.6321205588285577, 0.6487212707001282, 53.598150033144236,
+      kInf, -1, kNaN},
+     false},
     // sin, cos: NaN at the infinities.
-    {OpCode::Sin, "sin", {0.0, -0.0, 0.8414709848078965, -0.8414709848078965, 0.479425538604203, -0.7568024953079282, kNaN, kNaN, kNaN}, false},
-    {OpCode::Cos, "cos", {1, 1, 0.5403023058681398, 0.5403023058681398, 0.8775825618903728, -0.6536436208636119, kNaN, kNaN, kNaN}, false},
+    {OpCode::Sin,
+     "sin",
+     {0.0, -0.0, 0.8414709848078965, -0.8414709848078965, 0.479425538604203, -0.7568024953079282,
+      kNaN, kNaN, kNaN},
+     false},
+    {OpCode::Cos,
+     "cos",
+     {1, 1, 0.5403023058681398, 0.5403023058681398, 0.8775825618903728, -0.6536436208636119, kNaN,
+      kNaN, kNaN},
+     false},
     // floor, ceil, round_even: exact; -0 stays -0 and halves go to even.
     {OpCode::Floor, "floor", {0.0, -0.0, 1, -1, 0.0, 4, kInf, -kInf, kNaN}, true},
     {OpCode::Ceil, "ceil", {0.0, -0.0, 1, -1, 1, 4, kInf, -kInf, kNaN}, true},
@@ -164,9 +173,16 @@ const std::vector<UnaryCase> kUnaryCases = {
     // round_afz: halves away from zero (0.5 -> 1), -0 stays -0.
     {OpCode::RoundAfz, "round_afz", {0.0, -0.0, 1, -1, 1, 4, kInf, -kInf, kNaN}, true},
     // tan: NaN at the infinities; keeps the sign of zero.
-    {OpCode::Tan, "tan", {0.0, -0.0, 1.5574077246549023, -1.5574077246549023, 0.5463024898437905, 1.1578212823495775, kNaN, kNaN, kNaN}, false},
+    {OpCode::Tan,
+     "tan",
+     {0.0, -0.0, 1.5574077246549023, -1.5574077246549023, 0.5463024898437905, 1.1578212823495775,
+      kNaN, kNaN, kNaN},
+     false},
     // cbrt: odd, infinite at infinities.
-    {OpCode::Cbrt, "cbrt", {0.0, -0.0, 1, -1, 0.7937005259840998, 1.5874010519681994, kInf, -kInf, kNaN}, false},
+    {OpCode::Cbrt,
+     "cbrt",
+     {0.0, -0.0, 1, -1, 0.7937005259840998, 1.5874010519681994, kInf, -kInf, kNaN},
+     false},
 };
 
 TEST(ReferenceUnary, EveryUnaryOpOfTheCatalogueHasHandValues) {
@@ -200,8 +216,7 @@ TEST(ReferenceUnary, F16RoundsTheDoubleResult) {
   Array x = f16({5}, {1.0, 2.0, 0.5, 12.0, 0.0});
   expectArray(unary(OpCode::Exp, x), f16({5}, {2.71875, 7.390625, 1.6484375, kInf, 1}));
   expectArray(unary(OpCode::Sqrt, x), f16({5}, {1, 1.4140625, 0.70703125, 3.46484375, 0}));
-  expectArray(unary(OpCode::Tanh, x),
-              f16({5}, {0.76171875, 0.9638671875, 0.462158203125, 1, 0}));
+  expectArray(unary(OpCode::Tanh, x), f16({5}, {0.76171875, 0.9638671875, 0.462158203125, 1, 0}));
   expectArray(unary(OpCode::Rsqrt, f16({3}, {0.25, 4.0, 0.0})), f16({3}, {2, 0.5, kInf}));
   expectArray(unary(OpCode::Log, f16({3}, {0.0, -1.0, 1.0})), f16({3}, {-kInf, kNaN, 0}));
 }
@@ -233,8 +248,8 @@ TEST(ReferenceUnary, KeepsShapeIncludingRankZeroAndEmpty) {
 //===----------------------------------------------------------------------===//
 
 // The binary ops the tests below check against hand-computed values.
-const std::vector<OpCode> kBinaryWithHandValues = {OpCode::Add, OpCode::Sub, OpCode::Mul,
-                                                   OpCode::Div, OpCode::Max, OpCode::Min,
+const std::vector<OpCode> kBinaryWithHandValues = {OpCode::Add, OpCode::Sub,   OpCode::Mul,
+                                                   OpCode::Div, OpCode::Max,   OpCode::Min,
                                                    OpCode::Pow, OpCode::Atan2, OpCode::Rem};
 
 TEST(ReferenceBinary, EveryBinaryOpOfTheCatalogueHasHandValues) {
@@ -255,8 +270,7 @@ TEST(ReferenceBinary, F32Arithmetic) {
   expectArray(ok(binary(OpCode::Mul, a, b)),
               f32({7}, {2, -1, 0.020000001415610313, 0, -0.0, 0, -12}));
   // x / 0 is +-inf, 0 / 0 is NaN.
-  expectArray(ok(binary(OpCode::Div, a, b)),
-              f32({7}, {0.5, -4, 0.5, kInf, -kInf, kNaN, -0.75}));
+  expectArray(ok(binary(OpCode::Div, a, b)), f32({7}, {0.5, -4, 0.5, kInf, -kInf, kNaN, -0.75}));
 }
 
 TEST(ReferenceBinary, F32MaxMinPropagateNaN) {
@@ -294,8 +308,7 @@ TEST(ReferenceBinary, F32Pow) {
 TEST(ReferenceBinary, F64Arithmetic) {
   Array a = f64({4}, {0.1, 1e308, 1, 2});
   Array b = f64({4}, {0.2, 1e308, 3, 0.5});
-  expectArray(ok(binary(OpCode::Add, a, b)),
-              f64({4}, {0.30000000000000004, kInf, 4, 2.5}));
+  expectArray(ok(binary(OpCode::Add, a, b)), f64({4}, {0.30000000000000004, kInf, 4, 2.5}));
   expectArray(ok(binary(OpCode::Div, a, b)), f64({4}, {0.5, 1, 1.0 / 3, 4}));
   expectArray(ok(binary(OpCode::Pow, a, b)),
               f64({4}, {std::pow(0.1, 0.2), kInf, 1, 1.4142135623730951}));
@@ -306,8 +319,7 @@ TEST(ReferenceBinary, HalfPrecisionRoundsOnce) {
   // 1 + 3 * 2^-11 is a tie between 1 + 2^-10 and 1 + 2^-9: to even gives 1 + 2^-9.
   Array a = f16({4}, {1, 1, 65504, 2048});
   Array b = f16({4}, {std::ldexp(1, -11), 3 * std::ldexp(1, -11), 65504, 1});
-  expectArray(ok(binary(OpCode::Add, a, b)),
-              f16({4}, {1, 1 + std::ldexp(1, -9), kInf, 2048}));
+  expectArray(ok(binary(OpCode::Add, a, b)), f16({4}, {1, 1 + std::ldexp(1, -9), kInf, 2048}));
   Array c = bf16({3}, {1, 1, 256});
   Array d = bf16({3}, {std::ldexp(1, -8), 3 * std::ldexp(1, -8), 1});
   expectArray(ok(binary(OpCode::Add, c, d)), bf16({3}, {1, 1 + std::ldexp(1, -6), 256}));
@@ -317,30 +329,27 @@ TEST(ReferenceBinary, HalfPrecisionRoundsOnce) {
 TEST(ReferenceBinary, I32ArithmeticWrapsAndDivisionTruncates) {
   Array a = i32({8}, {7, -7, 7, -7, kI32Max, kI32Min, 0, 5});
   Array b = i32({8}, {2, 2, -2, -2, 1, -1, 3, 5});
-  expectArray(ok(binary(OpCode::Add, a, b)),
-              i32({8}, {9, -5, 5, -9, kI32Min, kI32Max, 3, 10}));
+  expectArray(ok(binary(OpCode::Add, a, b)), i32({8}, {9, -5, 5, -9, kI32Min, kI32Max, 3, 10}));
   expectArray(ok(binary(OpCode::Sub, a, b)),
               i32({8}, {5, -9, 9, -5, kI32Max - 1, kI32Min + 1, -3, 0}));
-  expectArray(ok(binary(OpCode::Mul, a, b)),
-              i32({8}, {14, -14, -14, 14, kI32Max, kI32Min, 0, 25}));
+  expectArray(ok(binary(OpCode::Mul, a, b)), i32({8}, {14, -14, -14, 14, kI32Max, kI32Min, 0, 25}));
   // Truncation toward zero; INT_MIN / -1 wraps to INT_MIN.
   expectArray(ok(binary(OpCode::Div, a, b)), i32({8}, {3, -3, -3, 3, kI32Max, kI32Min, 0, 1}));
   expectArray(ok(binary(OpCode::Max, a, b)), i32({8}, {7, 2, 7, -2, kI32Max, -1, 3, 5}));
-  expectArray(ok(binary(OpCode::Min, a, b)),
-              i32({8}, {2, -7, -2, -7, 1, kI32Min, 0, 5}));
+  expectArray(ok(binary(OpCode::Min, a, b)), i32({8}, {2, -7, -2, -7, 1, kI32Min, 0, 5}));
 }
 
 TEST(ReferenceBinary, I64ArithmeticWraps) {
   Array a = i64({4}, {kI64Max, kI64Min, kI64Min, int64_t(1) << 62});
   Array b = i64({4}, {1, -1, -1, 4});
-  expectArray(ok(binary(OpCode::Add, a, b)), i64({4}, {kI64Min, kI64Max, kI64Max, (int64_t(1) << 62) + 4}));
+  expectArray(ok(binary(OpCode::Add, a, b)),
+              i64({4}, {kI64Min, kI64Max, kI64Max, (int64_t(1) << 62) + 4}));
   expectArray(ok(binary(OpCode::Mul, a, b)), i64({4}, {kI64Max, kI64Min, kI64Min, 0}));
   expectArray(ok(binary(OpCode::Div, a, b)),
               i64({4}, {kI64Max, kI64Min, kI64Min, int64_t(1) << 60}));
   // Exact beyond 2^53, where a double would round.
   Array big = i64({1}, {(int64_t(1) << 53) + 1});
-  expectArray(ok(binary(OpCode::Add, big, i64({1}, {2}))),
-              i64({1}, {(int64_t(1) << 53) + 3}));
+  expectArray(ok(binary(OpCode::Add, big, i64({1}, {2}))), i64({1}, {(int64_t(1) << 53) + 3}));
 }
 
 TEST(ReferenceBinary, IntegerDivisionByZeroIsAnError) {
@@ -359,8 +368,7 @@ TEST(ReferenceBinary, IntegerPow) {
   Array b = i32({10}, {10, 3, -1, -5, -3, -2, 0, 0, 5, 31});
   // Negative exponents: only +-1 have integer reciprocals, the rest give 0.
   // 2^31 wraps in i32.
-  expectArray(ok(binary(OpCode::Pow, a, b)),
-              i32({10}, {1024, -27, 0, 1, -1, 1, 1, 1, 0, kI32Min}));
+  expectArray(ok(binary(OpCode::Pow, a, b)), i32({10}, {1024, -27, 0, 1, -1, 1, 1, 1, 0, kI32Min}));
   Array c = i64({3}, {2, 3, -2});
   Array d = i64({3}, {62, 40, 63});
   // 3^40 = 12157665459056928801 wraps modulo 2^64.
@@ -426,10 +434,10 @@ TEST(ReferenceSelect, PicksElementwiseAndCopiesBits) {
 //===----------------------------------------------------------------------===//
 
 TEST(ReferenceConvert, FloatToIntTruncatesAndSaturates) {
-  Array x = f32({11}, {1.9, -1.9, 0.5, -0.5, 3e9, -3e9, kNaN, kInf, -kInf, 2147483520.0,
-                       -2147483648.0});
-  expectArray(convert(x, DType::I32), i32({11}, {1, -1, 0, 0, kI32Max, kI32Min, 0, kI32Max,
-                                                 kI32Min, 2147483520, kI32Min}));
+  Array x =
+      f32({11}, {1.9, -1.9, 0.5, -0.5, 3e9, -3e9, kNaN, kInf, -kInf, 2147483520.0, -2147483648.0});
+  expectArray(convert(x, DType::I32),
+              i32({11}, {1, -1, 0, 0, kI32Max, kI32Min, 0, kI32Max, kI32Min, 2147483520, kI32Min}));
   Array y = f64({8}, {1e19, -1e19, 9223372036854775808.0, -9223372036854775808.0,
                       2251799813685249.5, -2.999, kNaN, kInf});
   expectArray(convert(y, DType::I64),
@@ -453,9 +461,9 @@ TEST(ReferenceConvert, FromI1) {
 
 TEST(ReferenceConvert, IntToInt) {
   // Narrowing wraps (keeps the low bits); widening sign-extends.
-  expectArray(convert(i64({4}, {(int64_t(1) << 32) + 5, -1, int64_t(1) << 31, kI64Min}),
-                      DType::I32),
-              i32({4}, {5, -1, kI32Min, 0}));
+  expectArray(
+      convert(i64({4}, {(int64_t(1) << 32) + 5, -1, int64_t(1) << 31, kI64Min}), DType::I32),
+      i32({4}, {5, -1, kI32Min, 0}));
   expectArray(convert(i32({2}, {-1, kI32Min}), DType::I64), i64({2}, {-1, kI32Min}));
 }
 
@@ -469,8 +477,8 @@ TEST(ReferenceConvert, IntToFloatRoundsToNearestEven) {
 
 TEST(ReferenceConvert, F32ToBF16RoundsToNearestEven) {
   double u = std::ldexp(1, -8); // half a bf16 ulp at 1
-  Array x = f32({11}, {1 + u, 1 + 3 * u, 1 + u + std::ldexp(1, -20), -(1 + u), -0.0, kInf,
-                       kNaN, FLT_MAX, 3.3895313892515355e38, 1e-40, -kInf});
+  Array x = f32({11}, {1 + u, 1 + 3 * u, 1 + u + std::ldexp(1, -20), -(1 + u), -0.0, kInf, kNaN,
+                       FLT_MAX, 3.3895313892515355e38, 1e-40, -kInf});
   expectArray(convert(x, DType::BF16),
               bf16({11}, {1, 1 + 4 * u, 1 + 2 * u, -1, -0.0, kInf, kNaN, kInf,
                           3.3895313892515355e38, std::ldexp(1, -133), -kInf}));
@@ -489,12 +497,11 @@ TEST(ReferenceConvert, F32ToF16RoundsToNearestEven) {
   double u = std::ldexp(1, -11); // half an f16 ulp at 1
   Array x = f32({15}, {1 + u, 1 + 3 * u, 65504, 65519, 65520, -65520, std::ldexp(1, -25),
                        3 * std::ldexp(1, -25), std::ldexp(1, -24),
-                       std::ldexp(1, -14) - std::ldexp(1, -26), 1e-8, -1e-8, kNaN, 0.1,
-                       -0.0});
-  expectArray(convert(x, DType::F16),
-              f16({15}, {1, 1 + 4 * u, 65504, 65504, kInf, -kInf, 0, std::ldexp(1, -23),
-                         std::ldexp(1, -24), std::ldexp(1, -14), 0, -0.0, kNaN,
-                         0.0999755859375, -0.0}));
+                       std::ldexp(1, -14) - std::ldexp(1, -26), 1e-8, -1e-8, kNaN, 0.1, -0.0});
+  expectArray(
+      convert(x, DType::F16),
+      f16({15}, {1, 1 + 4 * u, 65504, 65504, kInf, -kInf, 0, std::ldexp(1, -23), std::ldexp(1, -24),
+                 std::ldexp(1, -14), 0, -0.0, kNaN, 0.0999755859375, -0.0}));
   Array r = convert(x, DType::F16);
   const uint16_t *bits = r.data<uint16_t>();
   EXPECT_EQ(bits[0], 0x3c00);
@@ -511,9 +518,9 @@ TEST(ReferenceConvert, F64ToHalfPrecisionRoundsOnce) {
   double aboveF16Tie = 1 + std::ldexp(1, -11) + std::ldexp(1, -40);
   double aboveBF16Tie = 1 + std::ldexp(1, -8) + std::ldexp(1, -40);
   double belowF16Tie = 1 + 3 * std::ldexp(1, -11) - std::ldexp(1, -40);
-  expectArray(convert(f64({3}, {aboveF16Tie, -aboveF16Tie, belowF16Tie}), DType::F16),
-              f16({3}, {1 + std::ldexp(1, -10), -(1 + std::ldexp(1, -10)),
-                        1 + std::ldexp(1, -10)}));
+  expectArray(
+      convert(f64({3}, {aboveF16Tie, -aboveF16Tie, belowF16Tie}), DType::F16),
+      f16({3}, {1 + std::ldexp(1, -10), -(1 + std::ldexp(1, -10)), 1 + std::ldexp(1, -10)}));
   expectArray(convert(f64({2}, {aboveBF16Tie, 1e300}), DType::BF16),
               bf16({2}, {1 + std::ldexp(1, -7), kInf}));
   // Ties themselves still go to even.
@@ -541,10 +548,8 @@ TEST(ReferenceIota, AlongEachDimension) {
   expectArray(iota(DType::I32, {2, 3}, 0), i32({2, 3}, {0, 0, 0, 1, 1, 1}));
   expectArray(iota(DType::I32, {2, 3}, 1), i32({2, 3}, {0, 1, 2, 0, 1, 2}));
   expectArray(iota(DType::I64, {5}, 0), i64({5}, {0, 1, 2, 3, 4}));
-  expectArray(iota(DType::F32, {2, 3, 2}, 1),
-              f32({2, 3, 2}, {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2}));
-  expectArray(iota(DType::F16, {2, 3, 2}, 2),
-              f16({2, 3, 2}, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}));
+  expectArray(iota(DType::F32, {2, 3, 2}, 1), f32({2, 3, 2}, {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2}));
+  expectArray(iota(DType::F16, {2, 3, 2}, 2), f16({2, 3, 2}, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}));
   expectArray(iota(DType::BF16, {3, 1}, 0), bf16({3, 1}, {0, 1, 2}));
 }
 
@@ -671,8 +676,7 @@ TEST(ReferenceReduce, AllDimensionsGiveRankZero) {
   expectArray(reduce(Reduction::Sum, x, {0, 1}), f32({}, {21}));
   expectArray(reduce(Reduction::Mean, x, {0, 1}), f32({}, {3.5}));
   expectArray(reduce(Reduction::Max, x, {1, 0}), f32({}, {6}));
-  expectArray(reduce(Reduction::Min, iotaOf(DType::I32, {3, 1, 2}, -4), {0, 1, 2}),
-              i32({}, {-4}));
+  expectArray(reduce(Reduction::Min, iotaOf(DType::I32, {3, 1, 2}, -4), {0, 1, 2}), i32({}, {-4}));
   expectArray(reduce(Reduction::Mean, f32({3}, {1, 2, 4}), {0}), f32({}, {7.0 / 3}));
 }
 
@@ -702,8 +706,7 @@ TEST(ReferenceReduce, Integers) {
 TEST(ReferenceReduce, HalfPrecisionAccumulatesInDouble) {
   double u = std::ldexp(1, -11);
   expectArray(reduce(Reduction::Sum, f16({3}, {1, u, u}), {0}), f16({}, {1 + 2 * u}));
-  expectArray(reduce(Reduction::Mean, bf16({2, 2}, {256, 1, 2, 1}), {1}),
-              bf16({2}, {128, 1.5}));
+  expectArray(reduce(Reduction::Mean, bf16({2, 2}, {256, 1, 2, 1}), {1}), bf16({2}, {128, 1.5}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -744,8 +747,7 @@ TEST(ReferenceBroadcast, PermutedDimensions) {
         expected.push_back(1 + 3 * i + j);
   expectArray(out, f32({3, 4, 2}, expected));
   // A size-1 dimension moved and expanded: (1, 2) -> (2, 3), dims {1, 0}.
-  expectArray(broadcastInDim(f32({1, 2}, {5, 6}), {2, 3}, {1, 0}),
-              f32({2, 3}, {5, 5, 5, 6, 6, 6}));
+  expectArray(broadcastInDim(f32({1, 2}, {5, 6}), {2, 3}, {1, 0}), f32({2, 3}, {5, 5, 5, 6, 6, 6}));
 }
 
 TEST(ReferenceReshape, KeepsRowMajorOrder) {
@@ -759,20 +761,19 @@ TEST(ReferenceReshape, KeepsRowMajorOrder) {
 }
 
 TEST(ReferenceTranspose, TwoAndThreeDimensions) {
-  expectArray(transpose(f32({2, 3}, {1, 2, 3, 4, 5, 6}), {1, 0}),
-              f32({3, 2}, {1, 4, 2, 5, 3, 6}));
+  expectArray(transpose(f32({2, 3}, {1, 2, 3, 4, 5, 6}), {1, 0}), f32({3, 2}, {1, 4, 2, 5, 3, 6}));
   // x[i][j][k] = 12i + 4j + k, shape (2, 3, 4)
   Array x = iotaOf(DType::I64, {2, 3, 4});
   // perm {2, 0, 1}: out[k][i][j] = x[i][j][k], shape (4, 2, 3).
   Array t = transpose(x, {2, 0, 1});
   ASSERT_EQ(t.shape(), (Shape{4, 2, 3}));
-  EXPECT_EQ(t.toInts(), (Ints{0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21,
+  EXPECT_EQ(t.toInts(), (Ints{0, 4, 8,  12, 16, 20, 1, 5, 9,  13, 17, 21,
                               2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23}));
   // perm {1, 0, 2}: out[j][i][k], shape (3, 2, 4).
   Array s = transpose(x, {1, 0, 2});
   ASSERT_EQ(s.shape(), (Shape{3, 2, 4}));
-  EXPECT_EQ(s.toInts(), (Ints{0, 1, 2, 3, 12, 13, 14, 15, 4, 5, 6, 7,
-                              16, 17, 18, 19, 8, 9, 10, 11, 20, 21, 22, 23}));
+  EXPECT_EQ(s.toInts(), (Ints{0,  1,  2,  3,  12, 13, 14, 15, 4,  5,  6,  7,
+                              16, 17, 18, 19, 8,  9,  10, 11, 20, 21, 22, 23}));
   // perm {2, 1, 0}: out[k][j][i], shape (4, 3, 2).
   Array r = transpose(x, {2, 1, 0});
   for (int k = 0; k < 4; ++k)
@@ -869,12 +870,11 @@ TEST(ReferenceScatterAdd, RepeatedIndicesAccumulate) {
   Array operand = f32({4, 2}, {1, 1, 1, 1, 1, 1, 1, 1});
   Array indices = i32({3}, {1, 3, 1});
   Array updates = f32({3, 2}, {10, 20, 30, 40, 50, 60});
-  expectArray(ok(scatterAdd(operand, indices, updates)),
-              f32({4, 2}, {1, 1, 61, 81, 1, 1, 31, 41}));
+  expectArray(ok(scatterAdd(operand, indices, updates)), f32({4, 2}, {1, 1, 61, 81, 1, 1, 31, 41}));
   // Multi-dimensional indices: updates shape = indices shape + row shape.
-  expectArray(ok(scatterAdd(i64({3}, {0, 0, 0}), i32({2, 2}, {2, 2, 0, 2}),
-                            i64({2, 2}, {1, 2, 3, 4}))),
-              i64({3}, {3, 0, 7}));
+  expectArray(
+      ok(scatterAdd(i64({3}, {0, 0, 0}), i32({2, 2}, {2, 2, 0, 2}), i64({2, 2}, {1, 2, 3, 4}))),
+      i64({3}, {3, 0, 7}));
   // No indices: the operand unchanged.
   expectArray(ok(scatterAdd(operand, i32({0}, {}), f32({0, 2}, {}))), operand);
 }
@@ -1064,7 +1064,6 @@ TEST(ReferenceAllToAll, GroupOfThreeSameDimAndInverse) {
     expectArray(inv[i], h[i]);
 }
 
-
 //===----------------------------------------------------------------------===//
 // Structured ops of the table (OpCodes.def's SHARDC_STRUCTURED rows)
 //===----------------------------------------------------------------------===//
@@ -1094,11 +1093,11 @@ TEST(ReferenceStructured, ArgMaxIsTheFirstLargestWithNaNAboveAll) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   // Rows: a plain maximum, a tie (the first wins), a NaN (it wins, the
   // first of two), all -inf, and a negative row.
-  Array x = f32({5, 4}, {1, 7, 3, 2,            //
-                         5, 9, 9, 1,            //
-                         2, nan, 8, nan,        //
+  Array x = f32({5, 4}, {1,         7,         3,         2,         //
+                         5,         9,         9,         1,         //
+                         2,         nan,       8,         nan,       //
                          -INFINITY, -INFINITY, -INFINITY, -INFINITY, //
-                         -3, -1, -2, -1});
+                         -3,        -1,        -2,        -1});
   StatusOr<Array> rows = argMax(x, 1);
   ASSERT_TRUE(rows.ok()) << rows.message();
   expectArray(*rows, i32({5}, {1, 1, 1, 0, 1}));
@@ -1107,8 +1106,9 @@ TEST(ReferenceStructured, ArgMaxIsTheFirstLargestWithNaNAboveAll) {
   expectArray(*cols, i32({4}, {1, 2, 1, 2}));
   // The middle dimension of a 3-D operand, in f64 and bf16.
   for (DType dtype : {DType::F64, DType::BF16}) {
-    Array y = Array::fromDoubles(dtype, {2, 3, 2}, {0, 5, 4, 1, 2, 9,   //
-                                                     7, 0, 7, 0, 1, 3});
+    Array y = Array::fromDoubles(dtype, {2, 3, 2},
+                                 {0, 5, 4, 1, 2, 9, //
+                                  7, 0, 7, 0, 1, 3});
     StatusOr<Array> mid = argMax(y, 1);
     ASSERT_TRUE(mid.ok()) << mid.message();
     expectArray(*mid, i32({2, 2}, {1, 2, 0, 2}));

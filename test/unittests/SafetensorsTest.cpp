@@ -35,8 +35,7 @@ namespace fs = std::filesystem;
 ::testing::AssertionResult contains(const std::string &text, const std::string &part) {
   if (text.find(part) != std::string::npos)
     return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part
-                                       << "\"";
+  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
 }
 
 /// The bytes of a string literal, embedded NULs included.
@@ -129,8 +128,8 @@ NamedArrays sampleCheckpoint(int seed = 0) {
 TEST(Safetensors, RoundTripIsBitExact) {
   // -0, infinities, a quiet NaN with a payload, a signalling NaN, a negative
   // NaN, a denormal: stored as given, never converted.
-  Array special = f32Bits({8}, {0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc12345u,
-                                0x7fa00001u, 0xffc00000u, 0x00000001u, 0x3f800000u});
+  Array special = f32Bits({8}, {0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc12345u, 0x7fa00001u,
+                                0xffc00000u, 0x00000001u, 0x3f800000u});
   NamedArrays tensors = {
       {"special", special},
       {"ints", Array::fromInts(DType::I32, {2, 2}, {INT32_MIN, INT32_MAX, 0, -1})},
@@ -248,8 +247,12 @@ TEST(SafetensorsCompat, SingleTensorMatchesTheHuggingFaceBytes) {
   std::string expected = bytesOf("H\0\0\0\0\0\0\0") +
                          "{\"attn0\":{\"dtype\":\"F32\",\"shape\":[1,1,2,3],"
                          "\"data_offsets\":[0,24]}}       " +
-                         bytesOf("\000\000\000\000" "\000\000\200\077" "\000\000\000\100"
-                                 "\000\000\100\100" "\000\000\200\100" "\000\000\240\100");
+                         bytesOf("\000\000\000\000"
+                                 "\000\000\200\077"
+                                 "\000\000\000\100"
+                                 "\000\000\100\100"
+                                 "\000\000\200\100"
+                                 "\000\000\240\100");
   ASSERT_EQ(expected.size(), 8u + 72 + 24);
   Array attn = Array::fromDoubles(DType::F32, {1, 1, 2, 3}, {0, 1, 2, 3, 4, 5});
 
@@ -267,15 +270,17 @@ TEST(SafetensorsCompat, CheckpointWithMetadataMatchesTheHuggingFaceBytes) {
   //           metadata={"format": "pt"}): Hugging Face orders the tensors by
   // descending dtype alignment (I64, F32, BOOL), metadata first; 207 bytes
   // of JSON and one space make 208 (0xd0).
-  std::string expected =
-      bytesOf("\320\0\0\0\0\0\0\0") +
-      "{\"__metadata__\":{\"format\":\"pt\"},"
-      "\"step\":{\"dtype\":\"I64\",\"shape\":[],\"data_offsets\":[0,8]},"
-      "\"weight\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[8,24]},"
-      "\"mask\":{\"dtype\":\"BOOL\",\"shape\":[3],\"data_offsets\":[24,27]}} " +
-      bytesOf("\350\003\000\000\000\000\000\000"                              // 1000
-              "\000\000\200\077" "\000\000\000\300" "\000\000\000\077" "\000\000\100\100" // 1 -2 .5 3
-              "\001\000\001");
+  std::string expected = bytesOf("\320\0\0\0\0\0\0\0") +
+                         "{\"__metadata__\":{\"format\":\"pt\"},"
+                         "\"step\":{\"dtype\":\"I64\",\"shape\":[],\"data_offsets\":[0,8]},"
+                         "\"weight\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[8,24]},"
+                         "\"mask\":{\"dtype\":\"BOOL\",\"shape\":[3],\"data_offsets\":[24,27]}} " +
+                         bytesOf("\350\003\000\000\000\000\000\000" // 1000
+                                 "\000\000\200\077"
+                                 "\000\000\000\300"
+                                 "\000\000\000\077"
+                                 "\000\000\100\100" // 1 -2 .5 3
+                                 "\001\000\001");
   ASSERT_EQ(expected.size(), 8u + 208 + 27);
   NamedArrays tensors = {
       {"step", Array::fromInts(DType::I64, {}, {1000})},
@@ -301,7 +306,8 @@ TEST(SafetensorsCompat, HeaderOrderSpacingEscapesAndExtraKeysDoNotMatter) {
                      "  \"__metadata__\" : null,\n"
                      "  \"alpha\" : {\"dtype\":\"F64\",\"shape\":[],\"data_offsets\":[0,8]}\n}\n";
   std::string data = bytesOf("\000\000\000\000\000\000\370\077" // 1.5
-                             "\007\000\000\000" "\371\377\377\377");    // 7 -7
+                             "\007\000\000\000"
+                             "\371\377\377\377"); // 7 -7
   StatusOr<SafetensorsFile> read = parseSafetensors(makeFile(json, data), "other.safetensors");
   ASSERT_TRUE(read.ok()) << read.message();
   // In data order.
@@ -354,17 +360,18 @@ TEST(SafetensorsErrors, ReadingADirectory) {
 }
 
 TEST(SafetensorsErrors, ShorterThanTheHeaderLength) {
-  EXPECT_TRUE(contains(parseError(""),
-                       "the file is 0 bytes, shorter than the 8-byte header length"));
-  EXPECT_TRUE(contains(parseError(std::string("\x10\0\0", 3)), "the file is 3 bytes, shorter than"));
+  EXPECT_TRUE(
+      contains(parseError(""), "the file is 0 bytes, shorter than the 8-byte header length"));
+  EXPECT_TRUE(
+      contains(parseError(std::string("\x10\0\0", 3)), "the file is 3 bytes, shorter than"));
   EXPECT_TRUE(contains(parseError(std::string(7, '\0')), "7 bytes"));
   // Through a real file, the path names it.
   TempDir dir("shardc-safetensors");
   ASSERT_TRUE(writeFileAtomically(dir.file("short"), "abc").ok());
   StatusOr<SafetensorsFile> f = readSafetensors(dir.file("short"));
   ASSERT_FALSE(f.ok());
-  EXPECT_EQ(f.message(), dir.file("short") +
-                             ": the file is 3 bytes, shorter than the 8-byte header length");
+  EXPECT_EQ(f.message(),
+            dir.file("short") + ": the file is 3 bytes, shorter than the 8-byte header length");
 }
 
 TEST(SafetensorsErrors, HeaderLengthPastTheEndOfTheFile) {
@@ -386,39 +393,37 @@ TEST(SafetensorsErrors, AbsurdHeaderLength) {
 }
 
 TEST(SafetensorsErrors, HeaderNotValidJson) {
-  auto jsonError = [](const std::string &json) {
-    return parseError(le64(json.size()) + json);
-  };
+  auto jsonError = [](const std::string &json) { return parseError(le64(json.size()) + json); };
   const char *bad[] = {
-      "",                        // nothing
-      "{",                       // unterminated
-      "{\"a\":}",                // missing value
-      "{\"a\":{},}",             // trailing comma
-      "{'a':{}}",                // single quotes
-      "{\"a\" {}}",              // missing colon
+      "",                         // nothing
+      "{",                        // unterminated
+      "{\"a\":}",                 // missing value
+      "{\"a\":{},}",              // trailing comma
+      "{'a':{}}",                 // single quotes
+      "{\"a\" {}}",               // missing colon
       "{\"a\":{\"shape\":[01]}}", // leading zero
       "{\"a\":{\"shape\":[1.]}}", // bad fraction
       "{\"a\":{\"shape\":[-]}}",  // bare minus
       "{\"a\":{\"x\":tru}}",      // bad literal
-      "{\"\\q\":{}}",            // bad escape
-      "{\"\\u12G4\":{}}",        // bad \u escape
-      "{\"\\ud800\":{}}",        // unpaired high surrogate
-      "{\"\\udc00\":{}}",        // unpaired low surrogate
-      "{\"\\ud800\\u0041\":{}}", // high surrogate with a non-surrogate
-      "{\"a\tb\":{}}",           // raw control character
-      "{\"\xff\":{}}",           // invalid UTF-8
-      "{\"\xc0\xaf\":{}}",       // overlong UTF-8
-      "{\"\xed\xa0\x80\":{}}",   // UTF-8-encoded surrogate
-      "{\"\xe6\x97\":{}}",       // truncated UTF-8
-      "{} {}",                   // text after the object
+      "{\"\\q\":{}}",             // bad escape
+      "{\"\\u12G4\":{}}",         // bad \u escape
+      "{\"\\ud800\":{}}",         // unpaired high surrogate
+      "{\"\\udc00\":{}}",         // unpaired low surrogate
+      "{\"\\ud800\\u0041\":{}}",  // high surrogate with a non-surrogate
+      "{\"a\tb\":{}}",            // raw control character
+      "{\"\xff\":{}}",            // invalid UTF-8
+      "{\"\xc0\xaf\":{}}",        // overlong UTF-8
+      "{\"\xed\xa0\x80\":{}}",    // UTF-8-encoded surrogate
+      "{\"\xe6\x97\":{}}",        // truncated UTF-8
+      "{} {}",                    // text after the object
   };
   for (const char *json : bad) {
     SCOPED_TRACE(json);
     EXPECT_TRUE(contains(jsonError(json), "the header is not valid JSON: "));
   }
   // NUL padding instead of spaces.
-  EXPECT_TRUE(contains(jsonError(std::string("{}\0\0", 4)),
-                       "text after the top-level value at byte 2"));
+  EXPECT_TRUE(
+      contains(jsonError(std::string("{}\0\0", 4)), "text after the top-level value at byte 2"));
   EXPECT_TRUE(contains(jsonError("{\"a\" {}}"), "expected ':' at byte 5"));
   EXPECT_TRUE(contains(jsonError("{\"\\ud800\":{}}"), "unpaired surrogate"));
   EXPECT_TRUE(contains(jsonError("{\"\xff\":{}}"), "invalid UTF-8"));
@@ -472,8 +477,8 @@ TEST(SafetensorsErrors, UnsupportedDType) {
                      "F64, F16, BF16, I32, I64, BOOL)");
   EXPECT_TRUE(contains(parseEntryError(entry("q", "F8_E4M3", "[1]", 0, 1), "x"),
                        "tensor 'q': unsupported dtype 'F8_E4M3'"));
-  EXPECT_TRUE(contains(parseEntryError(entry("w", "f32", "[1]", 0, 4), "xxxx"),
-                       "unsupported dtype 'f32'"));
+  EXPECT_TRUE(
+      contains(parseEntryError(entry("w", "f32", "[1]", 0, 4), "xxxx"), "unsupported dtype 'f32'"));
   EXPECT_EQ(parseEntryError("\"w\":{\"dtype\":4,\"shape\":[1],\"data_offsets\":[0,4]}", "xxxx"),
             "bad.safetensors: tensor 'w': \"dtype\" is not a string");
 }
@@ -523,11 +528,14 @@ TEST(SafetensorsErrors, MalformedOffsets) {
                                "}",
                            std::string(4, '\0'));
   };
-  EXPECT_EQ(withOffsets("[0]"), "bad.safetensors: tensor 'w': \"data_offsets\" has 1 elements, not 2");
-  EXPECT_EQ(withOffsets("[]"), "bad.safetensors: tensor 'w': \"data_offsets\" has 0 elements, not 2");
+  EXPECT_EQ(withOffsets("[0]"),
+            "bad.safetensors: tensor 'w': \"data_offsets\" has 1 elements, not 2");
+  EXPECT_EQ(withOffsets("[]"),
+            "bad.safetensors: tensor 'w': \"data_offsets\" has 0 elements, not 2");
   EXPECT_EQ(withOffsets("[0,4,8]"),
             "bad.safetensors: tensor 'w': \"data_offsets\" has more than 2 elements");
-  EXPECT_EQ(withOffsets("[-4,0]"), "bad.safetensors: tensor 'w': begin of \"data_offsets\" is negative");
+  EXPECT_EQ(withOffsets("[-4,0]"),
+            "bad.safetensors: tensor 'w': begin of \"data_offsets\" is negative");
   EXPECT_EQ(withOffsets("[0,4.0]"),
             "bad.safetensors: tensor 'w': end of \"data_offsets\" is not an integer");
   EXPECT_EQ(withOffsets("[0,18446744073709551616]"),
@@ -537,33 +545,33 @@ TEST(SafetensorsErrors, MalformedOffsets) {
 }
 
 TEST(SafetensorsErrors, OverlappingTensors) {
-  std::string message = parseError(makeFile(
-      "{" + entry("a", "F32", "[4]", 0, 16) + "," + entry("b", "F32", "[4]", 8, 24) + "}",
-      std::string(24, '\0')));
+  std::string message = parseError(
+      makeFile("{" + entry("a", "F32", "[4]", 0, 16) + "," + entry("b", "F32", "[4]", 8, 24) + "}",
+               std::string(24, '\0')));
   EXPECT_EQ(message, "bad.safetensors: tensors 'a' (data_offsets [0, 16]) and 'b' "
                      "(data_offsets [8, 24]) overlap");
   // The same range twice.
   EXPECT_TRUE(contains(parseError(makeFile("{" + entry("a", "F32", "[2]", 0, 8) + "," +
-                                           entry("b", "I32", "[2]", 0, 8) + "}",
+                                               entry("b", "I32", "[2]", 0, 8) + "}",
                                            std::string(8, '\0'))),
                        "overlap"));
   // A zero-size tensor inside another.
   EXPECT_TRUE(contains(parseError(makeFile("{" + entry("a", "F32", "[4]", 0, 16) + "," +
-                                           entry("z", "F32", "[0]", 4, 4) + "}",
+                                               entry("z", "F32", "[0]", 4, 4) + "}",
                                            std::string(16, '\0'))),
                        "'z' (data_offsets [4, 4]) overlap"));
 }
 
 TEST(SafetensorsErrors, GapsBetweenTensors) {
   EXPECT_EQ(parseError(makeFile("{" + entry("a", "F32", "[2]", 0, 8) + "," +
-                                entry("b", "F32", "[2]", 16, 24) + "}",
+                                    entry("b", "F32", "[2]", 16, 24) + "}",
                                 std::string(24, '\0'))),
             "bad.safetensors: tensor 'b': data_offsets [16, 24] leave a gap of 8 bytes after "
             "byte 8 (tensors must be contiguous)");
   // The first tensor must start at 0.
-  EXPECT_TRUE(contains(parseError(makeFile("{" + entry("a", "F32", "[2]", 4, 12) + "}",
-                                           std::string(12, '\0'))),
-                       "tensor 'a': data_offsets [4, 12] leave a gap of 4 bytes after byte 0"));
+  EXPECT_TRUE(contains(
+      parseError(makeFile("{" + entry("a", "F32", "[2]", 4, 12) + "}", std::string(12, '\0'))),
+      "tensor 'a': data_offsets [4, 12] leave a gap of 4 bytes after byte 0"));
 }
 
 TEST(SafetensorsErrors, TruncatedData) {
@@ -577,12 +585,10 @@ TEST(SafetensorsErrors, TruncatedData) {
   EXPECT_TRUE(contains(parseError(full.substr(0, dataStart)),
                        "tensor 'a': data_offsets [0, 8] run past the end of the data (0 bytes"));
   // Offsets far outside any file.
-  EXPECT_TRUE(contains(parseError(makeFile("{" +
-                                           entry("huge", "I64", "[1099511627776]", 0,
-                                                 8796093022208) +
-                                           "}",
-                                           "")),
-                       "tensor 'huge': data_offsets [0, 8796093022208] run past the end"));
+  EXPECT_TRUE(
+      contains(parseError(makeFile(
+                   "{" + entry("huge", "I64", "[1099511627776]", 0, 8796093022208) + "}", "")),
+               "tensor 'huge': data_offsets [0, 8796093022208] run past the end"));
 }
 
 TEST(SafetensorsErrors, TrailingBytes) {
@@ -595,13 +601,13 @@ TEST(SafetensorsErrors, TrailingBytes) {
 
 TEST(SafetensorsErrors, DuplicateNames) {
   EXPECT_EQ(parseError(makeFile("{" + entry("w", "F32", "[1]", 0, 4) + "," +
-                                entry("v", "F32", "[1]", 4, 8) + "," +
-                                entry("w", "F32", "[1]", 8, 12) + "}",
+                                    entry("v", "F32", "[1]", 4, 8) + "," +
+                                    entry("w", "F32", "[1]", 8, 12) + "}",
                                 std::string(12, '\0'))),
             "bad.safetensors: duplicate tensor name 'w'");
   // The same name spelled two ways is still the same name.
   EXPECT_TRUE(contains(parseError(makeFile("{" + entry("A", "F32", "[1]", 0, 4) + "," +
-                                           entry("\\u0041", "F32", "[1]", 4, 8) + "}",
+                                               entry("\\u0041", "F32", "[1]", 4, 8) + "}",
                                            std::string(8, '\0'))),
                        "duplicate tensor name 'A'"));
 }
@@ -684,10 +690,10 @@ TEST(SafetensorsWrite, InterruptedSaveKeepsThePreviousCheckpoint) {
     headerEnd -= t.second.sizeInBytes();
   // In the length, in the JSON, at its end, in the data, and with every byte
   // written but the rename not yet done.
-  for (int64_t failAfter : {(int64_t)0, (int64_t)1, (int64_t)7, (int64_t)8, (int64_t)9,
-                            (int64_t)headerEnd - 1, (int64_t)headerEnd, (int64_t)headerEnd + 1,
-                            (int64_t)v2Bytes.size() / 2, (int64_t)v2Bytes.size() - 1,
-                            (int64_t)v2Bytes.size(), (int64_t)v2Bytes.size() + 100}) {
+  for (int64_t failAfter :
+       {(int64_t)0, (int64_t)1, (int64_t)7, (int64_t)8, (int64_t)9, (int64_t)headerEnd - 1,
+        (int64_t)headerEnd, (int64_t)headerEnd + 1, (int64_t)v2Bytes.size() / 2,
+        (int64_t)v2Bytes.size() - 1, (int64_t)v2Bytes.size(), (int64_t)v2Bytes.size() + 100}) {
     SCOPED_TRACE("failing after " + std::to_string(failAfter) + " bytes");
     setSafetensorsWriteFailureForTesting(failAfter);
     Status s = writeSafetensors(path, v2, {{"step", "200"}});
@@ -738,8 +744,7 @@ TEST(SafetensorsWrite, IntoAMissingDirectoryIsAnError) {
   std::string path = dir.file("no/such/dir/ckpt.safetensors");
   Status s = writeSafetensors(path, sampleCheckpoint());
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.message(),
-            "cannot create a file beside '" + path + "': No such file or directory");
+  EXPECT_EQ(s.message(), "cannot create a file beside '" + path + "': No such file or directory");
   EXPECT_FALSE(fs::exists(dir.file("no")));
   EXPECT_TRUE(dir.entries().empty());
 }
@@ -811,8 +816,7 @@ TEST(SafetensorsIndex, ShardsAndTheirIndexReadAsOneCheckpoint) {
   ASSERT_TRUE(writeSafetensorsIndex(path, index).ok());
   StatusOr<SafetensorsFile> misplaced = readShardedSafetensors(path);
   ASSERT_FALSE(misplaced.ok());
-  EXPECT_NE(misplaced.message().find("is not in 'm-00002-of-00002.safetensors'"),
-            std::string::npos)
+  EXPECT_NE(misplaced.message().find("is not in 'm-00002-of-00002.safetensors'"), std::string::npos)
       << misplaced.message();
   ASSERT_EQ(::unlink(dir.file("m-00002-of-00002.safetensors").c_str()), 0);
   StatusOr<SafetensorsFile> missing = readShardedSafetensors(path);

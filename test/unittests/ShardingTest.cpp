@@ -209,12 +209,11 @@ TEST(NamedSharding, LocalShape) {
 
 TEST(NamedSharding, ValidateAcceptsGoodSpecs) {
   Mesh m = mesh2x4();
-  for (const PartitionSpec &spec :
-       std::vector<PartitionSpec>{{{"data"}, {"model"}},
-                                  {{"model"}, {"data"}},
-                                  {{"data", "model"}, {}},
-                                  {{}, {"model", "data"}},
-                                  {{}, {}}}) {
+  for (const PartitionSpec &spec : std::vector<PartitionSpec>{{{"data"}, {"model"}},
+                                                              {{"model"}, {"data"}},
+                                                              {{"data", "model"}, {}},
+                                                              {{}, {"model", "data"}},
+                                                              {{}, {}}}) {
     Status s = NamedSharding{m, spec}.validate({8, 8});
     EXPECT_TRUE(s.ok()) << s.message();
   }
@@ -280,8 +279,7 @@ TEST(NamedSharding, ShardOverTwoAxesFollowsTheAxisOrder) {
   // data major: block rank = data * 4 + model, the device id.
   NamedSharding dataMajor{mesh2x4(), {{"data", "model"}, {}}};
   for (int64_t d = 0; d < 8; ++d)
-    EXPECT_EQ(dataMajor.shard(global, d).toInts(),
-              (std::vector<int64_t>{2 * d, 2 * d + 1}))
+    EXPECT_EQ(dataMajor.shard(global, d).toInts(), (std::vector<int64_t>{2 * d, 2 * d + 1}))
         << "device " << d;
   // model major: device 1 = (data 0, model 1) holds block 1 * 2 + 0 = 2.
   NamedSharding modelMajor{mesh2x4(), {{"model", "data"}, {}}};

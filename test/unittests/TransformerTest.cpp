@@ -201,7 +201,7 @@ TEST(Transformer, NextTokenLogitsIgnoreThePaddingAfterThePosition) {
   Array tokens = Array::fromInts(DType::I32, {1, T}, std::vector<int64_t>(T, 0));
   Array noisy = tokens;
   for (int64_t i = 0; i < T; ++i) {
-    tokens.setInt(i, i <= pos ? 'a' + i : 0);  // zero padding after pos
+    tokens.setInt(i, i <= pos ? 'a' + i : 0);      // zero padding after pos
     noisy.setInt(i, i <= pos ? 'a' + i : 200 - i); // anything after pos
   }
   auto args = [&](const Array &x, int64_t at) {
@@ -303,8 +303,7 @@ TEST(Transformer, BatchedDecodingSplitsSequencesOverData) {
   gpt::Config c = smallConfig();
   std::vector<Array> params = gpt::initParameters(c, 6);
   gpt::Generator one(client, c, params, Mesh{{"data", "model"}, {1, 1}}, gpt::Mode::KvCache);
-  gpt::Generator four(client, c, params, Mesh{{"data", "model"}, {2, 2}}, gpt::Mode::KvCache,
-                      4);
+  gpt::Generator four(client, c, params, Mesh{{"data", "model"}, {2, 2}}, gpt::Mode::KvCache, 4);
   ASSERT_TRUE(one.initialize().ok() && four.initialize().ok());
   StatusOr<gpt::Generator::Result> a = one.generate("xy", 10, {}, nullptr);
   StatusOr<gpt::Generator::Result> b = four.generate("xy", 10, {}, nullptr);
@@ -378,8 +377,8 @@ TEST(Transformer, PruneCheckpointsKeepsTheLatestAndDeletesAnIndexFirst) {
       "step-00000002.safetensors.index.json",
       "step-00000003.safetensors",
       "step-00000004.safetensors",
-      "step-00000009.safetensors",          // a later step: stays
-      "step-00000001.safetensors.tmp",      // not a checkpoint name
+      "step-00000009.safetensors",     // a later step: stays
+      "step-00000001.safetensors.tmp", // not a checkpoint name
       "step-x.safetensors",
       "step-00000001-1-of-2.safetensors",
       "notes.txt",
@@ -393,15 +392,14 @@ TEST(Transformer, PruneCheckpointsKeepsTheLatestAndDeletesAnIndexFirst) {
   EXPECT_EQ((*gone)[1], tmp.file("step-00000002.safetensors.index.json"));
   EXPECT_EQ(tmp.entries(),
             (std::vector<std::string>{"notes.txt", "step-00000001-1-of-2.safetensors",
-                                      "step-00000001.safetensors.tmp",
-                                      "step-00000003.safetensors", "step-00000004.safetensors",
-                                      "step-00000009.safetensors", "step-x.safetensors"}));
+                                      "step-00000001.safetensors.tmp", "step-00000003.safetensors",
+                                      "step-00000004.safetensors", "step-00000009.safetensors",
+                                      "step-x.safetensors"}));
   // keep 1: the newest alone, even when its file is not there yet.
   gone = gpt::pruneCheckpoints(tmp.path(), 5, 1);
   ASSERT_TRUE(gone.ok());
   EXPECT_EQ(gone->size(), 2u);
-  StatusOr<std::vector<std::string>> missing =
-      gpt::pruneCheckpoints(tmp.file("absent"), 5, 1);
+  StatusOr<std::vector<std::string>> missing = gpt::pruneCheckpoints(tmp.file("absent"), 5, 1);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.message().find("absent"), std::string::npos) << missing.message();
 }
@@ -541,8 +539,8 @@ TEST(Transformer, CorruptCheckpointsAreClearErrors) {
 
   rewrite(good, dir + "/optimizer.safetensors", [](SafetensorsFile &f) {
     auto &ts = f.tensors;
-    ts.erase(std::find_if(ts.begin(), ts.end(),
-                          [](auto &p) { return p.first == "optimizer.step"; }));
+    ts.erase(
+        std::find_if(ts.begin(), ts.end(), [](auto &p) { return p.first == "optimizer.step"; }));
   });
   expectLoadError(dir + "/optimizer.safetensors", "tensor 'optimizer.step' is missing");
   // Parameters alone still load (for generation), with the model's shape
@@ -566,14 +564,16 @@ TEST(Transformer, CorruptCheckpointsAreClearErrors) {
   }
   std::ofstream(dir + "/short.safetensors", std::ios::binary)
       .write(bytes.data(), (std::streamsize)(bytes.size() - 100));
-  StatusOr<gpt::TrainState> shortFile = gpt::loadCheckpoint(dir + "/short.safetensors", smallConfig());
+  StatusOr<gpt::TrainState> shortFile =
+      gpt::loadCheckpoint(dir + "/short.safetensors", smallConfig());
   ASSERT_FALSE(shortFile.ok());
   EXPECT_NE(shortFile.message().find("short.safetensors"), std::string::npos)
       << shortFile.message();
   // Garbage in the header.
   std::string bad = bytes;
   bad[10] = '\x01';
-  std::ofstream(dir + "/garbage.safetensors", std::ios::binary).write(bad.data(), (std::streamsize)bad.size());
+  std::ofstream(dir + "/garbage.safetensors", std::ios::binary)
+      .write(bad.data(), (std::streamsize)bad.size());
   EXPECT_FALSE(gpt::loadCheckpoint(dir + "/garbage.safetensors", smallConfig()).ok());
   expectLoadError(dir + "/absent.safetensors", "absent.safetensors");
 }

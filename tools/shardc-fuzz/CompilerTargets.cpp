@@ -29,10 +29,11 @@
 namespace shardc::fuzz {
 
 std::vector<Target> compilerTargets() {
-  Target mlir{
-      "mlir", "MLIR text: parse, verify, propagate, partition, lower, validate, run",
-      [] {
-        return std::vector<std::string>{R"(shardc.mesh @mesh = <["data"=2]>
+  Target mlir{"mlir",
+              "MLIR text: parse, verify, propagate, partition, lower, validate, run",
+              [] {
+                return std::vector<std::string>{
+                    R"(shardc.mesh @mesh = <["data"=2]>
 func.func @main(%x: tensor<4x8xf32> {shardc.sharding = #shardc.sharding<@mesh, [{"data"}, {}]>},
                 %w: tensor<8x2xf32>) -> tensor<4x2xf32> {
   %y = shardc.dot_general %x, %w contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
@@ -40,9 +41,9 @@ func.func @main(%x: tensor<4x8xf32> {shardc.sharding = #shardc.sharding<@mesh, [
   return %z : tensor<4x2xf32>
 }
 )",
-                                        // Six axes, four of them on one padded dimension
-                                        // (of each operand and of the result).
-                                        R"(shardc.mesh @m = <["a"=2, "b"=2, "c"=2, "d"=2, "e"=2, "f"=2]>
+                    // Six axes, four of them on one padded dimension
+                    // (of each operand and of the result).
+                    R"(shardc.mesh @m = <["a"=2, "b"=2, "c"=2, "d"=2, "e"=2, "f"=2]>
 func.func @main(%x: tensor<24x8xf32> {shardc.sharding = #shardc.sharding<@m, [{"a", "b", "c", "d"}, {"e"}]>, shardc.pad_uneven},
                 %w: tensor<8x6xf32> {shardc.pad_uneven}) -> (tensor<24x6xf32> {shardc.sharding = #shardc.sharding<@m, [{"f"}, {"a", "b", "c", "d"}]>}) {
   %y = shardc.dot_general %x, %w contracting_dims = [1] x [0] : (tensor<24x8xf32>, tensor<8x6xf32>) -> tensor<24x6xf32>
@@ -50,36 +51,38 @@ func.func @main(%x: tensor<24x8xf32> {shardc.sharding = #shardc.sharding<@m, [{"
   return %z : tensor<24x6xf32>
 }
 )"};
-      },
-      [](const std::string &text) {
-        std::string error;
-        std::unique_ptr<LoadedModule> loaded =
-            loadModuleFromText(text, "fuzz.mlir", error, /*captureDiagnostics=*/true);
-        if (!loaded)
-          return false;
-        std::vector<std::string> names;
-        for (auto fn : loaded->module->getOps<mlir::func::FuncOp>())
-          names.push_back(fn.getSymName().str());
-        for (const std::string &name : names) {
-          auto fn = loaded->module->lookupSymbol<mlir::func::FuncOp>(name);
-          if (!fn)
-            continue;
-          mlir::FailureOr<Plan> plan = compileToPlan(*loaded->module, fn);
-          if (loaded->diagnostics.find("lowering made an invalid plan") != std::string::npos) {
-            std::fprintf(stderr, "%s", loaded->diagnostics.c_str());
-            std::abort(); // the compiler broke the plan's invariants
-          }
-          if (mlir::succeeded(plan)) {
-            reached();
-            runLoadedPlan(*plan);
-          }
-        }
-        return true;
-      },
-      {".mlir"},
-      "lowered"};
+              },
+              [](const std::string &text) {
+                std::string error;
+                std::unique_ptr<LoadedModule> loaded =
+                    loadModuleFromText(text, "fuzz.mlir", error, /*captureDiagnostics=*/true);
+                if (!loaded)
+                  return false;
+                std::vector<std::string> names;
+                for (auto fn : loaded->module->getOps<mlir::func::FuncOp>())
+                  names.push_back(fn.getSymName().str());
+                for (const std::string &name : names) {
+                  auto fn = loaded->module->lookupSymbol<mlir::func::FuncOp>(name);
+                  if (!fn)
+                    continue;
+                  mlir::FailureOr<Plan> plan = compileToPlan(*loaded->module, fn);
+                  if (loaded->diagnostics.find("lowering made an invalid plan") !=
+                      std::string::npos) {
+                    std::fprintf(stderr, "%s", loaded->diagnostics.c_str());
+                    std::abort(); // the compiler broke the plan's invariants
+                  }
+                  if (mlir::succeeded(plan)) {
+                    reached();
+                    runLoadedPlan(*plan);
+                  }
+                }
+                return true;
+              },
+              {".mlir"},
+              "lowered"};
   Target explain{
-      "explain", "MLIR text through shardc explain (its entry and up to two more functions)",
+      "explain",
+      "MLIR text through shardc explain (its entry and up to two more functions)",
       mlir.seeds,
       [](const std::string &text) {
         static const std::string path = [] {
@@ -100,8 +103,8 @@ func.func @main(%x: tensor<24x8xf32> {shardc.sharding = #shardc.sharding<@m, [{"
           while (end < text.size() && (std::isalnum((unsigned char)text[end]) || text[end] == '_'))
             ++end;
           if (end > at)
-            ok |= driver::explainCommand({path, "--entry", text.substr(at, end - at)}) ==
-                  driver::kOk;
+            ok |=
+                driver::explainCommand({path, "--entry", text.substr(at, end - at)}) == driver::kOk;
         }
         llvm::outs().flush(); // into /dev/null while fuzzing, not after
         if (ok)

@@ -40,11 +40,16 @@ Plan seedPlan() {
   Plan p;
   p.entry = "main";
   p.mesh = Mesh{{"data"}, {2}};
-  p.values = {{DType::F32, {2, 8}, kArgument},  {DType::F32, {8, 2}, kArgument},
-              {DType::F32, {4, 2}, kArgument},  {DType::I32, {}, kArgument},
-              {DType::F32, {2, 2}, 0},          {DType::F32, {2, 2}, 64},
-              {DType::F32, {2, 2}, 128},        {DType::F32, {2}, 192},
-              {DType::F32, {4, 2}, kInArgument, 2}, {DType::F32, {2, 2}, 256},
+  p.values = {{DType::F32, {2, 8}, kArgument},
+              {DType::F32, {8, 2}, kArgument},
+              {DType::F32, {4, 2}, kArgument},
+              {DType::I32, {}, kArgument},
+              {DType::F32, {2, 2}, 0},
+              {DType::F32, {2, 2}, 64},
+              {DType::F32, {2, 2}, 128},
+              {DType::F32, {2}, 192},
+              {DType::F32, {4, 2}, kInArgument, 2},
+              {DType::F32, {2, 2}, 256},
               {DType::F32, {2}, 320}};
   p.args = {0, 1, 2, 3};
   p.results = {5, 7, 8, 9, 10};
@@ -67,12 +72,9 @@ Plan seedPlan() {
                   {FusedProgram::AlongColumns, 2},
                   {FusedProgram::AlongRows, 2},
                   {FusedProgram::Scalar, 1}};
-  every.instructions = {{OpCode::Constant, 0, 0, 0.5f, 0},
-                        {OpCode::Neg, 0, 0, 0.0f, 0},
-                        {OpCode::Add, 5, 1, 0.0f, 0},
-                        {OpCode::Compare, 6, 4, 0.0f, 0},
-                        {OpCode::Select, 7, 6, 0.0f, 2},
-                        {OpCode::Mul, 6, 3, 0.0f, 0}};
+  every.instructions = {{OpCode::Constant, 0, 0, 0.5f, 0}, {OpCode::Neg, 0, 0, 0.0f, 0},
+                        {OpCode::Add, 5, 1, 0.0f, 0},      {OpCode::Compare, 6, 4, 0.0f, 0},
+                        {OpCode::Select, 7, 6, 0.0f, 2},   {OpCode::Mul, 6, 3, 0.0f, 0}};
   every.instructions[3].direction = 4; // gt
   every.outputs = {8};
   every.reductions = {{9, Reduction::Sum, 2}};
@@ -136,13 +138,17 @@ std::string mutateArtifactFields(const std::string &bytes, std::mt19937_64 &rng)
     if (plan.steps[i].op == OpCode::Fused)
       fused.push_back(i);
   PlanStep &step = !fused.empty() && rng() % 4 != 0 ? plan.steps[fused[rng() % fused.size()]]
-                                                   : plan.steps[rng() % plan.steps.size()];
+                                                    : plan.steps[rng() % plan.steps.size()];
   auto change = [&](int64_t old) -> int64_t {
     switch (rng() % 4) {
-    case 0: return (int64_t)((uint64_t)old + 1); // wraps, as a mutation may
-    case 1: return (int64_t)((uint64_t)old - 1);
-    case 2: return (int64_t)(rng() % 16);
-    default: return interestingValue(rng);
+    case 0:
+      return (int64_t)((uint64_t)old + 1); // wraps, as a mutation may
+    case 1:
+      return (int64_t)((uint64_t)old - 1);
+    case 2:
+      return (int64_t)(rng() % 16);
+    default:
+      return interestingValue(rng);
     }
   };
   int rounds = 1 + (int)(rng() % 2);
@@ -172,7 +178,8 @@ bool parsed(bool ok) {
 } // namespace
 
 std::vector<Target> runtimeTargets() {
-  Target npy{"npy", ".npy arrays (parseNpy)",
+  Target npy{"npy",
+             ".npy arrays (parseNpy)",
              [] {
                std::vector<std::string> seeds;
                for (Array a : {counting(DType::F32, {2, 3}), counting(DType::I64, {}),
@@ -184,20 +191,23 @@ std::vector<Target> runtimeTargets() {
              [](const std::string &bytes) { return parsed(parseNpy(bytes, "fuzz.npy").ok()); },
              {".npy"},
              "parsed"};
-  Target artifact{"artifact", ".shardc artifacts (deserializePlan), run when they load",
+  Target artifact{"artifact",
+                  ".shardc artifacts (deserializePlan), run when they load",
                   [] { return std::vector<std::string>{serializePlan(seedPlan())}; },
                   runArtifact,
                   {".shardc"},
                   "ran a plan",
                   mutateArtifactFields};
   Target safetensors{
-      "safetensors", "safetensors checkpoints (parseSafetensors)",
+      "safetensors",
+      "safetensors checkpoints (parseSafetensors)",
       [] {
         std::vector<std::string> seeds;
         NamedArrays tensors{{"tok_emb.weight", counting(DType::F32, {4, 3})},
                             {"blocks.0.ln1.bias", counting(DType::F32, {3})},
                             {"optimizer.step", counting(DType::I64, {})}};
-        StatusOr<std::string> a = serializeSafetensors(tensors, {{"step", "300"}, {"mesh", "data=2"}});
+        StatusOr<std::string> a =
+            serializeSafetensors(tensors, {{"step", "300"}, {"mesh", "data=2"}});
         StatusOr<std::string> b = serializeSafetensors({{"x", counting(DType::F64, {2, 2})}});
         for (auto *s : {&a, &b})
           if (s->ok())
@@ -210,7 +220,8 @@ std::vector<Target> runtimeTargets() {
       {".safetensors"},
       "parsed"};
   Target index{
-      "safetensors-index", "sharded checkpoints' index files (parseSafetensorsIndex)",
+      "safetensors-index",
+      "sharded checkpoints' index files (parseSafetensorsIndex)",
       [] {
         SafetensorsIndex i;
         i.totalSize = 1234;
@@ -233,7 +244,8 @@ std::vector<Target> runtimeTargets() {
       {".json"},
       "parsed"};
   Target profile{
-      "profile", "device profiles of shardc-gpt plan (parseDeviceProfile)",
+      "profile",
+      "device profiles of shardc-gpt plan (parseDeviceProfile)",
       [] {
         return std::vector<std::string>{
             "{\"name\": \"a device\", \"sources\": [\"a datasheet\", \"\\u00e9\"],\n"

@@ -52,11 +52,11 @@ using namespace shardc::fuzz;
 namespace {
 
 // What a signal handler needs, prepared before each input runs.
-std::string current;          // the input now running
-int reportFd = 2;             // stderr, kept while the targets' output goes to /dev/null
-char findingPath[4096] = "";  // where to save it
+std::string current;         // the input now running
+int reportFd = 2;            // stderr, kept while the targets' output goes to /dev/null
+char findingPath[4096] = ""; // where to save it
 const char *targetName = "";
-bool reachedStage = false;    // set by the target (reached()) for the input now running
+bool reachedStage = false; // set by the target (reached()) for the input now running
 
 void saveCurrent(const char *why) {
   int fd = ::open(findingPath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -70,8 +70,8 @@ void saveCurrent(const char *why) {
     }
     ::close(fd);
   }
-  const char *parts[] = {"shardc-fuzz: ", targetName, ": ", why, "; the input is in ",
-                         findingPath, "\n"};
+  const char *parts[] = {"shardc-fuzz: ",      targetName,  ": ", why,
+                         "; the input is in ", findingPath, "\n"};
   for (const char *p : parts)
     (void)!::write(reportFd, p, std::strlen(p));
 }
@@ -162,22 +162,31 @@ int main(int argc, char **argv) {
         usage(a + " needs a value", 2);
       return args[++i];
     };
-    if (a == "--seconds") seconds = std::atof(value().c_str());
-    else if (a == "--runs") runs = std::strtoull(value().c_str(), nullptr, 10);
-    else if (a == "--seed") seed = std::strtoull(value().c_str(), nullptr, 10);
-    else if (a == "--timeout") timeout = std::atof(value().c_str());
-    else if (a == "--findings") findings = value();
-    else if (a == "--min-reach") minReach = std::atof(value().c_str());
-    else if (a == "--replay") replay = true;
-    else if (a.rfind("--", 0) == 0) usage("unknown option " + a, 2);
-    else paths.push_back(a);
+    if (a == "--seconds")
+      seconds = std::atof(value().c_str());
+    else if (a == "--runs")
+      runs = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--seed")
+      seed = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--timeout")
+      timeout = std::atof(value().c_str());
+    else if (a == "--findings")
+      findings = value();
+    else if (a == "--min-reach")
+      minReach = std::atof(value().c_str());
+    else if (a == "--replay")
+      replay = true;
+    else if (a.rfind("--", 0) == 0)
+      usage("unknown option " + a, 2);
+    else
+      paths.push_back(a);
   }
   if (!replay && seconds <= 0 && runs == 0)
     seconds = 10;
 
-  // A memory limit turns an absurd allocation into std::bad_alloc (a
-  // finding) instead of the machine swapping; sanitizers reserve address
-  // space of their own and keep their limits.
+    // A memory limit turns an absurd allocation into std::bad_alloc (a
+    // finding) instead of the machine swapping; sanitizers reserve address
+    // space of their own and keep their limits.
 #if !defined(__SANITIZE_ADDRESS__)
   rlimit limit{size_t(8) << 30, size_t(8) << 30};
   setrlimit(RLIMIT_AS, &limit);
@@ -208,8 +217,7 @@ int main(int argc, char **argv) {
     ::dup2(reportFd, 2);
   };
 
-  auto runOne = [&](const std::string &input, const char *kind, uint64_t n,
-                    double bound) -> bool {
+  auto runOne = [&](const std::string &input, const char *kind, uint64_t n, double bound) -> bool {
     current = input;
     reachedStage = false;
     setFindingPath(findings, kind, n);
@@ -272,8 +280,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < seeds; ++i) { // every seed must pass as it is
     auto began = std::chrono::steady_clock::now();
     bool ok = runOne(corpus[i], "seed", i, timeout > 0 ? 6 * timeout : 0);
-    double took =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     if (timeout > 0)
       mutantBound = std::max(mutantBound, 4 * took);
     seedsReaching += reachedStage;
@@ -282,8 +289,8 @@ int main(int argc, char **argv) {
       std::fprintf(stderr,
                    "shardc-fuzz: %s: built-in seed %zu %s; the fuzzer no longer reaches the "
                    "code it tests\n",
-                   targetName, i, ok ? ("was accepted but never " + target->stage).c_str()
-                                     : "was rejected");
+                   targetName, i,
+                   ok ? ("was accepted but never " + target->stage).c_str() : "was rejected");
       return 1;
     }
   }
@@ -298,7 +305,7 @@ int main(int argc, char **argv) {
   while ((runs == 0 || n < runs) && (seconds <= 0 || elapsed() < seconds)) {
     const std::string &base = corpus[rng() % corpus.size()];
     std::string input = target->mutateFields && rng() % 2 ? target->mutateFields(base, rng)
-                                                           : mutate(base, corpus, rng);
+                                                          : mutate(base, corpus, rng);
     bool ok = runOne(input, "crash", n, mutantBound);
     reachedCount += reachedStage;
     if (ok) {
@@ -308,8 +315,8 @@ int main(int argc, char **argv) {
     }
     ++n;
     if (elapsed() > nextReport) {
-      dprintf(reportFd, "shardc-fuzz %s: %llu inputs, %.0f s\n", targetName,
-              (unsigned long long)n, elapsed());
+      dprintf(reportFd, "shardc-fuzz %s: %llu inputs, %.0f s\n", targetName, (unsigned long long)n,
+              elapsed());
       nextReport += 5;
     }
   }
@@ -319,8 +326,8 @@ int main(int argc, char **argv) {
   std::printf("shardc-fuzz %s: %llu inputs in %.1f s (%.0f/s), %llu accepted, %s%llu; %zu seeds "
               "(%s%zu), corpus %zu; no finding\n",
               targetName, (unsigned long long)n, t, t > 0 ? n / t : 0.0,
-              (unsigned long long)accepted, stage.c_str(), (unsigned long long)reachedCount,
-              seeds, stage.c_str(), seedsReaching, corpus.size());
+              (unsigned long long)accepted, stage.c_str(), (unsigned long long)reachedCount, seeds,
+              stage.c_str(), seedsReaching, corpus.size());
   if (minReach > 0 && (n == 0 || (double)reachedCount < minReach * (double)n)) {
     std::fprintf(stderr,
                  "shardc-fuzz: %s: %llu of %llu mutants (%.1f%%) %s, under the floor of "

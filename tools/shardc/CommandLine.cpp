@@ -57,14 +57,16 @@ bool shardc::driver::bucketBytesOption(const CommandLine &cl, int64_t &bytes) {
     return true;
   }
   reportError("--allreduce-bucket-bytes: expected a number of bytes (0 or more; 0 merges "
-              "nothing), got '" + text + "'");
+              "nothing), got '" +
+              text + "'");
   return false;
 }
 
-std::optional<int> shardc::driver::parseCommandLine(
-    const std::vector<std::string> &args, const std::string &command,
-    const std::vector<std::string> &valueOptions,
-    const std::vector<std::string> &flagOptions, const char *help, CommandLine &out) {
+std::optional<int> shardc::driver::parseCommandLine(const std::vector<std::string> &args,
+                                                    const std::string &command,
+                                                    const std::vector<std::string> &valueOptions,
+                                                    const std::vector<std::string> &flagOptions,
+                                                    const char *help, CommandLine &out) {
   auto contains = [](const std::vector<std::string> &list, const std::string &x) {
     for (const std::string &y : list)
       if (x == y)
@@ -109,4 +111,3 @@ std::optional<int> shardc::driver::parseCommandLine(
   }
   return std::nullopt;
 }
-

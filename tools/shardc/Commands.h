@@ -38,8 +38,8 @@ struct CommandLine {
 std::optional<int> parseCommandLine(const std::vector<std::string> &args,
                                     const std::string &command,
                                     const std::vector<std::string> &valueOptions,
-                                    const std::vector<std::string> &flagOptions,
-                                    const char *help, CommandLine &out);
+                                    const std::vector<std::string> &flagOptions, const char *help,
+                                    CommandLine &out);
 
 /// The value of `--precision` (f32 when absent) in `precision`; false,
 /// after an error that lists the choices, for any other name.

@@ -35,11 +35,10 @@ const char kCompileHelp[] =
 
 int compileCommand(const std::vector<std::string> &args) {
   CommandLine cl;
-  if (std::optional<int> code = parseCommandLine(
-          args, "compile", {"-o", "--entry", "--dump-stages", "--backend", "--precision",
-                     "--allreduce-bucket-bytes"},
-          {},
-          kCompileHelp, cl))
+  if (std::optional<int> code = parseCommandLine(args, "compile",
+                                                 {"-o", "--entry", "--dump-stages", "--backend",
+                                                  "--precision", "--allreduce-bucket-bytes"},
+                                                 {}, kCompileHelp, cl))
     return *code;
   std::string file = cl.file, output = cl.get("-o"), entry = cl.get("--entry"),
               dumpDir = cl.get("--dump-stages"), backend = cl.get("--backend", "cpu");
@@ -73,10 +72,10 @@ int compileCommand(const std::vector<std::string> &args) {
     reportError(written.message());
     return kFailed;
   }
-  std::string products = options.precision == MatmulPrecision::F32
-                             ? ""
-                             : std::string(", ") + matmulPrecisionName(options.precision) +
-                                   " products";
+  std::string products =
+      options.precision == MatmulPrecision::F32
+          ? ""
+          : std::string(", ") + matmulPrecisionName(options.precision) + " products";
   std::printf("compiled @%s for %lld device(s): %zu steps, %lld bytes of buffers per "
               "device%s -> %s\n",
               plan->entry.c_str(), (long long)plan->numDevices(), plan->steps.size(),

@@ -83,8 +83,7 @@ std::string lineCol(Location loc) {
 
 int64_t bytesOf(Type t) {
   auto tensor = cast<RankedTensorType>(t);
-  return tensor.getNumElements() *
-         std::max<int64_t>(1, (tensor.getElementTypeBitWidth() + 7) / 8);
+  return tensor.getNumElements() * std::max<int64_t>(1, (tensor.getElementTypeBitWidth() + 7) / 8);
 }
 
 /// Bytes one device sends for a collective over a group of n devices
@@ -145,8 +144,8 @@ public:
     os << "Shardings:\n";
     Block &body = fn.getBody().front();
     for (BlockArgument arg : body.getArguments()) {
-      auto s = fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
-                                                 ShardcDialect::kShardingAttrName);
+      auto s =
+          fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), ShardcDialect::kShardingAttrName);
       std::string name = argName(fn, arg.getArgNumber());
       describe(arg, valueName(arg) + " (argument '" + name + "')", s);
       byName[name] = byName["arg" + std::to_string(arg.getArgNumber())] =
@@ -205,12 +204,11 @@ private:
       return;
     int64_t elementBytes = std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
     // Each block is held by numDevices / blocks devices.
-    int64_t bytes = (padded - real) * elementBytes * (mesh.getNumDevices() / blocks) /
-                    mesh.getNumDevices();
+    int64_t bytes =
+        (padded - real) * elementBytes * (mesh.getNumDevices() / blocks) / mesh.getNumDevices();
     ++paddedValues;
     paddingBytes += bytes;
-    os << "      padded: " << dims << ", " << bytes
-       << " bytes of padding per device on average\n";
+    os << "      padded: " << dims << ", " << bytes << " bytes of padding per device on average\n";
   }
 
   void describe(Value v, const std::string &label, ShardingAttr s) {
@@ -285,16 +283,15 @@ std::vector<Collective> collectivesOf(func::FuncOp fn, MeshOp mesh) {
     if (auto dim = op->getAttrOfType<IntegerAttr>("dim"))
       line << " on dim " << dim.getInt();
     if (auto split = op->getAttrOfType<IntegerAttr>("split_dim"))
-      line << " from dim " << op->getAttrOfType<IntegerAttr>("concat_dim").getInt()
-           << " to dim " << split.getInt();
+      line << " from dim " << op->getAttrOfType<IntegerAttr>("concat_dim").getInt() << " to dim "
+           << split.getInt();
     if (auto permute = dyn_cast<CollectivePermuteOp>(op)) {
       line << " sources [";
       for (auto [k, s] : llvm::enumerate(permute.getSources()))
         line << (k ? ", " : "") << s;
       line << "]";
     }
-    line << ": " << str(op->getOperand(0).getType()) << " -> "
-         << str(op->getResult(0).getType());
+    line << ": " << str(op->getOperand(0).getType()) << " -> " << str(op->getResult(0).getType());
     if (auto why = dyn_cast<NameLoc>(op->getLoc()))
       c.why = why.getName().getValue().str();
     if (isa<AllSliceOp>(op))
@@ -314,8 +311,7 @@ int64_t totalSent(const std::vector<Collective> &collectives) {
 /// --summary: what one call sends per device, by mesh axes and by kind,
 /// the plan's all_reduce buckets, and the three largest collectives.
 void printSummary(func::FuncOp fn, const std::vector<Collective> &collectives,
-                  const ShardingsReport &shardings, int64_t bucketBytes,
-                  llvm::raw_ostream &os) {
+                  const ShardingsReport &shardings, int64_t bucketBytes, llvm::raw_ostream &os) {
   int64_t total = totalSent(collectives);
   size_t count = collectives.size();
   // Per axis group and per kind: count and bytes, largest first.
@@ -327,21 +323,21 @@ void printSummary(func::FuncOp fn, const std::vector<Collective> &collectives,
       r.second += c.sent;
     }
     std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> sorted(rows.begin(),
-                                                                           rows.end());
+                                                                            rows.end());
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](auto &a, auto &b) { return a.second.second > b.second.second; });
     os << "  " << title << ":\n";
     for (auto &[name, r] : sorted)
-      os << llvm::format("    %-24s %5lld collective%s %12lld bytes (%5.1f%%)\n",
-                         name.c_str(), (long long)r.first, r.first == 1 ? " " : "s",
-                         (long long)r.second, total ? 100.0 * r.second / total : 0.0);
+      os << llvm::format("    %-24s %5lld collective%s %12lld bytes (%5.1f%%)\n", name.c_str(),
+                         (long long)r.first, r.first == 1 ? " " : "s", (long long)r.second,
+                         total ? 100.0 * r.second / total : 0.0);
   };
   os << "Sent per device per call: " << total << " bytes in " << count << " collective"
      << (count == 1 ? "" : "s") << "\n";
   if (shardings.paddedValues)
     os << "  padding: " << shardings.paddedValues << " value"
-       << (shardings.paddedValues == 1 ? "" : "s") << " split unevenly, "
-       << shardings.paddingBytes << " bytes per device on average\n";
+       << (shardings.paddedValues == 1 ? "" : "s") << " split unevenly, " << shardings.paddingBytes
+       << " bytes per device on average\n";
   // What the executable plan runs: all_reduces merged into buckets.
   if (FailureOr<Plan> plan = lowerToPlan(fn, bucketBytes); succeeded(plan)) {
     int64_t steps = 0;
@@ -355,8 +351,8 @@ void printSummary(func::FuncOp fn, const std::vector<Collective> &collectives,
     }
     os << "  in the plan: " << steps << " collective step" << (steps == 1 ? "" : "s");
     if (!buckets.empty())
-      os << " (all_reduce buckets of " << buckets << "; --allreduce-bucket-bytes "
-         << bucketBytes << ")";
+      os << " (all_reduce buckets of " << buckets << "; --allreduce-bucket-bytes " << bucketBytes
+         << ")";
     os << "\n";
   }
   if (!count) {
@@ -372,16 +368,16 @@ void printSummary(func::FuncOp fn, const std::vector<Collective> &collectives,
                    [](const Collective *a, const Collective *b) { return a->sent > b->sent; });
   os << "  largest:\n";
   for (size_t k = 0; k < std::min<size_t>(3, largest.size()); ++k) {
-    os << "    " << k + 1 << ". " << largest[k]->line << "\n       sends "
-       << largest[k]->sent << " bytes per device\n";
+    os << "    " << k + 1 << ". " << largest[k]->line << "\n       sends " << largest[k]->sent
+       << " bytes per device\n";
     if (!largest[k]->why.empty())
       os << "       why: " << largest[k]->why << "\n";
   }
 }
 
 /// Every collective with its cause and bytes, then the totals.
-void printCollectives(const std::vector<Collective> &collectives,
-                      const ShardingsReport &shardings, llvm::raw_ostream &os) {
+void printCollectives(const std::vector<Collective> &collectives, const ShardingsReport &shardings,
+                      llvm::raw_ostream &os) {
   int64_t total = totalSent(collectives);
   size_t count = collectives.size();
   os << "\nCollectives (per device):\n";
@@ -398,8 +394,7 @@ void printCollectives(const std::vector<Collective> &collectives,
      << " bytes sent per device\n";
   if (shardings.paddedValues)
     os << "Padding: " << shardings.paddedValues << " value"
-       << (shardings.paddedValues == 1 ? "" : "s") << " split unevenly, "
-       << shardings.paddingBytes
+       << (shardings.paddedValues == 1 ? "" : "s") << " split unevenly, " << shardings.paddingBytes
        << " bytes of padding per device on average (the bytes sent include it)\n";
 }
 
@@ -419,9 +414,8 @@ int showLayout(const std::string &show, const ShardingsReport &shardings, MeshOp
                 std::to_string(tensor.getRank()));
     return kFailed;
   }
-  NamedSharding named =
-      s ? toNamedSharding(s, mesh)
-        : NamedSharding{toRuntimeMesh(mesh), PartitionSpec(tensor.getRank())};
+  NamedSharding named = s ? toNamedSharding(s, mesh)
+                          : NamedSharding{toRuntimeMesh(mesh), PartitionSpec(tensor.getRank())};
   os << "\nLayout of " << show << " : " << str(type) << " "
      << (s ? specStr(s) : std::string("replicated")) << "\n";
   os << named.visualize(Shape(tensor.getShape().begin(), tensor.getShape().end()));
@@ -430,8 +424,7 @@ int showLayout(const std::string &show, const ShardingsReport &shardings, MeshOp
 
 /// The entry function of `module` that explain can take: global (not
 /// partitioned) and of tensors only; null after reporting why not.
-func::FuncOp explainableEntry(ModuleOp module, const std::string &file,
-                              const std::string &entry) {
+func::FuncOp explainableEntry(ModuleOp module, const std::string &file, const std::string &entry) {
   std::string error;
   func::FuncOp fn = findEntry(module, entry, error);
   if (!fn) {
@@ -456,11 +449,9 @@ func::FuncOp explainableEntry(ModuleOp module, const std::string &file,
 
 int explainCommand(const std::vector<std::string> &args) {
   CommandLine cl;
-  if (std::optional<int> code =
-          parseCommandLine(args, "explain",
-                           {"--entry", "--show", "--precision", "--allreduce-bucket-bytes"},
-                           {"--summary", "--pad-uneven"},
-                           kExplainHelp, cl))
+  if (std::optional<int> code = parseCommandLine(
+          args, "explain", {"--entry", "--show", "--precision", "--allreduce-bucket-bytes"},
+          {"--summary", "--pad-uneven"}, kExplainHelp, cl))
     return *code;
   bool summary = cl.has("--summary");
   PartitionOptions partitionOptions;

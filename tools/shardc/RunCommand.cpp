@@ -88,20 +88,19 @@ struct RunOptions {
 /// The global signature the inputs are checked against.
 struct Signature {
   std::string entry;
-  std::vector<std::string> names; // e.g. "x", or "arg1"
+  std::vector<std::string> names;       // e.g. "x", or "arg1"
   std::vector<std::string> sourceNames; // the source's SSA names ("%x"), if known
   std::vector<DType> dtypes;
   std::vector<Shape> shapes; // global
 };
 
-std::optional<int> parseRunOptions(const std::vector<std::string> &args,
-                                   RunOptions &opts) {
+std::optional<int> parseRunOptions(const std::vector<std::string> &args, RunOptions &opts) {
   CommandLine cl;
-  if (std::optional<int> code = parseCommandLine(
-          args, "run",
-          {"--entry", "--input", "--output-dir", "--backend", "--cache-dir", "--benchmark",
-           "--local-devices", "--precision", "--allreduce-bucket-bytes"},
-          {"--no-cache", "--cache-stats"}, kRunHelp, cl))
+  if (std::optional<int> code = parseCommandLine(args, "run",
+                                                 {"--entry", "--input", "--output-dir", "--backend",
+                                                  "--cache-dir", "--benchmark", "--local-devices",
+                                                  "--precision", "--allreduce-bucket-bytes"},
+                                                 {"--no-cache", "--cache-stats"}, kRunHelp, cl))
     return *code;
   opts.file = cl.file;
   opts.entry = cl.get("--entry");
@@ -146,9 +145,7 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args,
   return std::nullopt;
 }
 
-std::string typeString(DType dtype, const Shape &shape) {
-  return Array(dtype, shape).typeString();
-}
+std::string typeString(DType dtype, const Shape &shape) { return Array(dtype, shape).typeString(); }
 
 /// The global signature of `fn` (for a partitioned function, its local types
 /// scaled up by the argument shardings).
@@ -195,8 +192,8 @@ std::optional<std::vector<Array>> bindInputs(const Signature &sig, const RunOpti
     byName["arg" + std::to_string(i)] = i;
     bool ssa = i < sig.sourceNames.size() && !sig.sourceNames[i].empty() &&
                sig.sourceNames[i] != "%" + sig.names[i];
-    known += (known.empty() ? "" : ", ") + sig.names[i] +
-             (ssa ? " (" + sig.sourceNames[i] + ")" : "");
+    known +=
+        (known.empty() ? "" : ", ") + sig.names[i] + (ssa ? " (" + sig.sourceNames[i] + ")" : "");
   }
   for (size_t i = 0; i < sig.sourceNames.size(); ++i) {
     const std::string &ssa = sig.sourceNames[i];
@@ -209,8 +206,8 @@ std::optional<std::vector<Array>> bindInputs(const Signature &sig, const RunOpti
   for (auto &[name, path] : opts.inputs) {
     auto it = byName.find(name);
     if (it == byName.end()) {
-      reportError("@" + sig.entry + " has no argument '" + name + "' (arguments: " +
-                  (known.empty() ? "none" : known) + ")");
+      reportError("@" + sig.entry + " has no argument '" + name +
+                  "' (arguments: " + (known.empty() ? "none" : known) + ")");
       return std::nullopt;
     }
     size_t i = it->second;
@@ -227,9 +224,9 @@ std::optional<std::vector<Array>> bindInputs(const Signature &sig, const RunOpti
     if (sig.dtypes[i] == DType::BF16 && array->dtype() == DType::F32)
       *array = Array::fromDoubles(DType::BF16, array->shape(), array->toDoubles());
     if (array->dtype() != sig.dtypes[i] || array->shape() != sig.shapes[i]) {
-      reportError("input '" + sig.names[i] + "' (argument #" + std::to_string(i) +
-                  ") must be " + typeString(sig.dtypes[i], sig.shapes[i]) + ", but " +
-                  path + " holds " + array->typeString());
+      reportError("input '" + sig.names[i] + "' (argument #" + std::to_string(i) + ") must be " +
+                  typeString(sig.dtypes[i], sig.shapes[i]) + ", but " + path + " holds " +
+                  array->typeString());
       return std::nullopt;
     }
     bound[i] = std::move(*array);
@@ -237,9 +234,9 @@ std::optional<std::vector<Array>> bindInputs(const Signature &sig, const RunOpti
   std::vector<Array> inputs;
   for (size_t i = 0; i < n; ++i) {
     if (!bound[i]) {
-      reportError("missing input for argument '" + sig.names[i] + "' (#" +
-                  std::to_string(i) + ", " + typeString(sig.dtypes[i], sig.shapes[i]) +
-                  "); pass --input " + sig.names[i] + "=FILE.npy");
+      reportError("missing input for argument '" + sig.names[i] + "' (#" + std::to_string(i) +
+                  ", " + typeString(sig.dtypes[i], sig.shapes[i]) + "); pass --input " +
+                  sig.names[i] + "=FILE.npy");
       return std::nullopt;
     }
     inputs.push_back(std::move(*bound[i]));
@@ -301,13 +298,13 @@ int runPlanOn(Backend *backend, const Plan &plan, const std::vector<Array> &inpu
     StatusOr<std::shared_ptr<ProcessGroup>> world = worldProcessGroup();
     int processes = world.ok() && *world ? (*world)->size() : 1;
     if (plan.numDevices() != (int64_t)processes * opts.localDevices) {
-      reportError("the mesh of @" + plan.entry + " has " + std::to_string(plan.numDevices()) +
-                  " device(s), not " + std::to_string(processes) + " process(es) x " +
-                  std::to_string(opts.localDevices) + " local device(s)" +
-                  (plan.numDevices() % opts.localDevices == 0
-                       ? ": run it with mpirun -np " +
-                             std::to_string(plan.numDevices() / opts.localDevices)
-                       : std::string()));
+      reportError(
+          "the mesh of @" + plan.entry + " has " + std::to_string(plan.numDevices()) +
+          " device(s), not " + std::to_string(processes) + " process(es) x " +
+          std::to_string(opts.localDevices) + " local device(s)" +
+          (plan.numDevices() % opts.localDevices == 0
+               ? ": run it with mpirun -np " + std::to_string(plan.numDevices() / opts.localDevices)
+               : std::string()));
       return kFailed;
     }
   }
@@ -344,9 +341,9 @@ int runPlanOn(Backend *backend, const Plan &plan, const std::vector<Array> &inpu
     std::sort(ms.begin(), ms.end());
     if (!quiet)
       std::printf("{\"entry\": \"%s\", \"devices\": %lld, \"steps\": %zu, \"reps\": %d, "
-                "\"ms_median\": %.4f, \"ms_best\": %.4f}\n",
-                plan.entry.c_str(), (long long)plan.numDevices(), plan.steps.size(),
-                opts.benchmark, ms[ms.size() / 2], ms[0]);
+                  "\"ms_median\": %.4f, \"ms_best\": %.4f}\n",
+                  plan.entry.c_str(), (long long)plan.numDevices(), plan.steps.size(),
+                  opts.benchmark, ms[ms.size() / 2], ms[0]);
   }
   return quiet ? kOk : writeOutputs(plan.entry, *results, opts.outputDir);
 }
@@ -374,12 +371,14 @@ int runCommand(const std::vector<std::string> &args) {
       return kFailed;
     }
     if (opts.precision != MatmulPrecision::F32) {
-      reportError("--precision: '" + opts.file + "' is a compiled artifact; its products "
+      reportError("--precision: '" + opts.file +
+                  "' is a compiled artifact; its products "
                   "keep the precision it was compiled with");
       return kFailed;
     }
     if (opts.bucketBytes != kDefaultAllReduceBucketBytes) {
-      reportError("--allreduce-bucket-bytes: '" + opts.file + "' is a compiled artifact; "
+      reportError("--allreduce-bucket-bytes: '" + opts.file +
+                  "' is a compiled artifact; "
                   "its all_reduces keep the buckets it was compiled with");
       return kFailed;
     }
@@ -422,13 +421,12 @@ int runCommand(const std::vector<std::string> &args) {
     options.precision = opts.precision;
     options.allReduceBucketBytes = opts.bucketBytes;
     std::string key = CompileCache::keyFor({*head, sig->entry, opts.backend, options.key()});
-    StatusOr<std::shared_ptr<const Plan>> plan =
-        cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
-          FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn, "", options);
-          if (failed(compiled))
-            return Status::error("compilation failed");
-          return std::move(*compiled);
-        });
+    StatusOr<std::shared_ptr<const Plan>> plan = cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
+      FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn, "", options);
+      if (failed(compiled))
+        return Status::error("compilation failed");
+      return std::move(*compiled);
+    });
     if (!plan.ok())
       return kFailed; // diagnostics were printed
     int code = runPlanOn(backend.get(), **plan, *inputs, opts);

@@ -22,9 +22,12 @@ enum class MatmulPrecision : int64_t { F32 = 0, BF16 = 1, TF32 = 2 };
 /// "f32", "bf16", "tf32"; and back (false for anything else).
 inline const char *matmulPrecisionName(MatmulPrecision p) {
   switch (p) {
-  case MatmulPrecision::F32: return "f32";
-  case MatmulPrecision::BF16: return "bf16";
-  case MatmulPrecision::TF32: return "tf32";
+  case MatmulPrecision::F32:
+    return "f32";
+  case MatmulPrecision::BF16:
+    return "bf16";
+  case MatmulPrecision::TF32:
+    return "tf32";
   }
   return "?";
 }

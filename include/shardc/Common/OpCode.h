@@ -26,8 +26,8 @@ enum class OpCode : uint16_t {
 /// The op's name in the dialect without "shardc." ("dot_general").
 inline const char *opCodeName(OpCode op) {
   switch (op) {
-#define SHARDC_OP(Name, name, number)                                                  \
-  case OpCode::Name:                                                                   \
+#define SHARDC_OP(Name, name, number)                                                              \
+  case OpCode::Name:                                                                               \
     return #name;
 #include "shardc/Common/OpCodes.def"
   }
@@ -51,7 +51,8 @@ inline bool isUnary(OpCode op) {
 #define SHARDC_UNARY(Name, ...) case OpCode::Name:
 #include "shardc/Common/OpCodes.def"
     return true;
-  default: return false;
+  default:
+    return false;
   }
 }
 inline bool isBinary(OpCode op) {
@@ -59,7 +60,8 @@ inline bool isBinary(OpCode op) {
 #define SHARDC_BINARY(Name, ...) case OpCode::Name:
 #include "shardc/Common/OpCodes.def"
     return true;
-  default: return false;
+  default:
+    return false;
   }
 }
 
@@ -70,7 +72,8 @@ inline bool isStructured(OpCode op) {
 #define SHARDC_STRUCTURED(Name, ...) case OpCode::Name:
 #include "shardc/Common/OpCodes.def"
     return true;
-  default: return false;
+  default:
+    return false;
   }
 }
 
@@ -78,14 +81,15 @@ inline bool isStructured(OpCode op) {
 inline bool acceptsIntegers(OpCode op) {
   enum class Types { Floats, Numbers }; // the `types` column of OpCodes.def
   switch (op) {
-#define SHARDC_ELEMENTWISE(Name, name, number, types, ...)                             \
-  case OpCode::Name:                                                                   \
+#define SHARDC_ELEMENTWISE(Name, name, number, types, ...)                                         \
+  case OpCode::Name:                                                                               \
     return Types::types == Types::Numbers;
 #define SHARDC_UNARY SHARDC_ELEMENTWISE
 #define SHARDC_BINARY SHARDC_ELEMENTWISE
 #include "shardc/Common/OpCodes.def"
 #undef SHARDC_ELEMENTWISE
-  default: return false;
+  default:
+    return false;
   }
 }
 
@@ -107,8 +111,10 @@ inline bool isCollective(OpCode op) {
   case OpCode::ReduceScatter:
   case OpCode::AllToAll:
   case OpCode::AllSlice:
-  case OpCode::CollectivePermute: return true;
-  default: return false;
+  case OpCode::CollectivePermute:
+    return true;
+  default:
+    return false;
   }
 }
 

@@ -20,9 +20,7 @@ enum class Reduction : int64_t { Sum = 0, Max = 1, Min = 2, Mean = 3 };
 
 /// Where an accumulator starts: 0 (Sum, Mean), -inf (Max), +inf (Min).
 inline double reductionIdentity(Reduction kind) {
-  return kind == Reduction::Max   ? -__builtin_inf()
-         : kind == Reduction::Min ? __builtin_inf()
-                                  : 0.0;
+  return kind == Reduction::Max ? -__builtin_inf() : kind == Reduction::Min ? __builtin_inf() : 0.0;
 }
 
 } // namespace shardc

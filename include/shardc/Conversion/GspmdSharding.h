@@ -38,8 +38,7 @@ public:
   /// The sharding of a value of rank `rank`; a null attribute for shardings
   /// that place the value on one device (or on one-device meshes). On
   /// failure, `error` says why.
-  mlir::FailureOr<ShardingAttr> shardingFor(llvm::StringRef text, int64_t rank,
-                                            std::string &error);
+  mlir::FailureOr<ShardingAttr> shardingFor(llvm::StringRef text, int64_t rank, std::string &error);
   /// Adds `shardc.mesh @gspmd` to the module if a sharding used it.
   void declareMeshes();
 

@@ -37,16 +37,15 @@ class ShardingAttr;
 /// Returns `results[i][d]`. Errors (an index out of range, a collective whose
 /// mesh does not match the device count, ...) are emitted as diagnostics at
 /// the failing op.
-mlir::FailureOr<std::vector<DeviceArrays>> interpret(mlir::func::FuncOp fn,
-                                              const std::vector<DeviceArrays> &args,
-                                              int64_t numDevices);
+mlir::FailureOr<std::vector<DeviceArrays>>
+interpret(mlir::func::FuncOp fn, const std::vector<DeviceArrays> &args, int64_t numDevices);
 
 /// Runs a partitioned function (one with `shardc.partitioned = @mesh`) on
 /// the devices of its mesh: each global input is split by its argument's
 /// sharding (device_put), the per-device program runs in lockstep, and each
 /// result is assembled from the devices by its result sharding.
-mlir::FailureOr<std::vector<Array>>
-interpretPartitioned(mlir::func::FuncOp fn, const std::vector<Array> &globalArgs);
+mlir::FailureOr<std::vector<Array>> interpretPartitioned(mlir::func::FuncOp fn,
+                                                         const std::vector<Array> &globalArgs);
 
 /// Runs `fn` on one device.
 mlir::FailureOr<std::vector<Array>> interpret(mlir::func::FuncOp fn,

@@ -39,12 +39,12 @@ struct FusedJitOptions {
 };
 
 struct FusedJitStats {
-  int64_t compiled = 0;  // programs compiled to a kernel
-  int64_t declined = 0;  // programs left to the interpreter (unsupported)
-  int64_t waiting = 0;   // programs interpreted until they run on more elements
-  int64_t failed = 0;    // programs whose compilation failed
-  int64_t loaded = 0;    // programs whose kernel came from the disk cache
-  double compileMs = 0;  // total time spent generating and compiling
+  int64_t compiled = 0; // programs compiled to a kernel
+  int64_t declined = 0; // programs left to the interpreter (unsupported)
+  int64_t waiting = 0;  // programs interpreted until they run on more elements
+  int64_t failed = 0;   // programs whose compilation failed
+  int64_t loaded = 0;   // programs whose kernel came from the disk cache
+  double compileMs = 0; // total time spent generating and compiling
 };
 
 class FusedJit : public FusedKernelCompiler {

@@ -26,8 +26,8 @@ namespace shardc::jit {
 /// the ISA letter of the x86 vector function ABI, which names libmvec's
 /// variants (_ZGVeN16v_expf, _ZGVdN8v_expf, _ZGVbN4v_expf).
 struct VectorTarget {
-  int width = 16;   // 16: AVX-512, 8: AVX2, 4: SSE2
-  char isa = 'e';   // 'e', 'd', 'b'
+  int width = 16; // 16: AVX-512, 8: AVX2, 4: SSE2
+  char isa = 'e'; // 'e', 'd', 'b'
 };
 
 /// Why `program` gets no kernel (broadcasts or reductions over different row

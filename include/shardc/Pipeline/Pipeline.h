@@ -58,8 +58,7 @@ std::unique_ptr<LoadedModule> loadModule(const std::string &path, std::string &e
 /// The same for program text already in memory; `bufferName` names it in
 /// diagnostics.
 std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
-                                                 const std::string &bufferName,
-                                                 std::string &error,
+                                                 const std::string &bufferName, std::string &error,
                                                  bool captureDiagnostics = false);
 
 /// The entry function: `requested`, else @main, else the only public one.

@@ -65,8 +65,7 @@ Array dynamicSlice(const Array &x, const Dims &corner, const Shape &shape);
 Array dynamicUpdateSlice(const Array &x, const Array &update, const Dims &corner);
 /// Rows of `table` by `indices`; an index outside [0, rows) is an error.
 StatusOr<Array> take(const Array &table, const Array &indices);
-StatusOr<Array> scatterAdd(const Array &operand, const Array &indices,
-                           const Array &updates);
+StatusOr<Array> scatterAdd(const Array &operand, const Array &indices, const Array &updates);
 
 // Collectives over one group (members ordered by group rank) ----------------
 Array allReduce(Reduction kind, const std::vector<const Array *> &group);

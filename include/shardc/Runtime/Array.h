@@ -68,9 +68,7 @@ public:
 
   /// Typed views; the dtype must match (checked in debug builds).
   template <typename T> T *data() { return reinterpret_cast<T *>(data_.data()); }
-  template <typename T> const T *data() const {
-    return reinterpret_cast<const T *>(data_.data());
-  }
+  template <typename T> const T *data() const { return reinterpret_cast<const T *>(data_.data()); }
 
   /// Builds an array from values given as doubles (or int64 for integers).
   static Array fromDoubles(DType dtype, Shape shape, const std::vector<double> &values);
@@ -96,9 +94,7 @@ private:
 
   /// Leaves new elements uninitialized; constructors clear them explicitly.
   template <typename T> struct NoInitAllocator : std::allocator<T> {
-    template <typename U> struct rebind {
-      using other = NoInitAllocator<U>;
-    };
+    template <typename U> struct rebind { using other = NoInitAllocator<U>; };
     NoInitAllocator() = default;
     template <typename U> NoInitAllocator(const NoInitAllocator<U> &) {}
     T *allocate(size_t n) { return static_cast<T *>(Array::allocateBytes(n * sizeof(T))); }

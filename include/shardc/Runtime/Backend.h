@@ -32,11 +32,11 @@ public:
   virtual ProcessGroup *processes() const { return nullptr; }
   /// Runs `plan`: `args[i][d]` is argument i's shard on device d. Returns
   /// `results[i][d]`. Errors name the step's source location.
-  virtual StatusOr<std::vector<DeviceArrays>>
-  execute(const Plan &plan, const std::vector<DeviceArrays> &args);
+  virtual StatusOr<std::vector<DeviceArrays>> execute(const Plan &plan,
+                                                      const std::vector<DeviceArrays> &args);
   /// The same, borrowing the shards: `args[i][d]` must outlive the call.
-  StatusOr<std::vector<DeviceArrays>>
-  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args) {
+  StatusOr<std::vector<DeviceArrays>> execute(const Plan &plan,
+                                              const std::vector<std::vector<const Array *>> &args) {
     return execute(plan, args, nullptr);
   }
   /// The same, where `donated` (if given) holds, for each argument the plan
@@ -53,8 +53,7 @@ public:
 /// with one shard per device, and that the shards of `devices` (those this
 /// process holds) have the argument's dtype and local shape. Errors name
 /// the argument.
-Status checkShardArguments(const Plan &plan,
-                           const std::vector<std::vector<const Array *>> &args,
+Status checkShardArguments(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
                            const std::vector<int64_t> &devices);
 
 /// How a CPU backend runs.

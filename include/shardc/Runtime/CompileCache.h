@@ -40,8 +40,7 @@ public:
   static std::string keyFor(const std::vector<std::string> &parts);
   /// The same with another fingerprint (tests: a plan made by another
   /// build is never found).
-  static std::string keyFor(const std::string &fingerprint,
-                            const std::vector<std::string> &parts);
+  static std::string keyFor(const std::string &fingerprint, const std::vector<std::string> &parts);
   /// This build's fingerprint: the plan format's version and a hash of
   /// every source of the compiler and runtime, taken at build time
   /// (cmake/CompilerBuildId.cmake), so a rebuild with any change misses.

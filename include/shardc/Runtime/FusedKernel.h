@@ -43,8 +43,7 @@ public:
   /// `elements` elements, or nullptr when the compiler declines (not yet
   /// worth compiling, unsupported) or fails; the caller then runs the
   /// interpreter. A kernel returned stays valid as long as the compiler lives.
-  virtual FusedKernelFn kernelFor(const FusedProgram &program,
-                                  const std::vector<int64_t> &encoded,
+  virtual FusedKernelFn kernelFor(const FusedProgram &program, const std::vector<int64_t> &encoded,
                                   int64_t elements) = 0;
 };
 

@@ -81,9 +81,8 @@ inline std::string quote(const std::string &name) {
   return out + (n < name.size() ? "...'" : "'");
 }
 
-
 struct JsonNumber {
-  bool integer = true;   // no fraction or exponent
+  bool integer = true; // no fraction or exponent
   bool negative = false;
   bool overflow = false; // magnitude above 2^64 - 1
   uint64_t magnitude = 0;
@@ -254,8 +253,7 @@ private:
   static bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
   void skipSpace() {
-    while (pos < s.size() &&
-           (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\n' || s[pos] == '\r'))
+    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\n' || s[pos] == '\r'))
       ++pos;
   }
 
@@ -325,16 +323,35 @@ private:
       return fail("unterminated string");
     char c = s[pos++];
     switch (c) {
-    case '"': out += '"'; return true;
-    case '\\': out += '\\'; return true;
-    case '/': out += '/'; return true;
-    case 'b': out += '\b'; return true;
-    case 'f': out += '\f'; return true;
-    case 'n': out += '\n'; return true;
-    case 'r': out += '\r'; return true;
-    case 't': out += '\t'; return true;
-    case 'u': break;
-    default: --pos; return fail("invalid escape");
+    case '"':
+      out += '"';
+      return true;
+    case '\\':
+      out += '\\';
+      return true;
+    case '/':
+      out += '/';
+      return true;
+    case 'b':
+      out += '\b';
+      return true;
+    case 'f':
+      out += '\f';
+      return true;
+    case 'n':
+      out += '\n';
+      return true;
+    case 'r':
+      out += '\r';
+      return true;
+    case 't':
+      out += '\t';
+      return true;
+    case 'u':
+      break;
+    default:
+      --pos;
+      return fail("invalid escape");
     }
     uint32_t cp;
     if (!readHex4(cp))
@@ -380,13 +397,27 @@ inline void appendJsonString(std::string &out, const std::string &s) {
   out += '"';
   for (unsigned char c : s) {
     switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\b': out += "\\b"; break;
-    case '\f': out += "\\f"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\b':
+      out += "\\b";
+      break;
+    case '\f':
+      out += "\\f";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
     default:
       if (c < 0x20) {
         char hex[8];

@@ -42,12 +42,12 @@ struct FusedProgram {
   /// Defines the next register. In the encoding (5 ints) `z` and
   /// `direction` share the last slot, as no op has both.
   struct Instruction {
-    OpCode op;     // a unary or binary elementwise op, Constant (a splat),
-                   // Compare or Select
-    int64_t x = 0, y = 0; // operand registers: x for a unary op, x and y for
-                          // a binary op or Compare; Select is x ? y : z
-    float value = 0;      // Constant: the splat value
-    int64_t z = 0;        // Select: the register read where x is 0
+    OpCode op;             // a unary or binary elementwise op, Constant (a splat),
+                           // Compare or Select
+    int64_t x = 0, y = 0;  // operand registers: x for a unary op, x and y for
+                           // a binary op or Compare; Select is x ? y : z
+    float value = 0;       // Constant: the splat value
+    int64_t z = 0;         // Select: the register read where x is 0
     int64_t direction = 0; // Compare: eq ne lt le gt ge = 0..5; the result
                            // is 1.0 or 0.0
   };
@@ -55,9 +55,9 @@ struct FusedProgram {
   std::vector<Instruction> instructions;
   std::vector<int64_t> outputs; // registers, one per step output
   struct RowReduction {
-    int64_t reg;                      // the register reduced
-    shardc::Reduction kind;           // Sum, Max or Min
-    int64_t cols;                     // row length: element i belongs to row i / cols
+    int64_t reg;            // the register reduced
+    shardc::Reduction kind; // Sum, Max or Min
+    int64_t cols;           // row length: element i belongs to row i / cols
   };
   std::vector<RowReduction> reductions; // after `outputs` in the step's outputs
 
@@ -109,7 +109,7 @@ constexpr int64_t kInArgument = -3;
 /// the device's arena; arguments (offset -1) are supplied by the caller.
 struct PlanValue {
   DType dtype;
-  Shape shape;       // local (per-device) shape, e.g. {256, 1024}
+  Shape shape;         // local (per-device) shape, e.g. {256, 1024}
   int64_t offset = -1; // kArgument, kNotMaterialized, kInArgument or an
                        // arena offset
   /// kInArgument: the position (in Plan::args) of the donated argument
@@ -121,13 +121,13 @@ struct PlanValue {
 
 struct PlanStep {
   OpCode op;
-  std::vector<int32_t> inputs;  // value ids
-  std::vector<int32_t> outputs; // value ids
-  std::vector<int64_t> attrs;   // the op's attributes as integers, per opcode
-                                // as OpCodes.def documents
+  std::vector<int32_t> inputs;   // value ids
+  std::vector<int32_t> outputs;  // value ids
+  std::vector<int64_t> attrs;    // the op's attributes as integers, per opcode
+                                 // as OpCodes.def documents
   std::vector<std::string> axes; // collectives: mesh axes of the groups
-  Array constant;               // Constant: the (local) value
-  std::string location;         // "model.mlir:12:8", for runtime errors
+  Array constant;                // Constant: the (local) value
+  std::string location;          // "model.mlir:12:8", for runtime errors
 
   /// Buffer k of a merged all_reduce (inputs[k] -> outputs[k]) as a step of
   /// its own, for what reduces one buffer at a time.
@@ -140,8 +140,8 @@ struct PlanStep {
 };
 
 struct Plan {
-  std::string entry;                 // e.g. "main"
-  Mesh mesh;                         // no axes: one device
+  std::string entry; // e.g. "main"
+  Mesh mesh;         // no axes: one device
   std::vector<PlanValue> values;
   std::vector<int32_t> args;         // value ids of the arguments
   std::vector<int32_t> results;      // value ids of the results
@@ -156,8 +156,8 @@ struct Plan {
   std::vector<NamedSharding> argShardings, resultShardings;
   std::vector<Shape> argGlobalShapes, resultGlobalShapes;
   std::vector<PlanStep> steps;
-  int64_t arenaBytes = 0;            // per device, after buffer reuse
-  int64_t unsharedBytes = 0;         // per device, without reuse (for reports)
+  int64_t arenaBytes = 0;    // per device, after buffer reuse
+  int64_t unsharedBytes = 0; // per device, without reuse (for reports)
 
   /// Names this plan's contents for backends that prepare a plan once and
   /// keep it (the CUDA backend's uploaded constants and compiled kernels):

@@ -22,12 +22,12 @@ namespace shardc {
 
 /// The collectives of one kind over one set of mesh axes.
 struct CollectiveTraffic {
-  OpCode op;                      // AllReduce, AllGather, ...
-  std::vector<std::string> axes;  // the groups' axes
-  int64_t groupSize = 1;          // devices per group
-  int64_t count = 0;              // collectives (a merged all_reduce counts
-                                  // once per buffer it reduces)
-  int64_t bytesSent = 0;          // per device, all of them together
+  OpCode op;                     // AllReduce, AllGather, ...
+  std::vector<std::string> axes; // the groups' axes
+  int64_t groupSize = 1;         // devices per group
+  int64_t count = 0;             // collectives (a merged all_reduce counts
+                                 // once per buffer it reduces)
+  int64_t bytesSent = 0;         // per device, all of them together
 };
 
 struct PlanCost {
@@ -41,7 +41,6 @@ struct PlanCost {
   int64_t collectiveBytes() const;
   int64_t collectiveCount() const;
 };
-
 
 PlanCost analyzePlanCost(const Plan &plan);
 

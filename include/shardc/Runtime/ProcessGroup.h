@@ -35,8 +35,8 @@ public:
   virtual int size() const = 0;
   /// Sends `sendBytes` bytes to process `to` while receiving `recvBytes`
   /// bytes from process `from` (one step of a ring).
-  virtual Status sendRecv(const void *send, size_t sendBytes, int to, void *recv,
-                          size_t recvBytes, int from) = 0;
+  virtual Status sendRecv(const void *send, size_t sendBytes, int to, void *recv, size_t recvBytes,
+                          int from) = 0;
   /// One message of an exchange: `bytes` bytes to or from process `peer`.
   struct Transfer {
     int peer;

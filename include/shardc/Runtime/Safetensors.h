@@ -46,17 +46,15 @@ struct SafetensorsFile {
 };
 
 /// Parses a whole safetensors file held in memory. `name` is used in messages.
-StatusOr<SafetensorsFile> parseSafetensors(const std::string &bytes,
-                                           const std::string &name);
+StatusOr<SafetensorsFile> parseSafetensors(const std::string &bytes, const std::string &name);
 /// Reads a safetensors file, the tensor data straight into the arrays.
 StatusOr<SafetensorsFile> readSafetensors(const std::string &path);
 
 /// The file's bytes: tensors in the order given, no gaps, the header padded
 /// to a multiple of 8. Fails on duplicate or reserved ("__metadata__") names
 /// and on names or metadata that are not valid UTF-8.
-StatusOr<std::string>
-serializeSafetensors(const NamedArrays &tensors,
-                     const std::map<std::string, std::string> &metadata = {});
+StatusOr<std::string> serializeSafetensors(const NamedArrays &tensors,
+                                           const std::map<std::string, std::string> &metadata = {});
 /// Writes atomically (see the file comment); the same checks as
 /// serializeSafetensors.
 Status writeSafetensors(const std::string &path, const NamedArrays &tensors,
@@ -77,8 +75,7 @@ StatusOr<std::string> serializeSafetensorsIndex(const SafetensorsIndex &index);
 /// Parses an index; `name` is used in messages. File names must be plain
 /// names (no directories, no "..": an index only names files beside it),
 /// and tensor names unique.
-StatusOr<SafetensorsIndex> parseSafetensorsIndex(const std::string &text,
-                                                 const std::string &name);
+StatusOr<SafetensorsIndex> parseSafetensorsIndex(const std::string &text, const std::string &name);
 /// Writes an index atomically.
 Status writeSafetensorsIndex(const std::string &path, const SafetensorsIndex &index);
 /// Reads an index and every shard file it names as one checkpoint: the

@@ -28,25 +28,25 @@
 
 /// X(function, the C library's float name, its double name): functions
 /// whose vector form is libmvec's variant of the float name.
-#define SHARDC_SCALAR_CALLS(X)                                                           \
-  X(exp, expf, exp)                                                                      \
-  X(log, logf, log)                                                                      \
-  X(tanh, tanhf, tanh)                                                                   \
-  X(erf, erff, erf)                                                                      \
-  X(log1p, log1pf, log1p)                                                                \
-  X(expm1, expm1f, expm1)                                                                \
-  X(sin, sinf, sin)                                                                      \
-  X(cos, cosf, cos)                                                                      \
-  X(tan, tanf, tan)                                                                      \
+#define SHARDC_SCALAR_CALLS(X)                                                                     \
+  X(exp, expf, exp)                                                                                \
+  X(log, logf, log)                                                                                \
+  X(tanh, tanhf, tanh)                                                                             \
+  X(erf, erff, erf)                                                                                \
+  X(log1p, log1pf, log1p)                                                                          \
+  X(expm1, expm1f, expm1)                                                                          \
+  X(sin, sinf, sin)                                                                                \
+  X(cos, cosf, cos)                                                                                \
+  X(tan, tanf, tan)                                                                                \
   X(cbrt, cbrtf, cbrt)
 /// X(function, the C library's float name, its double name, the LLVM
 /// intrinsic of its vector form).
-#define SHARDC_SCALAR_INTRINSICS(X)                                                      \
-  X(sqrt, sqrtf, sqrt, sqrt)                                                             \
-  X(abs, fabsf, fabs, fabs)                                                              \
-  X(floor, floorf, floor, floor)                                                         \
-  X(ceil, ceilf, ceil, ceil)                                                             \
-  X(round_even, rintf, rint, rint)                                                       \
+#define SHARDC_SCALAR_INTRINSICS(X)                                                                \
+  X(sqrt, sqrtf, sqrt, sqrt)                                                                       \
+  X(abs, fabsf, fabs, fabs)                                                                        \
+  X(floor, floorf, floor, floor)                                                                   \
+  X(ceil, ceilf, ceil, ceil)                                                                       \
+  X(round_even, rintf, rint, rint)                                                                 \
   X(round_afz, roundf, round, round)
 /// X(function, float name, double name): two-operand library functions.
 #define SHARDC_SCALAR_CALLS2(X) X(pow, powf, pow) X(atan2, atan2f, atan2)
@@ -54,14 +54,14 @@
 namespace shardc {
 namespace scalar {
 
-#define SHARDC_SCALAR_DEFINE(fn, f32, f64, ...)                                          \
-  SHARDC_SCALAR float fn(float x) { return ::f32(x); }                                  \
+#define SHARDC_SCALAR_DEFINE(fn, f32, f64, ...)                                                    \
+  SHARDC_SCALAR float fn(float x) { return ::f32(x); }                                             \
   SHARDC_SCALAR double fn(double x) { return ::f64(x); }
 SHARDC_SCALAR_CALLS(SHARDC_SCALAR_DEFINE)
 SHARDC_SCALAR_INTRINSICS(SHARDC_SCALAR_DEFINE)
 #undef SHARDC_SCALAR_DEFINE
-#define SHARDC_SCALAR_DEFINE2(fn, f32, f64)                                              \
-  SHARDC_SCALAR float fn(float x, float y) { return ::f32(x, y); }                      \
+#define SHARDC_SCALAR_DEFINE2(fn, f32, f64)                                                        \
+  SHARDC_SCALAR float fn(float x, float y) { return ::f32(x, y); }                                 \
   SHARDC_SCALAR double fn(double x, double y) { return ::f64(x, y); }
 SHARDC_SCALAR_CALLS2(SHARDC_SCALAR_DEFINE2)
 #undef SHARDC_SCALAR_DEFINE2
@@ -93,9 +93,9 @@ template <typename T> SHARDC_SCALAR T minimum(T x, T y) {
 }
 
 // The formulas of OpCodes.def: scalar::Name<T>(x) and scalar::Name<T>(x, y).
-#define SHARDC_UNARY(Name, name, number, types, partial, lo, hi, formula)                \
+#define SHARDC_UNARY(Name, name, number, types, partial, lo, hi, formula)                          \
   template <typename T> SHARDC_SCALAR T Name(T x) { return formula; }
-#define SHARDC_BINARY(Name, name, number, types, partial, lo, hi, formula)               \
+#define SHARDC_BINARY(Name, name, number, types, partial, lo, hi, formula)                         \
   template <typename T> SHARDC_SCALAR T Name(T x, T y) { return formula; }
 #include "shardc/Common/OpCodes.def"
 

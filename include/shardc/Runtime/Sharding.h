@@ -46,8 +46,7 @@ struct Mesh {
   int64_t groupRank(const std::vector<std::string> &axes, int64_t device) const;
   /// The devices of the group over `axes` that contains `device`, ordered by
   /// group rank.
-  std::vector<int64_t> group(const std::vector<std::string> &axes,
-                             int64_t device) const;
+  std::vector<int64_t> group(const std::vector<std::string> &axes, int64_t device) const;
 };
 
 /// For each array dimension, the mesh axes that split it, major to minor; an

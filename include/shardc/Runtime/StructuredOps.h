@@ -46,9 +46,9 @@ struct StructuredOpEntry {
 const StructuredOpEntry *structuredOp(OpCode op);
 
 namespace structured {
-#define SHARDC_STRUCTURED(Name, ...)                                                   \
-  std::string check##Name(const StepSignature &step);                                  \
-  StatusOr<Array> reference##Name(const std::vector<const Array *> &inputs,            \
+#define SHARDC_STRUCTURED(Name, ...)                                                               \
+  std::string check##Name(const StepSignature &step);                                              \
+  StatusOr<Array> reference##Name(const std::vector<const Array *> &inputs,                        \
                                   const std::vector<int64_t> &attrs);
 #include "shardc/Common/OpCodes.def"
 } // namespace structured

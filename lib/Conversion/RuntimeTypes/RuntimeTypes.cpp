@@ -10,13 +10,20 @@ using namespace mlir;
 namespace shardc {
 
 std::optional<DType> toDType(Type t) {
-  if (t.isF32()) return DType::F32;
-  if (t.isF64()) return DType::F64;
-  if (t.isF16()) return DType::F16;
-  if (t.isBF16()) return DType::BF16;
-  if (t.isInteger(1)) return DType::I1;
-  if (t.isInteger(32)) return DType::I32;
-  if (t.isInteger(64)) return DType::I64;
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF64())
+    return DType::F64;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isInteger(1))
+    return DType::I1;
+  if (t.isInteger(32))
+    return DType::I32;
+  if (t.isInteger(64))
+    return DType::I64;
   return std::nullopt;
 }
 

@@ -125,8 +125,8 @@ void assignBuffers(Plan &plan) {
     }
     for (size_t o = 0; o < step.outputs.size(); ++o) {
       int32_t id = step.outputs[o];
-      plan.unsharedBytes += ((int64_t)plan.values[id].bytes() + kAlignment - 1) /
-                            kAlignment * kAlignment;
+      plan.unsharedBytes +=
+          ((int64_t)plan.values[id].bytes() + kAlignment - 1) / kAlignment * kAlignment;
       if (plan.values[id].offset != kArgument)
         continue; // placed above
       // A merged all_reduce copies input i to output i in turn: output i may

@@ -103,9 +103,7 @@ private:
   std::map<int32_t, std::vector<size_t>> readers;
   std::set<size_t> removed;
 
-  int64_t elements(const PlanStep &s) {
-    return numElements(plan.values[s.outputs[0]].shape);
-  }
+  int64_t elements(const PlanStep &s) { return numElements(plan.values[s.outputs[0]].shape); }
 
   /// How a fused broadcast member loads its source, if it can: a scalar,
   /// or an operand that fills a trailing block of the result's dimensions
@@ -180,8 +178,8 @@ private:
         if (plan.values[id].dtype != DType::F32)
           return false;
       for (size_t r : readers[out])
-        if (r == SIZE_MAX || plan.steps[r].op != OpCode::Select ||
-            plan.steps[r].inputs[1] == out || plan.steps[r].inputs[2] == out)
+        if (r == SIZE_MAX || plan.steps[r].op != OpCode::Select || plan.steps[r].inputs[1] == out ||
+            plan.steps[r].inputs[2] == out)
           return false;
       return true;
     }
@@ -256,8 +254,7 @@ private:
       const PlanStep &s = plan.steps[g];
       int32_t out = s.outputs[0];
       if (s.op == OpCode::Reduce) {
-        reductions.push_back(
-            {out, {reg[s.inputs[0]], (Reduction)s.attrs[0], rowReductionCols(s)}});
+        reductions.push_back({out, {reg[s.inputs[0]], (Reduction)s.attrs[0], rowReductionCols(s)}});
         continue;
       }
       if (s.op == OpCode::BroadcastInDim) {

@@ -23,10 +23,10 @@ void mergeAllReduces(Plan &plan, int64_t bucketBytes) {
   if (bucketBytes <= 0)
     return;
   using Key = std::tuple<std::vector<std::string>, int64_t, DType>;
-  std::map<Key, PlanStep> pending;           // buckets not yet emitted
+  std::map<Key, PlanStep> pending; // buckets not yet emitted
   std::map<Key, int64_t> pendingBytes;
-  std::set<int32_t> waiting;                 // results of pending buckets and deferred steps
-  std::vector<PlanStep> deferred, out;       // steps that read them, in order
+  std::set<int32_t> waiting;           // results of pending buckets and deferred steps
+  std::vector<PlanStep> deferred, out; // steps that read them, in order
   // Every bucket, then the steps waiting on them: their inputs all exist
   // then, since a deferred step reads only earlier values.
   auto flushAll = [&] {

@@ -53,10 +53,14 @@ LogicalResult describe(Operation *op, PlanStep &step) {
   };
   auto reduceKind = [](ReduceKind k) -> int64_t {
     switch (k) {
-    case ReduceKind::Sum: return 0;
-    case ReduceKind::Max: return 1;
-    case ReduceKind::Min: return 2;
-    case ReduceKind::Mean: return 3;
+    case ReduceKind::Sum:
+      return 0;
+    case ReduceKind::Max:
+      return 1;
+    case ReduceKind::Min:
+      return 2;
+    case ReduceKind::Mean:
+      return 3;
     }
     return 0;
   };
@@ -69,9 +73,9 @@ LogicalResult describe(Operation *op, PlanStep &step) {
         auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
         ElementsAttr elements = c.getValue();
         if (dense && dense.isSplat() && dense.getNumElements() >= kLargeSplatElements)
-          elements = DenseElementsAttr::get(
-              RankedTensorType::get({}, dense.getType().getElementType()),
-              dense.getSplatValue<Attribute>());
+          elements =
+              DenseElementsAttr::get(RankedTensorType::get({}, dense.getType().getElementType()),
+                                     dense.getSplatValue<Attribute>());
         std::optional<Array> value = elementsToArray(elements);
         if (!value)
           return c.emitError("cannot read the elements of this constant");
@@ -95,7 +99,7 @@ LogicalResult describe(Operation *op, PlanStep &step) {
       .Case([&](ConvertOp) { return simple(OpCode::Convert); })
       .Case([&](DotGeneralOp c) {
         step.attrs = {(int64_t)c.getLhsBatchingDims().size(),
-                     (int64_t)c.getLhsContractingDims().size()};
+                      (int64_t)c.getLhsContractingDims().size()};
         append(step.attrs, c.getLhsBatchingDims());
         append(step.attrs, c.getRhsBatchingDims());
         append(step.attrs, c.getLhsContractingDims());
@@ -132,10 +136,10 @@ LogicalResult describe(Operation *op, PlanStep &step) {
         step.attrs = {c.getDimAttr().getInt()};
         return simple(OpCode::Concatenate);
       })
-#define SHARDC_STRUCTURED(Name, ...)                                                   \
-  .Case([&](Name##Op c) {                                                              \
-    step.attrs = c.getPlanAttrs();                                                     \
-    return simple(OpCode::Name);                                                       \
+#define SHARDC_STRUCTURED(Name, ...)                                                               \
+  .Case([&](Name##Op c) {                                                                          \
+    step.attrs = c.getPlanAttrs();                                                                 \
+    return simple(OpCode::Name);                                                                   \
   })
 #include "shardc/Common/OpCodes.def"
       .Case([&](TakeOp) { return simple(OpCode::Take); })
@@ -172,9 +176,8 @@ LogicalResult describe(Operation *op, PlanStep &step) {
       })
       .Default([&](Operation *other) -> LogicalResult {
         return other->emitError("cannot be lowered to an executable plan; ")
-               << (isa<ShardMapOp, ShardingConstraintOp>(other)
-                       ? "partition the function first"
-                       : "no backend runs it");
+               << (isa<ShardMapOp, ShardingConstraintOp>(other) ? "partition the function first"
+                                                                : "no backend runs it");
       });
 }
 
@@ -203,8 +206,9 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes) {
   if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
     return fn.emitError("only single-block functions with a body can be lowered");
   // A plan's buffers have sizes: what the caller passes and gets has shapes.
-  for (auto [kind, types] : {std::pair<const char *, ArrayRef<Type>>{"argument", fn.getArgumentTypes()},
-                             {"result", fn.getResultTypes()}})
+  for (auto [kind, types] :
+       {std::pair<const char *, ArrayRef<Type>>{"argument", fn.getArgumentTypes()},
+        {"result", fn.getResultTypes()}})
     for (auto [i, t] : llvm::enumerate(types))
       if (auto r = dyn_cast<RankedTensorType>(t); !r || !r.hasStaticShape())
         return fn.emitError(kind) << " #" << i << " has type " << t
@@ -285,10 +289,10 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes) {
   for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands())) {
     int32_t id = ids.lookup(v);
     plan.results.push_back(id);
-    plan.resultShardings.push_back(signature(
-        fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
-        fn.getResultAttrOfType<DenseI64ArrayAttr>(i, ShardcDialect::kGlobalShapeAttrName),
-        plan.values[id].shape, plan.resultGlobalShapes));
+    plan.resultShardings.push_back(
+        signature(fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
+                  fn.getResultAttrOfType<DenseI64ArrayAttr>(i, ShardcDialect::kGlobalShapeAttrName),
+                  plan.values[id].shape, plan.resultGlobalShapes));
   }
 
   rematerializeElementwise(plan);

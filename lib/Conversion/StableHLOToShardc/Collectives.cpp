@@ -226,13 +226,13 @@ FailureOr<Value> convertCollective(Operation *op, OpBuilder &b, const ManualMesh
   std::optional<SmallVector<StringRef>> axes = axesOfGroups(mesh, *groups);
   if (!axes)
     return op->emitError("the replica groups of '")
-           << name << "' are not the groups of any set of mesh axes of @"
-           << mesh.ref.getValue();
+           << name << "' are not the groups of any set of mesh axes of @" << mesh.ref.getValue();
   NamedAttribute axesNamed = b.getNamedAttr("axes", axesAttr(b, *axes));
   auto reduction = [&]() -> FailureOr<NamedAttribute> {
     if (!kind)
-      return op->emitError("'") << name << "' combines with something other than one add, "
-                                           "maximum or minimum";
+      return op->emitError("'") << name
+                                << "' combines with something other than one add, "
+                                   "maximum or minimum";
     return b.getNamedAttr("kind", ReduceKindAttr::get(b.getContext(), *kind));
   };
   if (name == "stablehlo.all_reduce") {
@@ -246,7 +246,8 @@ FailureOr<Value> convertCollective(Operation *op, OpBuilder &b, const ManualMesh
     std::optional<int64_t> dim = intOf(attrOf(op, {"scatter_dimension"}));
     if (failed(k) || !dim)
       return op->emitError("reduce_scatter needs its scatter_dimension");
-    return create("reduce_scatter", {*k, axesNamed, b.getNamedAttr("dim", b.getI64IntegerAttr(*dim))});
+    return create("reduce_scatter",
+                  {*k, axesNamed, b.getNamedAttr("dim", b.getI64IntegerAttr(*dim))});
   }
   if (name == "stablehlo.all_gather") {
     std::optional<int64_t> dim = intOf(attrOf(op, {"all_gather_dim"}));
@@ -259,8 +260,9 @@ FailureOr<Value> convertCollective(Operation *op, OpBuilder &b, const ManualMesh
                            concat = intOf(attrOf(op, {"concat_dimension"}));
     if (!split || !concat)
       return op->emitError("all_to_all needs its split and concat dimensions");
-    return create("all_to_all", {axesNamed, b.getNamedAttr("split_dim", b.getI64IntegerAttr(*split)),
-                                 b.getNamedAttr("concat_dim", b.getI64IntegerAttr(*concat))});
+    return create("all_to_all",
+                  {axesNamed, b.getNamedAttr("split_dim", b.getI64IntegerAttr(*split)),
+                   b.getNamedAttr("concat_dim", b.getI64IntegerAttr(*concat))});
   }
   return op->emitError("'") << name << "' is not a collective the importer converts";
 }

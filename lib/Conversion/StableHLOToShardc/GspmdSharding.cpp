@@ -115,15 +115,14 @@ bool GspmdMeshes::fix(int64_t count, std::string &error) {
     primes = primeFactors(count);
   }
   if (count != devices) {
-    error = "it tiles " + std::to_string(count) + " devices, the module has " +
-            std::to_string(devices);
+    error =
+        "it tiles " + std::to_string(count) + " devices, the module has " + std::to_string(devices);
     return false;
   }
   return true;
 }
 
-FailureOr<ShardingAttr> GspmdMeshes::shardingFor(StringRef text, int64_t rank,
-                                                 std::string &error) {
+FailureOr<ShardingAttr> GspmdMeshes::shardingFor(StringRef text, int64_t rank, std::string &error) {
   MLIRContext *ctx = module.getContext();
   Lexer lx{text};
   auto bad = [&](const std::string &why) -> FailureOr<ShardingAttr> {
@@ -225,8 +224,8 @@ FailureOr<ShardingAttr> GspmdMeshes::shardingFor(StringRef text, int64_t rank,
       found = list == transposedIota(primes, order);
     } while (!found && std::next_permutation(order.begin(), order.end()));
   if (!found)
-    return bad("no order of the mesh's axes (sizes " + std::to_string(k) +
-               " prime factors of " + std::to_string(count) + ") gives its device list");
+    return bad("no order of the mesh's axes (sizes " + std::to_string(k) + " prime factors of " +
+               std::to_string(count) + ") gives its device list");
   // Consecutive axes, in that order, make each dimension's tiles.
   std::vector<std::vector<int64_t>> axesPerDim(rank);
   size_t next = 0;
@@ -252,7 +251,7 @@ void GspmdMeshes::declareMeshes() {
   for (size_t i = 0; i < primes.size(); ++i)
     names.push_back(b.getStringAttr("g" + std::to_string(i)));
   MeshOp::create(b, module.getLoc(), b.getStringAttr(meshName), b.getArrayAttr(names),
-                   b.getDenseI64ArrayAttr(primes));
+                 b.getDenseI64ArrayAttr(primes));
 }
 
 } // namespace shardc

@@ -36,7 +36,9 @@ struct Dims {
     std::optional<SmallVector<int64_t>> v = intsOf(dict ? dict.get(key) : Attribute());
     return v ? *v : SmallVector<int64_t>();
   }
-  std::optional<int64_t> one(StringRef key) const { return intOf(dict ? dict.get(key) : Attribute()); }
+  std::optional<int64_t> one(StringRef key) const {
+    return intOf(dict ? dict.get(key) : Attribute());
+  }
 };
 
 SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
@@ -189,17 +191,16 @@ FailureOr<Value> convertScatterAdd(Operation *op, OpBuilder &b, bool adds) {
   int64_t rows = operandType.getDimSize(a);
   auto pred = RankedTensorType::get(idxType.getShape(), b.getI1Type());
   Value lo = makeSplat(b, loc, idxType, 0), hi = makeSplat(b, loc, idxType, (double)(rows - 1));
-  Value inRange = makeOp(b, loc, "select",
-                         {makeOp(b, loc, "compare", {*idx, lo}, pred,
-                                 {b.getNamedAttr("direction", CompareDirectionAttr::get(
-                                                                  b.getContext(),
-                                                                  CompareDirection::GE))}),
-                          makeOp(b, loc, "compare", {*idx, hi}, pred,
-                                 {b.getNamedAttr("direction", CompareDirectionAttr::get(
-                                                                  b.getContext(),
-                                                                  CompareDirection::LE))}),
-                          makeSplat(b, loc, pred, 0)},
-                         pred);
+  Value inRange = makeOp(
+      b, loc, "select",
+      {makeOp(b, loc, "compare", {*idx, lo}, pred,
+              {b.getNamedAttr("direction",
+                              CompareDirectionAttr::get(b.getContext(), CompareDirection::GE))}),
+       makeOp(b, loc, "compare", {*idx, hi}, pred,
+              {b.getNamedAttr("direction",
+                              CompareDirectionAttr::get(b.getContext(), CompareDirection::LE))}),
+       makeSplat(b, loc, pred, 0)},
+      pred);
   SmallVector<int64_t> batchDims(batch);
   std::iota(batchDims.begin(), batchDims.end(), 0);
   Value mask = makeOp(b, loc, "broadcast_in_dim", inRange,

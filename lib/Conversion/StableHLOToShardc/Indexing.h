@@ -16,8 +16,7 @@ mlir::FailureOr<mlir::Value> convertGather(mlir::Operation *op, mlir::OpBuilder 
 /// A scatter that adds whole windows along one dimension, as
 /// shardc.scatter_add (out-of-range updates skipped, as StableHLO does);
 /// `adds`: whether the scatter's body is one add of its two arguments.
-mlir::FailureOr<mlir::Value> convertScatterAdd(mlir::Operation *op, mlir::OpBuilder &b,
-                                               bool adds);
+mlir::FailureOr<mlir::Value> convertScatterAdd(mlir::Operation *op, mlir::OpBuilder &b, bool adds);
 
 /// reverse, as takes of the reversed indices.
 mlir::FailureOr<mlir::Value> convertReverse(mlir::Operation *op, mlir::OpBuilder &b);

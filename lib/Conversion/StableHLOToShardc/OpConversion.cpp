@@ -64,8 +64,9 @@ private:
   std::optional<ManualMesh> manual; // inside a shard_map body: its mesh
 
   InFlightDiagnostic unsupported(Operation *op, const Twine &why = "") {
-    InFlightDiagnostic d = op->emitError("'") << op->getName().getStringRef()
-                                              << "' is not supported by shardc's StableHLO importer";
+    InFlightDiagnostic d = op->emitError("'")
+                           << op->getName().getStringRef()
+                           << "' is not supported by shardc's StableHLO importer";
     if (!why.isTriviallyEmpty())
       d << ": " << why;
     return d;
@@ -228,11 +229,11 @@ private:
       if (failed(arity(3)))
         return failure();
       // A scalar predicate picks whole operands.
-      return one(make("select", loc,
-                      {broadcastTo(loc, in[0], RankedTensorType::get(type.getShape(),
-                                                                     b.getI1Type())),
-                       in[1], in[2]},
-                      type));
+      return one(
+          make("select", loc,
+               {broadcastTo(loc, in[0], RankedTensorType::get(type.getShape(), b.getI1Type())),
+                in[1], in[2]},
+               type));
     }
     if (name == "stablehlo.clamp") { // min(max(x, lo), hi), NaN as maximum and minimum
       if (failed(arity(3)))
@@ -313,8 +314,8 @@ private:
       std::optional<int64_t> dim = intOf(attrOf(op, {"dim", "dimension"}));
       if (!dim || !type)
         return op->emitError("concatenate needs its dimension");
-      return one(make("concatenate", loc, in, type,
-                      {b.getNamedAttr("dim", b.getI64IntegerAttr(*dim))}));
+      return one(
+          make("concatenate", loc, in, type, {b.getNamedAttr("dim", b.getI64IntegerAttr(*dim))}));
     }
     if (name == "stablehlo.dynamic_slice") {
       if (in.empty() || !type)
@@ -352,8 +353,7 @@ private:
       return same;
     }
     if (name == "stablehlo.reverse" || name == "stablehlo.pad") {
-      FailureOr<Value> v =
-          name == "stablehlo.reverse" ? convertReverse(op, b) : convertPad(op, b);
+      FailureOr<Value> v = name == "stablehlo.reverse" ? convertReverse(op, b) : convertPad(op, b);
       if (failed(v))
         return failure();
       return one(*v);
@@ -547,8 +547,8 @@ private:
     for (unsigned i = 0; i < n; ++i) {
       if (auto t = dyn_cast<RankedTensorType>(op->getResult(i).getType());
           t && t.getElementType().isInteger(1)) {
-        FailureOr<Value> r = reduceBooleans(op, (*body)[i], op->getOperand(i),
-                                            op->getOperand(n + i), *dims, t);
+        FailureOr<Value> r =
+            reduceBooleans(op, (*body)[i], op->getOperand(i), op->getOperand(n + i), *dims, t);
         if (failed(r))
           return failure();
         results.push_back(*r);
@@ -569,8 +569,9 @@ private:
                             b.getNamedAttr("dims", b.getDenseI64ArrayAttr(*dims))});
       // The initial value joins the result unless it is the identity.
       if (!isIdentity(init, *kind)) {
-        StringRef combine =
-            *kind == ReduceKind::Sum ? "add" : *kind == ReduceKind::Max ? "max" : "min";
+        StringRef combine = *kind == ReduceKind::Sum   ? "add"
+                            : *kind == ReduceKind::Max ? "max"
+                                                       : "min";
         r = make(combine, loc, {r, broadcastTo(loc, init, type)}, type);
       }
       results.push_back(r);
@@ -596,10 +597,11 @@ private:
       return make("convert", loc, v, RankedTensorType::get(t.getShape(), i32));
     };
     auto resultI32 = RankedTensorType::get(type.getShape(), i32);
-    Value r = dims.empty() ? wide(x)
-                           : make("reduce", loc, wide(x), resultI32,
-                                  {b.getNamedAttr("kind", ReduceKindAttr::get(b.getContext(), *kind)),
-                                   b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims))});
+    Value r = dims.empty()
+                  ? wide(x)
+                  : make("reduce", loc, wide(x), resultI32,
+                         {b.getNamedAttr("kind", ReduceKindAttr::get(b.getContext(), *kind)),
+                          b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims))});
     r = make(*kind == ReduceKind::Min ? "min" : "max", loc,
              {r, broadcastTo(loc, wide(init), resultI32)}, resultI32);
     return make("compare", loc, {r, splat(loc, resultI32, 0)}, type,
@@ -616,13 +618,13 @@ private:
     if (auto f = dyn_cast<FloatType>(value.getElementType())) {
       (void)f;
       double v = value.getSplatValue<APFloat>().convertToDouble();
-      return kind == ReduceKind::Sum ? v == 0.0
+      return kind == ReduceKind::Sum   ? v == 0.0
              : kind == ReduceKind::Max ? std::isinf(v) && v < 0
                                        : std::isinf(v) && v > 0;
     }
     APInt v = value.getSplatValue<APInt>();
     unsigned w = v.getBitWidth();
-    return kind == ReduceKind::Sum ? v.isZero()
+    return kind == ReduceKind::Sum   ? v.isZero()
            : kind == ReduceKind::Max ? v == APInt::getSignedMinValue(w)
                                      : v == APInt::getSignedMaxValue(w);
   }

@@ -11,8 +11,7 @@ namespace shardc::import {
 /// Replaces every op of the stablehlo, chlo and sdy dialects in `body`
 /// (and in the regions of other ops) by shardc ops; errors are reported at
 /// the op they concern.
-LogicalResult convertOps(Block &body, ModuleOp module, const MeshMap &meshes,
-                         GspmdMeshes &gspmd);
+LogicalResult convertOps(Block &body, ModuleOp module, const MeshMap &meshes, GspmdMeshes &gspmd);
 
 } // namespace shardc::import
 

@@ -189,8 +189,9 @@ LogicalResult importStableHLO(ModuleOp module) {
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isExternal())
       continue;
-    for (auto [kind, types] : {std::pair<const char *, ArrayRef<Type>>{"argument", fn.getArgumentTypes()},
-                               {"result", fn.getResultTypes()}})
+    for (auto [kind, types] :
+         {std::pair<const char *, ArrayRef<Type>>{"argument", fn.getArgumentTypes()},
+          {"result", fn.getResultTypes()}})
       for (auto [i, t] : llvm::enumerate(types))
         if (auto r = dyn_cast<RankedTensorType>(t); !r || !r.hasStaticShape())
           return fn.emitError(kind) << " #" << i << " has type " << t

@@ -159,8 +159,8 @@ ParseResult parseManualComputation(OpAsmParser &p, OperationState &st) {
   SMLoc at = p.getCurrentLocation();
   SmallVector<OpAsmParser::UnresolvedOperand> operands;
   SmallVector<StringAttr> manual;
-  if (p.parseOperandList(operands, AsmParser::Delimiter::Paren) ||
-      p.parseKeyword("in_shardings") || p.parseEqual())
+  if (p.parseOperandList(operands, AsmParser::Delimiter::Paren) || p.parseKeyword("in_shardings") ||
+      p.parseEqual())
     return failure();
   FailureOr<ArrayAttr> in = parseShardingList(p);
   if (failed(in) || p.parseKeyword("out_shardings") || p.parseEqual())

@@ -93,8 +93,8 @@ ParseResult parseTypes(OpAsmParser &p, StringRef op, size_t numOperands,
 ParseResult resolve(OpAsmParser &p, SMLoc at, ArrayRef<OpAsmParser::UnresolvedOperand> operands,
                     ArrayRef<Type> types, OperationState &st) {
   if (operands.size() != types.size())
-    return p.emitError(at, "the op has ") << operands.size() << " operands but its type lists "
-                                          << types.size();
+    return p.emitError(at, "the op has ")
+           << operands.size() << " operands but its type lists " << types.size();
   return p.resolveOperands(operands, types, at, st.operands);
 }
 
@@ -201,8 +201,7 @@ ParseResult parseItems(OpAsmParser &p, OperationState &st) {
   };
   // Items, unless the op goes straight to its type.
   if (failed(p.parseOptionalColon())) {
-    if (p.parseCommaSeparatedList(item) || p.parseOptionalAttrDict(st.attributes) ||
-        p.parseColon())
+    if (p.parseCommaSeparatedList(item) || p.parseOptionalAttrDict(st.attributes) || p.parseColon())
       return failure();
   }
   SmallVector<Type> operandTypes, resultTypes;
@@ -231,8 +230,7 @@ ParseResult parseCustomCall(OpAsmParser &p, OperationState &st) {
   StringAttr target;
   SmallVector<OpAsmParser::UnresolvedOperand> operands;
   SMLoc at = p.getCurrentLocation();
-  if (p.parseSymbolName(target) ||
-      p.parseOperandList(operands, AsmParser::Delimiter::Paren) ||
+  if (p.parseSymbolName(target) || p.parseOperandList(operands, AsmParser::Delimiter::Paren) ||
       p.parseOptionalAttrDict(st.attributes) || p.parseColon())
     return failure();
   st.addAttribute("call_target_name", target);
@@ -316,10 +314,22 @@ ParseResult parseStableHLO(OpAsmParser &p, OperationState &st) {
     return parseCustomCall(p, st);
   if (bare == "reduce")
     return parseReduce(p, st);
-  static const llvm::StringSet<> unsupported = {
-      "while", "if", "case", "sort", "reduce_window", "select_and_scatter", "map",
-      "composite", "get_tuple_element", "tuple", "after_all", "create_token",
-      "infeed", "outfeed", "send", "recv"};
+  static const llvm::StringSet<> unsupported = {"while",
+                                                "if",
+                                                "case",
+                                                "sort",
+                                                "reduce_window",
+                                                "select_and_scatter",
+                                                "map",
+                                                "composite",
+                                                "get_tuple_element",
+                                                "tuple",
+                                                "after_all",
+                                                "create_token",
+                                                "infeed",
+                                                "outfeed",
+                                                "send",
+                                                "recv"};
   if (unsupported.contains(bare))
     return parseUnsupported(p, st);
   return parseItems(p, st);

@@ -51,13 +51,13 @@ public:
   const char *name() const override { return "cpu"; }
   ProcessGroup *processes() const override {
     return processGroup.ok() && *processGroup && (*processGroup)->size() > 1 ? processGroup->get()
-                                                                         : nullptr;
+                                                                             : nullptr;
   }
 
   using Backend::execute;
-  StatusOr<std::vector<DeviceArrays>>
-  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
-          std::vector<DeviceArrays> *donated) override {
+  StatusOr<std::vector<DeviceArrays>> execute(const Plan &plan,
+                                              const std::vector<std::vector<const Array *>> &args,
+                                              std::vector<DeviceArrays> *donated) override {
     // One plan at a time: the device threads, arenas and BLAS threads are
     // this backend's; callers on other threads wait their turn.
     std::lock_guard<std::mutex> lock(mutex);
@@ -112,9 +112,8 @@ public:
         continue;
       }
       for (int64_t d = 0; d < n; ++d)
-        written[a].push_back(std::find(local.begin(), local.end(), d) != local.end()
-                                 ? *args[a][d]
-                                 : Array());
+        written[a].push_back(std::find(local.begin(), local.end(), d) != local.end() ? *args[a][d]
+                                                                                     : Array());
     }
     std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
     std::vector<Status> status(n, Status::success());
@@ -136,15 +135,13 @@ public:
     std::vector<FusedKernelFn> kernels = cpu::fusedKernelsFor(plan);
     auto device = [&](int64_t d) {
       uint8_t *arena = arenas[d].data.get();
-      cpu::DeviceBuffers buffers{d, std::vector<uint8_t *>(plan.values.size(), nullptr),
-                                 &kernels};
+      cpu::DeviceBuffers buffers{d, std::vector<uint8_t *>(plan.values.size(), nullptr), &kernels};
       for (size_t v = 0; v < plan.values.size(); ++v)
         if (plan.values[v].offset >= 0)
           buffers.ptr[v] = arena + plan.values[v].offset;
       for (size_t i = 0; i < plan.args.size(); ++i)
-        buffers.ptr[plan.args[i]] = written[i].empty()
-                                        ? const_cast<uint8_t *>(args[i][d]->bytes())
-                                        : written[i][d].bytes();
+        buffers.ptr[plan.args[i]] =
+            written[i].empty() ? const_cast<uint8_t *>(args[i][d]->bytes()) : written[i][d].bytes();
       for (size_t v = 0; v < plan.values.size(); ++v)
         if (plan.values[v].offset == kInArgument)
           buffers.ptr[v] = written[plan.values[v].inArgument][d].bytes();
@@ -163,13 +160,12 @@ public:
         direct[r] = true;
       }
       for (const PlanStep &step : plan.steps) {
-        auto start = profile ? std::chrono::steady_clock::now()
-                             : std::chrono::steady_clock::time_point();
+        auto start =
+            profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
         auto account = [&] {
           if (profile && d == 0)
             profileMs[step.location + " " + opCodeName(step.op)] +=
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                          start)
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                     .count();
         };
         if (isCollective(step.op)) {
@@ -180,10 +176,9 @@ public:
         }
         Status s = cpu::runKernel(plan, step, buffers);
         if (!s.ok()) {
-          status[d] = Status::error(step.location + ": " +
-                                    s.message() +
-                                    (n > 1 ? " (on device " + std::to_string(d) + ")"
-                                           : std::string()));
+          status[d] =
+              Status::error(step.location + ": " + s.message() +
+                            (n > 1 ? " (on device " + std::to_string(d) + ")" : std::string()));
           group.barrier.abort();
           return;
         }
@@ -193,8 +188,8 @@ public:
         if (direct[r])
           continue;
         const PlanValue &v = plan.values[plan.results[r]];
-        bool first = std::find(plan.results.begin(), plan.results.begin() + r,
-                               plan.results[r]) == plan.results.begin() + r;
+        bool first = std::find(plan.results.begin(), plan.results.begin() + r, plan.results[r]) ==
+                     plan.results.begin() + r;
         if (v.offset == kInArgument && first) { // computed in place: hand it over
           results[r][d] = std::move(written[v.inArgument][d]);
           continue;
@@ -303,8 +298,7 @@ std::unique_ptr<Backend> createCpuBackend(const CpuBackendOptions &options) {
 }
 
 std::unique_ptr<Backend> createCpuBackend(std::shared_ptr<ProcessGroup> processes) {
-  return std::make_unique<CpuBackend>(std::move(processes),
-                                      CpuBackendOptions::fromEnvironment());
+  return std::make_unique<CpuBackend>(std::move(processes), CpuBackendOptions::fromEnvironment());
 }
 
 } // namespace shardc

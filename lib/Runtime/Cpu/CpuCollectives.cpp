@@ -29,8 +29,8 @@ namespace {
 using ring::combine;
 
 template <typename T>
-bool ringAllReduce(Reduction kind, const std::vector<int64_t> &members, int64_t rank,
-                   int64_t count, DeviceGroup &group, T *out) {
+bool ringAllReduce(Reduction kind, const std::vector<int64_t> &members, int64_t rank, int64_t count,
+                   DeviceGroup &group, T *out) {
   int64_t n = (int64_t)members.size();
   auto chunk = [&](int64_t c) { return ring::chunk(c, n, count); };
   const T *left = nullptr;
@@ -62,8 +62,8 @@ bool ringAllReduce(Reduction kind, const std::vector<int64_t> &members, int64_t 
 /// buffers; all lists have the same sizes.
 template <typename T>
 bool segmentedRingAllReduce(Reduction kind, const std::vector<int64_t> &members, int64_t rank,
-                            const std::vector<std::pair<T *, int64_t>> &mine,
-                            DeviceGroup &group, int64_t device) {
+                            const std::vector<std::pair<T *, int64_t>> &mine, DeviceGroup &group,
+                            int64_t device) {
   int64_t n = (int64_t)members.size(), count = 0;
   for (const auto &seg : mine)
     count += seg.second;
@@ -137,8 +137,8 @@ Split3 splitAt(const Shape &shape, int64_t d) {
 }
 
 /// all_slice: this device's block of its own operand; no communication.
-void localSlice(const PlanValue &in, int64_t dim, int64_t rank, int64_t n,
-                const uint8_t *src, uint8_t *dst) {
+void localSlice(const PlanValue &in, int64_t dim, int64_t rank, int64_t n, const uint8_t *src,
+                uint8_t *dst) {
   Split3 s = splitAt(in.shape, dim);
   size_t es = dtypeSize(in.dtype);
   int64_t block = s.dim / n;
@@ -150,9 +150,9 @@ void localSlice(const PlanValue &in, int64_t dim, int64_t rank, int64_t n,
 /// all_gather and reduce_scatter (sum, mean) on f32 over shared memory: each
 /// device reads the group's operands where they are (no copies), combining
 /// them in member order, so results do not depend on timing.
-bool gatherOrScatter(const Plan &plan, const PlanStep &step,
-                     const std::vector<int64_t> &members, int64_t rank, const uint8_t *src,
-                     uint8_t *dst, int64_t d, DeviceGroup &group) {
+bool gatherOrScatter(const Plan &plan, const PlanStep &step, const std::vector<int64_t> &members,
+                     int64_t rank, const uint8_t *src, uint8_t *dst, int64_t d,
+                     DeviceGroup &group) {
   const PlanValue &in = plan.values[step.inputs[0]];
   int64_t n = (int64_t)members.size();
   group.operands[d] = src;
@@ -195,8 +195,7 @@ bool gatherOrScatter(const Plan &plan, const PlanStep &step,
 /// Each block is a box of the same shape in operand and result; its
 /// innermost run that is contiguous in both is copied whole.
 bool blockAllToAll(const Plan &plan, const PlanStep &step, const std::vector<int64_t> &members,
-                   int64_t rank, const uint8_t *src, uint8_t *dst, int64_t d,
-                   DeviceGroup &group) {
+                   int64_t rank, const uint8_t *src, uint8_t *dst, int64_t d, DeviceGroup &group) {
   const PlanValue &in = plan.values[step.inputs[0]], &out = plan.values[step.outputs[0]];
   int64_t n = (int64_t)members.size(), split = step.attrs[0], concat = step.attrs[1];
   int64_t rankDims = (int64_t)in.shape.size();
@@ -274,10 +273,14 @@ bool runInProcess(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers
 
   if (step.op == OpCode::AllReduce && step.inputs.size() > 1) {
     switch (in.dtype) {
-    case DType::F32: return mergedAllReduce<float>(plan, step, buffers, members, rank, group);
-    case DType::F64: return mergedAllReduce<double>(plan, step, buffers, members, rank, group);
-    case DType::I32: return mergedAllReduce<int32_t>(plan, step, buffers, members, rank, group);
-    case DType::I64: return mergedAllReduce<int64_t>(plan, step, buffers, members, rank, group);
+    case DType::F32:
+      return mergedAllReduce<float>(plan, step, buffers, members, rank, group);
+    case DType::F64:
+      return mergedAllReduce<double>(plan, step, buffers, members, rank, group);
+    case DType::I32:
+      return mergedAllReduce<int32_t>(plan, step, buffers, members, rank, group);
+    case DType::I64:
+      return mergedAllReduce<int64_t>(plan, step, buffers, members, rank, group);
     default: // f16/bf16: one buffer at a time
       for (size_t i = 0; i < step.inputs.size(); ++i)
         if (!runCollective(plan, step.part(i), buffers, group))
@@ -292,11 +295,16 @@ bool runInProcess(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers
       std::memcpy(dst, src, in.bytes());
     group.work[d] = dst;
     switch (in.dtype) {
-    case DType::F32: return ringAllReduce(kind, members, rank, count, group, (float *)dst);
-    case DType::F64: return ringAllReduce(kind, members, rank, count, group, (double *)dst);
-    case DType::I32: return ringAllReduce(kind, members, rank, count, group, (int32_t *)dst);
-    case DType::I64: return ringAllReduce(kind, members, rank, count, group, (int64_t *)dst);
-    default: break; // f16/bf16: through the reference below
+    case DType::F32:
+      return ringAllReduce(kind, members, rank, count, group, (float *)dst);
+    case DType::F64:
+      return ringAllReduce(kind, members, rank, count, group, (double *)dst);
+    case DType::I32:
+      return ringAllReduce(kind, members, rank, count, group, (int32_t *)dst);
+    case DType::I64:
+      return ringAllReduce(kind, members, rank, count, group, (int64_t *)dst);
+    default:
+      break; // f16/bf16: through the reference below
     }
   }
 
@@ -324,9 +332,8 @@ bool runInProcess(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers
       std::memcpy(dst, staged.data(), staged.size());
     return true;
   }
-  if (step.op == OpCode::AllGather ||
-      (step.op == OpCode::ReduceScatter && in.dtype == DType::F32 &&
-       (step.attrs[0] == 0 || step.attrs[0] == 3)))
+  if (step.op == OpCode::AllGather || (step.op == OpCode::ReduceScatter && in.dtype == DType::F32 &&
+                                       (step.attrs[0] == 0 || step.attrs[0] == 3)))
     return gatherOrScatter(plan, step, members, rank, src, dst, d, group);
 
   if (step.op == OpCode::AllToAll && !in.shape.empty() && numElements(in.shape) > 0)
@@ -347,15 +354,20 @@ bool runInProcess(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers
   case OpCode::AllReduce:
     result = ref::allReduce((Reduction)step.attrs[0], ptrs);
     break;
-  case OpCode::AllGather: result = ref::allGather(ptrs, step.attrs[0]); break;
+  case OpCode::AllGather:
+    result = ref::allGather(ptrs, step.attrs[0]);
+    break;
   case OpCode::ReduceScatter:
     result = ref::reduceScatter((Reduction)step.attrs[0], ptrs, step.attrs[1])[rank];
     break;
   case OpCode::AllToAll:
     result = ref::allToAll(ptrs, step.attrs[0], step.attrs[1])[rank];
     break;
-  case OpCode::AllSlice: result = ref::allSlice(ptrs, step.attrs[0])[rank]; break;
-  default: break;
+  case OpCode::AllSlice:
+    result = ref::allSlice(ptrs, step.attrs[0])[rank];
+    break;
+  default:
+    break;
   }
   // Nobody may overwrite an operand before every device has read it.
   if (!group.barrier.wait())
@@ -365,8 +377,7 @@ bool runInProcess(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers
 }
 
 bool ringReduces(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I32 ||
-         dtype == DType::I64;
+  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::I32 || dtype == DType::I64;
 }
 
 /// Whether every group of `step` that has a device of this process has
@@ -513,10 +524,18 @@ bool runAcrossProcesses(const Plan &plan, const PlanStep &step, DeviceBuffers &b
     result = folded.data();
     Reduction kind = (Reduction)step.attrs[0];
     switch (in.dtype) {
-    case DType::F32: reduceStaged<float>(kind, members, group, folded.data(), bytes); break;
-    case DType::F64: reduceStaged<double>(kind, members, group, folded.data(), bytes); break;
-    case DType::I32: reduceStaged<int32_t>(kind, members, group, folded.data(), bytes); break;
-    default: reduceStaged<int64_t>(kind, members, group, folded.data(), bytes); break;
+    case DType::F32:
+      reduceStaged<float>(kind, members, group, folded.data(), bytes);
+      break;
+    case DType::F64:
+      reduceStaged<double>(kind, members, group, folded.data(), bytes);
+      break;
+    case DType::I32:
+      reduceStaged<int32_t>(kind, members, group, folded.data(), bytes);
+      break;
+    default:
+      reduceStaged<int64_t>(kind, members, group, folded.data(), bytes);
+      break;
     }
   }
   size_t at = 0;

@@ -30,9 +30,8 @@ namespace {
 
 /// Dimensions `group` of an operand walked as one: their total size and the
 /// stride of the last, when each steps over the next (else nullopt).
-std::optional<std::pair<int64_t, int64_t>> merged(const Shape &shape,
-                                                  const std::vector<int64_t> &strides,
-                                                  const std::vector<int64_t> &group) {
+std::optional<std::pair<int64_t, int64_t>>
+merged(const Shape &shape, const std::vector<int64_t> &strides, const std::vector<int64_t> &group) {
   int64_t size = 1;
   std::vector<int64_t> live; // size-1 dimensions have no stride to respect
   for (int64_t d : group) {
@@ -91,7 +90,7 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   int64_t M = dims.M, N = dims.N, K = dims.K;
   if (dims.B * M * N == 0)
     return true; // nothing to write (BLAS rejects a leading dimension of 0)
-  if (K == 0) { // an empty sum: zeros (BLAS returns without writing)
+  if (K == 0) {  // an empty sum: zeros (BLAS returns without writing)
     std::fill_n((float *)b.ptr[s.outputs[0]], dims.B * M * N, 0.0f);
     return true;
   }
@@ -161,15 +160,32 @@ bool iota(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
-template <typename T>
-void compareInto(const T *a, const T *c, uint8_t *y, int64_t n, int64_t dir) {
+template <typename T> void compareInto(const T *a, const T *c, uint8_t *y, int64_t n, int64_t dir) {
   switch (dir) { // eq ne lt le gt ge; NaN compares false except ne
-  case 0: for (int64_t i = 0; i < n; ++i) y[i] = a[i] == c[i]; break;
-  case 1: for (int64_t i = 0; i < n; ++i) y[i] = a[i] != c[i]; break;
-  case 2: for (int64_t i = 0; i < n; ++i) y[i] = a[i] < c[i]; break;
-  case 3: for (int64_t i = 0; i < n; ++i) y[i] = a[i] <= c[i]; break;
-  case 4: for (int64_t i = 0; i < n; ++i) y[i] = a[i] > c[i]; break;
-  default: for (int64_t i = 0; i < n; ++i) y[i] = a[i] >= c[i]; break;
+  case 0:
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = a[i] == c[i];
+    break;
+  case 1:
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = a[i] != c[i];
+    break;
+  case 2:
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = a[i] < c[i];
+    break;
+  case 3:
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = a[i] <= c[i];
+    break;
+  case 4:
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = a[i] > c[i];
+    break;
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = a[i] >= c[i];
+    break;
   }
 }
 
@@ -178,8 +194,8 @@ bool compare(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   int64_t n = numElements(in.shape);
   uint8_t *y = b.ptr[s.outputs[0]];
   if (in.dtype == DType::I32)
-    compareInto((const int32_t *)b.ptr[s.inputs[0]], (const int32_t *)b.ptr[s.inputs[1]], y,
-                n, s.attrs[0]);
+    compareInto((const int32_t *)b.ptr[s.inputs[0]], (const int32_t *)b.ptr[s.inputs[1]], y, n,
+                s.attrs[0]);
   else if (in.dtype == DType::F32)
     compareInto((const float *)b.ptr[s.inputs[0]], (const float *)b.ptr[s.inputs[1]], y, n,
                 s.attrs[0]);
@@ -246,32 +262,40 @@ bool constant(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
   switch (step.op) {
-  case OpCode::DotGeneral: return dotGeneral(plan, step, buffers);
-  case OpCode::Reduce: return runLayoutKernel(plan, step, buffers);
+  case OpCode::DotGeneral:
+    return dotGeneral(plan, step, buffers);
+  case OpCode::Reduce:
+    return runLayoutKernel(plan, step, buffers);
   case OpCode::BroadcastInDim:
   case OpCode::Transpose:
   case OpCode::Slice:
   case OpCode::Concatenate:
   case OpCode::Take:
   case OpCode::DynamicSlice:
-  case OpCode::DynamicUpdateSlice: return runLayoutKernel(plan, step, buffers);
-  case OpCode::Iota: return iota(plan, step, buffers);
-  case OpCode::Compare: return compare(plan, step, buffers);
-  case OpCode::Convert: return convert(plan, step, buffers);
-  case OpCode::Select: return select(plan, step, buffers);
-  case OpCode::Constant: return constant(plan, step, buffers);
+  case OpCode::DynamicUpdateSlice:
+    return runLayoutKernel(plan, step, buffers);
+  case OpCode::Iota:
+    return iota(plan, step, buffers);
+  case OpCode::Compare:
+    return compare(plan, step, buffers);
+  case OpCode::Convert:
+    return convert(plan, step, buffers);
+  case OpCode::Select:
+    return select(plan, step, buffers);
+  case OpCode::Constant:
+    return constant(plan, step, buffers);
   case OpCode::Reshape: {
     const PlanValue &out = plan.values[step.outputs[0]];
     if (buffers.ptr[step.outputs[0]] != buffers.ptr[step.inputs[0]])
       std::memmove(buffers.ptr[step.outputs[0]], buffers.ptr[step.inputs[0]], out.bytes());
     return true;
   }
-  default: return elementwise(plan, step, buffers);
+  default:
+    return elementwise(plan, step, buffers);
   }
 }
 
-void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn,
-                   int64_t work) {
+void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn, int64_t work) {
   int threads = (work < 0 ? n : work) >= (int64_t(1) << 16) && n > 1 ? sharedThreadPoolSize() : 1;
   if (threads <= 1) {
     fn(0, n);

@@ -19,8 +19,6 @@
 #include <cstring>
 #include <limits>
 
-
-
 namespace shardc::cpu {
 
 namespace {
@@ -30,12 +28,10 @@ template <typename Fn> void unary(const float *x, float *y, int64_t n, Fn fn) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = fn(x[i]);
 }
-template <typename Fn>
-void binary(const float *x, const float *z, float *y, int64_t n, Fn fn) {
+template <typename Fn> void binary(const float *x, const float *z, float *y, int64_t n, Fn fn) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = fn(x[i], z[i]);
 }
-
 
 // Compiled for AVX2+FMA and for the baseline; the loader picks the clone the
 // CPU supports.
@@ -44,16 +40,17 @@ __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
 void elementwiseF32Impl(OpCode op, const float *a, const float *b, float *y, int64_t n) {
   switch (op) {
-#define SHARDC_UNARY(Name, ...)                                                        \
-  case OpCode::Name:                                                                   \
-    unary(a, y, n, [](float x) { return scalar::Name(x); });                           \
+#define SHARDC_UNARY(Name, ...)                                                                    \
+  case OpCode::Name:                                                                               \
+    unary(a, y, n, [](float x) { return scalar::Name(x); });                                       \
     break;
-#define SHARDC_BINARY(Name, ...)                                                       \
-  case OpCode::Name:                                                                   \
-    binary(a, b, y, n, [](float x, float z) { return scalar::Name(x, z); });           \
+#define SHARDC_BINARY(Name, ...)                                                                   \
+  case OpCode::Name:                                                                               \
+    binary(a, b, y, n, [](float x, float z) { return scalar::Name(x, z); });                       \
     break;
 #include "shardc/Common/OpCodes.def"
-  default: break;
+  default:
+    break;
   }
 }
 } // namespace
@@ -67,12 +64,24 @@ void elementwiseF32(OpCode op, const float *a, const float *b, float *y, int64_t
 /// A comparison as 1.0 or 0.0 (NaN compares unequal to everything).
 static void compareF32(int64_t direction, const float *a, const float *b, float *y, int64_t n) {
   switch (direction) {
-  case 0: binary(a, b, y, n, [](float x, float z) { return x == z ? 1.0f : 0.0f; }); break;
-  case 1: binary(a, b, y, n, [](float x, float z) { return x != z ? 1.0f : 0.0f; }); break;
-  case 2: binary(a, b, y, n, [](float x, float z) { return x < z ? 1.0f : 0.0f; }); break;
-  case 3: binary(a, b, y, n, [](float x, float z) { return x <= z ? 1.0f : 0.0f; }); break;
-  case 4: binary(a, b, y, n, [](float x, float z) { return x > z ? 1.0f : 0.0f; }); break;
-  default: binary(a, b, y, n, [](float x, float z) { return x >= z ? 1.0f : 0.0f; }); break;
+  case 0:
+    binary(a, b, y, n, [](float x, float z) { return x == z ? 1.0f : 0.0f; });
+    break;
+  case 1:
+    binary(a, b, y, n, [](float x, float z) { return x != z ? 1.0f : 0.0f; });
+    break;
+  case 2:
+    binary(a, b, y, n, [](float x, float z) { return x < z ? 1.0f : 0.0f; });
+    break;
+  case 3:
+    binary(a, b, y, n, [](float x, float z) { return x <= z ? 1.0f : 0.0f; });
+    break;
+  case 4:
+    binary(a, b, y, n, [](float x, float z) { return x > z ? 1.0f : 0.0f; });
+    break;
+  default:
+    binary(a, b, y, n, [](float x, float z) { return x >= z ? 1.0f : 0.0f; });
+    break;
   }
 }
 
@@ -107,9 +116,12 @@ Status runCompiled(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   if (align <= 0) { // rows of different lengths: one writer for every accumulator
     kernel(in.data(), out.data(), accPtr.data(), 0, n);
   } else {
-    parallelRange(n / align, [&](int64_t u0, int64_t u1) {
-      kernel(in.data(), out.data(), accPtr.data(), u0 * align, u1 * align);
-    }, n);
+    parallelRange(
+        n / align,
+        [&](int64_t u0, int64_t u1) {
+          kernel(in.data(), out.data(), accPtr.data(), u0 * align, u1 * align);
+        },
+        n);
   }
   for (size_t k = 0; k < p.reductions.size(); ++k) {
     float *o = (float *)buffers.ptr[step.outputs[p.outputs.size() + k]];
@@ -120,7 +132,6 @@ Status runCompiled(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   return Status::success();
 }
 } // namespace
-
 
 /// The element count a Fused step's kernel walks.
 static int64_t fusedElements(const Plan &plan, const PlanStep &step, const FusedProgram &p) {

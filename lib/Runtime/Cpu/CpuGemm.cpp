@@ -143,8 +143,7 @@ void toBf16Scalar(const float *x, uint16_t *y, int64_t n) {
 
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("avx512f,avx512bf16,avx512vl"))) void toBf16Avx512(const float *x,
-                                                                         uint16_t *y,
-                                                                         int64_t n) {
+                                                                         uint16_t *y, int64_t n) {
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m256bh h = _mm512_cvtneps_pbh(_mm512_loadu_ps(x + i));
@@ -268,8 +267,8 @@ dnnl::engine &dnnlEngine() {
 
 /// The primitive for one product shape, made once per device thread (each
 /// thread its own, so no two threads share a primitive's scratchpad).
-DnnlProduct *dnnlProduct(int64_t M, int64_t N, int64_t K, const MatrixView &a,
-                         const MatrixView &b, bool bf16) {
+DnnlProduct *dnnlProduct(int64_t M, int64_t N, int64_t K, const MatrixView &a, const MatrixView &b,
+                         bool bf16) {
   using dt = dnnl::memory::data_type;
   DnnlBatch batch = dnnlBatch(a, b);
   int threads = 1;
@@ -324,16 +323,16 @@ DnnlProduct *dnnlProduct(int64_t M, int64_t N, int64_t K, const MatrixView &a,
                   bf16 ? "bf16" : "f32", (long long)M, (long long)N, (long long)K,
                   (long long)a.items(), a.trans ? ", A^T" : "", b.trans ? ", B^T" : "");
     debugOnce(std::string(shape) +
-              (p.primitive ? ": oneDNN kernel " + kernel
-                           : ": oneDNN has no fast kernel (" + kernel + "); " +
-                                 (bf16 ? "rounded operands on the f32 path" : "OpenBLAS") +
-                                 " runs it"));
+              (p.primitive
+                   ? ": oneDNN kernel " + kernel
+                   : ": oneDNN has no fast kernel (" + kernel + "); " +
+                         (bf16 ? "rounded operands on the f32 path" : "OpenBLAS") + " runs it"));
   }
   return p.primitive ? &p : nullptr;
 }
 
-bool dnnlGemm(int64_t M, int64_t N, int64_t K, const void *A, const MatrixView &a,
-              const void *B, const MatrixView &b, float *C, bool bf16) {
+bool dnnlGemm(int64_t M, int64_t N, int64_t K, const void *A, const MatrixView &a, const void *B,
+              const MatrixView &b, float *C, bool bf16) {
   DnnlProduct *p = dnnlProduct(M, N, K, a, b, bf16);
   if (!p)
     return false;
@@ -384,8 +383,8 @@ void tinyProduct(int64_t M, int64_t N, int64_t K, const float *x, const MatrixVi
       for (; k + 8 <= K; k += 8)
         for (int j = 0; j < 8; ++j)
           lane[j] += am[k + j] * bn[k + j];
-      float sum = ((lane[0] + lane[4]) + (lane[1] + lane[5])) +
-                  ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+      float sum =
+          ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
       for (; k < K; ++k)
         sum += am[k] * bn[k];
       cm[n] = sum;
@@ -393,8 +392,8 @@ void tinyProduct(int64_t M, int64_t N, int64_t K, const float *x, const MatrixVi
   }
 }
 
-void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
-              const float *B, const MatrixView &b, float *C) {
+void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, const float *B,
+              const MatrixView &b, float *C) {
   std::vector<int64_t> aOff = a.offsets(), bOff = b.offsets();
   int64_t batch = (int64_t)aOff.size();
   // Items this small (a decode step's attention: one query row against a
@@ -426,13 +425,13 @@ void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView 
     useBlasThreads(M * N * K * 4 >= (int64_t(1) << 18) ? blasThreads : 1);
     const float *x = A + aOff[0], *y = B + bOff[0];
     if (M == 1) // C[1,N] = x[1,K] B[K,N]: the vector is A's row
-      cblas_sgemv(CblasRowMajor, b.trans ? CblasNoTrans : CblasTrans,
-                  b.trans ? (int)N : (int)K, b.trans ? (int)K : (int)N, 1.0f, y, (int)b.ld, x,
-                  a.trans ? (int)a.ld : 1, 0.0f, C, 1);
+      cblas_sgemv(CblasRowMajor, b.trans ? CblasNoTrans : CblasTrans, b.trans ? (int)N : (int)K,
+                  b.trans ? (int)K : (int)N, 1.0f, y, (int)b.ld, x, a.trans ? (int)a.ld : 1, 0.0f,
+                  C, 1);
     else // C[M,1] = A[M,K] y[K,1]: the vector is B's column
-      cblas_sgemv(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans,
-                  a.trans ? (int)K : (int)M, a.trans ? (int)M : (int)K, 1.0f, x, (int)a.ld, y,
-                  b.trans ? 1 : (int)b.ld, 0.0f, C, 1);
+      cblas_sgemv(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans, a.trans ? (int)K : (int)M,
+                  a.trans ? (int)M : (int)K, 1.0f, x, (int)a.ld, y, b.trans ? 1 : (int)b.ld, 0.0f,
+                  C, 1);
     return;
   }
 #endif
@@ -441,8 +440,8 @@ void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView 
     float *c = C + i * M * N;
 #ifdef SHARDC_HAVE_CBLAS
     cblas_sgemm(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans,
-                b.trans ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, x,
-                (int)a.ld, y, (int)b.ld, 0.0f, c, (int)N);
+                b.trans ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, x, (int)a.ld, y,
+                (int)b.ld, 0.0f, c, (int)N);
 #else
     for (int64_t m = 0; m < M; ++m) {
       float *row = c + m * N;
@@ -504,11 +503,10 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, 
   // OpenBLAS has a kernel for the CPU (bench/results/gemm.md: 55% of the
   // FMA peak against oneDNN's 34% on Zen 4). bf16 stays on oneDNN's bf16
   // kernels.
-  bool smallItems = precision == MatmulPrecision::F32 && a.items() > 1 && !a.trans &&
-                    !b.trans && 2 * M * N * K < kDnnlMinFlops && openblasKnowsCpu();
+  bool smallItems = precision == MatmulPrecision::F32 && a.items() > 1 && !a.trans && !b.trans &&
+                    2 * M * N * K < kDnnlMinFlops && openblasKnowsCpu();
   dnnl = library == GemmLibrary::OneDnn ||
-         (library == GemmLibrary::Auto && flops >= kDnnlMinFlops && M > 1 && N > 1 &&
-          !smallItems);
+         (library == GemmLibrary::Auto && flops >= kDnnlMinFlops && M > 1 && N > 1 && !smallItems);
 #endif
   (void)flops;
   // Per-thread buffers that only grow: a fresh allocation of this size
@@ -538,9 +536,7 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, 
   if (precision != MatmulPrecision::F32) {
     // The operands rounded, then the f32 path: bf16 without a bf16 kernel,
     // and tf32 (a GPU format: the same numbers as there).
-    auto round = [precision](const float *x, float *y, int64_t n) {
-      roundRun(x, y, n, precision);
-    };
+    auto round = [precision](const float *x, float *y, int64_t n) { roundRun(x, y, n, precision); };
     A = roundedOperand(A, ra, M, K, pack, aRound, round);
     B = roundedOperand(B, rb, K, N, pack, bRound, round);
   }
@@ -566,14 +562,18 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, 
 
 bool gemmLibraryAvailable(GemmLibrary library) {
   switch (library) {
-  case GemmLibrary::Auto: return true;
+  case GemmLibrary::Auto:
+    return true;
 #ifdef SHARDC_HAVE_DNNL
-  case GemmLibrary::OneDnn: return true;
+  case GemmLibrary::OneDnn:
+    return true;
 #endif
 #ifdef SHARDC_HAVE_CBLAS
-  case GemmLibrary::OpenBlas: return true;
+  case GemmLibrary::OpenBlas:
+    return true;
 #endif
-  default: return false;
+  default:
+    return false;
   }
 }
 

@@ -51,12 +51,16 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
     return entry->reference(ptrs, s.attrs);
   }
   switch (s.op) {
-  case OpCode::Constant: return s.constant;
-  case OpCode::Iota: return ref::iota(out.dtype, out.shape, s.attrs[0]);
+  case OpCode::Constant:
+    return s.constant;
+  case OpCode::Iota:
+    return ref::iota(out.dtype, out.shape, s.attrs[0]);
   case OpCode::Compare:
     return ref::compare((ref::CompareFn)s.attrs[0], in(0), in(1));
-  case OpCode::Select: return ref::select(in(0), in(1), in(2));
-  case OpCode::Convert: return ref::convert(in(0), out.dtype);
+  case OpCode::Select:
+    return ref::select(in(0), in(1), in(2));
+  case OpCode::Convert:
+    return ref::convert(in(0), out.dtype);
   case OpCode::DotGeneral: {
     size_t nb = s.attrs[0], nc = s.attrs[1];
     ref::DotDims dims{range(s.attrs, 2, nb), range(s.attrs, 2 + nb, nb),
@@ -66,13 +70,15 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
   }
   case OpCode::Reduce:
     return ref::reduce((Reduction)s.attrs[0], in(0), range(s.attrs, 1, s.attrs.size() - 1));
-  case OpCode::BroadcastInDim: return ref::broadcastInDim(in(0), out.shape, s.attrs);
-  case OpCode::Reshape: return ref::reshape(in(0), out.shape);
-  case OpCode::Transpose: return ref::transpose(in(0), s.attrs);
+  case OpCode::BroadcastInDim:
+    return ref::broadcastInDim(in(0), out.shape, s.attrs);
+  case OpCode::Reshape:
+    return ref::reshape(in(0), out.shape);
+  case OpCode::Transpose:
+    return ref::transpose(in(0), s.attrs);
   case OpCode::Slice: {
     size_t r = s.attrs.size() / 3;
-    return ref::slice(in(0), range(s.attrs, 0, r), range(s.attrs, r, r),
-                      range(s.attrs, 2 * r, r));
+    return ref::slice(in(0), range(s.attrs, 0, r), range(s.attrs, r, r), range(s.attrs, 2 * r, r));
   }
   case OpCode::Concatenate: {
     std::vector<Array> arrays;
@@ -98,9 +104,12 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
     Array u = in(1);
     return ref::dynamicUpdateSlice(x, u, ref::clampedCorner(x.shape(), u.shape(), ptrs));
   }
-  case OpCode::Take: return ref::take(in(0), in(1));
-  case OpCode::ScatterAdd: return ref::scatterAdd(in(0), in(1), in(2));
-  default: return Status::error(std::string("not a kernel: ") + opCodeName(s.op));
+  case OpCode::Take:
+    return ref::take(in(0), in(1));
+  case OpCode::ScatterAdd:
+    return ref::scatterAdd(in(0), in(1), in(2));
+  default:
+    return Status::error(std::string("not a kernel: ") + opCodeName(s.op));
   }
 }
 

@@ -44,8 +44,7 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
 bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
 /// Row-major copy of `x` (shape `shape`) with dimensions permuted by `perm`.
-void permuteF32(const float *x, const Shape &shape, const std::vector<int64_t> &perm,
-                float *out);
+void permuteF32(const float *x, const Shape &shape, const std::vector<int64_t> &perm, float *out);
 
 /// y = op(a[, b]) over n f32 elements, for the unary and binary elementwise
 /// opcodes (vectorized, with an AVX2 clone where the CPU has it).
@@ -105,8 +104,7 @@ void enterDeviceThread();
 /// Runs fn(begin, end) over [0, n) in contiguous chunks, on the shared
 /// OpenMP pool when the work (elements touched, default n) is large enough
 /// to pay for waking it (2^16 and more), else in one call.
-void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn,
-                   int64_t work = -1);
+void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn, int64_t work = -1);
 
 /// Runs a non-collective step.
 Status runKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);

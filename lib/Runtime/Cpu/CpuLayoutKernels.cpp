@@ -28,14 +28,12 @@ struct Walk {
 
 /// Merges dimension pairs whose strides are contiguous in both operands and
 /// drops size-1 dimensions.
-Walk collapse(const Shape &shape, const std::vector<int64_t> &in,
-              const std::vector<int64_t> &out) {
+Walk collapse(const Shape &shape, const std::vector<int64_t> &in, const std::vector<int64_t> &out) {
   Walk w;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1)
       continue;
-    if (!w.size.empty() && w.in.back() == in[d] * shape[d] &&
-        w.out.back() == out[d] * shape[d]) {
+    if (!w.size.empty() && w.in.back() == in[d] * shape[d] && w.out.back() == out[d] * shape[d]) {
       w.size.back() *= shape[d];
       w.in.back() = in[d];
       w.out.back() = out[d];
@@ -92,29 +90,41 @@ template <typename T> void copyWalk(const T *x, T *y, const Walk &w) {
     outer *= w.size[d];
   if (outer == 0 || n == 0)
     return; // an empty array
-  parallelRange(outer, [&](int64_t o0, int64_t o1) {
-    Cursor at(w, o0);
-    for (int64_t o = o0; o < o1; ++o, at.next()) {
-      const T *xs = x + at.in;
-      T *ys = y + at.out;
-      if (si == 1 && so == 1)
-        std::memcpy(ys, xs, n * sizeof(T));
-      else if (si == 0 && so == 1)
-        std::fill(ys, ys + n, *xs);
-      else
-        for (int64_t i = 0; i < n; ++i)
-          ys[i * so] = xs[i * si];
-    }
-  }, outer * n);
+  parallelRange(
+      outer,
+      [&](int64_t o0, int64_t o1) {
+        Cursor at(w, o0);
+        for (int64_t o = o0; o < o1; ++o, at.next()) {
+          const T *xs = x + at.in;
+          T *ys = y + at.out;
+          if (si == 1 && so == 1)
+            std::memcpy(ys, xs, n * sizeof(T));
+          else if (si == 0 && so == 1)
+            std::fill(ys, ys + n, *xs);
+          else
+            for (int64_t i = 0; i < n; ++i)
+              ys[i * so] = xs[i * si];
+        }
+      },
+      outer * n);
 }
 
 bool copyBySize(size_t es, const uint8_t *x, uint8_t *y, const Walk &w) {
   switch (es) {
-  case 1: copyWalk((const uint8_t *)x, y, w); return true;
-  case 2: copyWalk((const uint16_t *)x, (uint16_t *)y, w); return true;
-  case 4: copyWalk((const uint32_t *)x, (uint32_t *)y, w); return true;
-  case 8: copyWalk((const uint64_t *)x, (uint64_t *)y, w); return true;
-  default: return false;
+  case 1:
+    copyWalk((const uint8_t *)x, y, w);
+    return true;
+  case 2:
+    copyWalk((const uint16_t *)x, (uint16_t *)y, w);
+    return true;
+  case 4:
+    copyWalk((const uint32_t *)x, (uint32_t *)y, w);
+    return true;
+  case 8:
+    copyWalk((const uint64_t *)x, (uint64_t *)y, w);
+    return true;
+  default:
+    return false;
   }
 }
 
@@ -224,10 +234,13 @@ bool concatenate(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   for (size_t i = 0; i < s.inputs.size(); ++i) {
     int64_t chunk = plan.values[s.inputs[i]].shape[dim] * inner * (int64_t)es;
     const uint8_t *x = b.ptr[s.inputs[i]];
-    parallelRange(outer, [&](int64_t o0, int64_t o1) {
-      for (int64_t o = o0; o < o1; ++o)
-        std::memcpy(y + o * rowBytes + at, x + o * chunk, chunk);
-    }, outer * chunk / (int64_t)es);
+    parallelRange(
+        outer,
+        [&](int64_t o0, int64_t o1) {
+          for (int64_t o = o0; o < o1; ++o)
+            std::memcpy(y + o * rowBytes + at, x + o * chunk, chunk);
+        },
+        outer * chunk / (int64_t)es);
     at += chunk;
   }
   return true;
@@ -297,10 +310,13 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
       walk(0, outer, acc.data());
     } else {
       std::vector<std::vector<double>> partial(parts, std::vector<double>(outN, 0.0));
-      parallelRange(parts, [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p)
-          walk(outer * p / parts, outer * (p + 1) / parts, partial[p].data());
-      }, outer * n);
+      parallelRange(
+          parts,
+          [&](int64_t p0, int64_t p1) {
+            for (int64_t p = p0; p < p1; ++p)
+              walk(outer * p / parts, outer * (p + 1) / parts, partial[p].data());
+          },
+          outer * n);
       for (int p = 0; p < parts; ++p)
         for (int64_t i = 0; i < outN; ++i)
           acc[i] += partial[p][i];
@@ -314,8 +330,7 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 
 } // namespace
 
-void permuteF32(const float *x, const Shape &shape, const std::vector<int64_t> &perm,
-                float *out) {
+void permuteF32(const float *x, const Shape &shape, const std::vector<int64_t> &perm, float *out) {
   std::vector<int64_t> is = stridesOf(shape), from(perm.size());
   Shape outShape(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) {
@@ -327,15 +342,24 @@ void permuteF32(const float *x, const Shape &shape, const std::vector<int64_t> &
 
 bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
   switch (step.op) {
-  case OpCode::Transpose: return transpose(plan, step, buffers);
-  case OpCode::BroadcastInDim: return broadcast(plan, step, buffers);
-  case OpCode::Slice: return slice(plan, step, buffers);
-  case OpCode::Concatenate: return concatenate(plan, step, buffers);
-  case OpCode::Take: return take(plan, step, buffers);
-  case OpCode::DynamicSlice: return dynamicSlice(plan, step, buffers);
-  case OpCode::DynamicUpdateSlice: return dynamicUpdateSlice(plan, step, buffers);
-  case OpCode::Reduce: return reduce(plan, step, buffers);
-  default: return false;
+  case OpCode::Transpose:
+    return transpose(plan, step, buffers);
+  case OpCode::BroadcastInDim:
+    return broadcast(plan, step, buffers);
+  case OpCode::Slice:
+    return slice(plan, step, buffers);
+  case OpCode::Concatenate:
+    return concatenate(plan, step, buffers);
+  case OpCode::Take:
+    return take(plan, step, buffers);
+  case OpCode::DynamicSlice:
+    return dynamicSlice(plan, step, buffers);
+  case OpCode::DynamicUpdateSlice:
+    return dynamicUpdateSlice(plan, step, buffers);
+  case OpCode::Reduce:
+    return reduce(plan, step, buffers);
+  default:
+    return false;
   }
 }
 

@@ -42,22 +42,29 @@ namespace {
 
 using namespace cuda;
 
-#define SHARDC_CUDA_TRY(expr)                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (expr);                                                           \
-    if (e_ != cudaSuccess)                                                             \
-      return Status::error(std::string(#expr) + ": " + cudaGetErrorString(e_));        \
+#define SHARDC_CUDA_TRY(expr)                                                                      \
+  do {                                                                                             \
+    cudaError_t e_ = (expr);                                                                       \
+    if (e_ != cudaSuccess)                                                                         \
+      return Status::error(std::string(#expr) + ": " + cudaGetErrorString(e_));                    \
   } while (0)
 
 const char *cublasName(cublasStatus_t s) {
   switch (s) {
-  case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
-  case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
-  case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
-  case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
-  case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
-  case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
-  default: return "cuBLAS error";
+  case CUBLAS_STATUS_NOT_INITIALIZED:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case CUBLAS_STATUS_ALLOC_FAILED:
+    return "CUBLAS_STATUS_ALLOC_FAILED";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_ARCH_MISMATCH:
+    return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  default:
+    return "cuBLAS error";
   }
 }
 
@@ -90,11 +97,11 @@ struct Device {
 
 /// What a plan needs beyond its arena, built once per plan.
 struct Prepared {
-  std::vector<DeviceBuffer> constants;           // per device: every constant
-  std::vector<size_t> constantOffset;            // per step
-  std::vector<bool> splat;                       // per step: a Constant fill
-  std::vector<cudaKernel_t> fused;               // per step
-  std::vector<FusedKernel> fusedInfo;            // per step
+  std::vector<DeviceBuffer> constants; // per device: every constant
+  std::vector<size_t> constantOffset;  // per step
+  std::vector<bool> splat;             // per step: a Constant fill
+  std::vector<cudaKernel_t> fused;     // per step
+  std::vector<FusedKernel> fusedInfo;  // per step
   size_t scratchBytes = 0;
   std::unique_ptr<Communicators> comms;
   ~Prepared() {
@@ -203,9 +210,8 @@ StridedView permuteView(const Shape &shape, const std::vector<int64_t> &perm) {
 
 /// The corner of `box` inside `operand` whose starts are the step's inputs
 /// from `first` on; the kernel reads and clamps them.
-DynamicCorner dynamicCorner(const Plan &plan, const PlanStep &s, size_t first,
-                            const Shape &operand, const Shape &box,
-                            const std::vector<uint8_t *> &ptr, bool intoOutput) {
+DynamicCorner dynamicCorner(const Plan &plan, const PlanStep &s, size_t first, const Shape &operand,
+                            const Shape &box, const std::vector<uint8_t *> &ptr, bool intoOutput) {
   DynamicCorner c;
   std::vector<int64_t> st = stridesOf(operand);
   for (size_t d = 0; d < operand.size(); ++d) {
@@ -246,9 +252,9 @@ public:
   const char *name() const override { return "cuda"; }
 
   using Backend::execute;
-  StatusOr<std::vector<DeviceArrays>>
-  execute(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
-          std::vector<DeviceArrays> *donated) override;
+  StatusOr<std::vector<DeviceArrays>> execute(const Plan &plan,
+                                              const std::vector<std::vector<const Array *>> &args,
+                                              std::vector<DeviceArrays> *donated) override;
 
   /// Events on the first local device: call start, steps start, steps end,
   /// call end.
@@ -322,7 +328,8 @@ StatusOr<cudaKernel_t> CudaBackend::fusedKernel(const std::vector<int64_t> &ints
   if (it != fusedCache.end())
     return it->second;
   cudaDeviceProp prop;
-  SHARDC_CUDA_TRY(cudaGetDeviceProperties(&prop, devices[options.processRank < 0 ? 0 : options.processRank].gpu));
+  SHARDC_CUDA_TRY(cudaGetDeviceProperties(
+      &prop, devices[options.processRank < 0 ? 0 : options.processRank].gpu));
   std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
   StatusOr<std::string> code = compileWithNvrtc(k.source, arch);
   if (!code.ok()) { // an architecture newer than NVRTC knows: PTX the driver compiles
@@ -375,8 +382,10 @@ StatusOr<Prepared *> CudaBackend::prepare(const Plan &plan) {
     if (s.op == OpCode::DotGeneral) {
       DotPlan dp = planDot(plan, s);
       size_t need = 0;
-      if (dp.packLhs) need += alignUp(plan.values[s.inputs[0]].bytes());
-      if (dp.packRhs) need += alignUp(plan.values[s.inputs[1]].bytes());
+      if (dp.packLhs)
+        need += alignUp(plan.values[s.inputs[0]].bytes());
+      if (dp.packRhs)
+        need += alignUp(plan.values[s.inputs[1]].bytes());
       p->scratchBytes = std::max(p->scratchBytes, need);
     }
     if (isCollective(s.op)) {
@@ -440,14 +449,12 @@ Status CudaBackend::runDot(const Plan &plan, const PlanStep &s, Device &dev,
   const void *A = ptr[s.inputs[0]], *Bm = ptr[s.inputs[1]];
   uint8_t *scratch = (uint8_t *)dev.scratch.ptr;
   if (p.packLhs) {
-    launchStridedCopy(es, A, scratch, permuteView(lv.shape, cat3(p.lb, p.lf, p.lc)),
-                      dev.stream);
+    launchStridedCopy(es, A, scratch, permuteView(lv.shape, cat3(p.lb, p.lf, p.lc)), dev.stream);
     A = scratch;
     scratch += alignUp(lv.bytes());
   }
   if (p.packRhs) {
-    launchStridedCopy(es, Bm, scratch, permuteView(rv.shape, cat3(p.rb, p.rc, p.rf)),
-                      dev.stream);
+    launchStridedCopy(es, Bm, scratch, permuteView(rv.shape, cat3(p.rb, p.rc, p.rf)), dev.stream);
     Bm = scratch;
   }
   if (dt == DType::I32 || dt == DType::I64 || dt == DType::I1) {
@@ -478,16 +485,16 @@ Status CudaBackend::runDot(const Plan &plan, const PlanStep &s, Device &dev,
   cublasOperation_t opLhs = p.transLhs ? CUBLAS_OP_T : CUBLAS_OP_N;
   int64_t ldRhs = p.transRhs ? p.K : p.N, ldLhs = p.transLhs ? p.M : p.K;
   cublasStatus_t st = cublasGemmStridedBatchedEx(
-      dev.blas, opRhs, opLhs, (int)p.N, (int)p.M, (int)p.K, alpha, Bm, type, (int)ldRhs,
-      p.K * p.N, A, type, (int)ldLhs, p.M * p.K, beta, out, type, (int)p.N, p.M * p.N,
-      (int)p.B, compute, CUBLAS_GEMM_DEFAULT);
+      dev.blas, opRhs, opLhs, (int)p.N, (int)p.M, (int)p.K, alpha, Bm, type, (int)ldRhs, p.K * p.N,
+      A, type, (int)ldLhs, p.M * p.K, beta, out, type, (int)p.N, p.M * p.N, (int)p.B, compute,
+      CUBLAS_GEMM_DEFAULT);
   if (st != CUBLAS_STATUS_SUCCESS)
     return Status::error(std::string("cublasGemmStridedBatchedEx: ") + cublasName(st));
   return Status::success();
 }
 
-Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepIndex,
-                            int64_t d, std::vector<uint8_t *> &ptr) {
+Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepIndex, int64_t d,
+                            std::vector<uint8_t *> &ptr) {
   const PlanStep &s = plan.steps[stepIndex];
   Device &dev = devices[d];
   cudaStream_t stream = dev.stream;
@@ -499,8 +506,7 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
   DeviceErrors errors{(int32_t *)dev.errorFlag.ptr};
   auto tooDeep = [&](size_t rank) -> Status {
     return Status::error(std::string(opCodeName(s.op)) + " of rank " + std::to_string(rank) +
-                         " (the CUDA backend handles rank <= " + std::to_string(kMaxRank) +
-                         ")");
+                         " (the CUDA backend handles rank <= " + std::to_string(kMaxRank) + ")");
   };
   size_t rank = out.shape.size();
   for (int32_t id : s.inputs) // every operand: a dot_general may pack its rhs
@@ -513,10 +519,9 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
     if (prep.splat[stepIndex])
       launchFill(dtypeSize(out.dtype), s.constant.bytes(), y, n, stream);
     else if (out.bytes())
-      SHARDC_CUDA_TRY(cudaMemcpyAsync(y,
-                                      (uint8_t *)prep.constants[d].ptr +
-                                          prep.constantOffset[stepIndex],
-                                      out.bytes(), cudaMemcpyDeviceToDevice, stream));
+      SHARDC_CUDA_TRY(
+          cudaMemcpyAsync(y, (uint8_t *)prep.constants[d].ptr + prep.constantOffset[stepIndex],
+                          out.bytes(), cudaMemcpyDeviceToDevice, stream));
     break;
   case OpCode::Iota: {
     std::vector<int64_t> st = stridesOf(out.shape);
@@ -529,8 +534,11 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
   case OpCode::Select:
     launchSelect(dtypeSize(out.dtype), x(0), x(1), x(2), y, n, stream);
     break;
-  case OpCode::Convert: launchConvert(in0.dtype, out.dtype, x(0), y, n, stream); break;
-  case OpCode::DotGeneral: return runDot(plan, s, dev, ptr);
+  case OpCode::Convert:
+    launchConvert(in0.dtype, out.dtype, x(0), y, n, stream);
+    break;
+  case OpCode::DotGeneral:
+    return runDot(plan, s, dev, ptr);
   case OpCode::Reduce: {
     std::vector<int64_t> dims(s.attrs.begin() + 1, s.attrs.end());
     std::vector<int64_t> st = stridesOf(in0.shape);
@@ -557,8 +565,7 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
   }
   case OpCode::Reshape:
     if (y != x(0) && out.bytes())
-      SHARDC_CUDA_TRY(
-          cudaMemcpyAsync(y, x(0), out.bytes(), cudaMemcpyDeviceToDevice, stream));
+      SHARDC_CUDA_TRY(cudaMemcpyAsync(y, x(0), out.bytes(), cudaMemcpyDeviceToDevice, stream));
     break;
   case OpCode::Transpose:
     launchStridedCopy(dtypeSize(out.dtype), x(0), y, permuteView(in0.shape, s.attrs), stream);
@@ -588,8 +595,7 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
     // written: one step of a cache update costs the update's bytes.
     const PlanValue &update = plan.values[s.inputs[1]];
     if (y != x(0) && out.bytes())
-      SHARDC_CUDA_TRY(
-          cudaMemcpyAsync(y, x(0), out.bytes(), cudaMemcpyDeviceToDevice, stream));
+      SHARDC_CUDA_TRY(cudaMemcpyAsync(y, x(0), out.bytes(), cudaMemcpyDeviceToDevice, stream));
     StridedView v = contiguousView(update.shape);
     std::vector<int64_t> outSt = stridesOf(out.shape);
     for (int dd = 0; dd < v.rank; ++dd)
@@ -615,26 +621,24 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
   case OpCode::Take: {
     const PlanValue &idx = plan.values[s.inputs[1]];
     int64_t rows = in0.shape[0], rowElems = rows ? numElements(in0.shape) / rows : 0;
-    launchTake(dtypeSize(out.dtype), x(0), rows, rowElems, idx.dtype, x(1),
-               numElements(idx.shape), y, errors, (int32_t)stepIndex, stream);
+    launchTake(dtypeSize(out.dtype), x(0), rows, rowElems, idx.dtype, x(1), numElements(idx.shape),
+               y, errors, (int32_t)stepIndex, stream);
     break;
   }
   case OpCode::ScatterAdd: {
     const PlanValue &idx = plan.values[s.inputs[1]];
     int64_t rows = in0.shape[0], rowElems = rows ? numElements(in0.shape) / rows : 0;
     if (y != x(0) && out.bytes())
-      SHARDC_CUDA_TRY(
-          cudaMemcpyAsync(y, x(0), out.bytes(), cudaMemcpyDeviceToDevice, stream));
-    launchScatterAdd(out.dtype, y, rows, rowElems, idx.dtype, x(1), numElements(idx.shape),
-                     x(2), errors, (int32_t)stepIndex, stream);
+      SHARDC_CUDA_TRY(cudaMemcpyAsync(y, x(0), out.bytes(), cudaMemcpyDeviceToDevice, stream));
+    launchScatterAdd(out.dtype, y, rows, rowElems, idx.dtype, x(1), numElements(idx.shape), x(2),
+                     errors, (int32_t)stepIndex, stream);
     break;
   }
   case OpCode::Fused: {
     const FusedKernel &k = prep.fusedInfo[stepIndex];
     FusedProgram prog = FusedProgram::decode(s.attrs);
-    int64_t count = prog.outputs.empty()
-                        ? numElements(out.shape) * prog.reductions[0].cols
-                        : numElements(out.shape);
+    int64_t count = prog.outputs.empty() ? numElements(out.shape) * prog.reductions[0].cols
+                                         : numElements(out.shape);
     if (count == 0)
       break;
     std::vector<void *> pointers;
@@ -647,22 +651,23 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
     for (void *&p : pointers)
       params.push_back(&p);
     params.push_back(&total);
-    dim3 grid = k.rowKernel ? dim3((unsigned)(count / k.rowCols))
-                            : dim3((unsigned)std::min<int64_t>(
-                                  (count + kFusedBlock - 1) / kFusedBlock, 1 << 20));
-    SHARDC_CUDA_TRY(cudaLaunchKernel((const void *)prep.fused[stepIndex], grid,
-                                     dim3(kFusedBlock), params.data(), 0, stream));
+    dim3 grid =
+        k.rowKernel
+            ? dim3((unsigned)(count / k.rowCols))
+            : dim3((unsigned)std::min<int64_t>((count + kFusedBlock - 1) / kFusedBlock, 1 << 20));
+    SHARDC_CUDA_TRY(cudaLaunchKernel((const void *)prep.fused[stepIndex], grid, dim3(kFusedBlock),
+                                     params.data(), 0, stream));
     break;
   }
-#define SHARDC_STRUCTURED(Name, ...)                                                   \
-  case OpCode::Name: {                                                                 \
-    StructuredLaunch launch{{}, {}, y, &out, s.attrs, stream};                         \
-    for (size_t i = 0; i < s.inputs.size(); ++i) {                                     \
-      launch.inputs.push_back(x(i));                                                   \
-      launch.inputValues.push_back(&plan.values[s.inputs[i]]);                         \
-    }                                                                                  \
-    launch##Name(launch);                                                              \
-    break;                                                                             \
+#define SHARDC_STRUCTURED(Name, ...)                                                               \
+  case OpCode::Name: {                                                                             \
+    StructuredLaunch launch{{}, {}, y, &out, s.attrs, stream};                                     \
+    for (size_t i = 0; i < s.inputs.size(); ++i) {                                                 \
+      launch.inputs.push_back(x(i));                                                               \
+      launch.inputValues.push_back(&plan.values[s.inputs[i]]);                                     \
+    }                                                                                              \
+    launch##Name(launch);                                                                          \
+    break;                                                                                         \
   }
 #include "shardc/Common/OpCodes.def"
   default:
@@ -727,7 +732,7 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
     Device &dev = devices[d];
     SHARDC_CUDA_TRY(cudaSetDevice(dev.gpu));
     for (DeviceBuffer *b : {&dev.arena, &dev.args, &dev.scratch}) {
-      size_t need = b == &dev.arena ? (size_t)plan.arenaBytes
+      size_t need = b == &dev.arena  ? (size_t)plan.arenaBytes
                     : b == &dev.args ? argBytes
                                      : (*prep)->scratchBytes;
       s = b->reserve(need);
@@ -765,8 +770,8 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
       if (e == cudaSuccess)
         e = cudaGetLastError();
       if (e != cudaSuccess)
-        return Status::error(step.location + ": " + opCodeName(step.op) + " failed: " +
-                             cudaGetErrorString(e));
+        return Status::error(step.location + ": " + opCodeName(step.op) +
+                             " failed: " + cudaGetErrorString(e));
     }
     return Status::success();
   };
@@ -813,8 +818,8 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
       const PlanValue &v = plan.values[plan.results[r]];
       results[r][d] = Array::uninitialized(v.dtype, v.shape);
       if (v.bytes())
-        SHARDC_CUDA_TRY(cudaMemcpyAsync(results[r][d].bytes(), ptrs[d][plan.results[r]],
-                                        v.bytes(), cudaMemcpyDeviceToHost, dev.stream));
+        SHARDC_CUDA_TRY(cudaMemcpyAsync(results[r][d].bytes(), ptrs[d][plan.results[r]], v.bytes(),
+                                        cudaMemcpyDeviceToHost, dev.stream));
     }
     SHARDC_CUDA_TRY(cudaMemcpyAsync(&failing[d], dev.errorFlag.ptr, sizeof(int32_t),
                                     cudaMemcpyDeviceToHost, dev.stream));

@@ -76,20 +76,23 @@ std::string floatLiteral(float v) {
 std::string expression(const FusedProgram::Instruction &in) {
   std::string a = reg(in.x), b = reg(in.y);
   switch (in.op) {
-  case OpCode::Constant: return floatLiteral(in.value);
-#define SHARDC_UNARY(Name, ...)                                                        \
-  case OpCode::Name:                                                                   \
+  case OpCode::Constant:
+    return floatLiteral(in.value);
+#define SHARDC_UNARY(Name, ...)                                                                    \
+  case OpCode::Name:                                                                               \
     return "shardc::scalar::" #Name "(" + a + ")";
-#define SHARDC_BINARY(Name, ...)                                                       \
-  case OpCode::Name:                                                                   \
+#define SHARDC_BINARY(Name, ...)                                                                   \
+  case OpCode::Name:                                                                               \
     return "shardc::scalar::" #Name "(" + a + ", " + b + ")";
 #include "shardc/Common/OpCodes.def"
   case OpCode::Compare: {
     static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
     return "(" + a + " " + ops[in.direction] + " " + b + ") ? 1.0f : 0.0f";
   }
-  case OpCode::Select: return a + " != 0.0f ? " + b + " : " + reg(in.z);
-  default: return "SHARDC_NAN";
+  case OpCode::Select:
+    return a + " != 0.0f ? " + b + " : " + reg(in.z);
+  default:
+    return "SHARDC_NAN";
   }
 }
 
@@ -103,8 +106,7 @@ std::string body(const FusedProgram &p, const std::string &indent) {
                         : in.mode == FusedProgram::AlongRows    ? "i % " + cols
                         : in.mode == FusedProgram::AlongColumns ? "i / " + cols
                                                                 : "0";
-    s += indent + "const float " + reg(k) + " = in" + std::to_string(k) + "[" + index +
-         "];\n";
+    s += indent + "const float " + reg(k) + " = in" + std::to_string(k) + "[" + index + "];\n";
   }
   for (size_t k = 0; k < p.instructions.size(); ++k)
     s += indent + "const float " + reg(p.inputs.size() + k) + " = " +
@@ -148,8 +150,8 @@ StatusOr<FusedKernel> generateFusedKernel(const FusedProgram &p, size_t numInput
 
   std::string s = kPreamble;
   s += kScalarMathSource;
-  s += "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kFusedBlock) +
-       ")\n" + kFusedKernelName + "(" + params + ") {\n";
+  s += "\nextern \"C\" __global__ void __launch_bounds__(" + std::to_string(kFusedBlock) + ")\n" +
+       kFusedKernelName + "(" + params + ") {\n";
   if (!k.rowKernel) {
     s += "  const long long stride = (long long)gridDim.x * blockDim.x;\n"
          "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n"
@@ -168,7 +170,7 @@ StatusOr<FusedKernel> generateFusedKernel(const FusedProgram &p, size_t numInput
     Reduction kind = p.reductions[r].kind;
     s += kind == Reduction::Sum   ? "  double acc" + std::to_string(r) + " = 0.0;\n"
          : kind == Reduction::Max ? "  float acc" + std::to_string(r) + " = -SHARDC_INF;\n"
-                     : "  float acc" + std::to_string(r) + " = SHARDC_INF;\n";
+                                  : "  float acc" + std::to_string(r) + " = SHARDC_INF;\n";
   }
   s += "  for (long long c = threadIdx.x; c < " + cols + "; c += blockDim.x) {\n";
   s += "    const long long i = row * " + cols + " + c;\n";
@@ -178,21 +180,20 @@ StatusOr<FusedKernel> generateFusedKernel(const FusedProgram &p, size_t numInput
     std::string acc = "acc" + std::to_string(r), v = reg(red.reg);
     s += red.kind == Reduction::Sum   ? "    " + acc + " += (double)" + v + ";\n"
          : red.kind == Reduction::Max ? "    " + acc + " = shardc_max(" + acc + ", " + v + ");\n"
-                         : "    " + acc + " = shardc_min(" + acc + ", " + v + ");\n";
+                                      : "    " + acc + " = shardc_min(" + acc + ", " + v + ");\n";
   }
   s += "  }\n";
   s += "  __shared__ double sharedSum[32];\n  __shared__ float sharedMinMax[32];\n";
   for (size_t r = 0; r < p.reductions.size(); ++r) {
     Reduction kind = p.reductions[r].kind;
     std::string acc = "acc" + std::to_string(r);
-    s += kind == Reduction::Sum ? "  " + acc + " = shardc_block_reduce(" + acc +
-                         ", 0.0, ShardcSum(), sharedSum);\n"
+    s += kind == Reduction::Sum
+             ? "  " + acc + " = shardc_block_reduce(" + acc + ", 0.0, ShardcSum(), sharedSum);\n"
          : kind == Reduction::Max ? "  " + acc + " = shardc_block_reduce(" + acc +
-                           ", -SHARDC_INF, ShardcMax(), sharedMinMax);\n"
-                     : "  " + acc + " = shardc_block_reduce(" + acc +
-                           ", SHARDC_INF, ShardcMin(), sharedMinMax);\n";
-    s += "  if (threadIdx.x == 0)\n    red" + std::to_string(r) + "[row] = (float)" + acc +
-         ";\n";
+                                        ", -SHARDC_INF, ShardcMax(), sharedMinMax);\n"
+                                  : "  " + acc + " = shardc_block_reduce(" + acc +
+                                        ", SHARDC_INF, ShardcMin(), sharedMinMax);\n";
+    s += "  if (threadIdx.x == 0)\n    red" + std::to_string(r) + "[row] = (float)" + acc + ";\n";
   }
   s += "}\n";
   k.source = std::move(s);

@@ -38,8 +38,7 @@ struct FusedKernel {
 
 /// Checks that `program` is well formed for a step with these many inputs
 /// and outputs (registers defined before use, known ops and load modes).
-Status validateFusedProgram(const FusedProgram &program, size_t numInputs,
-                            size_t numOutputs);
+Status validateFusedProgram(const FusedProgram &program, size_t numInputs, size_t numOutputs);
 
 /// The CUDA C++ source of `program`'s kernel (validated first).
 StatusOr<FusedKernel> generateFusedKernel(const FusedProgram &program, size_t numInputs,

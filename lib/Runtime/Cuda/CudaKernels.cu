@@ -28,8 +28,8 @@ int gridFor(int64_t n) {
   return (int)(blocks < 1 ? 1 : blocks > (1 << 20) ? (1 << 20) : blocks);
 }
 
-#define SHARDC_GRID_STRIDE(i, n)                                                       \
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);           \
+#define SHARDC_GRID_STRIDE(i, n)                                                                   \
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                        \
        i += (int64_t)gridDim.x * blockDim.x)
 
 enum : int { kF32, kF64, kF16, kBF16, kI1, kI32, kI64 }; // as DType
@@ -38,13 +38,20 @@ __device__ bool isFloatType(int dt) { return dt <= kBF16; }
 
 __device__ double loadD(const void *p, int dt, int64_t i) {
   switch (dt) {
-  case kF32: return ((const float *)p)[i];
-  case kF64: return ((const double *)p)[i];
-  case kF16: return __half2float(((const __half *)p)[i]);
-  case kBF16: return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
-  case kI1: return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
-  case kI32: return ((const int32_t *)p)[i];
-  default: return (double)((const int64_t *)p)[i];
+  case kF32:
+    return ((const float *)p)[i];
+  case kF64:
+    return ((const double *)p)[i];
+  case kF16:
+    return __half2float(((const __half *)p)[i]);
+  case kBF16:
+    return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+  case kI1:
+    return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
+  case kI32:
+    return ((const int32_t *)p)[i];
+  default:
+    return (double)((const int64_t *)p)[i];
   }
 }
 
@@ -55,7 +62,7 @@ template <typename T> __device__ T saturate(double v) {
   if (v <= lo)
     return (T)((T)1 << (sizeof(T) * 8 - 1));
   if (v >= -lo) // 2^(bits-1) and above: the maximum
-    return (T)~((T)1 << (sizeof(T) * 8 - 1));
+    return (T) ~((T)1 << (sizeof(T) * 8 - 1));
   return (T)v; // truncates toward zero
 }
 
@@ -72,31 +79,57 @@ __device__ float roundToOdd(double v) {
 
 __device__ void storeD(void *p, int dt, int64_t i, double v) {
   switch (dt) {
-  case kF32: ((float *)p)[i] = (float)v; return;
-  case kF64: ((double *)p)[i] = v; return;
-  case kF16: ((__half *)p)[i] = __float2half_rn(roundToOdd(v)); return;
-  case kBF16: ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(roundToOdd(v)); return;
-  case kI1: ((uint8_t *)p)[i] = v != 0; return;
-  case kI32: ((int32_t *)p)[i] = saturate<int32_t>(v); return;
-  default: ((int64_t *)p)[i] = saturate<int64_t>(v); return;
+  case kF32:
+    ((float *)p)[i] = (float)v;
+    return;
+  case kF64:
+    ((double *)p)[i] = v;
+    return;
+  case kF16:
+    ((__half *)p)[i] = __float2half_rn(roundToOdd(v));
+    return;
+  case kBF16:
+    ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(roundToOdd(v));
+    return;
+  case kI1:
+    ((uint8_t *)p)[i] = v != 0;
+    return;
+  case kI32:
+    ((int32_t *)p)[i] = saturate<int32_t>(v);
+    return;
+  default:
+    ((int64_t *)p)[i] = saturate<int64_t>(v);
+    return;
   }
 }
 
 __device__ int64_t loadI(const void *p, int dt, int64_t i) {
   switch (dt) {
-  case kI1: return ((const uint8_t *)p)[i] ? 1 : 0;
-  case kI32: return ((const int32_t *)p)[i];
-  case kI64: return ((const int64_t *)p)[i];
-  default: return saturate<int64_t>(loadD(p, dt, i));
+  case kI1:
+    return ((const uint8_t *)p)[i] ? 1 : 0;
+  case kI32:
+    return ((const int32_t *)p)[i];
+  case kI64:
+    return ((const int64_t *)p)[i];
+  default:
+    return saturate<int64_t>(loadD(p, dt, i));
   }
 }
 
 __device__ void storeI(void *p, int dt, int64_t i, int64_t v) {
   switch (dt) {
-  case kI1: ((uint8_t *)p)[i] = v != 0; return;
-  case kI32: ((int32_t *)p)[i] = (int32_t)v; return;
-  case kI64: ((int64_t *)p)[i] = v; return;
-  default: storeD(p, dt, i, (double)v); return;
+  case kI1:
+    ((uint8_t *)p)[i] = v != 0;
+    return;
+  case kI32:
+    ((int32_t *)p)[i] = (int32_t)v;
+    return;
+  case kI64:
+    ((int64_t *)p)[i] = v;
+    return;
+  default:
+    storeD(p, dt, i, (double)v);
+    return;
   }
 }
 
@@ -116,12 +149,14 @@ __global__ void unaryKernel(int op, int dt, const void *x, void *y, int64_t n) {
     }
     double v = loadD(x, dt, i), r = 0;
     switch ((OpCode)op) {
-#define SHARDC_UNARY(Name, ...)                                                        \
-  case OpCode::Name:                                                                   \
-    r = scalar::Name(v);                                                               \
+#define SHARDC_UNARY(Name, ...)                                                                    \
+  case OpCode::Name:                                                                               \
+    r = scalar::Name(v);                                                                           \
     break;
 #include "shardc/Common/OpCodes.def"
-    default: r = scalar::quietNaN(v); break;
+    default:
+      r = scalar::quietNaN(v);
+      break;
     }
     storeD(y, dt, i, r);
   }
@@ -140,15 +175,21 @@ __device__ int64_t intPow(int64_t base, int64_t exp) {
   return (int64_t)r;
 }
 
-__global__ void binaryKernel(int op, int dt, const void *a, const void *b, void *y,
-                             int64_t n, int32_t *errors, int32_t step) {
+__global__ void binaryKernel(int op, int dt, const void *a, const void *b, void *y, int64_t n,
+                             int32_t *errors, int32_t step) {
   SHARDC_GRID_STRIDE(i, n) {
     if (!isFloatType(dt)) {
       int64_t x = loadI(a, dt, i), z = loadI(b, dt, i), r = 0;
       switch ((OpCode)op) {
-      case OpCode::Add: r = (int64_t)((uint64_t)x + (uint64_t)z); break;
-      case OpCode::Sub: r = (int64_t)((uint64_t)x - (uint64_t)z); break;
-      case OpCode::Mul: r = (int64_t)((uint64_t)x * (uint64_t)z); break;
+      case OpCode::Add:
+        r = (int64_t)((uint64_t)x + (uint64_t)z);
+        break;
+      case OpCode::Sub:
+        r = (int64_t)((uint64_t)x - (uint64_t)z);
+        break;
+      case OpCode::Mul:
+        r = (int64_t)((uint64_t)x * (uint64_t)z);
+        break;
       case OpCode::Div:
         if (z == 0) {
           reportError(errors, step);
@@ -157,21 +198,29 @@ __global__ void binaryKernel(int op, int dt, const void *a, const void *b, void 
           r = (x == INT64_MIN && z == -1) ? x : x / z;
         }
         break;
-      case OpCode::Max: r = x > z ? x : z; break;
-      case OpCode::Min: r = x < z ? x : z; break;
-      default: r = intPow(x, z); break;
+      case OpCode::Max:
+        r = x > z ? x : z;
+        break;
+      case OpCode::Min:
+        r = x < z ? x : z;
+        break;
+      default:
+        r = intPow(x, z);
+        break;
       }
       storeI(y, dt, i, r);
       continue;
     }
     double x = loadD(a, dt, i), z = loadD(b, dt, i), r = 0;
     switch ((OpCode)op) {
-#define SHARDC_BINARY(Name, ...)                                                       \
-  case OpCode::Name:                                                                   \
-    r = scalar::Name(x, z);                                                            \
+#define SHARDC_BINARY(Name, ...)                                                                   \
+  case OpCode::Name:                                                                               \
+    r = scalar::Name(x, z);                                                                        \
     break;
 #include "shardc/Common/OpCodes.def"
-    default: r = scalar::quietNaN(x); break;
+    default:
+      r = scalar::quietNaN(x);
+      break;
     }
     storeD(y, dt, i, r);
   }
@@ -183,12 +232,20 @@ __global__ void compareKernel(int dir, int dt, const void *a, const void *b, uin
     bool r;
     if (isFloatType(dt)) {
       double x = loadD(a, dt, i), z = loadD(b, dt, i);
-      r = dir == 0 ? x == z : dir == 1 ? x != z : dir == 2 ? x < z
-        : dir == 3 ? x <= z : dir == 4 ? x > z : x >= z;
+      r = dir == 0   ? x == z
+          : dir == 1 ? x != z
+          : dir == 2 ? x < z
+          : dir == 3 ? x <= z
+          : dir == 4 ? x > z
+                     : x >= z;
     } else {
       int64_t x = loadI(a, dt, i), z = loadI(b, dt, i);
-      r = dir == 0 ? x == z : dir == 1 ? x != z : dir == 2 ? x < z
-        : dir == 3 ? x <= z : dir == 4 ? x > z : x >= z;
+      r = dir == 0   ? x == z
+          : dir == 1 ? x != z
+          : dir == 2 ? x < z
+          : dir == 3 ? x <= z
+          : dir == 4 ? x > z
+                     : x >= z;
     }
     y[i] = r;
   }
@@ -249,12 +306,11 @@ __global__ void stridedCopyKernel(const T *x, T *y, StridedView v, int64_t n) {
 /// Every thread reads the starts itself: a few bytes, cached after the
 /// first reads, and no launch has to wait for another.
 template <typename T>
-__global__ void dynamicCopyKernel(const T *x, T *y, StridedView v, DynamicCorner c,
-                                  int64_t n) {
+__global__ void dynamicCopyKernel(const T *x, T *y, StridedView v, DynamicCorner c, int64_t n) {
   int64_t corner = 0;
   for (int d = 0; d < v.rank; ++d) {
     int64_t start = c.indexBytes[d] == 8 ? *(const int64_t *)c.index[d]
-                                         : (int64_t)*(const int32_t *)c.index[d];
+                                         : (int64_t) * (const int32_t *)c.index[d];
     start = start < 0 ? 0 : start > c.limit[d] ? c.limit[d] : start;
     corner += start * c.strides[d];
   }
@@ -291,8 +347,9 @@ __device__ double combineFloat(int kind, double acc, double v) {
 }
 
 __device__ int64_t combineInt(int kind, int64_t a, int64_t b) {
-  return kind == 0 ? (int64_t)((uint64_t)a + (uint64_t)b) : kind == 1 ? (a > b ? a : b)
-                                                                      : (a < b ? a : b);
+  return kind == 0   ? (int64_t)((uint64_t)a + (uint64_t)b)
+         : kind == 1 ? (a > b ? a : b)
+                     : (a < b ? a : b);
 }
 
 /// One warp per output element; lanes stride over the reduced elements and
@@ -330,8 +387,7 @@ __global__ void reduceKernel(int kind, int dt, const void *x, void *y, StridedVi
 
 template <typename T>
 __global__ void takeKernel(const T *table, int64_t rows, int64_t rowElems, int indexType,
-                           const void *indices, T *out, int64_t n, int32_t *errors,
-                           int32_t step) {
+                           const void *indices, T *out, int64_t n, int32_t *errors, int32_t step) {
   SHARDC_GRID_STRIDE(i, n) {
     int64_t p = i / rowElems, j = i % rowElems;
     int64_t r = loadI(indices, indexType, p);
@@ -344,9 +400,9 @@ __global__ void takeKernel(const T *table, int64_t rows, int64_t rowElems, int i
   }
 }
 
-__global__ void scatterAddKernel(int dt, void *out, int64_t rows, int64_t rowElems,
-                                 int indexType, const void *indices, const void *updates,
-                                 int64_t n, int32_t *errors, int32_t step) {
+__global__ void scatterAddKernel(int dt, void *out, int64_t rows, int64_t rowElems, int indexType,
+                                 const void *indices, const void *updates, int64_t n,
+                                 int32_t *errors, int32_t step) {
   SHARDC_GRID_STRIDE(i, n) {
     int64_t p = i / rowElems, j = i % rowElems;
     int64_t r = loadI(indices, indexType, p);
@@ -356,16 +412,23 @@ __global__ void scatterAddKernel(int dt, void *out, int64_t rows, int64_t rowEle
     }
     int64_t o = r * rowElems + j;
     switch (dt) {
-    case kF32: atomicAdd((float *)out + o, ((const float *)updates)[i]); break;
-    case kF64: atomicAdd((double *)out + o, ((const double *)updates)[i]); break;
-    case kF16: atomicAdd((__half *)out + o, ((const __half *)updates)[i]); break;
+    case kF32:
+      atomicAdd((float *)out + o, ((const float *)updates)[i]);
+      break;
+    case kF64:
+      atomicAdd((double *)out + o, ((const double *)updates)[i]);
+      break;
+    case kF16:
+      atomicAdd((__half *)out + o, ((const __half *)updates)[i]);
+      break;
     case kBF16:
       atomicAdd((__nv_bfloat16 *)out + o, ((const __nv_bfloat16 *)updates)[i]);
       break;
-    case kI32: atomicAdd((int *)out + o, ((const int *)updates)[i]); break; // wraps
+    case kI32:
+      atomicAdd((int *)out + o, ((const int *)updates)[i]);
+      break; // wraps
     case kI64:
-      atomicAdd((unsigned long long *)out + o,
-                (unsigned long long)((const int64_t *)updates)[i]);
+      atomicAdd((unsigned long long *)out + o, (unsigned long long)((const int64_t *)updates)[i]);
       break;
     default: // i1: adding makes true
       if (((const uint8_t *)updates)[i])
@@ -375,8 +438,8 @@ __global__ void scatterAddKernel(int dt, void *out, int64_t rows, int64_t rowEle
   }
 }
 
-__global__ void naiveMatmulKernel(int dt, const void *a, const void *b, void *c,
-                                  int64_t batch, int64_t m, int64_t n, int64_t k) {
+__global__ void naiveMatmulKernel(int dt, const void *a, const void *b, void *c, int64_t batch,
+                                  int64_t m, int64_t n, int64_t k) {
   SHARDC_GRID_STRIDE(i, batch * m * n) {
     int64_t bi = i / (m * n), row = (i / n) % m, col = i % n;
     uint64_t acc = 0;
@@ -389,8 +452,7 @@ __global__ void naiveMatmulKernel(int dt, const void *a, const void *b, void *c,
 
 } // namespace
 
-void launchUnary(OpCode op, DType dtype, const void *x, void *y, int64_t n,
-                 cudaStream_t stream) {
+void launchUnary(OpCode op, DType dtype, const void *x, void *y, int64_t n, cudaStream_t stream) {
   if (n > 0)
     unaryKernel<<<gridFor(n), kBlock, 0, stream>>>((int)op, (int)dtype, x, y, n);
 }
@@ -402,52 +464,68 @@ void launchBinary(OpCode op, DType dtype, const void *a, const void *b, void *y,
                                                     errors.firstFailingStep, step);
 }
 
-void launchCompare(int64_t dir, DType dtype, const void *a, const void *b, uint8_t *y,
-                   int64_t n, cudaStream_t stream) {
+void launchCompare(int64_t dir, DType dtype, const void *a, const void *b, uint8_t *y, int64_t n,
+                   cudaStream_t stream) {
   if (n > 0)
     compareKernel<<<gridFor(n), kBlock, 0, stream>>>((int)dir, (int)dtype, a, b, y, n);
 }
 
-void launchSelect(size_t elemBytes, const uint8_t *pred, const void *a, const void *b,
-                  void *y, int64_t n, cudaStream_t stream) {
+void launchSelect(size_t elemBytes, const uint8_t *pred, const void *a, const void *b, void *y,
+                  int64_t n, cudaStream_t stream) {
   if (n <= 0)
     return;
   switch (elemBytes) {
-  case 1: selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)y, n); break;
-  case 2: selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint16_t *)a, (const uint16_t *)b, (uint16_t *)y, n); break;
-  case 4: selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint32_t *)a, (const uint32_t *)b, (uint32_t *)y, n); break;
-  default: selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint64_t *)a, (const uint64_t *)b, (uint64_t *)y, n); break;
+  case 1:
+    selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint8_t *)a, (const uint8_t *)b,
+                                                    (uint8_t *)y, n);
+    break;
+  case 2:
+    selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint16_t *)a, (const uint16_t *)b,
+                                                    (uint16_t *)y, n);
+    break;
+  case 4:
+    selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint32_t *)a, (const uint32_t *)b,
+                                                    (uint32_t *)y, n);
+    break;
+  default:
+    selectKernel<<<gridFor(n), kBlock, 0, stream>>>(pred, (const uint64_t *)a, (const uint64_t *)b,
+                                                    (uint64_t *)y, n);
+    break;
   }
 }
 
-void launchConvert(DType from, DType to, const void *x, void *y, int64_t n,
-                   cudaStream_t stream) {
+void launchConvert(DType from, DType to, const void *x, void *y, int64_t n, cudaStream_t stream) {
   if (n > 0)
     convertKernel<<<gridFor(n), kBlock, 0, stream>>>((int)from, (int)to, x, y, n);
 }
 
-void launchIota(DType dtype, void *y, int64_t n, int64_t inner, int64_t size,
-                cudaStream_t stream) {
+void launchIota(DType dtype, void *y, int64_t n, int64_t inner, int64_t size, cudaStream_t stream) {
   if (n > 0)
     iotaKernel<<<gridFor(n), kBlock, 0, stream>>>((int)dtype, y, n, inner, size);
 }
 
-void launchFill(size_t elemBytes, const void *value, void *y, int64_t n,
-                cudaStream_t stream) {
+void launchFill(size_t elemBytes, const void *value, void *y, int64_t n, cudaStream_t stream) {
   if (n <= 0)
     return;
   uint64_t v = 0;
   std::memcpy(&v, value, elemBytes);
   switch (elemBytes) {
-  case 1: fillKernel<<<gridFor(n), kBlock, 0, stream>>>((uint8_t)v, (uint8_t *)y, n); break;
-  case 2: fillKernel<<<gridFor(n), kBlock, 0, stream>>>((uint16_t)v, (uint16_t *)y, n); break;
-  case 4: fillKernel<<<gridFor(n), kBlock, 0, stream>>>((uint32_t)v, (uint32_t *)y, n); break;
-  default: fillKernel<<<gridFor(n), kBlock, 0, stream>>>(v, (uint64_t *)y, n); break;
+  case 1:
+    fillKernel<<<gridFor(n), kBlock, 0, stream>>>((uint8_t)v, (uint8_t *)y, n);
+    break;
+  case 2:
+    fillKernel<<<gridFor(n), kBlock, 0, stream>>>((uint16_t)v, (uint16_t *)y, n);
+    break;
+  case 4:
+    fillKernel<<<gridFor(n), kBlock, 0, stream>>>((uint32_t)v, (uint32_t *)y, n);
+    break;
+  default:
+    fillKernel<<<gridFor(n), kBlock, 0, stream>>>(v, (uint64_t *)y, n);
+    break;
   }
 }
 
-void launchDivideByCount(DType dtype, void *y, int64_t n, int64_t count,
-                         cudaStream_t stream) {
+void launchDivideByCount(DType dtype, void *y, int64_t n, int64_t count, cudaStream_t stream) {
   if (n > 0)
     divideKernel<<<gridFor(n), kBlock, 0, stream>>>((int)dtype, y, n, count);
 }
@@ -458,10 +536,21 @@ void launchStridedCopy(size_t elemBytes, const void *x, void *y, const StridedVi
   if (n <= 0)
     return;
   switch (elemBytes) {
-  case 1: stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint8_t *)x, (uint8_t *)y, view, n); break;
-  case 2: stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)x, (uint16_t *)y, view, n); break;
-  case 4: stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)x, (uint32_t *)y, view, n); break;
-  default: stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)x, (uint64_t *)y, view, n); break;
+  case 1:
+    stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint8_t *)x, (uint8_t *)y, view, n);
+    break;
+  case 2:
+    stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)x, (uint16_t *)y, view,
+                                                         n);
+    break;
+  case 4:
+    stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)x, (uint32_t *)y, view,
+                                                         n);
+    break;
+  default:
+    stridedCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)x, (uint64_t *)y, view,
+                                                         n);
+    break;
   }
 }
 
@@ -471,23 +560,34 @@ void launchDynamicCopy(size_t elemBytes, const void *x, void *y, const StridedVi
   if (n <= 0)
     return;
   switch (elemBytes) {
-  case 1: dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint8_t *)x, (uint8_t *)y, view, corner, n); break;
-  case 2: dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)x, (uint16_t *)y, view, corner, n); break;
-  case 4: dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)x, (uint32_t *)y, view, corner, n); break;
-  default: dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)x, (uint64_t *)y, view, corner, n); break;
+  case 1:
+    dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint8_t *)x, (uint8_t *)y, view,
+                                                         corner, n);
+    break;
+  case 2:
+    dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)x, (uint16_t *)y, view,
+                                                         corner, n);
+    break;
+  case 4:
+    dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)x, (uint32_t *)y, view,
+                                                         corner, n);
+    break;
+  default:
+    dynamicCopyKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)x, (uint64_t *)y, view,
+                                                         corner, n);
+    break;
   }
 }
 
-void launchReduce(int64_t kind, DType dtype, const void *x, void *y,
-                  const StridedView &kept, const StridedView &reduced,
-                  cudaStream_t stream) {
+void launchReduce(int64_t kind, DType dtype, const void *x, void *y, const StridedView &kept,
+                  const StridedView &reduced, cudaStream_t stream) {
   int64_t outputs = viewCount(kept), count = viewCount(reduced);
   if (outputs <= 0)
     return;
   int64_t threads = outputs * 32;
   int grid = (int)((threads + kBlock - 1) / kBlock);
-  reduceKernel<<<grid, kBlock, 0, stream>>>((int)kind, (int)dtype, x, y, kept, reduced,
-                                           outputs, count);
+  reduceKernel<<<grid, kBlock, 0, stream>>>((int)kind, (int)dtype, x, y, kept, reduced, outputs,
+                                            count);
 }
 
 // argmax along a dimension: one thread per output, walking the `size`
@@ -520,9 +620,9 @@ void launchArgMax(const StructuredLaunch &step) {
   int64_t n = outer * inner;
   if (n <= 0)
     return;
-  argMaxKernel<<<gridFor(n), kBlock, 0, step.stream>>>(
-      (int)step.inputValues[0]->dtype, step.inputs[0], (int32_t *)step.output, outer,
-      shape[dim], inner);
+  argMaxKernel<<<gridFor(n), kBlock, 0, step.stream>>>((int)step.inputValues[0]->dtype,
+                                                       step.inputs[0], (int32_t *)step.output,
+                                                       outer, shape[dim], inner);
 }
 
 void launchTake(size_t elemBytes, const void *table, int64_t rows, int64_t rowElems,
@@ -534,30 +634,40 @@ void launchTake(size_t elemBytes, const void *table, int64_t rows, int64_t rowEl
   int it = (int)indexType;
   int32_t *e = errors.firstFailingStep;
   switch (elemBytes) {
-  case 1: takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint8_t *)table, rows, rowElems, it, indices, (uint8_t *)out, n, e, step); break;
-  case 2: takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)table, rows, rowElems, it, indices, (uint16_t *)out, n, e, step); break;
-  case 4: takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)table, rows, rowElems, it, indices, (uint32_t *)out, n, e, step); break;
-  default: takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)table, rows, rowElems, it, indices, (uint64_t *)out, n, e, step); break;
+  case 1:
+    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint8_t *)table, rows, rowElems, it,
+                                                  indices, (uint8_t *)out, n, e, step);
+    break;
+  case 2:
+    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)table, rows, rowElems, it,
+                                                  indices, (uint16_t *)out, n, e, step);
+    break;
+  case 4:
+    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)table, rows, rowElems, it,
+                                                  indices, (uint32_t *)out, n, e, step);
+    break;
+  default:
+    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)table, rows, rowElems, it,
+                                                  indices, (uint64_t *)out, n, e, step);
+    break;
   }
 }
 
-void launchScatterAdd(DType dtype, void *out, int64_t rows, int64_t rowElems,
-                      DType indexType, const void *indices, int64_t numIndices,
-                      const void *updates, DeviceErrors errors, int32_t step,
-                      cudaStream_t stream) {
+void launchScatterAdd(DType dtype, void *out, int64_t rows, int64_t rowElems, DType indexType,
+                      const void *indices, int64_t numIndices, const void *updates,
+                      DeviceErrors errors, int32_t step, cudaStream_t stream) {
   int64_t n = numIndices * rowElems;
   if (n > 0)
-    scatterAddKernel<<<gridFor(n), kBlock, 0, stream>>>(
-        (int)dtype, out, rows, rowElems, (int)indexType, indices, updates, n,
-        errors.firstFailingStep, step);
+    scatterAddKernel<<<gridFor(n), kBlock, 0, stream>>>((int)dtype, out, rows, rowElems,
+                                                        (int)indexType, indices, updates, n,
+                                                        errors.firstFailingStep, step);
 }
 
-void launchNaiveMatmul(DType dtype, const void *a, const void *b, void *c, int64_t batch,
-                       int64_t m, int64_t n, int64_t k, cudaStream_t stream) {
+void launchNaiveMatmul(DType dtype, const void *a, const void *b, void *c, int64_t batch, int64_t m,
+                       int64_t n, int64_t k, cudaStream_t stream) {
   int64_t total = batch * m * n;
   if (total > 0)
-    naiveMatmulKernel<<<gridFor(total), kBlock, 0, stream>>>((int)dtype, a, b, c, batch, m,
-                                                             n, k);
+    naiveMatmulKernel<<<gridFor(total), kBlock, 0, stream>>>((int)dtype, a, b, c, batch, m, n, k);
 }
 
 } // namespace shardc::cuda

@@ -70,27 +70,22 @@ struct StructuredLaunch {
 #include "shardc/Common/OpCodes.def"
 
 /// Unary elementwise op (Neg..Erf) on n elements of `dtype`.
-void launchUnary(OpCode op, DType dtype, const void *x, void *y, int64_t n,
-                 cudaStream_t stream);
+void launchUnary(OpCode op, DType dtype, const void *x, void *y, int64_t n, cudaStream_t stream);
 /// Binary elementwise op (Add..Pow); integer division by zero is reported.
 void launchBinary(OpCode op, DType dtype, const void *a, const void *b, void *y, int64_t n,
                   DeviceErrors errors, int32_t step, cudaStream_t stream);
 /// y (i1) = a <dir> b, dir = eq ne lt le gt ge.
-void launchCompare(int64_t dir, DType dtype, const void *a, const void *b, uint8_t *y,
-                   int64_t n, cudaStream_t stream);
-void launchSelect(size_t elemBytes, const uint8_t *pred, const void *a, const void *b,
-                  void *y, int64_t n, cudaStream_t stream);
-void launchConvert(DType from, DType to, const void *x, void *y, int64_t n,
+void launchCompare(int64_t dir, DType dtype, const void *a, const void *b, uint8_t *y, int64_t n,
                    cudaStream_t stream);
+void launchSelect(size_t elemBytes, const uint8_t *pred, const void *a, const void *b, void *y,
+                  int64_t n, cudaStream_t stream);
+void launchConvert(DType from, DType to, const void *x, void *y, int64_t n, cudaStream_t stream);
 /// y[i] = (i / inner) % size.
-void launchIota(DType dtype, void *y, int64_t n, int64_t inner, int64_t size,
-                cudaStream_t stream);
+void launchIota(DType dtype, void *y, int64_t n, int64_t inner, int64_t size, cudaStream_t stream);
 /// Fills n elements with one value (elemBytes of `value`, read on the host).
-void launchFill(size_t elemBytes, const void *value, void *y, int64_t n,
-                cudaStream_t stream);
+void launchFill(size_t elemBytes, const void *value, void *y, int64_t n, cudaStream_t stream);
 /// y[i] = y[i] / count (the mean of an all_reduce after its sum).
-void launchDivideByCount(DType dtype, void *y, int64_t n, int64_t count,
-                         cudaStream_t stream);
+void launchDivideByCount(DType dtype, void *y, int64_t n, int64_t count, cudaStream_t stream);
 /// Copies the elements of `view` from x to y (transpose, slice, broadcast
 /// with zero strides, concatenate into a block, collective repacking).
 void launchStridedCopy(size_t elemBytes, const void *x, void *y, const StridedView &view,
@@ -101,23 +96,21 @@ void launchDynamicCopy(size_t elemBytes, const void *x, void *y, const StridedVi
                        const DynamicCorner &corner, cudaStream_t stream);
 /// Reduces: output element o at kept index k reads x at keptBase(k) +
 /// reduced offsets. kept/reduced views use inStrides only.
-void launchReduce(int64_t kind, DType dtype, const void *x, void *y,
-                  const StridedView &kept, const StridedView &reduced,
-                  cudaStream_t stream);
+void launchReduce(int64_t kind, DType dtype, const void *x, void *y, const StridedView &kept,
+                  const StridedView &reduced, cudaStream_t stream);
 /// out = rows of table by index (indices i32 or i64); out-of-range indices
 /// are reported and give zeros.
 void launchTake(size_t elemBytes, const void *table, int64_t rows, int64_t rowElems,
                 DType indexType, const void *indices, int64_t numIndices, void *out,
                 DeviceErrors errors, int32_t step, cudaStream_t stream);
 /// out (already a copy of the operand) += updates at the indexed rows.
-void launchScatterAdd(DType dtype, void *out, int64_t rows, int64_t rowElems,
-                      DType indexType, const void *indices, int64_t numIndices,
-                      const void *updates, DeviceErrors errors, int32_t step,
-                      cudaStream_t stream);
+void launchScatterAdd(DType dtype, void *out, int64_t rows, int64_t rowElems, DType indexType,
+                      const void *indices, int64_t numIndices, const void *updates,
+                      DeviceErrors errors, int32_t step, cudaStream_t stream);
 /// C[b] = A[b] x B[b], A: M x K, B: K x N, row-major, for element types
 /// cuBLAS does not multiply (integers): products in int64, wrapping.
-void launchNaiveMatmul(DType dtype, const void *a, const void *b, void *c, int64_t batch,
-                       int64_t m, int64_t n, int64_t k, cudaStream_t stream);
+void launchNaiveMatmul(DType dtype, const void *a, const void *b, void *c, int64_t batch, int64_t m,
+                       int64_t n, int64_t k, cudaStream_t stream);
 
 } // namespace shardc::cuda
 

@@ -64,8 +64,7 @@ const Plugin &plugin() {
     }
     auto abi = reinterpret_cast<ShardcCudaAbiFn>(dlsym(handle, "shardc_cuda_plugin_abi"));
     p.create = reinterpret_cast<ShardcCudaCreateFn>(dlsym(handle, "shardc_cuda_create"));
-    p.timing =
-        reinterpret_cast<ShardcCudaTimingFn>(dlsym(handle, "shardc_cuda_last_call_timing"));
+    p.timing = reinterpret_cast<ShardcCudaTimingFn>(dlsym(handle, "shardc_cuda_last_call_timing"));
     if (!abi || !p.create || !p.timing || abi() != cuda::kPluginAbi) {
       p.create = nullptr, p.timing = nullptr;
       p.error = path + " is not the CUDA backend of this shardc (entry points or ABI "

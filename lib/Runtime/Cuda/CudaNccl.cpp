@@ -47,13 +47,20 @@ Status cudaStatus(cudaError_t e, const char *what) {
 
 ncclDataType_t ncclType(DType dtype) {
   switch (dtype) {
-  case DType::F32: return ncclFloat32;
-  case DType::F64: return ncclFloat64;
-  case DType::F16: return ncclFloat16;
-  case DType::BF16: return ncclBfloat16;
-  case DType::I32: return ncclInt32;
-  case DType::I64: return ncclInt64;
-  case DType::I1: return ncclUint8;
+  case DType::F32:
+    return ncclFloat32;
+  case DType::F64:
+    return ncclFloat64;
+  case DType::F16:
+    return ncclFloat16;
+  case DType::BF16:
+    return ncclBfloat16;
+  case DType::I32:
+    return ncclInt32;
+  case DType::I64:
+    return ncclInt64;
+  case DType::I1:
+    return ncclUint8;
   }
   return ncclUint8;
 }
@@ -144,8 +151,7 @@ Status Communicators::init(const Plan &plan, const std::vector<int> &gpus,
                            const CudaOptions &options, ncclComm_t &world) {
   std::set<std::vector<std::string>> axesSets;
   for (const PlanStep &step : plan.steps)
-    if (isCollective(step.op) && step.op != OpCode::AllSlice &&
-        plan.mesh.groupSize(step.axes) > 1)
+    if (isCollective(step.op) && step.op != OpCode::AllSlice && plan.mesh.groupSize(step.axes) > 1)
       axesSets.insert(step.axes);
   if (axesSets.empty())
     return Status::success();
@@ -168,8 +174,8 @@ Status Communicators::init(const Plan &plan, const std::vector<int> &gpus,
                            std::to_string(options.processCount) + " processes run");
     Status s = Status::success();
     if (!world) {
-      StatusOr<ncclUniqueId> id = overMpi ? broadcastUniqueId(**mpi)
-                                          : exchangeUniqueId(idFile, options.processRank);
+      StatusOr<ncclUniqueId> id =
+          overMpi ? broadcastUniqueId(**mpi) : exchangeUniqueId(idFile, options.processRank);
       if (!id.ok())
         return id.status();
       s = ncclStatus(ncclCommInitRank(&world, (int)n, *id, options.processRank),
@@ -181,8 +187,8 @@ Status Communicators::init(const Plan &plan, const std::vector<int> &gpus,
     for (const auto &axes : axesSets) {
       std::vector<ncclComm_t> list(n, nullptr);
       std::vector<int64_t> members = plan.mesh.group(axes, d);
-      s = ncclStatus(ncclCommSplit(world, (int)members[0],
-                                   (int)plan.mesh.groupRank(axes, d), &list[d], nullptr),
+      s = ncclStatus(ncclCommSplit(world, (int)members[0], (int)plan.mesh.groupRank(axes, d),
+                                   &list[d], nullptr),
                      "ncclCommSplit");
       if (!s.ok())
         return s;
@@ -203,9 +209,8 @@ Status Communicators::init(const Plan &plan, const std::vector<int> &gpus,
       for (int64_t m : members)
         devs.push_back(gpus[m]);
       std::vector<ncclComm_t> groupComms(members.size());
-      Status s = ncclStatus(
-          ncclCommInitAll(groupComms.data(), (int)members.size(), devs.data()),
-          "ncclCommInitAll");
+      Status s = ncclStatus(ncclCommInitAll(groupComms.data(), (int)members.size(), devs.data()),
+                            "ncclCommInitAll");
       if (!s.ok())
         return s;
       for (size_t r = 0; r < members.size(); ++r)
@@ -231,9 +236,9 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
         return s;
       if (n == 1) {
         if (out.bytes() && dev.out != dev.in)
-          s = cudaStatus(cudaMemcpyAsync(dev.out, dev.in, out.bytes(),
-                                         cudaMemcpyDeviceToDevice, dev.stream),
-                         "cudaMemcpyAsync");
+          s = cudaStatus(
+              cudaMemcpyAsync(dev.out, dev.in, out.bytes(), cudaMemcpyDeviceToDevice, dev.stream),
+              "cudaMemcpyAsync");
         if (!s.ok())
           return s;
         continue;
@@ -242,8 +247,7 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
       int64_t rank = plan.mesh.groupRank(step.axes, dev.device);
       Split sp = splitAt(in.shape, step.attrs[0]);
       int64_t blk = sp.size / n * sp.inner;
-      StridedView v = view3(sp.outer, 1, blk, {sp.size * sp.inner, 0, 1}, {blk, 0, 1},
-                            rank * blk);
+      StridedView v = view3(sp.outer, 1, blk, {sp.size * sp.inner, 0, 1}, {blk, 0, 1}, rank * blk);
       launchStridedCopy(es, dev.in, dev.out, v, dev.stream);
     }
     return cudaStatus(cudaGetLastError(), "a collective's copy");
@@ -257,8 +261,7 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
       int64_t blk = sp.size / n * sp.inner;
       if (sp.outer > 1)
         launchStridedCopy(es, dev.in, dev.scratch,
-                          view3(n, sp.outer, blk, {blk, n * blk, 1},
-                                {sp.outer * blk, blk, 1}),
+                          view3(n, sp.outer, blk, {blk, n * blk, 1}, {sp.outer * blk, blk, 1}),
                           dev.stream);
     } else if (step.op == OpCode::AllToAll) {
       Split sp = splitAt(in.shape, step.attrs[0]);
@@ -287,15 +290,14 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
       break;
     case OpCode::AllGather: {
       Split sp = splitAt(in.shape, step.attrs[0]);
-      r = ncclAllGather(dev.in, sp.outer > 1 ? dev.scratch : dev.out, inCount * es, ncclInt8,
-                        comm, dev.stream);
+      r = ncclAllGather(dev.in, sp.outer > 1 ? dev.scratch : dev.out, inCount * es, ncclInt8, comm,
+                        dev.stream);
       break;
     }
     case OpCode::ReduceScatter: {
       Split sp = splitAt(in.shape, step.attrs[1]);
       r = ncclReduceScatter(sp.outer > 1 ? dev.scratch : dev.in, dev.out, outCount,
-                            ncclType(in.dtype), ncclOp(step.attrs[0], in.dtype), comm,
-                            dev.stream);
+                            ncclType(in.dtype), ncclOp(step.attrs[0], in.dtype), comm, dev.stream);
       break;
     }
     case OpCode::CollectivePermute: {
@@ -314,15 +316,14 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
       size_t blockBytes = inCount / n * es;
       uint8_t *send = (uint8_t *)dev.scratch, *recv = send + inCount * es;
       for (int64_t peer = 0; peer < n && r == ncclSuccess; ++peer) {
-        r = ncclSend(send + peer * blockBytes, blockBytes, ncclInt8, (int)peer, comm,
-                     dev.stream);
+        r = ncclSend(send + peer * blockBytes, blockBytes, ncclInt8, (int)peer, comm, dev.stream);
         if (r == ncclSuccess)
-          r = ncclRecv(recv + peer * blockBytes, blockBytes, ncclInt8, (int)peer, comm,
-                       dev.stream);
+          r = ncclRecv(recv + peer * blockBytes, blockBytes, ncclInt8, (int)peer, comm, dev.stream);
       }
       break;
     }
-    default: break;
+    default:
+      break;
     }
     if (r != ncclSuccess) {
       ncclGroupEnd();
@@ -341,8 +342,7 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
       int64_t blk = sp.size * sp.inner;
       if (sp.outer > 1)
         launchStridedCopy(es, dev.scratch, dev.out,
-                          view3(sp.outer, n, blk, {blk, sp.outer * blk, 1},
-                                {n * blk, blk, 1}),
+                          view3(sp.outer, n, blk, {blk, sp.outer * blk, 1}, {n * blk, blk, 1}),
                           dev.stream);
     } else if (step.op == OpCode::AllToAll) {
       // recv holds n blocks [n][block]; block i goes to position i along
@@ -353,14 +353,13 @@ Status runCollective(const Plan &plan, const PlanStep &step, const Communicators
       int64_t bc = sp.size * sp.inner, blockCount = inCount / n;
       const uint8_t *recv = (const uint8_t *)dev.scratch + inCount * es;
       launchStridedCopy(es, recv, dev.out,
-                        view3(n, sp.outer, bc, {blockCount, bc, 1}, {bc, n * bc, 1}),
-                        dev.stream);
+                        view3(n, sp.outer, bc, {blockCount, bc, 1}, {bc, n * bc, 1}), dev.stream);
     }
     if (step.op == OpCode::CollectivePermute) {
       int64_t rank = plan.mesh.groupRank(step.axes, dev.device);
       const void *from = step.attrs[rank] == rank ? dev.in
-                         : dev.out == dev.in     ? dev.scratch
-                                                 : nullptr;
+                         : dev.out == dev.in      ? dev.scratch
+                                                  : nullptr;
       if (from && from != dev.out && in.bytes())
         cudaMemcpyAsync(dev.out, from, in.bytes(), cudaMemcpyDeviceToDevice, dev.stream);
     }

@@ -60,12 +60,12 @@ private:
 
 /// What one device of this process needs to run a collective step.
 struct CollectiveDevice {
-  int64_t device;      // mesh position
+  int64_t device; // mesh position
   int gpu;
   cudaStream_t stream;
-  const void *in;      // the operand
-  void *out;           // the result
-  void *scratch;       // 2 * max(operand, result) bytes
+  const void *in; // the operand
+  void *out;      // the result
+  void *scratch;  // 2 * max(operand, result) bytes
 };
 
 /// Enqueues a collective step on every device of this process (in one NCCL

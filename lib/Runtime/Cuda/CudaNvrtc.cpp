@@ -20,8 +20,8 @@ StatusOr<std::string> compileWithNvrtc(const std::string &source, const std::str
   if (r != NVRTC_SUCCESS)
     return Status::error(std::string("nvrtcCreateProgram: ") + nvrtcGetErrorString(r));
   std::string archOption = "--gpu-architecture=" + arch;
-  const char *options[] = {archOption.c_str(), "--std=c++17", "--fmad=false",
-                           "--ftz=false", "--prec-div=true", "--prec-sqrt=true"};
+  const char *options[] = {archOption.c_str(), "--std=c++17",     "--fmad=false",
+                           "--ftz=false",      "--prec-div=true", "--prec-sqrt=true"};
   r = nvrtcCompileProgram(program, (int)(sizeof(options) / sizeof(options[0])), options);
   if (r != NVRTC_SUCCESS) {
     size_t logSize = 0;
@@ -32,8 +32,8 @@ StatusOr<std::string> compileWithNvrtc(const std::string &source, const std::str
     nvrtcDestroyProgram(&program);
     while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
       log.pop_back();
-    return Status::error(std::string("NVRTC failed to compile a fused kernel for ") + arch +
-                         " (" + nvrtcGetErrorString(r) + "): " + log);
+    return Status::error(std::string("NVRTC failed to compile a fused kernel for ") + arch + " (" +
+                         nvrtcGetErrorString(r) + "): " + log);
   }
   bool cubin = arch.rfind("sm_", 0) == 0;
   size_t size = 0;

@@ -17,7 +17,6 @@ SHARDC_PLUGIN_EXPORT shardc::Backend *shardc_cuda_create(const shardc::CudaOptio
   return backend->release();
 }
 
-SHARDC_PLUGIN_EXPORT shardc::CudaCallTiming
-shardc_cuda_last_call_timing(shardc::Backend *backend) {
+SHARDC_PLUGIN_EXPORT shardc::CudaCallTiming shardc_cuda_last_call_timing(shardc::Backend *backend) {
   return shardc::cuda::lastCallTiming(*backend);
 }

@@ -22,7 +22,13 @@ struct ncclUniqueId {
 };
 enum ncclResult_t { ncclSuccess = 0, ncclSystemError = 2 };
 enum ncclDataType_t {
-  ncclInt8, ncclUint8, ncclInt32, ncclInt64, ncclFloat16, ncclFloat32, ncclFloat64,
+  ncclInt8,
+  ncclUint8,
+  ncclInt32,
+  ncclInt64,
+  ncclFloat16,
+  ncclFloat32,
+  ncclFloat64,
   ncclBfloat16
 };
 enum ncclRedOp_t { ncclSum, ncclMax, ncclMin };
@@ -49,12 +55,11 @@ inline ncclResult_t ncclAllGather(const void *, void *, size_t, ncclDataType_t, 
                                   cudaStream_t) {
   return ncclSystemError;
 }
-inline ncclResult_t ncclReduceScatter(const void *, void *, size_t, ncclDataType_t,
-                                      ncclRedOp_t, ncclComm_t, cudaStream_t) {
+inline ncclResult_t ncclReduceScatter(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t,
+                                      ncclComm_t, cudaStream_t) {
   return ncclSystemError;
 }
-inline ncclResult_t ncclSend(const void *, size_t, ncclDataType_t, int, ncclComm_t,
-                             cudaStream_t) {
+inline ncclResult_t ncclSend(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) {
   return ncclSystemError;
 }
 inline ncclResult_t ncclRecv(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) {

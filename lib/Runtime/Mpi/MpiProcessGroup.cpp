@@ -49,8 +49,8 @@ public:
     do {
       int sendPart = (int)std::min<size_t>(sendBytes, INT_MAX);
       int recvPart = (int)std::min<size_t>(recvBytes, INT_MAX);
-      int code = MPI_Sendrecv(s, sendPart, MPI_BYTE, to, kTag, r, recvPart, MPI_BYTE, from,
-                              kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      int code = MPI_Sendrecv(s, sendPart, MPI_BYTE, to, kTag, r, recvPart, MPI_BYTE, from, kTag,
+                              MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       if (code != MPI_SUCCESS)
         return mpiError("MPI_Sendrecv", code);
       s += sendPart, r += recvPart, sendBytes -= sendPart, recvBytes -= recvPart;
@@ -58,8 +58,7 @@ public:
     return Status::success();
   }
 
-  Status exchange(const std::vector<Transfer> &sends,
-                  const std::vector<Transfer> &recvs) override {
+  Status exchange(const std::vector<Transfer> &sends, const std::vector<Transfer> &recvs) override {
     // Messages over 2 GiB go in parts, posted in order: MPI keeps the order
     // of messages between two processes, so the parts arrive in order.
     std::vector<MPI_Request> requests;

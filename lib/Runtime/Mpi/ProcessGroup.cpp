@@ -57,7 +57,7 @@ constexpr int64_t kPieceBytes = 256 << 10;
 
 template <typename T>
 Status ringOver(ProcessGroup &group, const std::vector<int> &members, Reduction kind, T *out,
-            int64_t count) {
+                int64_t count) {
   StatusOr<RingPlace> place = placeIn(group, members);
   if (!place.ok())
     return place.status();
@@ -105,10 +105,14 @@ Status ringOver(ProcessGroup &group, const std::vector<int> &members, Reduction 
 Status ringAllReduce(ProcessGroup &group, const std::vector<int> &members, Reduction kind,
                      DType dtype, void *data, int64_t count) {
   switch (dtype) {
-  case DType::F32: return ringOver(group, members, kind, (float *)data, count);
-  case DType::F64: return ringOver(group, members, kind, (double *)data, count);
-  case DType::I32: return ringOver(group, members, kind, (int32_t *)data, count);
-  case DType::I64: return ringOver(group, members, kind, (int64_t *)data, count);
+  case DType::F32:
+    return ringOver(group, members, kind, (float *)data, count);
+  case DType::F64:
+    return ringOver(group, members, kind, (double *)data, count);
+  case DType::I32:
+    return ringOver(group, members, kind, (int32_t *)data, count);
+  case DType::I64:
+    return ringOver(group, members, kind, (int64_t *)data, count);
   default:
     return Status::error(std::string("all_reduce between processes of ") + dtypeName(dtype) +
                          " is not supported yet");

@@ -193,14 +193,12 @@ SmallVector<StringRef> ShardingAttr::getDimAxes(int64_t dim) const {
   return axes;
 }
 
-ShardingAttr ShardingAttr::getReplicated(MLIRContext *ctx, FlatSymbolRefAttr mesh,
-                                         int64_t rank) {
+ShardingAttr ShardingAttr::getReplicated(MLIRContext *ctx, FlatSymbolRefAttr mesh, int64_t rank) {
   SmallVector<DimShardingAttr> dims(rank, DimShardingAttr::get(ctx, {}, false));
   return ShardingAttr::get(ctx, mesh, dims);
 }
 
-ShardingAttr ShardingAttr::getOpen(MLIRContext *ctx, FlatSymbolRefAttr mesh,
-                                   int64_t rank) {
+ShardingAttr ShardingAttr::getOpen(MLIRContext *ctx, FlatSymbolRefAttr mesh, int64_t rank) {
   SmallVector<DimShardingAttr> dims(rank, DimShardingAttr::get(ctx, {}, true));
   return ShardingAttr::get(ctx, mesh, dims);
 }
@@ -236,8 +234,8 @@ MeshOp shardc::lookupMesh(Operation *from, FlatSymbolRefAttr ref) {
 }
 
 LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitError,
-                                     ShardingAttr sharding, MeshOp mesh, Type type,
-                                     bool localType, bool allowPadding) {
+                                     ShardingAttr sharding, MeshOp mesh, Type type, bool localType,
+                                     bool allowPadding) {
   if (!mesh)
     return emitError() << "sharding refers to unknown mesh " << sharding.getMesh();
   SmallVector<StringRef> seen;
@@ -271,12 +269,10 @@ LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitErro
     return success();
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
-    return emitError() << "sharding is attached to " << type
-                       << ", which is not a ranked tensor";
+    return emitError() << "sharding is attached to " << type << ", which is not a ranked tensor";
   if (tensor.getRank() != sharding.getRank())
-    return emitError() << "sharding has " << sharding.getRank()
-                       << " dimensions but the tensor " << type << " has rank "
-                       << tensor.getRank();
+    return emitError() << "sharding has " << sharding.getRank() << " dimensions but the tensor "
+                       << type << " has rank " << tensor.getRank();
   if (localType || allowPadding)
     return success();
   for (auto [d, dim] : llvm::enumerate(sharding.getDims())) {
@@ -291,16 +287,14 @@ LogicalResult shardc::verifySharding(function_ref<InFlightDiagnostic()> emitErro
   return success();
 }
 
-LogicalResult shardc::verifyShardingAt(Operation *op,
-                                       function_ref<InFlightDiagnostic()> emitError,
-                                       ShardingAttr sharding, Type type,
-                                       bool localType, bool allowPadding) {
-  return verifySharding(emitError, sharding, lookupMesh(op, sharding.getMesh()), type,
-                        localType, allowPadding);
+LogicalResult shardc::verifyShardingAt(Operation *op, function_ref<InFlightDiagnostic()> emitError,
+                                       ShardingAttr sharding, Type type, bool localType,
+                                       bool allowPadding) {
+  return verifySharding(emitError, sharding, lookupMesh(op, sharding.getMesh()), type, localType,
+                        allowPadding);
 }
 
-RankedTensorType shardc::getLocalType(RankedTensorType global, ShardingAttr sharding,
-                                      MeshOp mesh) {
+RankedTensorType shardc::getLocalType(RankedTensorType global, ShardingAttr sharding, MeshOp mesh) {
   SmallVector<int64_t> shape(global.getShape());
   for (int64_t d = 0; d < (int64_t)shape.size(); ++d) {
     int64_t n = getGroupSize(mesh, sharding.getDimAxes(d));
@@ -311,8 +305,7 @@ RankedTensorType shardc::getLocalType(RankedTensorType global, ShardingAttr shar
 
 std::string shardc::axisSyntax(StringRef axis) {
   if (std::optional<SubAxis> sub = parseSubAxis(axis.str()))
-    return "\"" + sub->axis + "\":(" + std::to_string(sub->pre) + ")" +
-           std::to_string(sub->size);
+    return "\"" + sub->axis + "\":(" + std::to_string(sub->pre) + ")" + std::to_string(sub->size);
   return "\"" + axis.str() + "\"";
 }
 
@@ -352,15 +345,14 @@ int64_t shardc::getGroupSize(MeshOp mesh, ArrayRef<StringRef> axes) {
   return n;
 }
 
-LogicalResult shardc::verifyMeshAxes(function_ref<InFlightDiagnostic()> emitError,
-                                     MeshOp mesh, ArrayRef<StringRef> axes) {
+LogicalResult shardc::verifyMeshAxes(function_ref<InFlightDiagnostic()> emitError, MeshOp mesh,
+                                     ArrayRef<StringRef> axes) {
   if (axes.empty())
     return emitError() << "must name at least one mesh axis";
   SmallVector<StringRef> seen;
   for (StringRef axis : axes) {
     if (mesh.getAxisIndex(axis) < 0)
-      return emitError() << "mesh @" << mesh.getSymName() << " has no axis \"" << axis
-                         << "\"";
+      return emitError() << "mesh @" << mesh.getSymName() << " has no axis \"" << axis << "\"";
     if (overlapsAny(mesh, seen, axis))
       return emitError() << "axis \"" << axis << "\" is named more than once";
     seen.push_back(axis);

@@ -32,8 +32,7 @@ static LogicalResult verifyValueSharding(Operation *op, NamedAttribute attr, Typ
   if (!sharding)
     return op->emitError() << "'" << attr.getName().getValue() << "' on " << what
                            << " must be a #shardc.sharding, got " << attr.getValue();
-  auto partitioned =
-      op->getAttrOfType<FlatSymbolRefAttr>(ShardcDialect::kPartitionedAttrName);
+  auto partitioned = op->getAttrOfType<FlatSymbolRefAttr>(ShardcDialect::kPartitionedAttrName);
   if (partitioned && sharding.getMesh() != partitioned)
     return op->emitError() << what << ": sharding uses mesh " << sharding.getMesh()
                            << " but the function is partitioned over " << partitioned;
@@ -104,16 +103,14 @@ static LogicalResult verifyCheckpoint(Operation *op, Attribute value) {
   return success();
 }
 
-LogicalResult ShardcDialect::verifyOperationAttribute(Operation *op,
-                                                      NamedAttribute attr) {
+LogicalResult ShardcDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
   if (attr.getName() == kPartitionedAttrName) {
     auto ref = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
     if (!isa<FunctionOpInterface>(op) || !ref)
       return op->emitError() << "'" << kPartitionedAttrName
                              << "' must be a mesh reference on a function";
     if (!lookupMesh(op, ref))
-      return op->emitError() << "'" << kPartitionedAttrName << "' refers to unknown mesh "
-                             << ref;
+      return op->emitError() << "'" << kPartitionedAttrName << "' refers to unknown mesh " << ref;
     return success();
   }
   if (attr.getName() == kShardingRuleAttrName) {
@@ -139,23 +136,20 @@ LogicalResult ShardcDialect::verifyOperationAttribute(Operation *op,
                            << "' on an operation";
   auto array = dyn_cast<ArrayAttr>(attr.getValue());
   if (!array)
-    return op->emitError() << "'" << kShardingsAttrName
-                           << "' must be an array of #shardc.sharding";
+    return op->emitError() << "'" << kShardingsAttrName << "' must be an array of #shardc.sharding";
   if (array.size() != op->getNumResults())
     return op->emitError() << "'" << kShardingsAttrName << "' has " << array.size()
-                           << " shardings but the operation has "
-                           << op->getNumResults() << " results";
+                           << " shardings but the operation has " << op->getNumResults()
+                           << " results";
   for (auto [i, element] : llvm::enumerate(array)) {
     NamedAttribute one(attr.getName(), element);
-    if (failed(verifyValueSharding(op, one, op->getResult(i).getType(),
-                                   "result #" + Twine(i))))
+    if (failed(verifyValueSharding(op, one, op->getResult(i).getType(), "result #" + Twine(i))))
       return failure();
   }
   return success();
 }
 
-LogicalResult ShardcDialect::verifyRegionArgAttribute(Operation *op, unsigned,
-                                                      unsigned argIndex,
+LogicalResult ShardcDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsigned argIndex,
                                                       NamedAttribute attr) {
   auto fn = dyn_cast<FunctionOpInterface>(op);
   if (!fn)
@@ -164,18 +158,18 @@ LogicalResult ShardcDialect::verifyRegionArgAttribute(Operation *op, unsigned,
   if (attr.getName() == kArgNameAttrName) {
     auto name = dyn_cast<StringAttr>(attr.getValue());
     if (!name || name.getValue().empty())
-      return op->emitError() << "'" << kArgNameAttrName << "' on argument #"
-                             << argIndex << " must be a non-empty string";
+      return op->emitError() << "'" << kArgNameAttrName << "' on argument #" << argIndex
+                             << " must be a non-empty string";
     for (unsigned i = 0; i < argIndex; ++i)
       if (fn.getArgAttr(i, kArgNameAttrName) == name)
-        return op->emitError() << "arguments #" << i << " and #" << argIndex
-                               << " are both named '" << name.getValue() << "'";
+        return op->emitError() << "arguments #" << i << " and #" << argIndex << " are both named '"
+                               << name.getValue() << "'";
     return success();
   }
   if (attr.getName() == kDonatedAttrName || attr.getName() == kPadUnevenAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << attr.getName().getValue() << "' on argument #"
-                             << argIndex << " takes no value";
+      return op->emitError() << "'" << attr.getName().getValue() << "' on argument #" << argIndex
+                             << " takes no value";
     return success();
   }
   if (attr.getName() == kGlobalShapeAttrName)

@@ -30,8 +30,7 @@ static LogicalResult checkDims(std::optional<Location> loc, const std::string &w
                                llvm::SmallSet<int64_t, 8> &seen) {
   for (int64_t d : dims) {
     if (d < 0 || d >= rank)
-      return emitOptionalError(loc, what, " has dimension ", d,
-                               ", out of range for rank ", rank);
+      return emitOptionalError(loc, what, " has dimension ", d, ", out of range for rank ", rank);
     if (!seen.insert(d).second)
       return emitOptionalError(loc, what, " repeats dimension ", d);
   }
@@ -50,8 +49,8 @@ static LogicalResult checkDims(std::optional<Location> loc, const std::string &w
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
-Operation *ShardcDialect::materializeConstant(OpBuilder &builder, Attribute value,
-                                              Type type, Location loc) {
+Operation *ShardcDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type,
+                                              Location loc) {
   auto elements = dyn_cast<ElementsAttr>(value);
   if (!elements || elements.getType() != type)
     return nullptr;
@@ -73,8 +72,7 @@ LogicalResult IotaOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
-                                          Adaptor adaptor,
-                                          SmallVectorImpl<Type> &results) {
+                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
   std::string op = "'" + CompareOp::getOperationName().str() + "' op ";
   auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
   results.push_back(RankedTensorType::get(lhs.getShape(), IntegerType::get(ctx, 1)));
@@ -94,29 +92,26 @@ LogicalResult DotGeneralOp::verify() {
     return emitOpError("precision \"") << *precision << "\" is none of \"f32\", \"bf16\", \"tf32\"";
   Type element = cast<ShapedType>(getLhs().getType()).getElementType();
   if (p != MatmulPrecision::F32 && !element.isF32())
-    return emitOpError("precision \"") << *precision << "\" rounds f32 operands, not "
-                                      << element;
+    return emitOpError("precision \"") << *precision << "\" rounds f32 operands, not " << element;
   return success();
 }
 
 LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                             Adaptor adaptor,
-                                             SmallVectorImpl<Type> &results) {
+                                             Adaptor adaptor, SmallVectorImpl<Type> &results) {
   std::string op = "'" + DotGeneralOp::getOperationName().str() + "' op ";
   auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
   auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
   ArrayRef<int64_t> lb = adaptor.getLhsBatchingDims(), rb = adaptor.getRhsBatchingDims();
-  ArrayRef<int64_t> lc = adaptor.getLhsContractingDims(),
-                    rc = adaptor.getRhsContractingDims();
+  ArrayRef<int64_t> lc = adaptor.getLhsContractingDims(), rc = adaptor.getRhsContractingDims();
   if (lhs.getElementType() != rhs.getElementType())
     return emitOptionalError(loc, op, "operands have different element types ",
                              lhs.getElementType(), " and ", rhs.getElementType());
   if (lb.size() != rb.size())
-    return emitOptionalError(loc, op, "has ", lb.size(), " lhs batching dims but ",
-                             rb.size(), " rhs batching dims");
+    return emitOptionalError(loc, op, "has ", lb.size(), " lhs batching dims but ", rb.size(),
+                             " rhs batching dims");
   if (lc.size() != rc.size())
-    return emitOptionalError(loc, op, "has ", lc.size(), " lhs contracting dims but ",
-                             rc.size(), " rhs contracting dims");
+    return emitOptionalError(loc, op, "has ", lc.size(), " lhs contracting dims but ", rc.size(),
+                             " rhs contracting dims");
   llvm::SmallSet<int64_t, 8> lseen, rseen;
   if (failed(checkDims(loc, op + "lhs batching dims", lb, lhs.getRank(), lseen)) ||
       failed(checkDims(loc, op + "lhs contracting dims", lc, lhs.getRank(), lseen)) ||
@@ -126,13 +121,11 @@ LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Locati
   for (auto [l, r] : llvm::zip(lb, rb))
     if (lhs.getDimSize(l) != rhs.getDimSize(r))
       return emitOptionalError(loc, op, "batching dims lhs[", l, "] = ", lhs.getDimSize(l),
-                               " and rhs[", r, "] = ", rhs.getDimSize(r),
-                               " differ in size");
+                               " and rhs[", r, "] = ", rhs.getDimSize(r), " differ in size");
   for (auto [l, r] : llvm::zip(lc, rc))
     if (lhs.getDimSize(l) != rhs.getDimSize(r))
-      return emitOptionalError(loc, op, "contracting dims lhs[", l, "] = ",
-                               lhs.getDimSize(l), " and rhs[", r,
-                               "] = ", rhs.getDimSize(r), " differ in size");
+      return emitOptionalError(loc, op, "contracting dims lhs[", l, "] = ", lhs.getDimSize(l),
+                               " and rhs[", r, "] = ", rhs.getDimSize(r), " differ in size");
   SmallVector<int64_t> shape;
   for (int64_t l : lb)
     shape.push_back(lhs.getDimSize(l));
@@ -147,13 +140,13 @@ LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Locati
 }
 
 LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &results) {
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
   std::string op = "'" + ReduceOp::getOperationName().str() + "' op ";
   auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
   if (adaptor.getKind() == ReduceKind::Mean)
-    return emitOptionalError(loc, op, "kind 'mean' is for all_reduce; "
-                                  "reduce with 'sum' and divide");
+    return emitOptionalError(loc, op,
+                             "kind 'mean' is for all_reduce; "
+                             "reduce with 'sum' and divide");
   ArrayRef<int64_t> dims = adaptor.getDims();
   if (dims.empty())
     return emitOptionalError(loc, op, "must reduce at least one dimension");
@@ -161,8 +154,7 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     return failure();
   for (int64_t d : dims)
     if (type.getDimSize(d) == 0)
-      return emitOptionalError(loc, op, "reduces over dimension ", d,
-                               ", which is empty");
+      return emitOptionalError(loc, op, "reduces over dimension ", d, ", which is empty");
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (!llvm::is_contained(dims, d))
@@ -177,14 +169,12 @@ LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *context, std::optional<Loc
   auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
   int64_t dim = adaptor.getDim();
   if (dim < 0 || dim >= type.getRank())
-    return emitOptionalError(loc, op, "dim ", dim, " is out of range for rank ",
-                             type.getRank());
+    return emitOptionalError(loc, op, "dim ", dim, " is out of range for rank ", type.getRank());
   if (type.getDimSize(dim) == 0)
     return emitOptionalError(loc, op, "dim ", dim,
                              " is empty (the largest of nothing has no index)");
   if (type.getDimSize(dim) > INT32_MAX)
-    return emitOptionalError(loc, op, "dim ", dim,
-                             " has more elements than an i32 index counts");
+    return emitOptionalError(loc, op, "dim ", dim, " has more elements than an i32 index counts");
   SmallVector<int64_t> shape(type.getShape());
   shape.erase(shape.begin() + dim);
   results.push_back(RankedTensorType::get(shape, IntegerType::get(context, 32)));
@@ -200,11 +190,9 @@ LogicalResult BroadcastInDimOp::verify() {
   auto out = getType();
   ArrayRef<int64_t> dims = getDims();
   if ((int64_t)dims.size() != in.getRank())
-    return emitOpError("dims has ") << dims.size()
-                                    << " entries but the operand has rank "
-                                    << in.getRank();
-  if (failed(checkDims(getLoc(), "'shardc.broadcast_in_dim' op dims", dims,
-                       out.getRank())))
+    return emitOpError("dims has ")
+           << dims.size() << " entries but the operand has rank " << in.getRank();
+  if (failed(checkDims(getLoc(), "'shardc.broadcast_in_dim' op dims", dims, out.getRank())))
     return failure();
   for (auto [i, d] : llvm::enumerate(dims))
     if (in.getDimSize(i) != 1 && in.getDimSize(i) != out.getDimSize(d))
@@ -218,14 +206,12 @@ LogicalResult ReshapeOp::verify() {
   if (getOperand().getType().getNumElements() != getType().getNumElements())
     return emitOpError("cannot reshape ")
            << getOperand().getType() << " (" << getOperand().getType().getNumElements()
-           << " elements) into " << getType() << " (" << getType().getNumElements()
-           << " elements)";
+           << " elements) into " << getType() << " (" << getType().getNumElements() << " elements)";
   return success();
 }
 
 LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &results) {
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
   std::string op = "'" + TransposeOp::getOperationName().str() + "' op ";
   auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
   ArrayRef<int64_t> perm = adaptor.getPermutation();
@@ -241,8 +227,8 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
   return success();
 }
 
-LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
   std::string op = "'" + SliceOp::getOperationName().str() + "' op ";
   auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
   ArrayRef<int64_t> start = adaptor.getStart(), limit = adaptor.getLimit(),
@@ -251,17 +237,16 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   if ((int64_t)start.size() != rank || (int64_t)limit.size() != rank ||
       (int64_t)strides.size() != rank)
     return emitOptionalError(loc, op, "start, limit and strides need ", rank,
-                             " entries each (the operand rank), got ", start.size(),
-                             ", ", limit.size(), " and ", strides.size());
+                             " entries each (the operand rank), got ", start.size(), ", ",
+                             limit.size(), " and ", strides.size());
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
     if (strides[d] < 1)
-      return emitOptionalError(loc, op, "stride in dimension ", d,
-                               " must be positive, got ", strides[d]);
+      return emitOptionalError(loc, op, "stride in dimension ", d, " must be positive, got ",
+                               strides[d]);
     if (start[d] < 0 || start[d] > limit[d] || limit[d] > type.getDimSize(d))
       return emitOptionalError(loc, op, "dimension ", d, ": need 0 <= start (", start[d],
-                               ") <= limit (", limit[d], ") <= size (",
-                               type.getDimSize(d), ")");
+                               ") <= limit (", limit[d], ") <= size (", type.getDimSize(d), ")");
     int64_t extent = limit[d] - start[d];
     shape.push_back(extent == 0 ? 0 : (extent - 1) / strides[d] + 1);
   }
@@ -272,21 +257,19 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 /// The start indices of a dynamic slice or update: one scalar per dimension
 /// of `operand`, all of one type; `box` fits inside `operand` dimension by
 /// dimension with the same element type.
-static LogicalResult verifyDynamicBox(Operation *op, RankedTensorType operand,
-                                      RankedTensorType box, ValueRange indices,
-                                      StringRef boxName) {
+static LogicalResult verifyDynamicBox(Operation *op, RankedTensorType operand, RankedTensorType box,
+                                      ValueRange indices, StringRef boxName) {
   if ((int64_t)indices.size() != operand.getRank())
     return op->emitOpError() << "needs " << operand.getRank()
                              << " start indices (the operand rank), got " << indices.size();
   for (auto [i, index] : llvm::enumerate(indices))
     if (index.getType() != indices.front().getType())
       return op->emitOpError() << "start index #" << i << " has type " << index.getType()
-                               << " but start index #0 has type "
-                               << indices.front().getType();
+                               << " but start index #0 has type " << indices.front().getType();
   if (box.getElementType() != operand.getElementType() || box.getRank() != operand.getRank())
     return op->emitOpError() << "the " << boxName << " " << box
-                             << " must have the operand's element type and rank ("
-                             << operand << ")";
+                             << " must have the operand's element type and rank (" << operand
+                             << ")";
   for (int64_t d = 0; d < operand.getRank(); ++d)
     if (box.getDimSize(d) > operand.getDimSize(d))
       return op->emitOpError() << "the " << boxName << " has size " << box.getDimSize(d)
@@ -308,28 +291,24 @@ LogicalResult DynamicUpdateSliceOp::verify() {
 }
 
 LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                              Adaptor adaptor,
-                                              SmallVectorImpl<Type> &results) {
+                                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
   std::string op = "'" + ConcatenateOp::getOperationName().str() + "' op ";
   if (adaptor.getInputs().empty())
     return emitOptionalError(loc, op, "needs at least one input");
   auto first = cast<RankedTensorType>(adaptor.getInputs().front().getType());
   int64_t dim = adaptor.getDimAttr().getInt();
   if (dim < 0 || dim >= first.getRank())
-    return emitOptionalError(loc, op, "dim ", dim, " is out of range for rank ",
-                             first.getRank());
+    return emitOptionalError(loc, op, "dim ", dim, " is out of range for rank ", first.getRank());
   SmallVector<int64_t> shape(first.getShape());
   for (auto [i, value] : llvm::enumerate(adaptor.getInputs().drop_front())) {
     auto type = cast<RankedTensorType>(value.getType());
-    if (type.getElementType() != first.getElementType() ||
-        type.getRank() != first.getRank())
+    if (type.getElementType() != first.getElementType() || type.getRank() != first.getRank())
       return emitOptionalError(loc, op, "input #", i + 1, " of type ", type,
                                " does not match input #0 of type ", first);
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (d != dim && type.getDimSize(d) != first.getDimSize(d))
-        return emitOptionalError(loc, op, "input #", i + 1, " has size ",
-                                 type.getDimSize(d), " in dimension ", d,
-                                 " but input #0 has ", first.getDimSize(d));
+        return emitOptionalError(loc, op, "input #", i + 1, " has size ", type.getDimSize(d),
+                                 " in dimension ", d, " but input #0 has ", first.getDimSize(d));
     shape[dim] += type.getDimSize(dim);
   }
   results.push_back(RankedTensorType::get(shape, first.getElementType()));
@@ -337,28 +316,25 @@ LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *, std::optional<Locat
 }
 
 /// Shape of `take(table, indices)`: indices' shape, then the table's row shape.
-static SmallVector<int64_t> gatherShape(RankedTensorType table,
-                                        RankedTensorType indices) {
+static SmallVector<int64_t> gatherShape(RankedTensorType table, RankedTensorType indices) {
   SmallVector<int64_t> shape(indices.getShape());
   llvm::append_range(shape, table.getShape().drop_front());
   return shape;
 }
 
-LogicalResult TakeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
+LogicalResult TakeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
   std::string op = "'" + TakeOp::getOperationName().str() + "' op ";
   auto table = cast<RankedTensorType>(adaptor.getTable().getType());
   auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
   if (table.getRank() < 1)
     return emitOptionalError(loc, op, "table must have rank at least 1");
-  results.push_back(
-      RankedTensorType::get(gatherShape(table, indices), table.getElementType()));
+  results.push_back(RankedTensorType::get(gatherShape(table, indices), table.getElementType()));
   return success();
 }
 
 LogicalResult ScatterAddOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                             Adaptor adaptor,
-                                             SmallVectorImpl<Type> &results) {
+                                             Adaptor adaptor, SmallVectorImpl<Type> &results) {
   std::string op = "'" + ScatterAddOp::getOperationName().str() + "' op ";
   auto operand = cast<RankedTensorType>(adaptor.getOperand().getType());
   auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
@@ -367,8 +343,7 @@ LogicalResult ScatterAddOp::inferReturnTypes(MLIRContext *, std::optional<Locati
     return emitOptionalError(loc, op, "operand must have rank at least 1");
   if (updates.getElementType() != operand.getElementType())
     return emitOptionalError(loc, op, "updates element type ", updates.getElementType(),
-                             " differs from operand element type ",
-                             operand.getElementType());
+                             " differs from operand element type ", operand.getElementType());
   SmallVector<int64_t> expected = gatherShape(operand, indices);
   if (updates.getShape() != ArrayRef<int64_t>(expected))
     return emitOptionalError(loc, op, "updates must have shape ", formatShape(expected),

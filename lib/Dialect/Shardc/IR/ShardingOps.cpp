@@ -23,22 +23,22 @@ using namespace shardc;
 
 ParseResult MeshOp::parse(OpAsmParser &parser, OperationState &result) {
   StringAttr name;
-  if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
-                             result.attributes) ||
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name), result.attributes) ||
       parser.parseEqual() || parser.parseLess())
     return failure();
   SmallVector<Attribute> names;
   SmallVector<int64_t> sizes;
-  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, [&] {
-        std::string axis;
-        int64_t size = 0;
-        if (parser.parseString(&axis) || parser.parseEqual() ||
-            parser.parseInteger(size))
-          return failure();
-        names.push_back(parser.getBuilder().getStringAttr(axis));
-        sizes.push_back(size);
-        return success();
-      }) ||
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
+                                     [&] {
+                                       std::string axis;
+                                       int64_t size = 0;
+                                       if (parser.parseString(&axis) || parser.parseEqual() ||
+                                           parser.parseInteger(size))
+                                         return failure();
+                                       names.push_back(parser.getBuilder().getStringAttr(axis));
+                                       sizes.push_back(size);
+                                       return success();
+                                     }) ||
       parser.parseGreater() || parser.parseOptionalAttrDict(result.attributes))
     return failure();
   Builder &b = parser.getBuilder();
@@ -58,8 +58,7 @@ void MeshOp::print(OpAsmPrinter &p) {
   }
   p << "]>";
   p.printOptionalAttrDict((*this)->getAttrs(),
-                          {getSymNameAttrName(), getAxisNamesAttrName(),
-                           getAxisSizesAttrName()});
+                          {getSymNameAttrName(), getAxisNamesAttrName(), getAxisSizesAttrName()});
 }
 
 LogicalResult MeshOp::verify() {
@@ -74,8 +73,7 @@ LogicalResult MeshOp::verify() {
     if (!seen.insert(axis).second)
       return emitOpError("declares axis \"") << axis << "\" more than once";
     if (size < 1)
-      return emitOpError("axis \"") << axis << "\" must have a positive size, got "
-                                    << size;
+      return emitOpError("axis \"") << axis << "\" must have a positive size, got " << size;
   }
   // Bounded so that device counts and group sizes never overflow.
   constexpr int64_t kMaxDevices = int64_t(1) << 20;
@@ -158,20 +156,18 @@ LogicalResult ShardMapOp::verifyRegions() {
                        "per-device");
   Block &body = getBody().front();
   if (getInShardings().size() != getInputs().size())
-    return emitOpError("has ") << getInputs().size() << " inputs but "
-                               << getInShardings().size() << " in_shardings";
+    return emitOpError("has ") << getInputs().size() << " inputs but " << getInShardings().size()
+                               << " in_shardings";
   if (getOutShardings().size() != getNumResults())
-    return emitOpError("has ") << getNumResults() << " results but "
-                               << getOutShardings().size() << " out_shardings";
+    return emitOpError("has ") << getNumResults() << " results but " << getOutShardings().size()
+                               << " out_shardings";
   if (body.getNumArguments() != getInputs().size())
-    return emitOpError("body has ") << body.getNumArguments()
-                                    << " arguments but the op has "
+    return emitOpError("body has ") << body.getNumArguments() << " arguments but the op has "
                                     << getInputs().size() << " inputs";
   auto ret = cast<ReturnOp>(body.getTerminator());
   if (ret.getNumOperands() != getNumResults())
-    return ret.emitOpError("returns ")
-           << ret.getNumOperands() << " values but the shard_map has "
-           << getNumResults() << " results";
+    return ret.emitOpError("returns ") << ret.getNumOperands() << " values but the shard_map has "
+                                       << getNumResults() << " results";
   return success();
 }
 
@@ -188,8 +184,7 @@ LogicalResult ShardMapOp::verifySymbolUses(SymbolTableCollection &tables) {
                    const Twine &what) -> LogicalResult {
     auto emit = [&] { return emitOpError() << what << ": "; };
     if (sharding.getMesh() != meshRef)
-      return emit() << "all shardings must use mesh " << meshRef << ", got "
-                    << sharding.getMesh();
+      return emit() << "all shardings must use mesh " << meshRef << ", got " << sharding.getMesh();
     if (!sharding.isClosed())
       return emit() << "shard_map shardings must be closed (no '?')";
     if (!sharding.getPartial().empty())
@@ -201,8 +196,8 @@ LogicalResult ShardMapOp::verifySymbolUses(SymbolTableCollection &tables) {
       return failure();
     auto expected = getLocalType(cast<RankedTensorType>(global), sharding, mesh);
     if (local != expected)
-      return emit() << "local type must be " << expected << " (the global type "
-                    << global << " split by the sharding), got " << local;
+      return emit() << "local type must be " << expected << " (the global type " << global
+                    << " split by the sharding), got " << local;
     return success();
   };
   for (auto [i, input] : llvm::enumerate(getInputs()))
@@ -249,14 +244,14 @@ static SmallVector<StringRef> axisNames(ArrayAttr axes) {
 /// Checks `result` = `operand` with dimension `mulDim` multiplied and `divDim`
 /// divided by `group` (either may be -1).
 static LogicalResult checkCollectiveShape(Operation *op, RankedTensorType operand,
-                                          RankedTensorType result, int64_t group,
-                                          int64_t mulDim, int64_t divDim) {
+                                          RankedTensorType result, int64_t group, int64_t mulDim,
+                                          int64_t divDim) {
   SmallVector<int64_t> shape(operand.getShape());
   if (divDim >= 0) {
     if (shape[divDim] % group != 0)
       return op->emitOpError("dimension ")
-             << divDim << " of size " << shape[divDim]
-             << " does not divide into the group of " << group << " devices";
+             << divDim << " of size " << shape[divDim] << " does not divide into the group of "
+             << group << " devices";
     shape[divDim] /= group;
   }
   if (mulDim >= 0)
@@ -268,18 +263,15 @@ static LogicalResult checkCollectiveShape(Operation *op, RankedTensorType operan
   return success();
 }
 
-static LogicalResult checkDimAttr(Operation *op, StringRef name, int64_t dim,
-                                  int64_t rank) {
+static LogicalResult checkDimAttr(Operation *op, StringRef name, int64_t dim, int64_t rank) {
   if (dim < 0 || dim >= rank)
-    return op->emitOpError() << name << " " << dim << " is out of range for rank "
-                             << rank;
+    return op->emitOpError() << name << " " << dim << " is out of range for rank " << rank;
   return success();
 }
 
-#define SHARDC_GROUP_SIZE(OP)                                                          \
-  int64_t OP::getGroupSize() {                                                         \
-    return shardc::getGroupSize(lookupMesh(*this, getMeshAttr()),                      \
-                                axisNames(getAxes()));                                 \
+#define SHARDC_GROUP_SIZE(OP)                                                                      \
+  int64_t OP::getGroupSize() {                                                                     \
+    return shardc::getGroupSize(lookupMesh(*this, getMeshAttr()), axisNames(getAxes()));           \
   }
 SHARDC_GROUP_SIZE(AllReduceOp)
 SHARDC_GROUP_SIZE(AllGatherOp)
@@ -296,8 +288,7 @@ LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
 /// all_gather (grows `dim` by the group size), reduce_scatter and all_slice
 /// (shrink it): mesh, axes, dim and result shape.
 template <typename OpTy>
-static LogicalResult verifyOneDimCollective(OpTy op, SymbolTableCollection &tables,
-                                            bool grows) {
+static LogicalResult verifyOneDimCollective(OpTy op, SymbolTableCollection &tables, bool grows) {
   FailureOr<MeshOp> mesh = verifyCollective(op, tables, op.getMeshAttr(), op.getAxes());
   if (failed(mesh))
     return failure();
@@ -345,8 +336,8 @@ LogicalResult CollectivePermuteOp::verifySymbolUses(SymbolTableCollection &table
   SmallVector<bool> seen(group, false);
   for (auto [r, s] : llvm::enumerate(sources)) {
     if (s < 0 || s >= group)
-      return emitOpError("source ") << s << " of position " << r
-                                    << " is outside the group of " << group << " devices";
+      return emitOpError("source ")
+             << s << " of position " << r << " is outside the group of " << group << " devices";
     if (seen[s])
       return emitOpError("source ") << s << " is named twice: sources must be a permutation";
     seen[s] = true;

@@ -18,8 +18,8 @@ namespace shardc {
 
 #include "shardc/Dialect/Shardc/Interfaces/ShardingRuleOpInterface.cpp.inc"
 
-ShardingRule ShardingRule::elementwise(const std::vector<int64_t> &shape,
-                                       unsigned numOperands, unsigned numResults) {
+ShardingRule ShardingRule::elementwise(const std::vector<int64_t> &shape, unsigned numOperands,
+                                       unsigned numResults) {
   ShardingRule rule;
   std::vector<int64_t> dims;
   for (int64_t size : shape)
@@ -58,8 +58,8 @@ std::string ShardingRule::str() const {
       if (factors[f].kind == kind)
         of += (of.empty() ? "" : ", ") + name(f);
     if (!of.empty())
-      s += std::string(kind == FactorKind::Reduction ? " reduction" : " need_replication") +
-           "={" + of + "}";
+      s += std::string(kind == FactorKind::Reduction ? " reduction" : " need_replication") + "={" +
+           of + "}";
   }
   // Where a pending sum passes (PartialFlow), and the accumulated operand.
   if (partialFlow != PartialFlow::None) {
@@ -93,9 +93,12 @@ enum class Linearity { None, AdditiveLhs, AdditiveBoth, Multiplicative };
 } // namespace
 static ShardingRule withPartial(ShardingRule rule, Linearity linearity) {
   switch (linearity) {
-  case Linearity::None: return rule;
-  case Linearity::AdditiveLhs: return rule.linearIn(PartialFlow::Additive, {0});
-  case Linearity::AdditiveBoth: return rule.linearIn(PartialFlow::Additive, {0, 1});
+  case Linearity::None:
+    return rule;
+  case Linearity::AdditiveLhs:
+    return rule.linearIn(PartialFlow::Additive, {0});
+  case Linearity::AdditiveBoth:
+    return rule.linearIn(PartialFlow::Additive, {0, 1});
   case Linearity::Multiplicative:
     return rule.linearIn(PartialFlow::Multiplicative, {0, 1});
   }
@@ -103,7 +106,7 @@ static ShardingRule withPartial(ShardingRule rule, Linearity linearity) {
 }
 ShardingRule elementwiseShardingRule(Operation *op) {
   static const llvm::StringMap<Linearity> linearity = {
-#define SHARDC_ELEMENTWISE_ROW(Name, name, number, types, partial, ...)                  \
+#define SHARDC_ELEMENTWISE_ROW(Name, name, number, types, partial, ...)                            \
   {"shardc." #name, Linearity::partial},
 #define SHARDC_UNARY SHARDC_ELEMENTWISE_ROW
 #define SHARDC_BINARY SHARDC_ELEMENTWISE_ROW
@@ -111,13 +114,12 @@ ShardingRule elementwiseShardingRule(Operation *op) {
 #undef SHARDC_ELEMENTWISE_ROW
   };
   auto row = linearity.find(op->getName().getStringRef());
-  return withPartial(elementwiseRule(op),
-                     row == linearity.end() ? Linearity::None : row->second);
+  return withPartial(elementwiseRule(op), row == linearity.end() ? Linearity::None : row->second);
 }
 
-#define SHARDC_LINEAR_RULE(OP, FLOW, ...)                                              \
-  ShardingRule OP::getShardingRule() {                                                 \
-    return elementwiseRule(*this).linearIn(PartialFlow::FLOW, {__VA_ARGS__});          \
+#define SHARDC_LINEAR_RULE(OP, FLOW, ...)                                                          \
+  ShardingRule OP::getShardingRule() {                                                             \
+    return elementwiseRule(*this).linearIn(PartialFlow::FLOW, {__VA_ARGS__});                      \
   }
 ShardingRule CompareOp::getShardingRule() { return elementwiseRule(*this); }
 SHARDC_LINEAR_RULE(StopGradientOp, Additive, 0)
@@ -139,9 +141,8 @@ ShardingRule ConstantOp::getShardingRule() {
 void ConstantOp::localizeAttributes(NamedAttrList &attributes, TypeRange,
                                     TypeRange localResultTypes) {
   if (auto splat = dyn_cast<SplatElementsAttr>(getValue()))
-    attributes.set(getValueAttrName(),
-                   SplatElementsAttr::get(cast<ShapedType>(localResultTypes[0]),
-                                          splat.getSplatValue<Attribute>()));
+    attributes.set(getValueAttrName(), SplatElementsAttr::get(cast<ShapedType>(localResultTypes[0]),
+                                                              splat.getSplatValue<Attribute>()));
 }
 
 /// A conversion between float types is linear (up to rounding); one to or
@@ -197,8 +198,7 @@ ShardingRule ReduceOp::getShardingRule() {
   std::vector<int64_t> in = shapeOf(getOperand()), operand, out;
   for (size_t d = 0; d < in.size(); ++d) {
     bool reduced = llvm::is_contained(getDims(), (int64_t)d);
-    int64_t f = rule.addFactor(in[d], reduced ? FactorKind::Reduction
-                                              : FactorKind::PassThrough);
+    int64_t f = rule.addFactor(in[d], reduced ? FactorKind::Reduction : FactorKind::PassThrough);
     operand.push_back(f);
     if (!reduced)
       out.push_back(f);
@@ -220,8 +220,8 @@ ShardingRule ArgMaxOp::getShardingRule() {
   std::vector<int64_t> in = shapeOf(getOperand()), operand, out;
   for (size_t d = 0; d < in.size(); ++d) {
     bool searched = (int64_t)d == (int64_t)getDim();
-    int64_t f = rule.addFactor(in[d], searched ? FactorKind::NeedReplication
-                                               : FactorKind::PassThrough);
+    int64_t f =
+        rule.addFactor(in[d], searched ? FactorKind::NeedReplication : FactorKind::PassThrough);
     operand.push_back(f);
     if (!searched)
       out.push_back(f);
@@ -270,8 +270,14 @@ ShardingRule ReshapeOp::getShardingRule() {
     return finish();
   size_t i = 0, j = 0;
   while (i < in.size() && j < outShape.size()) {
-    if (in[i] == 1) { ++i; continue; }
-    if (outShape[j] == 1) { ++j; continue; }
+    if (in[i] == 1) {
+      ++i;
+      continue;
+    }
+    if (outShape[j] == 1) {
+      ++j;
+      continue;
+    }
     size_t i0 = i, j0 = j;
     int64_t pi = in[i++], pj = outShape[j++];
     while (pi != pj) {
@@ -331,8 +337,8 @@ ShardingRule SliceOp::getShardingRule() {
   std::vector<int64_t> dims;
   for (size_t d = 0; d < in.size(); ++d) {
     bool whole = getStart()[d] == 0 && getStrides()[d] == 1 && getLimit()[d] == in[d];
-    dims.push_back(rule.addFactor(
-        outShape[d], whole ? FactorKind::PassThrough : FactorKind::NeedReplication));
+    dims.push_back(
+        rule.addFactor(outShape[d], whole ? FactorKind::PassThrough : FactorKind::NeedReplication));
   }
   rule.setDims({dims}, {dims});
   return rule.linearIn(PartialFlow::Additive, {0});
@@ -355,9 +361,7 @@ static ShardingRule dynamicBoxRule(Operation *op, Value operand, Value box, int 
       boxDims[d] = rule.addFactor(boxShape[d], FactorKind::NeedReplication);
   std::vector<std::vector<int64_t>> operands;
   for (unsigned i = 0; i < op->getNumOperands(); ++i)
-    operands.push_back(i == 0                 ? dims
-                       : (int)i == boxOperand ? boxDims
-                                              : std::vector<int64_t>{});
+    operands.push_back(i == 0 ? dims : (int)i == boxOperand ? boxDims : std::vector<int64_t>{});
   rule.setDims(operands, {boxOperand < 0 ? boxDims : dims});
   // Linear in the operand and the update together; the indices stay whole.
   std::vector<unsigned> linear = {0};

@@ -102,7 +102,7 @@ static Value accumulate(OpBuilder &b, Location loc, Value acc, Value g) {
         if (at == begin && end == at + size)
           return v;
         if (isZeroSplat(v))
-          return Value(); // a zero piece, split
+          return Value();    // a zero piece, split
         return std::nullopt; // a computed piece would have to be sliced
       }
     }
@@ -224,8 +224,8 @@ private:
 };
 } // namespace
 
-static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
-                                  ArrayRef<Value> wrt, llvm::DenseMap<Value, Value> &adjoint,
+static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward, ArrayRef<Value> wrt,
+                                  llvm::DenseMap<Value, Value> &adjoint,
                                   Recomputation *recompute = nullptr);
 
 /// The backward shard_map `grad` recomputes `op`'s body (the ops
@@ -284,8 +284,8 @@ static void passResiduals(OpBuilder &b, ShardMapOp op, ShardMapOp grad,
       types.push_back(global);
       outAttrs.push_back(stackedSharding(global.getRank()));
     }
-    auto fwd = ShardMapOp::create(b, op.getLoc(), types, op.getInputs(),
-                                  op.getInShardingsAttr(), b.getArrayAttr(outAttrs));
+    auto fwd = ShardMapOp::create(b, op.getLoc(), types, op.getInputs(), op.getInShardingsAttr(),
+                                  b.getArrayAttr(outAttrs));
     SmallVector<Location> locs(oldBody.getNumArguments(), op.getLoc());
     Block *fwdBody = b.createBlock(&fwd.getBody(), {}, oldBody.getArgumentTypes(), locs);
     IRMapping fm;
@@ -442,9 +442,8 @@ static FailureOr<SmallVector<Value>> shardMapGrads(OpBuilder &b, ShardMapOp op,
 /// that depend on `wrt` get adjoints (ops reading none of them are skipped:
 /// their rules may not even exist). With `recompute`, the rules of
 /// checkpointed ops read recomputed values.
-static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
-                                  ArrayRef<Value> wrt, llvm::DenseMap<Value, Value> &adjoint,
-                                  Recomputation *recompute) {
+static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward, ArrayRef<Value> wrt,
+                                  llvm::DenseMap<Value, Value> &adjoint, Recomputation *recompute) {
   llvm::DenseSet<Value> active(wrt.begin(), wrt.end());
   for (Operation *op : forward)
     if (!isa<StopGradientOp>(op) && // its result is a constant to autodiff
@@ -482,8 +481,7 @@ static LogicalResult reverseSweep(OpBuilder &b, ArrayRef<Operation *> forward,
   return success();
 }
 
-FailureOr<func::FuncOp> differentiate(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
-                                      StringRef nameIn) {
+FailureOr<func::FuncOp> differentiate(func::FuncOp fn, ArrayRef<unsigned> wrtIn, StringRef nameIn) {
   if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
     return fn.emitError("autodiff needs a single-block function with a body");
   if (fn.getNumResults() != 1 || !isFloatTensor(fn.getResultTypes()[0]) ||
@@ -517,11 +515,11 @@ FailureOr<func::FuncOp> differentiate(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
   auto grad = func::FuncOp::create(
       b, fn.getLoc(), name, FunctionType::get(fn.getContext(), fn.getArgumentTypes(), results));
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-    for (NamedAttribute attr : fn.getArgAttrDict(i) ? fn.getArgAttrDict(i).getValue()
-                                                    : ArrayRef<NamedAttribute>())
+    for (NamedAttribute attr :
+         fn.getArgAttrDict(i) ? fn.getArgAttrDict(i).getValue() : ArrayRef<NamedAttribute>())
       grad.setArgAttr(i, attr.getName(), attr.getValue());
-  for (NamedAttribute attr : fn.getResultAttrDict(0) ? fn.getResultAttrDict(0).getValue()
-                                                     : ArrayRef<NamedAttribute>())
+  for (NamedAttribute attr :
+       fn.getResultAttrDict(0) ? fn.getResultAttrDict(0).getValue() : ArrayRef<NamedAttribute>())
     grad.setResultAttr(0, attr.getName(), attr.getValue());
   for (auto [k, i] : llvm::enumerate(wrt))
     if (Attribute s = fn.getArgAttr(i, ShardcDialect::kShardingAttrName))
@@ -565,8 +563,7 @@ FailureOr<func::FuncOp> differentiate(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
     if (!g) { // the loss does not depend on it
       auto type = cast<RankedTensorType>(body->getArgument(i).getType());
       g = ConstantOp::create(
-          b, fn.getLoc(),
-          DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), 0.0)));
+          b, fn.getLoc(), DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), 0.0)));
     }
     returned.push_back(g);
   }

@@ -58,8 +58,8 @@ SmallVector<Value> dotGeneralGrads(Emitter &e, DotGeneralOp op, Value g) {
   SmallVector<int64_t> lf = freeDims(e.typeOf(lhs).getRank(), lb, lc),
                        rf = freeDims(e.typeOf(rhs).getRank(), rb, rc);
   int64_t nlf = lf.size(), nrf = rf.size();
-  auto dot = [&](Value x, Value y, ArrayRef<int64_t> xb, ArrayRef<int64_t> yb,
-                 ArrayRef<int64_t> xc, ArrayRef<int64_t> yc) -> Value {
+  auto dot = [&](Value x, Value y, ArrayRef<int64_t> xb, ArrayRef<int64_t> yb, ArrayRef<int64_t> xc,
+                 ArrayRef<int64_t> yc) -> Value {
     return DotGeneralOp::create(e.b, e.loc, x, y, e.b.getDenseI64ArrayAttr(xb),
                                 e.b.getDenseI64ArrayAttr(yb), e.b.getDenseI64ArrayAttr(xc),
                                 e.b.getDenseI64ArrayAttr(yc), op.getPrecisionAttr());
@@ -110,9 +110,8 @@ Value broadcastGrad(Emitter &e, BroadcastInDimOp op, Value g) {
   SmallVector<int64_t> order(remaining.size());
   for (size_t k = 0; k < order.size(); ++k)
     order[k] = k;
-  llvm::sort(order, [&](int64_t x, int64_t y) {
-    return remaining[x].second < remaining[y].second;
-  });
+  llvm::sort(order,
+             [&](int64_t x, int64_t y) { return remaining[x].second < remaining[y].second; });
   s = e.transpose(s, order);
   return e.reshape(s, in);
 }
@@ -151,8 +150,7 @@ SmallVector<Value> concatenateGrads(Emitter &e, ConcatenateOp op, Value g) {
   auto gt = e.typeOf(g);
   for (Value input : op.getInputs()) {
     auto it = e.typeOf(input);
-    SmallVector<int64_t> start(gt.getRank(), 0), limit(gt.getShape()),
-        strides(gt.getRank(), 1);
+    SmallVector<int64_t> start(gt.getRank(), 0), limit(gt.getShape()), strides(gt.getRank(), 1);
     start[dim] = offset;
     limit[dim] = offset + it.getDimSize(dim);
     offset += it.getDimSize(dim);
@@ -195,9 +193,15 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
   using Grads = SmallVector<Value>;
   return llvm::TypeSwitch<Operation *, FailureOr<Grads>>(op)
       // Elementwise, binary.
-      .Case([&](AddOp) { return Grads{g, g}; })
-      .Case([&](SubOp) { return Grads{g, e.neg(g)}; })
-      .Case([&](MulOp) { return Grads{e.mul(g, operand(1)), e.mul(g, operand(0))}; })
+      .Case([&](AddOp) {
+        return Grads{g, g};
+      })
+      .Case([&](SubOp) {
+        return Grads{g, e.neg(g)};
+      })
+      .Case([&](MulOp) {
+        return Grads{e.mul(g, operand(1)), e.mul(g, operand(0))};
+      })
       .Case([&](DivOp) { // y = a / b: da = g / b, db = -g y / b
         return Grads{e.div(g, operand(1)), e.neg(e.div(e.mul(g, y), operand(1)))};
       })
@@ -226,8 +230,7 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
         // Where a = 0, y = 0 for every b > 0 and db is 0, not 0 * log(0) =
         // NaN: take log(1) there instead.
         Value zeroBase = e.compare(CompareDirection::EQ, operand(0), e.zerosLike(g));
-        Value la = LogOp::create(b, e.loc,
-                                 e.select(zeroBase, e.scalarLike(g, 1.0), operand(0)));
+        Value la = LogOp::create(b, e.loc, e.select(zeroBase, e.scalarLike(g, 1.0), operand(0)));
         return Grads{e.mul(g, e.mul(operand(1), pa)), e.mul(g, e.mul(y, la))};
       })
       // Elementwise, unary.
@@ -279,7 +282,9 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
         Value zero = e.zerosLike(g);
         return Grads{Value(), e.select(operand(0), g, zero), e.select(operand(0), zero, g)};
       })
-      .Case([&](CompareOp) { return Grads{Value(), Value()}; })
+      .Case([&](CompareOp) {
+        return Grads{Value(), Value()};
+      })
       .Case([&](ConstantOp) { return Grads{}; })
       .Case([&](IotaOp) { return Grads{}; })
       // As JAX transposes with_sharding_constraint: the cotangent is laid
@@ -299,9 +304,7 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
         return Grads{extremumGrad(e, r, g)};
       })
       // Data movement.
-      .Case([&](BroadcastInDimOp bc) -> FailureOr<Grads> {
-        return Grads{broadcastGrad(e, bc, g)};
-      })
+      .Case([&](BroadcastInDimOp bc) -> FailureOr<Grads> { return Grads{broadcastGrad(e, bc, g)}; })
       .Case([&](ReshapeOp r) { return Grads{e.reshape(g, e.typeOf(r.getOperand()))}; })
       .Case([&](TransposeOp t) {
         ArrayRef<int64_t> perm = t.getPermutation();
@@ -330,8 +333,8 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
       .Case([&](DynamicUpdateSliceOp d) {
         Value operand = DynamicUpdateSliceOp::create(b, e.loc, g, e.zerosLike(d.getUpdate()),
                                                      d.getStartIndices());
-        Value update = DynamicSliceOp::create(b, e.loc, d.getUpdate().getType(), g,
-                                              d.getStartIndices());
+        Value update =
+            DynamicSliceOp::create(b, e.loc, d.getUpdate().getType(), g, d.getStartIndices());
         Grads grads{operand, update};
         grads.append(d.getStartIndices().size(), Value());
         return grads;
@@ -351,20 +354,19 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
       .Case([&](AllReduceOp r) -> FailureOr<Grads> {
         if (r.getKind() != ReduceKind::Sum && r.getKind() != ReduceKind::Mean)
           return r.emitError("all_reduce max/min has no gradient rule");
-        return Grads{AllReduceOp::create(b, e.loc, g.getType(), r.getKindAttr(), g,
-                                         r.getMeshAttr(), r.getAxes())
+        return Grads{AllReduceOp::create(b, e.loc, g.getType(), r.getKindAttr(), g, r.getMeshAttr(),
+                                         r.getAxes())
                          .getResult()};
       })
       .Case([&](AllGatherOp a) {
-        return Grads{ReduceScatterOp::create(b, e.loc, a.getOperand().getType(),
-                                             ReduceKind::Sum, g, a.getMesh(), a.getAxes(),
-                                             a.getDim())
+        return Grads{ReduceScatterOp::create(b, e.loc, a.getOperand().getType(), ReduceKind::Sum, g,
+                                             a.getMesh(), a.getAxes(), a.getDim())
                          .getResult()};
       })
       .Case([&](ReduceScatterOp r) -> FailureOr<Grads> {
         if (r.getKind() != ReduceKind::Sum)
-          return r.emitError("reduce_scatter ") << stringifyReduceKind(r.getKind())
-                                                << " has no gradient rule";
+          return r.emitError("reduce_scatter ")
+                 << stringifyReduceKind(r.getKind()) << " has no gradient rule";
         return Grads{AllGatherOp::create(b, e.loc, r.getOperand().getType(), g, r.getMesh(),
                                          r.getAxes(), r.getDim())
                          .getResult()};
@@ -374,8 +376,8 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
         SmallVector<int64_t> inverse(p.getSources().size());
         for (auto [r, src] : llvm::enumerate(p.getSources()))
           inverse[src] = (int64_t)r;
-        return Grads{CollectivePermuteOp::create(b, e.loc, g.getType(), g, p.getMesh(),
-                                                 p.getAxes(), b.getDenseI64ArrayAttr(inverse))
+        return Grads{CollectivePermuteOp::create(b, e.loc, g.getType(), g, p.getMesh(), p.getAxes(),
+                                                 b.getDenseI64ArrayAttr(inverse))
                          .getResult()};
       })
       .Case([&](AllToAllOp a) {

@@ -13,8 +13,7 @@ namespace shardc {
 /// (integer operands, predicates, indices). Fails, with a diagnostic at
 /// `op`, for an op without a rule.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-buildGradients(mlir::OpBuilder &b, mlir::Operation *op,
-               llvm::ArrayRef<mlir::Value> resultGrads);
+buildGradients(mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<mlir::Value> resultGrads);
 
 } // namespace shardc
 

@@ -17,8 +17,7 @@ int64_t setMatmulPrecision(ModuleOp module, MatmulPrecision precision) {
   StringAttr name = StringAttr::get(module.getContext(), matmulPrecisionName(precision));
   int64_t count = 0;
   module.walk([&](DotGeneralOp op) {
-    if (op.getPrecisionAttr() ||
-        !cast<ShapedType>(op.getLhs().getType()).getElementType().isF32())
+    if (op.getPrecisionAttr() || !cast<ShapedType>(op.getLhs().getType()).getElementType().isF32())
       return;
     op.setPrecisionAttr(name);
     ++count;
@@ -27,15 +26,13 @@ int64_t setMatmulPrecision(ModuleOp module, MatmulPrecision precision) {
 }
 
 namespace {
-struct ShardcMatmulPrecisionPass
-    : impl::ShardcMatmulPrecisionBase<ShardcMatmulPrecisionPass> {
+struct ShardcMatmulPrecisionPass : impl::ShardcMatmulPrecisionBase<ShardcMatmulPrecisionPass> {
   using ShardcMatmulPrecisionBase::ShardcMatmulPrecisionBase;
   void runOnOperation() override {
     MatmulPrecision p;
     if (!parseMatmulPrecision(precision, p)) {
-      emitError(getOperation().getLoc())
-          << "--shardc-matmul-precision: precision '" << precision
-          << "' is none of f32, bf16, tf32";
+      emitError(getOperation().getLoc()) << "--shardc-matmul-precision: precision '" << precision
+                                         << "' is none of f32, bf16, tf32";
       return signalPassFailure();
     }
     setMatmulPrecision(getOperation(), p);

@@ -15,7 +15,9 @@ struct Emitter {
   mlir::OpBuilder &b;
   mlir::Location loc;
 
-  mlir::RankedTensorType typeOf(mlir::Value v) { return llvm::cast<mlir::RankedTensorType>(v.getType()); }
+  mlir::RankedTensorType typeOf(mlir::Value v) {
+    return llvm::cast<mlir::RankedTensorType>(v.getType());
+  }
 
   mlir::Value splat(mlir::RankedTensorType type, double value) {
     mlir::Attribute element = b.getFloatAttr(type.getElementType(), value);
@@ -29,7 +31,9 @@ struct Emitter {
   mlir::Value mul(mlir::Value x, mlir::Value y) { return MulOp::create(b, loc, x, y); }
   mlir::Value div(mlir::Value x, mlir::Value y) { return DivOp::create(b, loc, x, y); }
   mlir::Value neg(mlir::Value x) { return NegOp::create(b, loc, x); }
-  mlir::Value select(mlir::Value p, mlir::Value x, mlir::Value y) { return SelectOp::create(b, loc, p, x, y); }
+  mlir::Value select(mlir::Value p, mlir::Value x, mlir::Value y) {
+    return SelectOp::create(b, loc, p, x, y);
+  }
   mlir::Value compare(CompareDirection d, mlir::Value x, mlir::Value y) {
     return CompareOp::create(b, loc, d, x, y);
   }
@@ -52,8 +56,7 @@ struct Emitter {
     bool identity = true;
     for (size_t i = 0; i < perm.size(); ++i)
       identity &= perm[i] == (int64_t)i;
-    return identity ? x
-                    : TransposeOp::create(b, loc, x, b.getDenseI64ArrayAttr(perm)).getResult();
+    return identity ? x : TransposeOp::create(b, loc, x, b.getDenseI64ArrayAttr(perm)).getResult();
   }
   /// g broadcast back over the dimensions `kept` of a value of type `to`
   /// that a reduction removed.

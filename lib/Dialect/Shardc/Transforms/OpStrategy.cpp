@@ -22,8 +22,7 @@ Layout layoutFor(MeshOp mesh, ArrayRef<DimFactors> dims, ArrayRef<Axes> factorAx
   return layout;
 }
 
-SmallVector<Axes> splitByFactors(MeshOp mesh, ArrayRef<StringRef> axes,
-                                 ArrayRef<int64_t> sizes) {
+SmallVector<Axes> splitByFactors(MeshOp mesh, ArrayRef<StringRef> axes, ArrayRef<int64_t> sizes) {
   SmallVector<Axes> out(sizes.size());
   size_t k = 0;
   int64_t group = 1;
@@ -68,9 +67,8 @@ SmallVector<Axes> axesByFactor(MeshOp mesh, const ShardingRule &rule, const DimF
   return splitByFactors(mesh, axes, rule.sizes(factors));
 }
 
-std::optional<Axes> factorAxesIn(MeshOp mesh, const ShardingRule &rule,
-                                 ArrayRef<DimFactors> dims, ArrayRef<int64_t> shape,
-                                 const Layout &layout, int64_t f) {
+std::optional<Axes> factorAxesIn(MeshOp mesh, const ShardingRule &rule, ArrayRef<DimFactors> dims,
+                                 ArrayRef<int64_t> shape, const Layout &layout, int64_t f) {
   std::optional<FactorPosition> at = ShardingRule::find(dims, f);
   if (!at)
     return std::nullopt;
@@ -78,9 +76,7 @@ std::optional<Axes> factorAxesIn(MeshOp mesh, const ShardingRule &rule,
 }
 
 void keepBlocksContiguous(MeshOp mesh, const ShardingRule &rule, FactorAxes &factorAxes) {
-  auto fills = [&](int64_t f) {
-    return getGroupSize(mesh, factorAxes[f]) == rule.factors[f].size;
-  };
+  auto fills = [&](int64_t f) { return getGroupSize(mesh, factorAxes[f]) == rule.factors[f].size; };
   for (bool changed = true; changed;) {
     changed = false;
     for (const auto *values : {&rule.operandDims, &rule.resultDims})
@@ -201,8 +197,7 @@ static FactorAxes factorAxesFrom(const OpLayouts &l, bool operandsFirst, unsigne
       if (rule.factors[f].kind != FactorKind::Reduction)
         continue;
       for (size_t i = 0; i < rule.operandDims.size(); ++i)
-        if (std::optional<Axes> candidate = operandAxes(i, f);
-            candidate && !candidate->empty()) {
+        if (std::optional<Axes> candidate = operandAxes(i, f); candidate && !candidate->empty()) {
           take(f, *candidate);
           break;
         }
@@ -274,8 +269,7 @@ static FactorAxes relocateWholeFactorAxes(const OpLayouts &l, FactorAxes factorA
       std::optional<size_t> best;
       for (size_t g = 0; g < rule.factors.size(); ++g)
         if (rule.factors[g].kind == FactorKind::PassThrough && factorAxes[g].empty() &&
-            factorDivides(l, g, n) &&
-            (!best || rule.factors[g].size > rule.factors[*best].size))
+            factorDivides(l, g, n) && (!best || rule.factors[g].size > rule.factors[*best].size))
           best = g;
       if (best)
         factorAxes[*best] = axes;
@@ -370,9 +364,8 @@ FactorAxes chooseOpStrategy(const OpLayouts &l) {
     // Whether the results are wanted split over `moved` along factor g.
     auto wantedAlong = [&](size_t g) {
       for (auto [i, dims] : llvm::enumerate(l.rule.resultDims))
-        if (std::optional<Axes> axes =
-                factorAxesIn(l.mesh, l.rule, dims, globalType(l.op->getResult(i)).getShape(),
-                             l.wanted[i], g);
+        if (std::optional<Axes> axes = factorAxesIn(
+                l.mesh, l.rule, dims, globalType(l.op->getResult(i)).getShape(), l.wanted[i], g);
             axes && llvm::all_of(moved, [&](StringRef a) { return llvm::is_contained(*axes, a); }))
           return true;
       return false;

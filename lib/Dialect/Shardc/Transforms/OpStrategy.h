@@ -44,8 +44,7 @@ FactorAxes chooseOpStrategy(const OpLayouts &op);
 
 /// The layout of a value whose dimensions index factors `dims`: each
 /// dimension is split by its factors' axes, major first.
-Layout layoutFor(MeshOp mesh, llvm::ArrayRef<DimFactors> dims,
-                 llvm::ArrayRef<Axes> factorAxes);
+Layout layoutFor(MeshOp mesh, llvm::ArrayRef<DimFactors> dims, llvm::ArrayRef<Axes> factorAxes);
 
 /// The axes of a dimension whose factors have `sizes` (major first), split
 /// among the factors: each takes axes while their group divides its size,
@@ -70,9 +69,8 @@ llvm::SmallVector<Axes> axesByFactor(MeshOp mesh, const ShardingRule &rule,
 /// dimension's axes where the factor is the whole dimension (even where they
 /// pad it), else its share of them (splitByFactors).
 std::optional<Axes> factorAxesIn(MeshOp mesh, const ShardingRule &rule,
-                                 llvm::ArrayRef<DimFactors> dims,
-                                 llvm::ArrayRef<int64_t> shape, const Layout &layout,
-                                 int64_t f);
+                                 llvm::ArrayRef<DimFactors> dims, llvm::ArrayRef<int64_t> shape,
+                                 const Layout &layout, int64_t f);
 
 /// Clears the axes of every factor that follows, in some dimension, a
 /// factor its axes do not fill: a device's block of that dimension would
@@ -85,9 +83,8 @@ Axes reductionAxes(MeshOp mesh, const ShardingRule &rule, llvm::ArrayRef<Axes> f
 
 /// The dimension `want` splits further than `layout` by exactly `axes`:
 /// where reducing a value partial over them is a reduce_scatter.
-std::optional<size_t> scatterDim(MeshOp mesh, mlir::RankedTensorType global,
-                                 const Layout &layout, const Layout &want,
-                                 llvm::ArrayRef<llvm::StringRef> axes);
+std::optional<size_t> scatterDim(MeshOp mesh, mlir::RankedTensorType global, const Layout &layout,
+                                 const Layout &want, llvm::ArrayRef<llvm::StringRef> axes);
 
 } // namespace shardc
 

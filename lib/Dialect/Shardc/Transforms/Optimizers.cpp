@@ -20,11 +20,10 @@ namespace shardc {
 #define GEN_PASS_DEF_SHARDCTRAINSTEP
 #include "shardc/Dialect/Shardc/Transforms/Passes.h.inc"
 
-
 /// For each parameter in `wrt`: the sharding its state and update get when
 /// config.shardStateOver splits them further along dimension 0, or null.
-static FailureOr<SmallVector<ShardingAttr>>
-stateShardings(func::FuncOp fn, ArrayRef<unsigned> wrt, const OptimizerConfig &config) {
+static FailureOr<SmallVector<ShardingAttr>> stateShardings(func::FuncOp fn, ArrayRef<unsigned> wrt,
+                                                           const OptimizerConfig &config) {
   SmallVector<ShardingAttr> out(wrt.size());
   if (config.shardStateOver.empty())
     return out;
@@ -33,17 +32,16 @@ stateShardings(func::FuncOp fn, ArrayRef<unsigned> wrt, const OptimizerConfig &c
     return failure();
   StringRef axis = config.shardStateOver;
   if (!*mesh || (*mesh).getAxisIndex(axis) < 0)
-    return fn.emitError() << "shard-state-over: the function's mesh has no axis '" << axis
-                          << "'";
+    return fn.emitError() << "shard-state-over: the function's mesh has no axis '" << axis << "'";
   MLIRContext *ctx = fn.getContext();
   int64_t axisSize = (*mesh).getAxisSize(axis);
   for (auto [k, i] : llvm::enumerate(wrt)) {
     auto type = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
     auto own = fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
-    ShardingAttr base = own ? own
-                            : ShardingAttr::getReplicated(
-                                  ctx, FlatSymbolRefAttr::get((*mesh).getSymNameAttr()),
-                                  type.getRank());
+    ShardingAttr base =
+        own ? own
+            : ShardingAttr::getReplicated(ctx, FlatSymbolRefAttr::get((*mesh).getSymNameAttr()),
+                                          type.getRank());
     if (type.getRank() == 0 || !base.isClosed())
       continue;
     bool used = false;
@@ -112,9 +110,9 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
     return failure();
   SmallVector<unsigned> wrt;
   for (unsigned i = 0, k = 0; i < fn.getNumArguments() && k + 1 < grad->getNumResults(); ++i)
-    if (sorted.empty() ? isa<FloatType>(cast<RankedTensorType>(fn.getArgumentTypes()[i])
-                                            .getElementType())
-                       : llvm::is_contained(sorted, i)) {
+    if (sorted.empty()
+            ? isa<FloatType>(cast<RankedTensorType>(fn.getArgumentTypes()[i]).getElementType())
+            : llvm::is_contained(sorted, i)) {
       wrt.push_back(i);
       ++k;
     }
@@ -158,8 +156,8 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
   for (unsigned i : wrt) {
     auto param = fn.getArgAttrOfType<StringAttr>(i, ShardcDialect::kArgNameAttrName);
     std::string base = param ? param.getValue().str() : "arg" + std::to_string(i);
-    for (const char *suffix : adam ? std::vector<const char *>{".m", ".v"}
-                                   : std::vector<const char *>{".velocity"}) {
+    for (const char *suffix :
+         adam ? std::vector<const char *>{".m", ".v"} : std::vector<const char *>{".velocity"}) {
       copyAttrs(i, next);
       nameArg(next++, base + suffix);
       stateOf.push_back(i);
@@ -227,9 +225,9 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
   SmallVector<Value> grads;
   for (auto [k, i] : llvm::enumerate(wrt)) {
     Value g = map.lookup(gradRet->getOperand(1 + k));
-    ShardingAttr layout = (*split)[k] ? (*split)[k]
-                                      : fn.getArgAttrOfType<ShardingAttr>(
-                                            i, ShardcDialect::kShardingAttrName);
+    ShardingAttr layout =
+        (*split)[k] ? (*split)[k]
+                    : fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
     grads.push_back(layout ? ShardingConstraintOp::create(b, m.loc, g, layout).getResult() : g);
   }
   if (config.clipNorm > 0.0)
@@ -245,12 +243,14 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
       newState.push_back(v2);
       continue;
     }
-    Value mOld = body->getArgument(stateArg + 2 * k), vOld = body->getArgument(stateArg + 2 * k + 1);
+    Value mOld = body->getArgument(stateArg + 2 * k),
+          vOld = body->getArgument(stateArg + 2 * k + 1);
     Value m2 = m.add(m.scale(mOld, config.beta1), m.scale(g, 1.0 - config.beta1));
     Value v2 = m.add(m.scale(vOld, config.beta2), m.scale(m.mul(g, g), 1.0 - config.beta2));
     Value mHat = m.div(m2, m.spread(bc1, p));
     Value vHat = m.div(v2, m.spread(bc2, p));
-    Value update = m.div(mHat, m.add(SqrtOp::create(b, m.loc, vHat), m.scalarLike(p, config.epsilon)));
+    Value update =
+        m.div(mHat, m.add(SqrtOp::create(b, m.loc, vHat), m.scalarLike(p, config.epsilon)));
     Value p2 = m.sub(p, m.mul(lrP, update));
     if (config.kind == "adamw" && config.weightDecay != 0.0)
       p2 = m.sub(p2, m.mul(lrP, m.scale(p, config.weightDecay)));

@@ -14,8 +14,8 @@ LogicalResult checkPadding(func::FuncOp fn, MeshOp mesh, bool padUneven) {
   bool anyArgument = false;
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
     anyArgument |= fn.getArgAttr(i, ShardcDialect::kPadUnevenAttrName) != nullptr;
-  auto check = [&](ShardingAttr s, Type type, bool allowed,
-                   function_ref<InFlightDiagnostic()> emit, bool argument) -> LogicalResult {
+  auto check = [&](ShardingAttr s, Type type, bool allowed, function_ref<InFlightDiagnostic()> emit,
+                   bool argument) -> LogicalResult {
     auto global = dyn_cast<RankedTensorType>(type);
     if (!s || allowed || !global || global.getRank() != s.getRank())
       return success();
@@ -27,9 +27,8 @@ LogicalResult checkPadding(func::FuncOp fn, MeshOp mesh, bool padUneven) {
       std::string list;
       for (StringRef a : axes)
         list += (list.empty() ? "" : ", ") + axisSyntax(a);
-      return emit() << "dimension " << d << " of size " << size
-                    << " does not divide over axes [" << list << "] (" << n
-                    << " devices); to pad it to " << (size + n - 1) / n * n
+      return emit() << "dimension " << d << " of size " << size << " does not divide over axes ["
+                    << list << "] (" << n << " devices); to pad it to " << (size + n - 1) / n * n
                     << ", partition with --shardc-partition=\"pad-uneven\""
                     << (argument ? " or mark the argument shardc.pad_uneven"
                                  : " or mark the argument it comes from shardc.pad_uneven");
@@ -41,15 +40,15 @@ LogicalResult checkPadding(func::FuncOp fn, MeshOp mesh, bool padUneven) {
   // arguments last: an argument's padding is reported where it reaches.
   for (Operation &op : fn.getBody().front()) {
     if (auto c = dyn_cast<ShardingConstraintOp>(op))
-      if (failed(check(c.getSharding(), c.getType(), allowed,
-                       [&] { return c.emitOpError(); }, false)))
+      if (failed(check(
+              c.getSharding(), c.getType(), allowed, [&] { return c.emitOpError(); }, false)))
         return failure();
     if (auto m = dyn_cast<ShardMapOp>(op)) {
       auto checkAll = [&](ArrayAttr shardings, TypeRange types, const char *what) {
         for (auto [i, a] : llvm::enumerate(shardings))
-          if (failed(check(cast<ShardingAttr>(a), types[i], allowed,
-                           [&, i = i] { return m.emitOpError() << what << " #" << i << ": "; },
-                           false)))
+          if (failed(check(
+                  cast<ShardingAttr>(a), types[i], allowed,
+                  [&, i = i] { return m.emitOpError() << what << " #" << i << ": "; }, false)))
             return failure();
         return success();
       };
@@ -59,23 +58,24 @@ LogicalResult checkPadding(func::FuncOp fn, MeshOp mesh, bool padUneven) {
     }
     if (auto list = op.getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName))
       for (auto [i, a] : llvm::enumerate(list))
-        if (failed(check(dyn_cast<ShardingAttr>(a), op.getResult(i).getType(), allowed,
-                         [&, i = i] { return op.emitError() << "result #" << i << ": "; },
-                         false)))
+        if (failed(check(
+                dyn_cast<ShardingAttr>(a), op.getResult(i).getType(), allowed,
+                [&, i = i] { return op.emitError() << "result #" << i << ": "; }, false)))
           return failure();
   }
   for (unsigned i = 0; i < fn.getNumResults(); ++i) {
     auto s = fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
-    if (failed(check(s, fn.getResultTypes()[i], allowed,
-                     [&] { return fn.emitError() << "result #" << i << ": "; }, false)))
+    if (failed(check(
+            s, fn.getResultTypes()[i], allowed,
+            [&] { return fn.emitError() << "result #" << i << ": "; }, false)))
       return failure();
   }
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-    bool allowed =
-        padUneven || fn.getArgAttr(i, ShardcDialect::kPadUnevenAttrName);
+    bool allowed = padUneven || fn.getArgAttr(i, ShardcDialect::kPadUnevenAttrName);
     auto s = fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
-    if (failed(check(s, fn.getArgumentTypes()[i], allowed,
-                     [&] { return fn.emitError() << "argument #" << i << ": "; }, true)))
+    if (failed(check(
+            s, fn.getArgumentTypes()[i], allowed,
+            [&] { return fn.emitError() << "argument #" << i << ": "; }, true)))
       return failure();
   }
   return success();
@@ -88,8 +88,7 @@ Value PaddingMasks::mask(Location at, Value local, int64_t dim, int64_t size,
   auto type = cast<RankedTensorType>(local.getType());
   Type i1 = b.getI1Type();
   int64_t n = getGroupSize(mesh, axes), block = type.getDimSize(dim);
-  std::string key = std::to_string(size) + " " +
-                    layoutStr(Layout{Axes(axes.begin(), axes.end())});
+  std::string key = std::to_string(size) + " " + layoutStr(Layout{Axes(axes.begin(), axes.end())});
   Value &mine = made[key]; // made once per function
   if (!mine) {
     SmallVector<bool> real(block * n, false);
@@ -106,15 +105,15 @@ Value PaddingMasks::mask(Location at, Value local, int64_t dim, int64_t size,
   Attribute identity;
   Type element = type.getElementType();
   if (auto f = dyn_cast<FloatType>(element)) {
-    APFloat v = kind == Reduction::Sum ? APFloat::getZero(f.getFloatSemantics())
-                                         : APFloat::getInf(f.getFloatSemantics(),
-                                                           kind == Reduction::Max);
+    APFloat v = kind == Reduction::Sum
+                    ? APFloat::getZero(f.getFloatSemantics())
+                    : APFloat::getInf(f.getFloatSemantics(), kind == Reduction::Max);
     identity = FloatAttr::get(f, v);
   } else {
     unsigned width = element.getIntOrFloatBitWidth();
     APInt v = kind == Reduction::Sum   ? APInt::getZero(width)
               : kind == Reduction::Max ? APInt::getSignedMinValue(width)
-                                         : APInt::getSignedMaxValue(width);
+                                       : APInt::getSignedMaxValue(width);
     identity = IntegerAttr::get(element, v);
   }
   Value fill = ConstantOp::create(b, loc, DenseElementsAttr::get(type, identity));

@@ -113,8 +113,8 @@ LogicalResult checkSubAxesNest(func::FuncOp fn, MeshOp mesh) {
       if (cut % previous != 0)
         return fn.emitError("sub-axes ")
                << axisSyntax(who) << " and " << axisSyntax(name) << " of mesh axis \""
-               << cast<StringAttr>(mesh.getAxisNames()[axis]).getValue()
-               << "\" do not nest (" << previous << " does not divide " << cut
+               << cast<StringAttr>(mesh.getAxisNames()[axis]).getValue() << "\" do not nest ("
+               << previous << " does not divide " << cut
                << "): shardc cannot move data between layouts that use both";
       previous = cut;
       who = name;
@@ -130,8 +130,7 @@ public:
         b(fn.getContext()), options(options) {}
 
   LogicalResult run() {
-    if (failed(checkPadding(fn, mesh, options.padUneven)) ||
-        failed(checkSubAxesNest(fn, mesh)))
+    if (failed(checkPadding(fn, mesh, options.padUneven)) || failed(checkSubAxesNest(fn, mesh)))
       return failure();
     Block &old = fn.getBody().front();
     Block *body = new Block();
@@ -141,8 +140,8 @@ public:
     SmallVector<Type> argTypes;
     for (BlockArgument arg : old.getArguments()) {
       auto global = cast<RankedTensorType>(arg.getType());
-      auto s = fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
-                                                 ShardcDialect::kShardingAttrName);
+      auto s =
+          fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), ShardcDialect::kShardingAttrName);
       Layout layout = s ? layoutOf(s, mesh) : replicatedLayout(global.getRank());
       RankedTensorType local = localType(global, layout, mesh);
       argTypes.push_back(local);
@@ -165,10 +164,10 @@ public:
       auto s = fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName);
       Layout want = s ? layoutOf(s, mesh) : replicatedLayout(global.getRank());
       Local have = whole(ret, v, want);
-      results.push_back(reshard(b, ret->getLoc(),
-                                "reshard result #" + std::to_string(i) + " of @" +
-                                    fn.getSymName().str(),
-                                mesh, have.value, global, have.layout, want));
+      results.push_back(
+          reshard(b, ret->getLoc(),
+                  "reshard result #" + std::to_string(i) + " of @" + fn.getSymName().str(), mesh,
+                  have.value, global, have.layout, want));
       resultTypes.push_back(results.back().getType());
       if (pads(mesh, global, want))
         fn.setResultAttr(i, ShardcDialect::kGlobalShapeAttrName,
@@ -243,29 +242,26 @@ private:
     done.partial.clear();
     done.value = reduce(user->getLoc(), have.value, globalType(v), done.layout, want, have.partial,
                         ReduceKind::Sum,
-                        have.cause + "; reduced once, where " + opName(user) +
-                            " needs it whole");
+                        have.cause + "; reduced once, where " + opName(user) + " needs it whole");
     return reduced[v] = done;
   }
 
   /// The local value of `v` in layout `want`, kept partial when `keepPartial`
   /// and the value can stay partial in `want`, else reduced first; a reshard
   /// made for an earlier user is reused.
-  Value operandIn(Operation *user, unsigned i, const Layout &want,
-                  bool keepPartial = false) {
+  Value operandIn(Operation *user, unsigned i, const Layout &want, bool keepPartial = false) {
     Value v = user->getOperand(i);
     Local have = local(v);
-    if (!have.partial.empty() &&
-        !(keepPartial && canStayPartial(have, want, globalType(v))))
+    if (!have.partial.empty() && !(keepPartial && canStayPartial(have, want, globalType(v))))
       have = whole(user, v, want);
     if (have.layout == want)
       return have.value;
     for (auto &[layout, partial, value] : resharded[v])
       if (layout == want && partial == have.partial)
         return value;
-    Value value = reshard(b, user->getLoc(),
-                          "reshard operand #" + std::to_string(i) + " of " + opName(user),
-                          mesh, have.value, globalType(v), have.layout, want);
+    Value value =
+        reshard(b, user->getLoc(), "reshard operand #" + std::to_string(i) + " of " + opName(user),
+                mesh, have.value, globalType(v), have.layout, want);
     resharded[v].emplace_back(want, have.partial, value);
     return value;
   }
@@ -301,10 +297,9 @@ private:
     auto rank = cast<RankedTensorType>(v.getType()).getRank();
     ShardingAttr s;
     if (auto arg = dyn_cast<BlockArgument>(v))
-      s = fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
-                                            ShardcDialect::kShardingAttrName);
-    else if (auto list = v.getDefiningOp()->getAttrOfType<ArrayAttr>(
-                 ShardcDialect::kShardingsAttrName))
+      s = fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), ShardcDialect::kShardingAttrName);
+    else if (auto list =
+                 v.getDefiningOp()->getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName))
       s = dyn_cast<ShardingAttr>(list[cast<OpResult>(v).getResultNumber()]);
     return s && s.getRank() == rank ? layoutOf(s, mesh) : replicatedLayout(rank);
   }
@@ -375,15 +370,13 @@ private:
       SmallVector<bool> first(n, false);
       first[0] = true;
       Value all = ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(RankedTensorType::get({n}, i1), ArrayRef<bool>(first)));
+          b, loc, DenseElementsAttr::get(RankedTensorType::get({n}, i1), ArrayRef<bool>(first)));
       Value mine = AllSliceOp::create(b, loc, RankedTensorType::get({1}, i1), all, meshRef,
                                       b.getStrArrayAttr(axes), b.getI64IntegerAttr(0));
       scalar = ReshapeOp::create(b, loc, RankedTensorType::get({}, i1), mine);
     }
     auto type = cast<RankedTensorType>(local.getType());
-    Value mask =
-        BroadcastInDimOp::create(b, loc, type.clone(i1), scalar, ArrayRef<int64_t>{});
+    Value mask = BroadcastInDimOp::create(b, loc, type.clone(i1), scalar, ArrayRef<int64_t>{});
     Value zero = ConstantOp::create(b, loc, cast<ElementsAttr>(b.getZeroAttr(type)));
     return SelectOp::create(b, loc, type, mask, local, zero);
   }
@@ -402,9 +395,8 @@ private:
   /// they are needed in and the axes the op's factors use; returns the axes
   /// they are partial over, and their cause in `cause`.
   Axes keptPartials(Operation *op, const ShardingRule &rule, ArrayRef<Layout> wants,
-                    ArrayRef<SmallVector<StringRef, 2>> factorAxes,
-                    SmallVectorImpl<bool> &keep, SmallVectorImpl<bool> &toPartial,
-                    std::string &cause) {
+                    ArrayRef<SmallVector<StringRef, 2>> factorAxes, SmallVectorImpl<bool> &keep,
+                    SmallVectorImpl<bool> &toPartial, std::string &cause) {
     keep.assign(op->getNumOperands(), false);
     toPartial.assign(op->getNumOperands(), false);
     if (rule.partialFlow == PartialFlow::None)
@@ -478,9 +470,8 @@ private:
   FailureOr<SmallVector<Layout>> resultLayouts(Operation *op) {
     auto list = op->getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName);
     if (!list)
-      return op->emitError("has no '")
-             << ShardcDialect::kShardingsAttrName
-             << "'; run --shardc-propagate before --shardc-partition";
+      return op->emitError("has no '") << ShardcDialect::kShardingsAttrName
+                                       << "'; run --shardc-propagate before --shardc-partition";
     SmallVector<Layout> layouts;
     for (Attribute a : list)
       layouts.push_back(layoutOf(cast<ShardingAttr>(a), mesh));
@@ -554,8 +545,8 @@ private:
     for (Operation &op : body.without_terminator()) {
       Operation *copy = b.clone(op, inner);
       if (isCollectiveOp(copy))
-        copy->setLoc(causeLoc(op.getLoc(), "written in the shard_map at " +
-                                               formatLocation(m.getLoc())));
+        copy->setLoc(
+            causeLoc(op.getLoc(), "written in the shard_map at " + formatLocation(m.getLoc())));
     }
     for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands()))
       map[m.getResult(i)] = {inner.lookup(v),
@@ -581,8 +572,7 @@ private:
       wants.push_back(layoutFor(mesh, rule.operandDims[i], factorAxes));
     SmallVector<bool> keep, toPartial;
     std::string pendingCause;
-    Axes pending =
-        keptPartials(op, rule, wants, factorAxes, keep, toPartial, pendingCause);
+    Axes pending = keptPartials(op, rule, wants, factorAxes, keep, toPartial, pendingCause);
     SmallVector<Value> operands;
     for (unsigned i = 0; i < op->getNumOperands(); ++i) {
       operands.push_back(operandIn(op, i, wants[i], keep[i]));
@@ -598,7 +588,7 @@ private:
       for (unsigned i = 0; i < op->getNumOperands(); ++i)
         if (std::optional<FactorPosition> at = ShardingRule::find(rule.operandDims[i], f))
           operands[i] = paddingMasks.mask(op->getLoc(), operands[i], at->dim, rule.factors[f].size,
-                                    factorAxes[f], rule.partial);
+                                          factorAxes[f], rule.partial);
     }
 
     Axes partialAxes = reductionAxes(mesh, rule, factorAxes);
@@ -628,13 +618,12 @@ private:
     for (NamedAttribute attr : op->getAttrs())
       if (attr.getName() != ShardcDialect::kShardingsAttrName)
         state.addAttribute(attr.getName(), attr.getValue());
-    cast<ShardingRuleOpInterface>(op).localizeAttributes(
-        state.attributes, ValueRange(operands).getTypes(), types);
+    cast<ShardingRuleOpInterface>(op).localizeAttributes(state.attributes,
+                                                         ValueRange(operands).getTypes(), types);
     Operation *local = b.create(state);
 
     ReduceKind kind = toReduceKind(rule.partial);
-    std::string cause = partialAxes.empty() ? pendingCause
-                                            : partialCause(op, rule, factorAxes);
+    std::string cause = partialAxes.empty() ? pendingCause : partialCause(op, rule, factorAxes);
     for (auto [i, result] : llvm::enumerate(op->getResults())) {
       Value value = local->getResult(i);
       Layout layout = computed[i];
@@ -649,9 +638,9 @@ private:
           if (addAfter) {
             // The operand was laid out like the local result before the
             // combine, which may have scattered it further.
-            addAfter = reshard(b, op->getLoc(), "reshard the operand of " + opName(op),
-                               mesh, addAfter, globalType(op->getOperand(*rule.accumulator)),
-                               computed[i], layout);
+            addAfter =
+                reshard(b, op->getLoc(), "reshard the operand of " + opName(op), mesh, addAfter,
+                        globalType(op->getOperand(*rule.accumulator)), computed[i], layout);
             value = AddOp::create(b, op->getLoc(), addAfter, value);
           }
         } else {
@@ -662,12 +651,12 @@ private:
       // Reduced here when no single linear user can take it partial: as
       // early as possible, where the all_reduce can overlap what follows.
       if (!partial.empty() && (needsWhole(result) || !canStayPartial(have, want, global))) {
-        have.value = reduce(op->getLoc(), value, global, have.layout, want, partial, ReduceKind::Sum,
-                            cause);
+        have.value =
+            reduce(op->getLoc(), value, global, have.layout, want, partial, ReduceKind::Sum, cause);
         have.partial.clear();
       }
-      have.value = reshard(b, op->getLoc(), "reshard the result of " + opName(op), mesh,
-                           have.value, global, have.layout, want);
+      have.value = reshard(b, op->getLoc(), "reshard the result of " + opName(op), mesh, have.value,
+                           global, have.layout, want);
       have.layout = want;
       map[result] = have;
     }
@@ -687,9 +676,8 @@ private:
         std::optional<FactorPosition> at = ShardingRule::find(operandDims, f);
         if (!at)
           continue;
-        dims += (dims.empty() ? "" : ", ") + std::string("dim ") +
-                std::to_string(at->dim) + " of operand #" +
-                std::to_string(i) + " over " + layoutStr(Layout{factorAxes[f]});
+        dims += (dims.empty() ? "" : ", ") + std::string("dim ") + std::to_string(at->dim) +
+                " of operand #" + std::to_string(i) + " over " + layoutStr(Layout{factorAxes[f]});
         break;
       }
     }
@@ -708,8 +696,8 @@ private:
     auto kindAttr = ReduceKindAttr::get(b.getContext(), kind);
     if (std::optional<size_t> d = scatterDim(mesh, global, layout, want, axes)) {
       layout[*d].append(axes.begin(), axes.end());
-      return ReduceScatterOp::create(b, loc, localType(global, layout, mesh), kindAttr,
-                                     value, meshRef, axesAttr, b.getI64IntegerAttr(*d));
+      return ReduceScatterOp::create(b, loc, localType(global, layout, mesh), kindAttr, value,
+                                     meshRef, axesAttr, b.getI64IntegerAttr(*d));
     }
     return AllReduceOp::create(b, loc, kindAttr, value, meshRef, axesAttr);
   }

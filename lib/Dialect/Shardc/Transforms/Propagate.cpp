@@ -44,17 +44,14 @@ FailureOr<MeshOp> findFunctionMesh(func::FuncOp fn) {
     return s ? noteMesh(s.getMesh(), at) : success();
   };
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-    if (failed(note(fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
-                    fn)))
+    if (failed(note(fn.getArgAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName), fn)))
       return failure();
   for (unsigned i = 0; i < fn.getNumResults(); ++i)
-    if (failed(note(
-            fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName), fn)))
+    if (failed(note(fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName), fn)))
       return failure();
   WalkResult walk = fn.walk([&](Operation *op) {
     if (auto c = dyn_cast<ShardingConstraintOp>(op))
-      return failed(note(c.getSharding(), op)) ? WalkResult::interrupt()
-                                               : WalkResult::advance();
+      return failed(note(c.getSharding(), op)) ? WalkResult::interrupt() : WalkResult::advance();
     if (auto m = dyn_cast<ShardMapOp>(op)) {
       for (ArrayAttr list : {m.getInShardings(), m.getOutShardings()})
         for (Attribute a : list)
@@ -176,7 +173,8 @@ private:
         elementwise.push_back(&op);
     }
     bool changed = false;
-    for (ArrayRef<Operation *> ops : {ArrayRef<Operation *>(elementwise), ArrayRef<Operation *>(all)}) {
+    for (ArrayRef<Operation *> ops :
+         {ArrayRef<Operation *>(elementwise), ArrayRef<Operation *>(all)}) {
       changed = true;
       for (int sweep = 0; changed && sweep < kMaxSweeps; ++sweep) {
         changed = false;
@@ -246,18 +244,16 @@ private:
         DimState &other = dims[e];
         if (e == d || other.priority == kAnnotated || other.held)
           continue;
-        auto it = llvm::find_if(other.axes, [&](StringRef a) {
-          return overlapsAny(mesh, s.getDimAxes(d), a);
-        });
+        auto it = llvm::find_if(other.axes,
+                                [&](StringRef a) { return overlapsAny(mesh, s.getDimAxes(d), a); });
         if (it != other.axes.end())
           other.axes.erase(it, other.axes.end());
       }
       if (usedElsewhere(v, d, s.getDimAxes(d)))
         continue;
       SmallVector<StringRef, 2> axes = mergeSubAxes(mesh, s.getDimAxes(d));
-      if (st.priority == kAnnotated &&
-          (axes.size() < st.axes.size() ||
-           !std::equal(st.axes.begin(), st.axes.end(), axes.begin())))
+      if (st.priority == kAnnotated && (axes.size() < st.axes.size() ||
+                                        !std::equal(st.axes.begin(), st.axes.end(), axes.begin())))
         continue;
       st.axes.assign(axes.begin(), axes.end());
       st.open = s.getDims()[d].getIsOpen();
@@ -274,12 +270,13 @@ private:
     Block &entry = fn.getBody().front();
     for (BlockArgument arg : entry.getArguments()) {
       std::string name = "argument #" + std::to_string(arg.getArgNumber());
-      if (auto n = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                   ShardcDialect::kArgNameAttrName))
+      if (auto n =
+              fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), ShardcDialect::kArgNameAttrName))
         name = "argument '" + n.getValue().str() + "'";
-      annotate(arg, fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(),
-                                                      ShardcDialect::kShardingAttrName),
-               name);
+      annotate(
+          arg,
+          fn.getArgAttrOfType<ShardingAttr>(arg.getArgNumber(), ShardcDialect::kShardingAttrName),
+          name);
     }
     for (Operation &op : entry) {
       if (auto c = dyn_cast<ShardingConstraintOp>(op)) {
@@ -290,16 +287,14 @@ private:
         // Inputs are resharded to in_shardings; seed open producers with them.
         for (auto [v, s] : llvm::zip(m.getInputs(), m.getInShardings()))
           annotate(v, cast<ShardingAttr>(s), "shard_map in_shardings at " + where(&op));
-      } else if (auto list =
-                     op.getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName)) {
+      } else if (auto list = op.getAttrOfType<ArrayAttr>(ShardcDialect::kShardingsAttrName)) {
         for (auto [v, s] : llvm::zip(op.getResults(), list))
           annotate(v, dyn_cast<ShardingAttr>(s), "shardings of " + where(&op));
       }
     }
     Operation *ret = entry.getTerminator();
     for (auto [i, v] : llvm::enumerate(ret->getOperands()))
-      annotate(v,
-               fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
+      annotate(v, fn.getResultAttrOfType<ShardingAttr>(i, ShardcDialect::kShardingAttrName),
                "result #" + std::to_string(i));
   }
 
@@ -331,8 +326,8 @@ private:
     for (int64_t d = 0; d < (int64_t)dims.size(); ++d) {
       if (d == dim)
         continue;
-      auto it = llvm::find_if(dims[d].axes,
-                              [&](StringRef a) { return overlapsAny(mesh, axes, a); });
+      auto it =
+          llvm::find_if(dims[d].axes, [&](StringRef a) { return overlapsAny(mesh, axes, a); });
       dims[d].axes.erase(it, dims[d].axes.end());
     }
   }
@@ -516,8 +511,7 @@ private:
       SmallVector<Attribute> list;
       for (Value v : op.getResults())
         list.push_back(toAttr(v));
-      op.setAttr(ShardcDialect::kShardingsAttrName,
-                 ArrayAttr::get(fn.getContext(), list));
+      op.setAttr(ShardcDialect::kShardingsAttrName, ArrayAttr::get(fn.getContext(), list));
     }
     // Results: the value's sharding where the result had no annotation;
     // otherwise the annotation closed, each open dimension extended by what

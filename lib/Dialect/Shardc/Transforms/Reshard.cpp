@@ -117,8 +117,8 @@ static std::vector<ReshardStep> greedyReshard(MeshOp mesh, RankedTensorType glob
   auto used = [&](StringRef axis) {
     return llvm::any_of(cur, [&](const auto &dim) { return llvm::is_contained(dim, axis); });
   };
-  auto add = [&](ReshardStep::Kind kind, ArrayRef<StringRef> axes, int64_t dim,
-                 int64_t fromDim, Layout next) {
+  auto add = [&](ReshardStep::Kind kind, ArrayRef<StringRef> axes, int64_t dim, int64_t fromDim,
+                 Layout next) {
     ReshardStep step{kind, Axes(axes.begin(), axes.end()), dim, fromDim, cur, next, {}};
     cur = std::move(next);
     steps.push_back(std::move(step));
@@ -211,10 +211,14 @@ static std::vector<ReshardStep> greedyReshard(MeshOp mesh, RankedTensorType glob
 
 int64_t stepBytes(ReshardStep::Kind kind, int64_t in, int64_t n) {
   switch (kind) {
-  case ReshardStep::Slice: return collectiveBytesSent(OpCode::AllSlice, in, n);
-  case ReshardStep::Permute: return collectiveBytesSent(OpCode::CollectivePermute, in, n);
-  case ReshardStep::AllToAll: return collectiveBytesSent(OpCode::AllToAll, in, n);
-  case ReshardStep::Gather: return collectiveBytesSent(OpCode::AllGather, in, n);
+  case ReshardStep::Slice:
+    return collectiveBytesSent(OpCode::AllSlice, in, n);
+  case ReshardStep::Permute:
+    return collectiveBytesSent(OpCode::CollectivePermute, in, n);
+  case ReshardStep::AllToAll:
+    return collectiveBytesSent(OpCode::AllToAll, in, n);
+  case ReshardStep::Gather:
+    return collectiveBytesSent(OpCode::AllGather, in, n);
   }
   return 0;
 }
@@ -317,8 +321,7 @@ static std::vector<ReshardStep> paddedReshard(MeshOp mesh, RankedTensorType glob
       Layout next = cur;
       next[j] = cur[i];
       next[i].clear();
-      steps.push_back(
-          {ReshardStep::AllToAll, cur[i], j, i, cur, next, {}, /*padded=*/true});
+      steps.push_back({ReshardStep::AllToAll, cur[i], j, i, cur, next, {}, /*padded=*/true});
       cur = next;
       break;
     }
@@ -354,8 +357,8 @@ static std::vector<ReshardStep> paddedReshard(MeshOp mesh, RankedTensorType glob
 /// compare names alone. With `primes`, every axis is also cut into factors
 /// of prime size, so that a search may move or swap a part of an axis
 /// (Shardy's sub-axes). `atoms` gets every mesh axis so split.
-static void refineToAtoms(MeshOp mesh, Layout &from, Layout &to,
-                          SmallVectorImpl<StringRef> &atoms, bool primes = false) {
+static void refineToAtoms(MeshOp mesh, Layout &from, Layout &to, SmallVectorImpl<StringRef> &atoms,
+                          bool primes = false) {
   std::map<int64_t, std::set<int64_t>> cuts; // per axis: factor boundaries
   for (auto [i, size] : llvm::enumerate(mesh.getAxisSizes())) {
     cuts[i] = {1, size};
@@ -430,8 +433,8 @@ static std::vector<ReshardStep> evenReshard(MeshOp mesh, RankedTensorType over,
   // the greedy plan sends just that, there is nothing to search for (on
   // extended values steps are priced on other sizes: those always search).
   auto blockBytes = [&](const Layout &layout) {
-    int64_t n = over.getNumElements() *
-                std::max<int64_t>(1, (over.getElementTypeBitWidth() + 7) / 8);
+    int64_t n =
+        over.getNumElements() * std::max<int64_t>(1, (over.getElementTypeBitWidth() + 7) / 8);
     for (const auto &dim : layout)
       n /= getGroupSize(mesh, dim);
     return n;
@@ -453,8 +456,7 @@ static std::vector<ReshardStep> evenReshard(MeshOp mesh, RankedTensorType over,
   SmallVector<StringRef> primeAtoms;
   refineToAtoms(mesh, primeFrom, primeTo, primeAtoms, /*primes=*/true);
   if (primeAtoms.size() > atoms.size())
-    consider(
-        searchedReshard(mesh, over, primeFrom, primeTo, primeAtoms, bestBytes, wholeSizes));
+    consider(searchedReshard(mesh, over, primeFrom, primeTo, primeAtoms, bestBytes, wholeSizes));
   return best;
 }
 
@@ -493,7 +495,13 @@ static ReshardPlan paddedPlan(MeshOp mesh, RankedTensorType global, const Layout
     if (!cur[d].empty() && !to[d].empty() && pf != pt) {
       Layout next = cur;
       next[d].clear();
-      plan.before.push_back({ReshardStep::Gather, cur[d], d, -1, cur, next, {},
+      plan.before.push_back({ReshardStep::Gather,
+                             cur[d],
+                             d,
+                             -1,
+                             cur,
+                             next,
+                             {},
                              /*padded=*/padsDim(mesh, global, cur, d)});
       cur = next;
       pf = size;
@@ -554,8 +562,7 @@ ReshardCost ReshardPlanner::cost(MeshOp mesh, RankedTensorType global, const Lay
 
 Value sliceDim(OpBuilder &b, Location loc, Value value, int64_t dim, int64_t size) {
   auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
-      strides(type.getRank(), 1);
+  SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()), strides(type.getRank(), 1);
   limit[dim] = size;
   return SliceOp::create(b, loc, value, b.getDenseI64ArrayAttr(start),
                          b.getDenseI64ArrayAttr(limit), b.getDenseI64ArrayAttr(strides));
@@ -585,8 +592,7 @@ static Value emitSteps(OpBuilder &b, Location loc, MeshOp mesh, Value value,
       if (step.padded)
         value = padWithZeros(b, loc, value, step.dim,
                              type.getDimSize(step.dim) * getGroupSize(mesh, step.axes));
-      value = AllSliceOp::create(b, loc, type, value, meshRef, axes,
-                                 b.getI64IntegerAttr(step.dim));
+      value = AllSliceOp::create(b, loc, type, value, meshRef, axes, b.getI64IntegerAttr(step.dim));
       break;
     case ReshardStep::Permute:
       value = CollectivePermuteOp::create(b, loc, type, value, meshRef, axes,
@@ -602,14 +608,13 @@ static Value emitSteps(OpBuilder &b, Location loc, MeshOp mesh, Value value,
         SmallVector<int64_t> shape(in.getShape());
         shape[step.dim] /= n;
         shape[step.fromDim] *= n;
-        value = AllToAllOp::create(b, loc, in.clone(shape), value, meshRef, axes,
-                                   b.getI64IntegerAttr(step.dim),
-                                   b.getI64IntegerAttr(step.fromDim));
+        value =
+            AllToAllOp::create(b, loc, in.clone(shape), value, meshRef, axes,
+                               b.getI64IntegerAttr(step.dim), b.getI64IntegerAttr(step.fromDim));
         value = sliceDim(b, loc, value, step.fromDim, type.getDimSize(step.fromDim));
         break;
       }
-      value = AllToAllOp::create(b, loc, type, value, meshRef, axes,
-                                 b.getI64IntegerAttr(step.dim),
+      value = AllToAllOp::create(b, loc, type, value, meshRef, axes, b.getI64IntegerAttr(step.dim),
                                  b.getI64IntegerAttr(step.fromDim));
       break;
     case ReshardStep::Gather:
@@ -623,17 +628,16 @@ static Value emitSteps(OpBuilder &b, Location loc, MeshOp mesh, Value value,
         value = sliceDim(b, loc, value, step.dim, type.getDimSize(step.dim));
         break;
       }
-      value = AllGatherOp::create(b, loc, type, value, meshRef, axes,
-                                  b.getI64IntegerAttr(step.dim));
+      value =
+          AllGatherOp::create(b, loc, type, value, meshRef, axes, b.getI64IntegerAttr(step.dim));
       break;
     }
   }
   return value;
 }
 
-Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
-              Value value, RankedTensorType global, const Layout &from,
-              const Layout &to) {
+Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh, Value value,
+              RankedTensorType global, const Layout &from, const Layout &to) {
   Location loc = causeLoc(at, cause + ": " + layoutStr(from) + " -> " + layoutStr(to));
   ReshardPlan plan = planReshard(mesh, global, from, to);
   value = emitSteps(b, loc, mesh, value, global, plan.before);
@@ -641,9 +645,7 @@ Value reshard(OpBuilder &b, Location at, const std::string &cause, MeshOp mesh,
   // split it and sliced back where one makes it whole: while whole, it
   // moves without its padding.
   for (const ReshardStep &step : plan.steps) {
-    auto split = [&](const Layout &layout, int64_t d) {
-      return getGroupSize(mesh, layout[d]) > 1;
-    };
+    auto split = [&](const Layout &layout, int64_t d) { return getGroupSize(mesh, layout[d]) > 1; };
     for (int64_t d = 0; d < global.getRank(); ++d)
       if (plan.over.getDimSize(d) != global.getDimSize(d) && !split(step.from, d) &&
           split(step.to, d))

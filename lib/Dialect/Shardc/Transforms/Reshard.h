@@ -36,8 +36,7 @@ Layout replicatedLayout(int64_t rank);
 std::string layoutStr(const Layout &layout);
 
 /// Local type of a `global` tensor under `layout`.
-mlir::RankedTensorType localType(mlir::RankedTensorType global, const Layout &layout,
-                                 MeshOp mesh);
+mlir::RankedTensorType localType(mlir::RankedTensorType global, const Layout &layout, MeshOp mesh);
 
 using Axes = llvm::SmallVector<llvm::StringRef, 2>;
 
@@ -64,16 +63,14 @@ int64_t stepBytes(ReshardStep::Kind kind, int64_t in, int64_t n);
 /// another), none of whose layouts pads: each step slices a dimension by a
 /// free atom, gathers a dimension's minor atoms, moves them to another with
 /// an all_to_all, or permutes (towards the target where block counts agree,
-/// swapping atoms of one size, reordering a dimension). Empty if every plan sends at least `bound` bytes
-/// or the search expands `maxExpanded` layouts first. With `wholeSizes`,
-/// `global` is an extension of a value of those sizes, and a step prices a
-/// dimension it leaves whole at its whole size (see ReshardPlan).
-/// (ReshardSearch.cpp)
+/// swapping atoms of one size, reordering a dimension). Empty if every plan sends at least `bound`
+/// bytes or the search expands `maxExpanded` layouts first. With `wholeSizes`, `global` is an
+/// extension of a value of those sizes, and a step prices a dimension it leaves whole at its whole
+/// size (see ReshardPlan). (ReshardSearch.cpp)
 std::vector<ReshardStep> searchReshard(MeshOp mesh, mlir::RankedTensorType global,
                                        const Layout &from, const Layout &to,
                                        llvm::ArrayRef<llvm::StringRef> atoms, int64_t bound,
-                                       int maxExpanded,
-                                       llvm::ArrayRef<int64_t> wholeSizes = {});
+                                       int maxExpanded, llvm::ArrayRef<int64_t> wholeSizes = {});
 
 /// Whether `layout` pads dimension `d` of `global` (its axes do not divide
 /// it: every device holds the rounded-up size, the last ones padding).
@@ -129,16 +126,16 @@ int64_t localBytes(MeshOp mesh, mlir::RankedTensorType global, const Layout &lay
 
 /// Emits collectives taking `value` (local, in layout `from`, of global type
 /// `global`) to layout `to`. Every op gets a location naming `cause`.
-mlir::Value reshard(mlir::OpBuilder &b, mlir::Location at, const std::string &cause,
-                    MeshOp mesh, mlir::Value value, mlir::RankedTensorType global,
-                    const Layout &from, const Layout &to);
+mlir::Value reshard(mlir::OpBuilder &b, mlir::Location at, const std::string &cause, MeshOp mesh,
+                    mlir::Value value, mlir::RankedTensorType global, const Layout &from,
+                    const Layout &to);
 
 /// The first `size` elements of `value` along `dim` (local).
 mlir::Value sliceDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, int64_t dim,
                      int64_t size);
 /// `value` extended with zeros along `dim` to `size` (local).
-mlir::Value padWithZeros(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
-                         int64_t dim, int64_t size);
+mlir::Value padWithZeros(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, int64_t dim,
+                         int64_t size);
 
 /// The location of an inserted collective: its cause, then where it was
 /// needed.

@@ -156,11 +156,11 @@ struct Node {
 /// so far, `path` reads the plan back from the goal.
 class LayoutSearch {
 public:
-  LayoutSearch(MeshOp mesh, RankedTensorType global, ArrayRef<StringRef> atoms,
-               int64_t bound, ArrayRef<int64_t> wholeSizes)
+  LayoutSearch(MeshOp mesh, RankedTensorType global, ArrayRef<StringRef> atoms, int64_t bound,
+               ArrayRef<int64_t> wholeSizes)
       : codec(mesh, atoms), global(global), rank(global.getRank()),
-        elementBytes(std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8)),
-        bound(bound), wholeSizes(wholeSizes) {
+        elementBytes(std::max<int64_t>(1, (global.getElementTypeBitWidth() + 7) / 8)), bound(bound),
+        wholeSizes(wholeSizes) {
     for (StringRef a : atoms)
       if (codec.size(codec.id(a)) > 1)
         freeAxes += codec.id(a); // the atoms of more than one device, in the order given
@@ -184,8 +184,7 @@ public:
       const Node &atNode = best[at];
       if (atNode.cost < popped)
         continue; // a stale entry: the state was reached cheaper since
-      std::string layout =
-          !at.empty() && at.back() == kPermuted ? at.substr(0, at.size() - 1) : at;
+      std::string layout = !at.empty() && at.back() == kPermuted ? at.substr(0, at.size() - 1) : at;
       if (layout == goal)
         return path(at);
       if (++expanded > maxExpanded)
@@ -388,8 +387,13 @@ private:
     std::vector<ReshardStep> steps;
     for (std::string at = reached; at != start;) {
       const Node &node = best.at(at);
-      steps.push_back(ReshardStep{node.kind, codec.names(node.moved), node.dim, node.fromDim,
-                                  codec.decode(node.parent), codec.decode(at), {}});
+      steps.push_back(ReshardStep{node.kind,
+                                  codec.names(node.moved),
+                                  node.dim,
+                                  node.fromDim,
+                                  codec.decode(node.parent),
+                                  codec.decode(at),
+                                  {}});
       at = node.parent;
     }
     std::reverse(steps.begin(), steps.end());
@@ -411,9 +415,8 @@ private:
 
 } // namespace
 
-std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global,
-                                       const Layout &from, const Layout &to,
-                                       ArrayRef<StringRef> atoms, int64_t bound,
+std::vector<ReshardStep> searchReshard(MeshOp mesh, RankedTensorType global, const Layout &from,
+                                       const Layout &to, ArrayRef<StringRef> atoms, int64_t bound,
                                        int maxExpanded, ArrayRef<int64_t> wholeSizes) {
   return LayoutSearch(mesh, global, atoms, bound, wholeSizes).run(from, to, maxExpanded);
 }

@@ -50,21 +50,20 @@ MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr ref);
 /// With `allowPadding`, a dimension the axes do not divide is accepted: the
 /// layout pads it, which partitioning allows only where asked to
 /// (`pad-uneven`, `shardc.pad_uneven`) and reports otherwise.
-mlir::LogicalResult
-verifySharding(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
-               ShardingAttr sharding, MeshOp mesh, mlir::Type type,
-               bool localType = false, bool allowPadding = false);
+mlir::LogicalResult verifySharding(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                                   ShardingAttr sharding, MeshOp mesh, mlir::Type type,
+                                   bool localType = false, bool allowPadding = false);
 
 /// Convenience: looks the mesh up from `op` and verifies.
 mlir::LogicalResult verifyShardingAt(mlir::Operation *op,
                                      llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
-                                     ShardingAttr sharding, mlir::Type type,
-                                     bool localType = false, bool allowPadding = false);
+                                     ShardingAttr sharding, mlir::Type type, bool localType = false,
+                                     bool allowPadding = false);
 
 /// The per-device type of a tensor of type `global` sharded by `sharding`
 /// (each split dimension divided by the product of its axis sizes).
-mlir::RankedTensorType getLocalType(mlir::RankedTensorType global,
-                                    ShardingAttr sharding, MeshOp mesh);
+mlir::RankedTensorType getLocalType(mlir::RankedTensorType global, ShardingAttr sharding,
+                                    MeshOp mesh);
 
 /// Number of devices in the group formed by `axes` of `mesh`.
 int64_t getGroupSize(MeshOp mesh, llvm::ArrayRef<llvm::StringRef> axes);
@@ -88,9 +87,8 @@ llvm::SmallVector<llvm::StringRef, 2> mergeSubAxes(MeshOp mesh,
                                                    llvm::ArrayRef<llvm::StringRef> axes);
 
 /// Checks a list of collective axes: non-empty, known, unrepeated.
-mlir::LogicalResult
-verifyMeshAxes(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
-               MeshOp mesh, llvm::ArrayRef<llvm::StringRef> axes);
+mlir::LogicalResult verifyMeshAxes(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                                   MeshOp mesh, llvm::ArrayRef<llvm::StringRef> axes);
 
 } // namespace shardc
 

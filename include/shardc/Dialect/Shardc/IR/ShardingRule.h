@@ -126,8 +126,7 @@ struct ShardingRule {
   }
 
   /// Where factor `f` appears among `dims` (one value's), if it does.
-  static std::optional<FactorPosition> find(const std::vector<DimFactors> &dims,
-                                            int64_t f) {
+  static std::optional<FactorPosition> find(const std::vector<DimFactors> &dims, int64_t f) {
     for (size_t d = 0; d < dims.size(); ++d)
       for (size_t k = 0; k < dims[d].size(); ++k)
         if (dims[d][k] == f)
@@ -148,8 +147,8 @@ struct ShardingRule {
     return (int64_t)factors.size() - 1;
   }
   /// A rule where operand and result dim d share factor d (elementwise ops).
-  static ShardingRule elementwise(const std::vector<int64_t> &shape,
-                                  unsigned numOperands, unsigned numResults);
+  static ShardingRule elementwise(const std::vector<int64_t> &shape, unsigned numOperands,
+                                  unsigned numResults);
   /// Human-readable form, as Shardy prints its rules, e.g.
   /// "([i, k], [k, j]) -> ([i, j]) {i=8, j=16, k=32} reduction={k}
   /// linear_each={0, 1}": a dimension of several factors is "i*j" (major

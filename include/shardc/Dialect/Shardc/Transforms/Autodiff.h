@@ -15,9 +15,8 @@ namespace shardc {
 /// Adds `@<fn>_grad` (or `name`) beside `fn`: the same arguments, returning
 /// fn's rank-0 float result and its gradients with respect to the arguments
 /// `wrt` (all float arguments when empty). See --shardc-autodiff.
-mlir::FailureOr<mlir::func::FuncOp> differentiate(mlir::func::FuncOp fn,
-                                                  llvm::ArrayRef<unsigned> wrt,
-                                                  llvm::StringRef name = "");
+mlir::FailureOr<mlir::func::FuncOp>
+differentiate(mlir::func::FuncOp fn, llvm::ArrayRef<unsigned> wrt, llvm::StringRef name = "");
 
 } // namespace shardc
 

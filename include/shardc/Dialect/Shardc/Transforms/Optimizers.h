@@ -51,9 +51,8 @@ struct OptimizerConfig {
 /// with the incremented step count. With config.clipNorm > 0, the
 /// gradients are first clipped to that global norm. State carries its parameter's sharding,
 /// or that sharding split over config.shardStateOver.
-mlir::FailureOr<mlir::func::FuncOp> buildTrainStep(mlir::func::FuncOp fn,
-                                                   llvm::ArrayRef<unsigned> wrt,
-                                                   const OptimizerConfig &config);
+mlir::FailureOr<mlir::func::FuncOp>
+buildTrainStep(mlir::func::FuncOp fn, llvm::ArrayRef<unsigned> wrt, const OptimizerConfig &config);
 
 } // namespace shardc
 

@@ -52,8 +52,7 @@ struct PartitionOptions {
 
 /// Rewrites `fn`, whose values carry shardings (see --shardc-partition), into
 /// its per-device program.
-mlir::LogicalResult partitionFunction(mlir::func::FuncOp fn,
-                                      const PartitionOptions &options = {});
+mlir::LogicalResult partitionFunction(mlir::func::FuncOp fn, const PartitionOptions &options = {});
 
 } // namespace shardc
 
