@@ -222,12 +222,6 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
   if (transform == JitOptions::Transform::ValueAndGrad) {
     keyParts.insert(keyParts.end(), {"value-and-grad", wrtList});
   } else if (transform == JitOptions::Transform::TrainStep) {
-    char hyper[256];
-    std::snprintf(hyper, sizeof(hyper),
-                  "%s m=%.17g b1=%.17g b2=%.17g eps=%.17g wd=%.17g clip=%.17g",
-                  train.optimizer.c_str(), train.momentum, train.beta1, train.beta2, train.epsilon,
-                  train.weightDecay, train.clipNorm);
-    keyParts.insert(keyParts.end(), {"train-step", wrtList, hyper, train.shardStateOver});
     config.kind = train.optimizer;
     config.momentum = train.momentum;
     config.beta1 = train.beta1;
@@ -236,6 +230,8 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
     config.weightDecay = train.weightDecay;
     config.clipNorm = train.clipNorm;
     config.shardStateOver = train.shardStateOver;
+    // What the step is built from, every field of it (OptimizerConfig::key).
+    keyParts.insert(keyParts.end(), {"train-step", wrtList, config.key()});
   }
   StatusOr<std::shared_ptr<const Plan>> plan =
       cache->getOrCompile(CompileCache::keyFor(keyParts), [&]() -> StatusOr<Plan> {

@@ -26,6 +26,8 @@
 
 #include <cmath>
 #include <random>
+#include <set>
+#include <string>
 
 using namespace mlir;
 using namespace shardc;
@@ -90,6 +92,29 @@ std::vector<double> run(Stepper &s, std::vector<Array> args) {
 }
 
 const std::vector<double> kW = {0.5, -1.0, 2.0}, kX = {1.0, 2.0, -3.0};
+
+// The train step's part of the compile-cache key names every field: a
+// change to any one is a different key, so a plan built under other
+// options is never reused.
+TEST(TrainStep, EveryOptionIsInTheCacheKey) {
+  OptimizerConfig base;
+  std::vector<OptimizerConfig> changed(8, base);
+  changed[0].kind = "adamw";
+  changed[1].momentum = 0.9;
+  changed[2].beta1 = 0.8;
+  changed[3].beta2 = 0.99;
+  changed[4].epsilon = 1e-6;
+  changed[5].weightDecay = 0.01;
+  changed[6].clipNorm = 1.0;
+  changed[7].shardStateOver = "data";
+  std::set<std::string> keys{base.key()};
+  for (const OptimizerConfig &c : changed)
+    EXPECT_TRUE(keys.insert(c.key()).second) << c.key();
+  // Doubles are written in full: the next double is another key.
+  OptimizerConfig near = base;
+  near.beta2 = std::nextafter(base.beta2, 1.0);
+  EXPECT_NE(near.key(), base.key());
+}
 
 TEST(TrainStep, SgdWithMomentumMatchesTwoHandSteps) {
   OptimizerConfig config;

@@ -13,6 +13,7 @@
 #include "mlir/IR/IRMapping.h"
 
 #include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 
@@ -84,6 +85,15 @@ static void clipByGlobalNorm(Emitter &m, MutableArrayRef<Value> grads, double ma
   Value scale = MinOp::create(m.b, m.loc, m.scalarLike(norm, 1.0), ratio);
   for (Value &g : grads)
     g = m.mul(g, m.spread(scale, g));
+}
+
+std::string OptimizerConfig::key() const {
+  char numbers[256];
+  std::snprintf(numbers, sizeof(numbers),
+                " momentum=%.17g beta1=%.17g beta2=%.17g epsilon=%.17g weight-decay=%.17g"
+                " clip-norm=%.17g",
+                momentum, beta1, beta2, epsilon, weightDecay, clipNorm);
+  return "kind=" + kind + numbers + " shard-state-over=" + shardStateOver;
 }
 
 FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn,

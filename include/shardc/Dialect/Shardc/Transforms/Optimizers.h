@@ -40,7 +40,15 @@ struct OptimizerConfig {
   /// becomes a reduce_scatter, and state memory and update work shrink by
   /// the axis size). Empty: state follows its parameter's sharding.
   std::string shardStateOver;
+
+  /// Every field, by name ("kind=adamw momentum=0 beta1=0.9 ..." with
+  /// doubles in full): the train step's part of the compile-cache key.
+  std::string key() const;
 };
+// A new field goes into key() too (Optimizers.cpp), so that a plan cached
+// under other options is never reused; then this size changes with it.
+static_assert(sizeof(OptimizerConfig) == 2 * sizeof(std::string) + 6 * sizeof(double),
+              "OptimizerConfig has a field key() does not print");
 
 /// Adds `@<fn>_train_step` beside the loss function `fn`. Its arguments are
 /// fn's arguments, then the optimizer state of each parameter in `wrt`
