@@ -594,9 +594,7 @@ void launchReduce(int64_t kind, DType dtype, const void *x, void *y, const Strid
 // elements `inner` apart (the first of equals; NaN above every number).
 __global__ void argMaxKernel(int dt, const void *x, int32_t *y, int64_t outer, int64_t size,
                              int64_t inner) {
-  int64_t n = outer * inner;
-  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n;
-       t += (int64_t)gridDim.x * blockDim.x) {
+  SHARDC_GRID_STRIDE(t, outer * inner) {
     int64_t base = (t / inner) * size * inner + t % inner, best = 0;
     double top = loadD(x, dt, base);
     for (int64_t k = 1; k < size && !isnan(top); ++k) {
