@@ -290,17 +290,6 @@ private:
     });                                                                                            \
   })
 #include "shardc/Common/OpCodes.def"
-        .Case([&](TakeOp c) {
-          return perDevice(op, [&](int64_t d) {
-            return ref::take(get(c.getTable(), d), get(c.getIndices(), d));
-          });
-        })
-        .Case([&](ScatterAddOp c) {
-          return perDevice(op, [&](int64_t d) {
-            return ref::scatterAdd(get(c.getOperand(), d), get(c.getIndices(), d),
-                                   get(c.getUpdates(), d));
-          });
-        })
         .Case([&](ShardingConstraintOp c) {
           // Copy first: inserting the result may grow the map and move the
           // input's entry.

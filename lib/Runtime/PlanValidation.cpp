@@ -405,22 +405,6 @@ private:
       }
       return shapeIs(out(0), joined, "the output");
     }
-    case OpCode::Take:
-    case OpCode::ScatterAdd: {
-      bool take = s.op == OpCode::Take;
-      SHARDC_CHECK(counts(s, take ? 2 : 3, 1));
-      int32_t table = in(0), indices = in(1);
-      if (rank(table) < 1 || !isInt(indices))
-        return fail("needs a table of rank >= 1 and integer indices");
-      Shape rows = shape(indices);
-      rows.insert(rows.end(), shape(table).begin() + 1, shape(table).end());
-      if (value(out(0)).dtype != value(table).dtype)
-        return fail("the output's element type differs from the table's");
-      if (take)
-        return shapeIs(out(0), rows, "the output");
-      SHARDC_CHECK(shapeIs(in(2), rows, "the updates"));
-      return sameType(table, out(0), "the output");
-    }
     case OpCode::DynamicSlice:
     case OpCode::DynamicUpdateSlice: {
       bool update = s.op == OpCode::DynamicUpdateSlice;

@@ -833,8 +833,16 @@ TEST(ReferenceConcatenate, UnequalSizesAndEmptyInputs) {
 }
 
 //===----------------------------------------------------------------------===//
-// take, scatter_add
+// take, scatter_add (rows of the structured-op table)
 //===----------------------------------------------------------------------===//
+
+StatusOr<Array> take(const Array &table, const Array &indices) {
+  return structuredOp(OpCode::Take)->reference({&table, &indices}, {});
+}
+
+StatusOr<Array> scatterAdd(const Array &operand, const Array &indices, const Array &updates) {
+  return structuredOp(OpCode::ScatterAdd)->reference({&operand, &indices, &updates}, {});
+}
 
 TEST(ReferenceTake, RowsByIndex) {
   Array table = f32({4, 2}, {0, 1, 10, 11, 20, 21, 30, 31});
@@ -1130,6 +1138,32 @@ TEST(ReferenceStructured, ArgMaxChecksItsStep) {
             "the output must be i32 of shape [2]");
   EXPECT_EQ(check({{{DType::F32, {2, 3}}}, {{DType::I32, {2}}}, {}}),
             "has 0 attribute numbers, expected 1 (dim)");
+}
+
+TEST(ReferenceStructured, TakeAndScatterAddCheckTheirSteps) {
+  auto take = [](StepSignature sig) { return structuredOp(OpCode::Take)->check(sig); };
+  auto scatter = [](StepSignature sig) { return structuredOp(OpCode::ScatterAdd)->check(sig); };
+  TensorSignature table{DType::F32, {4, 2}}, indices{DType::I32, {3}}, rows{DType::F32, {3, 2}};
+  EXPECT_EQ(take({{table, indices}, {rows}, {}}), "");
+  EXPECT_EQ(take({{table, {DType::I64, {}}}, {{DType::F32, {2}}}, {}}), "");
+  EXPECT_EQ(take({{table, {DType::F32, {3}}}, {rows}, {}}),
+            "needs a table of rank >= 1 and integer indices");
+  EXPECT_EQ(take({{{DType::F32, {}}, indices}, {rows}, {}}),
+            "needs a table of rank >= 1 and integer indices");
+  EXPECT_EQ(take({{table, indices}, {{DType::F32, {2, 3}}}, {}}),
+            "the output must be 3x2 f32, not 2x3 f32");
+  EXPECT_EQ(take({{table, indices}, {{DType::F64, {3, 2}}}, {}}),
+            "the output's element type differs from the table's");
+  EXPECT_EQ(take({{table, indices}, {rows}, {0}}), "has 1 attribute numbers, expected none");
+  EXPECT_EQ(take({{table}, {rows}, {}}), "takes 2 inputs and 1 output");
+  EXPECT_EQ(scatter({{table, indices, rows}, {table}, {}}), "");
+  EXPECT_EQ(scatter({{table, indices, {DType::F32, {2, 2}}}, {table}, {}}),
+            "the updates must be 3x2 f32, not 2x2 f32");
+  EXPECT_EQ(scatter({{table, indices, {DType::F64, {3, 2}}}, {table}, {}}),
+            "the updates must be 3x2 f32, not 3x2 f64");
+  EXPECT_EQ(scatter({{table, indices, rows}, {{DType::F32, {4, 3}}}, {}}),
+            "the output must have the table's type 4x2 f32, not 4x3 f32");
+  EXPECT_EQ(scatter({{table, indices}, {table}, {}}), "takes 3 inputs and 1 output");
 }
 
 } // namespace

@@ -63,9 +63,6 @@ Dims clampedCorner(const Shape &x, const Shape &box, const std::vector<const Arr
 Array dynamicSlice(const Array &x, const Dims &corner, const Shape &shape);
 /// `x` with the box at `corner` replaced by `update`.
 Array dynamicUpdateSlice(const Array &x, const Array &update, const Dims &corner);
-/// Rows of `table` by `indices`; an index outside [0, rows) is an error.
-StatusOr<Array> take(const Array &table, const Array &indices);
-StatusOr<Array> scatterAdd(const Array &operand, const Array &indices, const Array &updates);
 
 // Collectives over one group (members ordered by group rank) ----------------
 Array allReduce(Reduction kind, const std::vector<const Array *> &group);

@@ -142,8 +142,6 @@ LogicalResult describe(Operation *op, PlanStep &step) {
     return simple(OpCode::Name);                                                                   \
   })
 #include "shardc/Common/OpCodes.def"
-      .Case([&](TakeOp) { return simple(OpCode::Take); })
-      .Case([&](ScatterAddOp) { return simple(OpCode::ScatterAdd); })
       .Case([&](AllReduceOp c) {
         step.attrs = {reduceKind(c.getKind())};
         step.axes = axisNames(c.getAxes());

@@ -618,22 +618,6 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
     }
     break;
   }
-  case OpCode::Take: {
-    const PlanValue &idx = plan.values[s.inputs[1]];
-    int64_t rows = in0.shape[0], rowElems = rows ? numElements(in0.shape) / rows : 0;
-    launchTake(dtypeSize(out.dtype), x(0), rows, rowElems, idx.dtype, x(1), numElements(idx.shape),
-               y, errors, (int32_t)stepIndex, stream);
-    break;
-  }
-  case OpCode::ScatterAdd: {
-    const PlanValue &idx = plan.values[s.inputs[1]];
-    int64_t rows = in0.shape[0], rowElems = rows ? numElements(in0.shape) / rows : 0;
-    if (y != x(0) && out.bytes())
-      SHARDC_CUDA_TRY(cudaMemcpyAsync(y, x(0), out.bytes(), cudaMemcpyDeviceToDevice, stream));
-    launchScatterAdd(out.dtype, y, rows, rowElems, idx.dtype, x(1), numElements(idx.shape), x(2),
-                     errors, (int32_t)stepIndex, stream);
-    break;
-  }
   case OpCode::Fused: {
     const FusedKernel &k = prep.fusedInfo[stepIndex];
     FusedProgram prog = FusedProgram::decode(s.attrs);
@@ -661,7 +645,7 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
   }
 #define SHARDC_STRUCTURED(Name, ...)                                                               \
   case OpCode::Name: {                                                                             \
-    StructuredLaunch launch{{}, {}, y, &out, s.attrs, stream};                                     \
+    StructuredLaunch launch{{}, {}, y, &out, s.attrs, stream, errors, (int32_t)stepIndex};         \
     for (size_t i = 0; i < s.inputs.size(); ++i) {                                                 \
       launch.inputs.push_back(x(i));                                                               \
       launch.inputValues.push_back(&plan.values[s.inputs[i]]);                                     \
@@ -833,9 +817,11 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
     if (failing[d] < 0 || failing[d] >= (int32_t)plan.steps.size())
       continue;
     const PlanStep &step = plan.steps[failing[d]];
-    std::string what = step.op == OpCode::Take         ? "take: an index is out of range"
-                       : step.op == OpCode::ScatterAdd ? "scatter_add: an index is out of range"
-                                                       : "integer division by zero";
+    // Structured ops report indices out of range (take, scatter_add); the
+    // elementwise ones, integer division by zero.
+    std::string what = isStructured(step.op)
+                           ? std::string(opCodeName(step.op)) + ": an index is out of range"
+                           : "integer division by zero";
     return Status::error(step.location + ": " + what +
                          (n > 1 ? " (on device " + std::to_string(d) + ")" : ""));
   }

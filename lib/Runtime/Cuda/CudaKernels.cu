@@ -623,42 +623,50 @@ void launchArgMax(const StructuredLaunch &step) {
                                                        outer, shape[dim], inner);
 }
 
-void launchTake(size_t elemBytes, const void *table, int64_t rows, int64_t rowElems,
-                DType indexType, const void *indices, int64_t numIndices, void *out,
-                DeviceErrors errors, int32_t step, cudaStream_t stream) {
-  int64_t n = numIndices * rowElems;
+void launchTake(const StructuredLaunch &step) {
+  const PlanValue &table = *step.inputValues[0], &indices = *step.inputValues[1];
+  int64_t rows = table.shape[0], rowElems = rows ? numElements(table.shape) / rows : 0;
+  int64_t n = numElements(indices.shape) * rowElems;
   if (n <= 0)
     return;
-  int it = (int)indexType;
-  int32_t *e = errors.firstFailingStep;
-  switch (elemBytes) {
+  int it = (int)indices.dtype;
+  const void *x = step.inputs[0], *idx = step.inputs[1];
+  int32_t *e = step.errors.firstFailingStep, at = step.stepIndex;
+  cudaStream_t stream = step.stream;
+  switch (dtypeSize(table.dtype)) {
   case 1:
-    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint8_t *)table, rows, rowElems, it,
-                                                  indices, (uint8_t *)out, n, e, step);
+    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint8_t *)x, rows, rowElems, it, idx,
+                                                  (uint8_t *)step.output, n, e, at);
     break;
   case 2:
-    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)table, rows, rowElems, it,
-                                                  indices, (uint16_t *)out, n, e, step);
+    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint16_t *)x, rows, rowElems, it, idx,
+                                                  (uint16_t *)step.output, n, e, at);
     break;
   case 4:
-    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)table, rows, rowElems, it,
-                                                  indices, (uint32_t *)out, n, e, step);
+    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint32_t *)x, rows, rowElems, it, idx,
+                                                  (uint32_t *)step.output, n, e, at);
     break;
   default:
-    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)table, rows, rowElems, it,
-                                                  indices, (uint64_t *)out, n, e, step);
+    takeKernel<<<gridFor(n), kBlock, 0, stream>>>((const uint64_t *)x, rows, rowElems, it, idx,
+                                                  (uint64_t *)step.output, n, e, at);
     break;
   }
 }
 
-void launchScatterAdd(DType dtype, void *out, int64_t rows, int64_t rowElems, DType indexType,
-                      const void *indices, int64_t numIndices, const void *updates,
-                      DeviceErrors errors, int32_t step, cudaStream_t stream) {
-  int64_t n = numIndices * rowElems;
+void launchScatterAdd(const StructuredLaunch &step) {
+  const PlanValue &operand = *step.inputValues[0], &indices = *step.inputValues[1];
+  // The output starts as a copy of the operand, unless it is the operand's
+  // buffer (the step runs in place). A failed copy is the runtime's last
+  // error, which the backend reads after every step.
+  if (step.output != step.inputs[0] && operand.bytes())
+    (void)cudaMemcpyAsync(step.output, step.inputs[0], operand.bytes(), cudaMemcpyDeviceToDevice,
+                          step.stream);
+  int64_t rows = operand.shape[0], rowElems = rows ? numElements(operand.shape) / rows : 0;
+  int64_t n = numElements(indices.shape) * rowElems;
   if (n > 0)
-    scatterAddKernel<<<gridFor(n), kBlock, 0, stream>>>((int)dtype, out, rows, rowElems,
-                                                        (int)indexType, indices, updates, n,
-                                                        errors.firstFailingStep, step);
+    scatterAddKernel<<<gridFor(n), kBlock, 0, step.stream>>>(
+        (int)operand.dtype, step.output, rows, rowElems, (int)indices.dtype, step.inputs[1],
+        step.inputs[2], n, step.errors.firstFailingStep, step.stepIndex);
 }
 
 void launchNaiveMatmul(DType dtype, const void *a, const void *b, void *c, int64_t batch, int64_t m,

@@ -64,8 +64,13 @@ struct StructuredLaunch {
   const PlanValue *outputValue;
   const std::vector<int64_t> &attrs;
   cudaStream_t stream;
+  /// Where a kernel reports bad data (take's index out of range), as this
+  /// step, stepIndex.
+  DeviceErrors errors;
+  int32_t stepIndex;
 };
-/// One launcher per row, each in CudaKernels.cu.
+/// One launcher per row, each in CudaKernels.cu. take's out-of-range
+/// indices give zeros, scatter_add's are skipped; both are reported.
 #define SHARDC_STRUCTURED(Name, ...) void launch##Name(const StructuredLaunch &step);
 #include "shardc/Common/OpCodes.def"
 
@@ -98,15 +103,6 @@ void launchDynamicCopy(size_t elemBytes, const void *x, void *y, const StridedVi
 /// reduced offsets. kept/reduced views use inStrides only.
 void launchReduce(int64_t kind, DType dtype, const void *x, void *y, const StridedView &kept,
                   const StridedView &reduced, cudaStream_t stream);
-/// out = rows of table by index (indices i32 or i64); out-of-range indices
-/// are reported and give zeros.
-void launchTake(size_t elemBytes, const void *table, int64_t rows, int64_t rowElems,
-                DType indexType, const void *indices, int64_t numIndices, void *out,
-                DeviceErrors errors, int32_t step, cudaStream_t stream);
-/// out (already a copy of the operand) += updates at the indexed rows.
-void launchScatterAdd(DType dtype, void *out, int64_t rows, int64_t rowElems, DType indexType,
-                      const void *indices, int64_t numIndices, const void *updates,
-                      DeviceErrors errors, int32_t step, cudaStream_t stream);
 /// C[b] = A[b] x B[b], A: M x K, B: K x N, row-major, for element types
 /// cuBLAS does not multiply (integers): products in int64, wrapping.
 void launchNaiveMatmul(DType dtype, const void *a, const void *b, void *c, int64_t batch, int64_t m,

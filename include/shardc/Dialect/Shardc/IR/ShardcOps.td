@@ -518,6 +518,10 @@ def Shardc_TakeOp : Shardc_Op<"take", [ShardingRule, Pure,
   let assemblyFormat = [{
     $table `,` $indices attr-dict `:` functional-type(operands, results)
   }];
+  let extraClassDeclaration = [{
+    /// The attribute numbers of its plan step (OpCodes.def): none.
+    std::vector<int64_t> getPlanAttrs() { return {}; }
+  }];
 }
 
 def Shardc_ScatterAddOp : Shardc_Op<"scatter_add", [ShardingRule, Pure,
@@ -541,6 +545,10 @@ def Shardc_ScatterAddOp : Shardc_Op<"scatter_add", [ShardingRule, Pure,
   let assemblyFormat = [{
     $operand `,` $indices `,` $updates attr-dict `:`
     functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The attribute numbers of its plan step (OpCodes.def): none.
+    std::vector<int64_t> getPlanAttrs() { return {}; }
   }];
 }
 
