@@ -122,10 +122,19 @@ func::FuncOp findEntry(ModuleOp module, const std::string &requested, std::strin
   return {};
 }
 
+/// `x` as a number that reads back as itself.
+static std::string exactNumber(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", x);
+  return text;
+}
+
 std::string CompileOptions::key() const {
   return std::string("pad-uneven=") + (padUneven ? "1" : "0") +
          " precision=" + matmulPrecisionName(precision) +
-         " bucket-bytes=" + std::to_string(allReduceBucketBytes);
+         " bucket-bytes=" + std::to_string(allReduceBucketBytes) +
+         " link-latency-s=" + exactNumber(link.latencySeconds) +
+         " link-bytes-per-s=" + exactNumber(link.bytesPerSecond);
 }
 
 void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
@@ -141,6 +150,8 @@ void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
   ShardcPartitionOptions partition;
   partition.entry = entry;
   partition.padUneven = options.padUneven;
+  partition.linkLatencyNs = options.link.latencySeconds * 1e9;
+  partition.linkBytesPerS = options.link.bytesPerSecond;
   pm.addPass(createShardcPartition(partition));
 }
 
@@ -166,6 +177,15 @@ struct CompilePipelineOptions : PassPipelineOptions<CompilePipelineOptions> {
       *this, "bucket-bytes",
       llvm::cl::desc("merge all_reduces into buckets of up to this many bytes (0: none)"),
       llvm::cl::init(kDefaultAllReduceBucketBytes)};
+  Option<double> linkLatencyNs{
+      *this, "link-latency-ns",
+      llvm::cl::desc("each collective's start-up time over the link, in ns (with "
+                     "link-bytes-per-s)"),
+      llvm::cl::init(0)};
+  Option<double> linkBytesPerS{
+      *this, "link-bytes-per-s",
+      llvm::cl::desc("the link's bandwidth in bytes per second (with link-latency-ns)"),
+      llvm::cl::init(0)};
   Option<std::string> output{*this, "output",
                              llvm::cl::desc("where to write the plans ('-': standard output)"),
                              llvm::cl::init("-")};
@@ -203,6 +223,8 @@ void registerCompilePipeline() {
       [](OpPassManager &pm, const CompilePipelineOptions &options) {
         CompileOptions compile;
         compile.padUneven = options.padUneven;
+        // Checked by the partition pass, which reports a half-given link.
+        compile.link = {options.linkLatencyNs * 1e-9, options.linkBytesPerS};
         if (!parseMatmulPrecision(options.precision, compile.precision)) {
           // The pass reports the unknown name when the pipeline runs.
           ShardcMatmulPrecisionOptions precision;

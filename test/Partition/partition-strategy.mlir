@@ -3,6 +3,21 @@
 // RUN: shardc explain %s --entry concatenate_moves_the_split | FileCheck %s --check-prefix=CONCAT
 // RUN: shardc explain %s --entry contraction_moves_the_split | FileCheck %s --check-prefix=DOT
 // RUN: shardc explain %s --entry dot_multiple_axes_with_overlap | FileCheck %s --check-prefix=OVERLAP
+// RUN: shardc explain %s --entry concatenate_moves_the_split --link-latency-ns 300 \
+// RUN:   --link-bytes-per-s 1e9 | FileCheck %s --check-prefix=CONCAT
+// RUN: shardc explain %s --entry concatenate_moves_the_split --link-latency-ns 500 \
+// RUN:   --link-bytes-per-s 1e9 | FileCheck %s --check-prefix=SLOWSTART
+// RUN: shardc-opt %s --shardc-propagate \
+// RUN:   --shardc-partition="link-latency-ns=500 link-bytes-per-s=1e9" \
+// RUN:   | FileCheck %s --check-prefix=LINK
+// RUN: not shardc-opt %s --shardc-propagate --shardc-partition="link-latency-ns=500" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=HALF
+// RUN: not shardc explain %s --link-latency-ns 500 2>&1 | FileCheck %s --check-prefix=HALFCLI
+// RUN: not shardc explain %s --link-latency-ns 500 --link-bytes-per-s 10GB/s 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BADLINK
+// HALF: error: --shardc-partition: link-latency-ns and link-bytes-per-s go together, both positive (got 500 and 0)
+// HALFCLI: shardc: error: --link-latency-ns and --link-bytes-per-s go together: give both or neither
+// BADLINK: shardc: error: --link-bytes-per-s: expected a positive number, got '10GB/s'
 
 // An op is computed either at the layout its results want (operands
 // resharded before it) or at its operands' layout (results resharded
@@ -53,6 +68,20 @@ func.func @reshard_small_operand(
 // CHECK-NEXT: shardc.all_to_all {{.*}} split_dim = 0 concat_dim = 1 : tensor<16x4xf32> -> tensor<4x16xf32>
 // CHECK-NOT: shardc.all_gather
 // CONCAT: Total: 3 collectives, 384 bytes sent per device
+//
+// Over a link (link-latency-ns, link-bytes-per-s) the choice is by time:
+// at 1e9 bytes per second, moving the split takes 3 collectives and 384 ns,
+// gathering 2 collectives (the all_slice is local) and 768 ns. With a
+// latency of 300 ns per collective the split still moves (1,284 against
+// 1,368 ns); with 500 ns gathering wins (1,768 against 1,884 ns).
+// SLOWSTART: Total: 3 collectives, 768 bytes sent per device
+// LINK-LABEL: func.func @concatenate_moves_the_split
+// LINK-NEXT: shardc.all_gather %arg0 on @mesh_4 ["x"] dim = 0 : tensor<2x16xf32> -> tensor<8x16xf32>
+// LINK-NEXT: shardc.all_gather %arg1 on @mesh_4 ["x"] dim = 0 : tensor<2x16xf32> -> tensor<8x16xf32>
+// LINK-NEXT: shardc.concatenate {{.*}} -> tensor<16x16xf32>
+// LINK-NEXT: shardc.all_slice {{.*}} on @mesh_4 ["x"] dim = 0 : tensor<16x16xf32> -> tensor<4x16xf32>
+// LINK-NOT: shardc.all_to_all
+// LINK-LABEL: func.func @contraction_moves_the_split
 func.func @concatenate_moves_the_split(
     %a: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>},
     %b: tensor<8x16xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{"x"}, {}]>})

@@ -922,6 +922,31 @@ TEST(Frontend, PlanCostCountsProductsAndCollectives) {
   EXPECT_EQ(collectiveBytesSent(OpCode::AllReduce, 100, 1), 0);
 }
 
+TEST(CollectiveCost, LinkModelRanksByTimeThenBytesThenCollectives) {
+  CommCost threeSmall{384, 3}, twoLarge{768, 2}, threeLarge{768, 3};
+  // No link: bytes first, collectives break ties.
+  LinkModel none;
+  EXPECT_FALSE(none.timed());
+  EXPECT_TRUE(none.cheaper(threeSmall, twoLarge));
+  EXPECT_TRUE(none.cheaper(twoLarge, threeLarge));
+  EXPECT_FALSE(none.cheaper(twoLarge, twoLarge));
+  EXPECT_EQ(none.seconds(threeSmall), 0);
+  // 1 GB/s: 300 ns per collective keeps the smaller sends, 500 ns does not.
+  LinkModel fast{300e-9, 1e9}, slowStart{500e-9, 1e9};
+  EXPECT_DOUBLE_EQ(fast.seconds(threeSmall), 1284e-9);
+  EXPECT_DOUBLE_EQ(slowStart.seconds(twoLarge), 1768e-9);
+  EXPECT_TRUE(fast.cheaper(threeSmall, twoLarge));
+  EXPECT_TRUE(slowStart.cheaper(twoLarge, threeSmall));
+  // Equal times fall back to bytes: 2 bytes in 1 collective against 1 byte
+  // in 2, where a collective costs what 1 byte does (1.5 s each).
+  LinkModel even{0.5, 2};
+  EXPECT_EQ(even.seconds({2, 1}), even.seconds({1, 2}));
+  EXPECT_TRUE(even.cheaper({1, 2}, {2, 1}));
+  CommCost sum = threeSmall;
+  sum += twoLarge;
+  EXPECT_EQ(sum, (CommCost{1152, 5}));
+}
+
 TEST(Frontend, JittedTrainStepLearns) {
   Client client = cpuClient();
   // Linear regression onto a fixed target: Adam drives the loss down.

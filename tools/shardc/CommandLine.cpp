@@ -11,6 +11,7 @@
 #include "shardc/Conversion/ShardcToPlan.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -60,6 +61,33 @@ bool shardc::driver::bucketBytesOption(const CommandLine &cl, int64_t &bytes) {
               "nothing), got '" +
               text + "'");
   return false;
+}
+
+bool shardc::driver::linkOption(const CommandLine &cl, LinkModel &link) {
+  std::string latency = cl.get("--link-latency-ns"), bandwidth = cl.get("--link-bytes-per-s");
+  link = {};
+  if (latency.empty() && bandwidth.empty())
+    return true;
+  if (latency.empty() || bandwidth.empty()) {
+    reportError("--link-latency-ns and --link-bytes-per-s go together: give both or neither");
+    return false;
+  }
+  auto positive = [](const std::string &text, const char *name, double &value) {
+    char *end = nullptr;
+    errno = 0;
+    value = std::strtod(text.c_str(), &end);
+    if (errno == 0 && end && *end == '\0' && !text.empty() && text[0] != ' ' &&
+        std::isfinite(value) && value > 0)
+      return true;
+    reportError(std::string(name) + ": expected a positive number, got '" + text + "'");
+    return false;
+  };
+  double ns = 0, bytesPerS = 0;
+  if (!positive(latency, "--link-latency-ns", ns) ||
+      !positive(bandwidth, "--link-bytes-per-s", bytesPerS))
+    return false;
+  link = {ns * 1e-9, bytesPerS};
+  return true;
 }
 
 std::optional<int> shardc::driver::parseCommandLine(const std::vector<std::string> &args,

@@ -3,6 +3,7 @@
 #ifndef SHARDC_TOOLS_SHARDC_COMMANDS_H
 #define SHARDC_TOOLS_SHARDC_COMMANDS_H
 
+#include "shardc/Common/CollectiveCost.h"
 #include "shardc/Runtime/Plan.h"
 
 #include <optional>
@@ -48,6 +49,10 @@ bool precisionOption(const CommandLine &cl, MatmulPrecision &precision);
 /// The value of `--allreduce-bucket-bytes` (4 MiB when absent) in `bytes`;
 /// false, after an error, for anything but a number of bytes.
 bool bucketBytesOption(const CommandLine &cl, int64_t &bytes);
+
+/// `--link-latency-ns` and `--link-bytes-per-s` (both or neither, each a
+/// positive number) in `link`; false, after an error, otherwise.
+bool linkOption(const CommandLine &cl, LinkModel &link);
 
 /// `shardc run FILE.mlir [--entry NAME] [--input NAME=FILE.npy]...
 ///                       [--output-dir DIR] [--backend reference]`

@@ -22,6 +22,7 @@ const char kCompileHelp[] =
     "usage: shardc compile FILE.mlir -o FILE.shardc [--entry NAME]\n"
     "                      [--backend cpu|cuda] [--dump-stages DIR]\n"
     "                      [--precision f32|bf16|tf32] [--allreduce-bucket-bytes N]\n"
+    "                      [--link-latency-ns NS --link-bytes-per-s B]\n"
     "\n"
     "  -o FILE             the artifact to write\n"
     "  --entry NAME        function to compile (default: main, or the only public one)\n"
@@ -30,15 +31,19 @@ const char kCompileHelp[] =
     "  --precision NAME    how f32 products are computed: f32 (default), bf16 (bf16\n"
     "                      operands, f32 sums; everything else stays f32) or tf32\n"
     "  --allreduce-bucket-bytes N  merge all_reduces of independent values into\n"
-    "                      buckets of up to N bytes (default 4194304; 0 merges nothing)\n";
+    "                      buckets of up to N bytes (default 4194304; 0 merges nothing)\n"
+    "  --link-latency-ns NS --link-bytes-per-s B  rank partitioning's choices by\n"
+    "                      time over this link (each collective's start-up time, then\n"
+    "                      its bytes at the bandwidth) rather than by bytes alone\n";
 } // namespace
 
 int compileCommand(const std::vector<std::string> &args) {
   CommandLine cl;
-  if (std::optional<int> code = parseCommandLine(args, "compile",
-                                                 {"-o", "--entry", "--dump-stages", "--backend",
-                                                  "--precision", "--allreduce-bucket-bytes"},
-                                                 {}, kCompileHelp, cl))
+  if (std::optional<int> code =
+          parseCommandLine(args, "compile",
+                           {"-o", "--entry", "--dump-stages", "--backend", "--precision",
+                            "--allreduce-bucket-bytes", "--link-latency-ns", "--link-bytes-per-s"},
+                           {}, kCompileHelp, cl))
     return *code;
   std::string file = cl.file, output = cl.get("-o"), entry = cl.get("--entry"),
               dumpDir = cl.get("--dump-stages"), backend = cl.get("--backend", "cpu");
@@ -53,7 +58,7 @@ int compileCommand(const std::vector<std::string> &args) {
   }
   CompileOptions options;
   if (!precisionOption(cl, options.precision) ||
-      !bucketBytesOption(cl, options.allReduceBucketBytes))
+      !bucketBytesOption(cl, options.allReduceBucketBytes) || !linkOption(cl, options.link))
     return kUsage;
   std::string error;
   std::unique_ptr<LoadedModule> loaded = loadModule(file, error);

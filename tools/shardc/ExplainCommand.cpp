@@ -38,6 +38,7 @@ const char kExplainHelp[] =
     "usage: shardc explain FILE.mlir [--entry NAME] [--show NAME] [--summary]\n"
     "                              [--pad-uneven] [--precision f32|bf16|tf32]\n"
     "                              [--allreduce-bucket-bytes N]\n"
+    "                              [--link-latency-ns NS --link-bytes-per-s B]\n"
     "\n"
     "  --entry NAME   function to explain (default: main, or the only public one)\n"
     "  --pad-uneven   pad dimensions their axes do not divide (as\n"
@@ -47,6 +48,8 @@ const char kExplainHelp[] =
     "                 with the number of products at each precision\n"
     "  --allreduce-bucket-bytes N  the plan's all_reduce buckets (as shardc\n"
     "                 compile), shown in the summary\n"
+    "  --link-latency-ns NS --link-bytes-per-s B  partition for this link (as\n"
+    "                 shardc compile): choices ranked by time, not bytes alone\n"
     "  --summary      only what one call sends per device: by mesh axes, by kind of\n"
     "                 collective, and the three largest collectives with their causes\n"
     "  --show NAME    draw the layout of one array on the devices: an argument\n"
@@ -449,16 +452,19 @@ func::FuncOp explainableEntry(ModuleOp module, const std::string &file, const st
 
 int explainCommand(const std::vector<std::string> &args) {
   CommandLine cl;
-  if (std::optional<int> code = parseCommandLine(
-          args, "explain", {"--entry", "--show", "--precision", "--allreduce-bucket-bytes"},
-          {"--summary", "--pad-uneven"}, kExplainHelp, cl))
+  if (std::optional<int> code =
+          parseCommandLine(args, "explain",
+                           {"--entry", "--show", "--precision", "--allreduce-bucket-bytes",
+                            "--link-latency-ns", "--link-bytes-per-s"},
+                           {"--summary", "--pad-uneven"}, kExplainHelp, cl))
     return *code;
   bool summary = cl.has("--summary");
   PartitionOptions partitionOptions;
   partitionOptions.padUneven = cl.has("--pad-uneven");
   MatmulPrecision precision;
   int64_t bucketBytes = 0;
-  if (!precisionOption(cl, precision) || !bucketBytesOption(cl, bucketBytes))
+  if (!precisionOption(cl, precision) || !bucketBytesOption(cl, bucketBytes) ||
+      !linkOption(cl, partitionOptions.link))
     return kUsage;
   std::string file = cl.file, show = cl.get("--show");
   if (file.empty()) {

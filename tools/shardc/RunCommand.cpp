@@ -46,6 +46,7 @@ const char kRunHelp[] =
     "usage: shardc run FILE.mlir|FILE.shardc [--entry NAME] [--input NAME=FILE.npy]...\n"
     "                  [--output-dir DIR] [--backend cpu|cuda|reference]\n"
     "                  [--precision f32|bf16|tf32] [--allreduce-bucket-bytes N]\n"
+    "                  [--link-latency-ns NS --link-bytes-per-s B]\n"
     "\n"
     "  --entry NAME        function to run (default: main, or the only public one)\n"
     "  --input NAME=FILE   .npy file for the argument NAME (its shardc.name, its\n"
@@ -60,6 +61,8 @@ const char kRunHelp[] =
     "                      (as shardc compile; .mlir files only)\n"
     "  --allreduce-bucket-bytes N  merge all_reduces into buckets of up to N bytes\n"
     "                      (default 4194304; 0 merges nothing; .mlir files only)\n"
+    "  --link-latency-ns NS --link-bytes-per-s B  partition for this link (as shardc\n"
+    "                      compile; .mlir files only)\n"
     "  --cache-dir DIR     compile cache (default: $SHARDC_CACHE_DIR, else\n"
     "                      $XDG_CACHE_HOME/shardc, else ~/.cache/shardc)\n"
     "  --no-cache          compile without reading or writing the disk cache\n"
@@ -83,6 +86,7 @@ struct RunOptions {
   int localDevices = 0; // 0: any equal share of the mesh
   MatmulPrecision precision = MatmulPrecision::F32;
   int64_t bucketBytes = 0; // set by parseRunOptions
+  LinkModel link;
 };
 
 /// The global signature the inputs are checked against.
@@ -96,11 +100,12 @@ struct Signature {
 
 std::optional<int> parseRunOptions(const std::vector<std::string> &args, RunOptions &opts) {
   CommandLine cl;
-  if (std::optional<int> code = parseCommandLine(args, "run",
-                                                 {"--entry", "--input", "--output-dir", "--backend",
-                                                  "--cache-dir", "--benchmark", "--local-devices",
-                                                  "--precision", "--allreduce-bucket-bytes"},
-                                                 {"--no-cache", "--cache-stats"}, kRunHelp, cl))
+  if (std::optional<int> code =
+          parseCommandLine(args, "run",
+                           {"--entry", "--input", "--output-dir", "--backend", "--cache-dir",
+                            "--benchmark", "--local-devices", "--precision",
+                            "--allreduce-bucket-bytes", "--link-latency-ns", "--link-bytes-per-s"},
+                           {"--no-cache", "--cache-stats"}, kRunHelp, cl))
     return *code;
   opts.file = cl.file;
   opts.entry = cl.get("--entry");
@@ -109,7 +114,8 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args, RunOpti
   opts.cacheDir = cl.get("--cache-dir", opts.cacheDir);
   opts.noCache = cl.has("--no-cache");
   opts.cacheStats = cl.has("--cache-stats");
-  if (!precisionOption(cl, opts.precision) || !bucketBytesOption(cl, opts.bucketBytes))
+  if (!precisionOption(cl, opts.precision) || !bucketBytesOption(cl, opts.bucketBytes) ||
+      !linkOption(cl, opts.link))
     return kUsage;
   for (auto &[name, value] : cl.values) {
     if (name == "--input") {
@@ -382,6 +388,11 @@ int runCommand(const std::vector<std::string> &args) {
                   "its all_reduces keep the buckets it was compiled with");
       return kFailed;
     }
+    if (opts.link.timed()) {
+      reportError("--link-latency-ns: '" + opts.file +
+                  "' is a compiled artifact; it keeps the partitioning it was compiled with");
+      return kFailed;
+    }
     StatusOr<Plan> plan = deserializePlan(*head, opts.file);
     if (!plan.ok()) {
       reportError(plan.message());
@@ -420,6 +431,7 @@ int runCommand(const std::vector<std::string> &args) {
     CompileOptions options;
     options.precision = opts.precision;
     options.allReduceBucketBytes = opts.bucketBytes;
+    options.link = opts.link;
     std::string key = CompileCache::keyFor({*head, sig->entry, opts.backend, options.key()});
     StatusOr<std::shared_ptr<const Plan>> plan = cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
       FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn, "", options);

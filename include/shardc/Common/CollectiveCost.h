@@ -2,7 +2,8 @@
 //
 // The one model of communication: the reshard search and the op strategies
 // of partitioning, `shardc explain` and the plan's cost (shardc-gpt plan)
-// all price a collective with it. Header-only and MLIR-free.
+// all price a collective with it, and partitioning ranks its choices with
+// the link model below. Header-only and MLIR-free.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +39,48 @@ inline int64_t collectiveBytesSent(OpCode op, int64_t bytes, int64_t n) {
     return 0; // AllSlice: local
   }
 }
+
+/// What some collectives cost one device: the bytes it sends and the
+/// number of collectives it takes part in.
+struct CommCost {
+  int64_t bytes = 0, collectives = 0;
+  CommCost &operator+=(const CommCost &o) {
+    bytes += o.bytes;
+    collectives += o.collectives;
+    return *this;
+  }
+  bool operator==(const CommCost &o) const {
+    return bytes == o.bytes && collectives == o.collectives;
+  }
+};
+
+/// The link between devices, as partitioning sees it: each collective
+/// takes `latencySeconds` to start, then its bytes go at `bytesPerSecond`.
+/// The default, no link, ranks by bytes alone, fewer collectives breaking
+/// ties: the limit of a link whose latency is negligible. A link with both
+/// set ranks by time, so that where collectives are dear (small values,
+/// slow starts) fewer of them can beat fewer bytes.
+struct LinkModel {
+  double latencySeconds = 0, bytesPerSecond = 0;
+
+  bool timed() const { return latencySeconds > 0 && bytesPerSecond > 0; }
+  /// The time of `c` over this link (0 without one).
+  double seconds(const CommCost &c) const {
+    return timed() ? (double)c.collectives * latencySeconds + (double)c.bytes / bytesPerSecond : 0;
+  }
+  /// Whether `a` costs less than `b`: by time over a link, then by bytes,
+  /// then by collectives.
+  bool cheaper(const CommCost &a, const CommCost &b) const {
+    if (timed()) {
+      double ta = seconds(a), tb = seconds(b);
+      if (ta != tb)
+        return ta < tb;
+    }
+    if (a.bytes != b.bytes)
+      return a.bytes < b.bytes;
+    return a.collectives < b.collectives;
+  }
+};
 
 } // namespace shardc
 

@@ -9,6 +9,7 @@
 #ifndef SHARDC_PIPELINE_PIPELINE_H
 #define SHARDC_PIPELINE_PIPELINE_H
 
+#include "shardc/Common/CollectiveCost.h"
 #include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Runtime/Plan.h"
 
@@ -78,8 +79,12 @@ struct CompileOptions {
   /// All_reduces of independent values merge into buckets of up to this
   /// many bytes (--allreduce-bucket-bytes; 0 merges nothing).
   int64_t allReduceBucketBytes = kDefaultAllReduceBucketBytes;
+  /// The link partitioning ranks its choices over (--link-latency-ns,
+  /// --link-bytes-per-s); the default ranks by bytes, then collectives.
+  LinkModel link;
 
-  /// Every field, by name: "pad-uneven=0 precision=f32 bucket-bytes=4194304".
+  /// Every field, by name: "pad-uneven=0 precision=f32 bucket-bytes=4194304
+  /// link-latency-s=0 link-bytes-per-s=0".
   std::string key() const;
 };
 

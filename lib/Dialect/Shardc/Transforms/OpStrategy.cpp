@@ -280,28 +280,17 @@ static FactorAxes relocateWholeFactorAxes(const OpLayouts &l, FactorAxes factorA
   return factorAxes;
 }
 
-/// What computing the op with some factor axes costs: bytes per device,
-/// then collectives.
-struct StrategyCost {
-  int64_t bytes = 0, collectives = 0;
-  bool operator<(const StrategyCost &o) const {
-    return std::tie(bytes, collectives) < std::tie(o.bytes, o.collectives);
-  }
-};
-
-static void addReshard(StrategyCost &cost, const OpLayouts &l, RankedTensorType global,
+static void addReshard(CommCost &cost, const OpLayouts &l, RankedTensorType global,
                        const Layout &from, const Layout &to) {
-  ReshardCost reshard = l.planner.cost(l.mesh, global, from, to);
-  cost.bytes += reshard.bytes;
-  cost.collectives += reshard.collectives;
+  cost += l.planner.cost(l.mesh, global, from, to);
 }
 
 /// What computing the op with `factorAxes` costs: its operands' reshards,
 /// the combine of its partial results (a reduce_scatter where the wanted
 /// layout splits a dimension by exactly those axes, else an all_reduce)
 /// and its results' reshards.
-static StrategyCost strategyCost(const OpLayouts &l, ArrayRef<Axes> factorAxes) {
-  StrategyCost cost;
+static CommCost strategyCost(const OpLayouts &l, ArrayRef<Axes> factorAxes) {
+  CommCost cost;
   for (unsigned i = 0; i < l.op->getNumOperands(); ++i)
     addReshard(cost, l, globalType(l.op->getOperand(i)), l.operands[i],
                layoutFor(l.mesh, l.rule.operandDims[i], factorAxes));
@@ -325,12 +314,12 @@ static StrategyCost strategyCost(const OpLayouts &l, ArrayRef<Axes> factorAxes) 
 
 FactorAxes chooseOpStrategy(const OpLayouts &l) {
   FactorAxes best = factorAxesFrom(l, /*operandsFirst=*/false);
-  StrategyCost bestCost = strategyCost(l, best);
+  CommCost bestCost = strategyCost(l, best);
   auto consider = [&](FactorAxes candidate) {
     if (candidate == best)
       return;
-    StrategyCost cost = strategyCost(l, candidate);
-    if (cost < bestCost) {
+    CommCost cost = strategyCost(l, candidate);
+    if (l.planner.cheaper(cost, bestCost)) {
       best = std::move(candidate);
       bestCost = cost;
     }

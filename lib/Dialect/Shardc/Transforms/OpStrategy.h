@@ -4,7 +4,8 @@
 // sharding rule. The candidates: the layout its results want (operands
 // resharded before it), its operands' layout (results resharded after), and
 // the split of a dimension it needs whole moved to another; each is priced
-// in bytes per device with the reshard planner, and the cheapest wins.
+// in bytes per device and collectives with the reshard planner, and the
+// cheapest over the planner's link wins.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,8 +39,8 @@ struct OpLayouts {
   ReshardPlanner &planner;
 };
 
-/// The cheapest of the candidate factor axes by bytes per device, ties to
-/// the results' layout.
+/// The cheapest of the candidate factor axes (ReshardPlanner::cheaper),
+/// ties to the results' layout.
 FactorAxes chooseOpStrategy(const OpLayouts &op);
 
 /// The layout of a value whose dimensions index factors `dims`: each

@@ -127,7 +127,7 @@ class Partitioner {
 public:
   Partitioner(func::FuncOp fn, MeshOp mesh, const PartitionOptions &options)
       : fn(fn), mesh(mesh), meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())),
-        b(fn.getContext()), options(options) {}
+        b(fn.getContext()), options(options), planner(options.link) {}
 
   LogicalResult run() {
     if (failed(checkPadding(fn, mesh, options.padUneven)) || failed(checkSubAxesNest(fn, mesh)))
@@ -721,11 +721,27 @@ LogicalResult partitionFunction(func::FuncOp fn, const PartitionOptions &options
 }
 
 namespace {
+/// `x` as %g prints it ("5", "1e+09").
+std::string shortNumber(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
 struct ShardcPartitionPass : impl::ShardcPartitionBase<ShardcPartitionPass> {
   using ShardcPartitionBase::ShardcPartitionBase;
   void runOnOperation() override {
     PartitionOptions options;
     options.padUneven = padUneven;
+    if (linkLatencyNs < 0 || linkBytesPerS < 0 || (linkLatencyNs > 0) != (linkBytesPerS > 0)) {
+      // Not the module's emitError: that would print the whole module.
+      mlir::emitError(getOperation().getLoc(),
+                      "--shardc-partition: link-latency-ns and link-bytes-per-s go together, "
+                      "both positive (got ")
+          << shortNumber(linkLatencyNs) << " and " << shortNumber(linkBytesPerS) << ")";
+      return signalPassFailure();
+    }
+    options.link = {linkLatencyNs * 1e-9, linkBytesPerS};
     for (auto fn : getOperation().getOps<func::FuncOp>())
       if ((entry.empty() || fn.getSymName() == entry) && failed(partitionFunction(fn, options)))
         return signalPassFailure();

@@ -540,8 +540,8 @@ ReshardPlan planReshard(MeshOp mesh, RankedTensorType global, const Layout &from
   return gathering.bytes(mesh) < extended.bytes(mesh) ? gathering : extended;
 }
 
-ReshardCost ReshardPlanner::cost(MeshOp mesh, RankedTensorType global, const Layout &from,
-                                 const Layout &to) {
+CommCost ReshardPlanner::cost(MeshOp mesh, RankedTensorType global, const Layout &from,
+                              const Layout &to) {
   if (from == to)
     return {};
   std::string key;
@@ -552,7 +552,7 @@ ReshardCost ReshardPlanner::cost(MeshOp mesh, RankedTensorType global, const Lay
   if (auto it = known.find(key); it != known.end())
     return it->second;
   ReshardPlan plan = planReshard(mesh, global, from, to);
-  ReshardCost cost;
+  CommCost cost;
   cost.bytes = plan.bytes(mesh);
   for (const auto *steps : {&plan.before, &plan.steps})
     for (const ReshardStep &step : *steps)

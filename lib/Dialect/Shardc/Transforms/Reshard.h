@@ -100,25 +100,26 @@ struct ReshardPlan {
 ReshardPlan planReshard(MeshOp mesh, mlir::RankedTensorType global, const Layout &from,
                         const Layout &to);
 
-/// The bytes one device sends for a reshard (collectiveBytesSent, the model
-/// of `shardc explain`) and its number of collectives (all_slice is local
-/// and not counted).
-struct ReshardCost {
-  int64_t bytes = 0, collectives = 0;
-};
-
 /// Prices reshards for one partitioning run. The same reshards are priced
 /// many times over (every candidate layout of every op, every block of a
 /// model): each is planned once and its cost kept, by what determines it
 /// (the mesh's axes, the global type and the two layouts). One per run, so
-/// no state outlives a compile or is shared between threads.
+/// no state outlives a compile or is shared between threads. Its link
+/// ranks the costs of the choices partitioning makes (LinkModel).
 class ReshardPlanner {
 public:
-  ReshardCost cost(MeshOp mesh, mlir::RankedTensorType global, const Layout &from,
-                   const Layout &to);
+  explicit ReshardPlanner(LinkModel link = {}) : link_(link) {}
+
+  /// The bytes one device sends for the reshard (collectiveBytesSent) and
+  /// its number of collectives (all_slice is local and not counted).
+  CommCost cost(MeshOp mesh, mlir::RankedTensorType global, const Layout &from, const Layout &to);
+  /// Whether `a` costs less than `b` over the link.
+  bool cheaper(const CommCost &a, const CommCost &b) const { return link_.cheaper(a, b); }
+  const LinkModel &link() const { return link_; }
 
 private:
-  std::map<std::string, ReshardCost> known;
+  LinkModel link_;
+  std::map<std::string, CommCost> known;
 };
 
 /// Bytes of one device's block of `global` under `layout`.

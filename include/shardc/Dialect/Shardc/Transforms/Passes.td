@@ -81,6 +81,15 @@ def ShardcPartition : Pass<"shardc-partition", "::mlir::ModuleOp"> {
       `all_gather` to make a dimension whole; slices come first;
     - `shard_map` regions are inlined with their explicit collectives.
 
+    Where an op can be computed at more than one layout (its results',
+    one of its operands', a split moved off a dimension it needs whole),
+    each candidate is priced by the bytes each device sends for its
+    collectives and by their number, and the cheapest wins: by bytes, then
+    collectives; or, given the link (`link-latency-ns` and
+    `link-bytes-per-s`, both or neither), by the time `collectives x latency
+    + bytes / bandwidth`, so that on a slow-starting link one collective can
+    beat two that send less.
+
     Each inserted collective's location names its cause (`loc("cause"(...))`
     with the op that required it), which `shardc explain` reports.
     The function gets `shardc.partitioned = @mesh` and keeps the global
@@ -121,6 +130,10 @@ def ShardcPartition : Pass<"shardc-partition", "::mlir::ModuleOp"> {
            "pad dimensions whose size the axes do not divide to the next multiple">,
     Option<"entry", "entry", "std::string", /*default=*/"\"\"",
            "only this function (default: every function)">,
+    Option<"linkLatencyNs", "link-latency-ns", "double", /*default=*/"0",
+           "each collective's start-up time over the link, in ns (with link-bytes-per-s)">,
+    Option<"linkBytesPerS", "link-bytes-per-s", "double", /*default=*/"0",
+           "the link's bandwidth in bytes per second (with link-latency-ns)">,
   ];
   let dependentDialects = ["::shardc::ShardcDialect"];
 }

@@ -8,6 +8,7 @@
 #ifndef SHARDC_DIALECT_SHARDC_TRANSFORMS_PROPAGATION_H
 #define SHARDC_DIALECT_SHARDC_TRANSFORMS_PROPAGATION_H
 
+#include "shardc/Common/CollectiveCost.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
@@ -48,6 +49,9 @@ struct PartitionOptions {
   /// Pad dimensions their axes do not divide (`pad-uneven`); without it,
   /// only arguments marked `shardc.pad_uneven` may be padded.
   bool padUneven = false;
+  /// The link its choices are ranked over (`link-latency-ns`,
+  /// `link-bytes-per-s`); the default ranks by bytes, then collectives.
+  LinkModel link;
 };
 
 /// Rewrites `fn`, whose values carry shardings (see --shardc-partition), into
