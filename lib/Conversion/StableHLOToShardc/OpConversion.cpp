@@ -138,23 +138,45 @@ private:
 
   FailureOr<SmallVector<Value>> one(Value v) { return SmallVector<Value>{v}; }
 
-  FailureOr<SmallVector<Value>> convert(Operation *op) {
-    StringRef name = op->getName().getStringRef();
-    Location loc = op->getLoc();
-    ValueRange in = op->getOperands();
-    auto resultType = [&]() {
-      return op->getNumResults() == 1 ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
-                                      : RankedTensorType();
-    };
-    RankedTensorType type = resultType();
-    auto arity = [&](size_t n) -> LogicalResult {
+  /// An op being converted, as each group of conversions below sees it.
+  struct Source {
+    Operation *op;
+    StringRef name;
+    Location loc;
+    ValueRange in;
+    /// The one ranked result's type, or null.
+    RankedTensorType type;
+
+    explicit Source(Operation *op)
+        : op(op), name(op->getName().getStringRef()), loc(op->getLoc()), in(op->getOperands()) {
+      if (op->getNumResults() == 1)
+        type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    }
+    /// Success where the op has `n` operands and one ranked result.
+    LogicalResult arity(size_t n) const {
       if (in.size() != n || op->getNumResults() != 1 || !type)
         return op->emitError("'") << name << "' takes " << n
                                   << " operands and gives one ranked tensor";
       return success();
-    };
+    }
+  };
+  using Converted = FailureOr<SmallVector<Value>>;
 
-    // Elementwise ops with a shardc twin.
+  /// The shardc values of `op`'s results: each group of conversions either
+  /// takes the op or leaves it to the next.
+  Converted convert(Operation *op) {
+    Source src(op);
+    for (auto group : {&Converter::elementwise, &Converter::derivedElementwise,
+                       &Converter::structural, &Converter::shardy})
+      if (std::optional<Converted> results = (this->*group)(src))
+        return std::move(*results);
+    return unsupported(op);
+  }
+
+  /// Elementwise ops with a shardc twin (integer remainder and boolean
+  /// addition in a few ops).
+  std::optional<Converted> elementwise(const Source &src) {
+    auto [op, name, loc, in, type] = std::tie(src.op, src.name, src.loc, src.in, src.type);
     StringRef twin = llvm::StringSwitch<StringRef>(name)
                          .Case("stablehlo.abs", "abs")
                          .Case("stablehlo.negate", "neg")
@@ -179,7 +201,7 @@ private:
                          .Case("stablehlo.reshape", "reshape")
                          .Default("");
     if (!twin.empty()) {
-      if (failed(arity(1)))
+      if (failed(src.arity(1)))
         return failure();
       return one(make(twin, loc, in, type));
     }
@@ -195,7 +217,7 @@ private:
                .Case("stablehlo.remainder", "rem")
                .Default("");
     if (!twin.empty()) {
-      if (failed(arity(2)))
+      if (failed(src.arity(2)))
         return failure();
       if (type.getElementType().isInteger(1) && name == "stablehlo.add")
         return one(booleanOr(loc, in[0], in[1], type)); // xla's pred add
@@ -211,6 +233,14 @@ private:
       return one(make(twin, loc, in, type));
     }
 
+    return std::nullopt;
+  }
+
+  /// Elementwise ops written with several shardc ops (compare, select,
+  /// clamp, logistic, is_finite, sign, the boolean ops), and the
+  /// generators (constant, iota).
+  std::optional<Converted> derivedElementwise(const Source &src) {
+    auto [op, name, loc, in, type] = std::tie(src.op, src.name, src.loc, src.in, src.type);
     if (name == "stablehlo.constant") {
       auto value = dyn_cast_or_null<ElementsAttr>(op->getAttr("value"));
       if (!value || op->getNumResults() != 1)
@@ -219,14 +249,14 @@ private:
     }
     if (name == "stablehlo.iota") {
       std::optional<int64_t> dim = intOf(attrOf(op, {"dim", "iota_dimension"}));
-      if (!dim || failed(arity(0)))
+      if (!dim || failed(src.arity(0)))
         return op->emitError("iota needs its dimension and a ranked result");
       return one(make("iota", loc, {}, type, {b.getNamedAttr("dim", b.getI64IntegerAttr(*dim))}));
     }
     if (name == "stablehlo.compare")
       return compare(op, type);
     if (name == "stablehlo.select") {
-      if (failed(arity(3)))
+      if (failed(src.arity(3)))
         return failure();
       // A scalar predicate picks whole operands.
       return one(
@@ -236,14 +266,14 @@ private:
                type));
     }
     if (name == "stablehlo.clamp") { // min(max(x, lo), hi), NaN as maximum and minimum
-      if (failed(arity(3)))
+      if (failed(src.arity(3)))
         return failure();
       Value lo = broadcastTo(loc, in[0], type), hi = broadcastTo(loc, in[2], type);
       Value low = make("max", loc, {in[1], lo}, type);
       return one(make("min", loc, {low, hi}, type));
     }
     if (name == "stablehlo.logistic") { // 1 / (1 + exp(-x))
-      if (failed(arity(1)))
+      if (failed(src.arity(1)))
         return failure();
       Value e = make("exp", loc, make("neg", loc, in[0], type), type);
       Value one_ = splat(loc, type, 1.0);
@@ -258,7 +288,7 @@ private:
                       {direction(CompareDirection::EQ)}));
     }
     if (name == "stablehlo.sign") { // x > 0 ? 1 : (x < 0 ? -1 : x); keeps 0, -0 and NaN
-      if (failed(arity(1)))
+      if (failed(src.arity(1)))
         return failure();
       auto pred = RankedTensorType::get(type.getShape(), b.getI1Type());
       Value zero = splat(loc, type, 0.0);
@@ -268,7 +298,7 @@ private:
       return one(make("select", loc, {pos, splat(loc, type, 1.0), inner}, type));
     }
     if (name == "stablehlo.and" || name == "stablehlo.or" || name == "stablehlo.not") {
-      if (failed(arity(name == "stablehlo.not" ? 1 : 2)))
+      if (failed(src.arity(name == "stablehlo.not" ? 1 : 2)))
         return failure();
       if (!type.getElementType().isInteger(1))
         return unsupported(op, "only on booleans (i1); bitwise integer ops are not");
@@ -278,6 +308,12 @@ private:
         return one(booleanOr(loc, in[0], in[1], type));
       return one(make("select", loc, {in[0], in[1], splat(loc, type, 0)}, type));
     }
+    return std::nullopt;
+  }
+
+  /// Contractions, reductions and data movement.
+  std::optional<Converted> structural(const Source &src) {
+    auto [op, name, loc, in, type] = std::tie(src.op, src.name, src.loc, src.in, src.type);
     if (name == "stablehlo.dot_general" || name == "stablehlo.dot")
       return dot(op, type);
     if (name == "stablehlo.reduce")
@@ -285,14 +321,14 @@ private:
     if (name == "stablehlo.broadcast_in_dim") {
       std::optional<SmallVector<int64_t>> dims =
           intsOf(attrOf(op, {"dims", "broadcast_dimensions"}));
-      if (!dims || failed(arity(1)))
+      if (!dims || failed(src.arity(1)))
         return op->emitError("broadcast_in_dim needs its dimensions");
       return one(make("broadcast_in_dim", loc, in, type,
                       {b.getNamedAttr("dims", b.getDenseI64ArrayAttr(*dims))}));
     }
     if (name == "stablehlo.transpose") {
       std::optional<SmallVector<int64_t>> perm = intsOf(attrOf(op, {"dims", "permutation"}));
-      if (!perm || failed(arity(1)))
+      if (!perm || failed(src.arity(1)))
         return op->emitError("transpose needs its permutation");
       return one(make("transpose", loc, in, type,
                       {b.getNamedAttr("permutation", b.getDenseI64ArrayAttr(*perm))}));
@@ -301,7 +337,7 @@ private:
       std::optional<SmallVector<int64_t>> start = intsOf(attrOf(op, {"start_indices"})),
                                           limit = intsOf(attrOf(op, {"limit_indices"})),
                                           strides = intsOf(attrOf(op, {"strides"}));
-      if (!start || !limit || failed(arity(1)))
+      if (!start || !limit || failed(src.arity(1)))
         return op->emitError("slice needs its start and limit indices");
       if (!strides)
         strides = SmallVector<int64_t>(start->size(), 1);
@@ -332,26 +368,6 @@ private:
     }
     if (name == "stablehlo.custom_call")
       return customCall(op, type);
-    if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
-      if (failed(arity(1)))
-        return failure();
-      ShardingAttr s = kept(dyn_cast_or_null<ShardingAttr>(op->getAttr("sharding")));
-      if (!s || manual) // see pinResultShardings
-        return one(in[0]);
-      return one(make("sharding_constraint", loc, in, type, {b.getNamedAttr("sharding", s)}));
-    }
-    // Propagation hints: they change no value.
-    if (name == "sdy.propagation_barrier" || name == "sdy.data_flow_edge") {
-      if (failed(arity(1)))
-        return failure();
-      return one(in[0]);
-    }
-    if (name == "sdy.sharding_group")
-      return SmallVector<Value>();
-    if (name == "stablehlo.optimization_barrier") {
-      SmallVector<Value> same(in.begin(), in.end());
-      return same;
-    }
     if (name == "stablehlo.reverse" || name == "stablehlo.pad") {
       FailureOr<Value> v = name == "stablehlo.reverse" ? convertReverse(op, b) : convertPad(op, b);
       if (failed(v))
@@ -365,6 +381,33 @@ private:
       if (failed(v))
         return failure();
       return one(*v);
+    }
+    return std::nullopt;
+  }
+
+  /// Shardy's ops (constraints, hints, shard_map bodies and their
+  /// collectives) and the barriers that change no value.
+  std::optional<Converted> shardy(const Source &src) {
+    auto [op, name, loc, in, type] = std::tie(src.op, src.name, src.loc, src.in, src.type);
+    if (name == "sdy.sharding_constraint" || name == "sdy.reshard") {
+      if (failed(src.arity(1)))
+        return failure();
+      ShardingAttr s = kept(dyn_cast_or_null<ShardingAttr>(op->getAttr("sharding")));
+      if (!s || manual) // see pinResultShardings
+        return one(in[0]);
+      return one(make("sharding_constraint", loc, in, type, {b.getNamedAttr("sharding", s)}));
+    }
+    // Propagation hints: they change no value.
+    if (name == "sdy.propagation_barrier" || name == "sdy.data_flow_edge") {
+      if (failed(src.arity(1)))
+        return failure();
+      return one(in[0]);
+    }
+    if (name == "sdy.sharding_group")
+      return SmallVector<Value>();
+    if (name == "stablehlo.optimization_barrier") {
+      SmallVector<Value> same(in.begin(), in.end());
+      return same;
     }
     if (name == "sdy.manual_computation")
       return shardMap(op);
@@ -387,7 +430,7 @@ private:
         return failure();
       return one(*v);
     }
-    return unsupported(op);
+    return std::nullopt;
   }
 
   NamedAttribute direction(CompareDirection d) {
