@@ -139,12 +139,22 @@ std::vector<shardc::ArgSpec> Generator::argSpecs(bool decode) const {
 StatusOr<std::string> Generator::traceStep() const {
   bool decode = mode_ == Mode::KvCache;
   std::vector<shardc::ArgSpec> args = argSpecs(decode);
-  for (size_t i = 2; decode && i < 2 + 2 * config_.layers; ++i)
+  for (size_t i = 2; decode && i < 2 + 2 * (size_t)config_.layers; ++i)
     args[i].donated = true; // as JitOptions::donate marks them
   return (decode ? decode_ : window_).trace(args);
 }
 
-StatusOr<Array> Generator::runWindow(const std::vector<std::vector<uint8_t>> &window) {
+StatusOr<Array> Generator::keepOutputs(std::vector<shardc::DeviceArray> &out, bool greedy) {
+  if (out.size() < 2)
+    return Status::error("a generation step gave " + std::to_string(out.size()) +
+                         " results, expected the logits and the tokens");
+  if (out.size() > 2)
+    caches_.assign(std::make_move_iterator(out.begin() + 1),
+                   std::make_move_iterator(out.end() - 1));
+  return out[greedy ? out.size() - 1 : 0].fetch(); // [B] or [B,V]
+}
+
+StatusOr<Array> Generator::runWindow(const std::vector<std::vector<uint8_t>> &window, bool greedy) {
   int64_t T = config_.context, len = (int64_t)window[0].size();
   Array tokens(DType::I32, {batch_, T}); // zero padding after the bytes
   for (int64_t b = 0; b < batch_; ++b)
@@ -159,12 +169,11 @@ StatusOr<Array> Generator::runWindow(const std::vector<std::vector<uint8_t>> &wi
   StatusOr<std::vector<shardc::DeviceArray>> out = windowExe_->call(std::move(args));
   if (!out.ok())
     return out.status();
-  if (mode_ == Mode::KvCache)
-    caches_.assign(std::make_move_iterator(out->begin() + 1), std::make_move_iterator(out->end()));
-  return (*out)[0].fetch(); // [B,V]
+  return keepOutputs(*out, greedy);
 }
 
-StatusOr<Array> Generator::runDecode(const std::vector<uint8_t> &tokens, int64_t position) {
+StatusOr<Array> Generator::runDecode(const std::vector<uint8_t> &tokens, int64_t position,
+                                     bool greedy) {
   Array token(DType::I32, {batch_, 1});
   for (int64_t b = 0; b < batch_; ++b)
     token.data<int32_t>()[b] = tokens[b];
@@ -180,8 +189,7 @@ StatusOr<Array> Generator::runDecode(const std::vector<uint8_t> &tokens, int64_t
   StatusOr<std::vector<shardc::DeviceArray>> out = decodeExe_->call(std::move(args));
   if (!out.ok())
     return out.status();
-  caches_.assign(std::make_move_iterator(out->begin() + 1), std::make_move_iterator(out->end()));
-  return (*out)[0].fetch(); // [B,V]
+  return keepOutputs(*out, greedy);
 }
 
 StatusOr<Generator::Result> Generator::generate(const std::string &prompt, int64_t tokens,
@@ -196,15 +204,18 @@ StatusOr<Generator::Result> Generator::generate(const std::string &prompt, int64
   Result r;
   r.bytes.resize(batch_);
   int64_t cached = 0; // kv-cache: positions the caches hold
+  // Greedy tokens come from the devices (argmax there); a sampled one is
+  // drawn here from the fetched logits.
+  bool greedy = sampling.temperature <= 0;
   for (int64_t n = 0; n < tokens; ++n) {
     auto t0 = std::chrono::steady_clock::now();
     int64_t len = (int64_t)seqs[0].size();
-    StatusOr<Array> logits = Status::error("");
+    StatusOr<Array> next = Status::error("");
     if (mode_ == Mode::KvCache && cached > 0 && cached < T) {
       std::vector<uint8_t> last;
       for (const auto &s : seqs)
         last.push_back(s.back());
-      logits = runDecode(last, cached);
+      next = runDecode(last, cached, greedy);
       cached += 1;
     } else {
       // The padded window: the last T bytes (kv-cache: the last T/2 after
@@ -213,19 +224,22 @@ StatusOr<Generator::Result> Generator::generate(const std::string &prompt, int64
       std::vector<std::vector<uint8_t>> window;
       for (const auto &s : seqs)
         window.emplace_back(s.end() - keep, s.end());
-      logits = runWindow(window);
+      next = runWindow(window, greedy);
       cached = keep;
       r.prefills += mode_ == Mode::KvCache;
     }
-    if (!logits.ok())
-      return logits.status();
+    if (!next.ok())
+      return next.status();
     std::vector<float> row(config_.vocab);
     for (int64_t b = 0; b < batch_; ++b) {
-      for (int64_t v = 0; v < config_.vocab; ++v)
-        row[v] = (float)logits->getDouble(b * config_.vocab + v);
-      uint8_t next = (uint8_t)sampleToken(row.data(), config_.vocab, sampling, rngs[b]);
-      seqs[b].push_back(next);
-      r.bytes[b].push_back(next);
+      int64_t token = greedy ? next->getInt(b) : -1;
+      if (!greedy) {
+        for (int64_t v = 0; v < config_.vocab; ++v)
+          row[v] = (float)next->getDouble(b * config_.vocab + v);
+        token = sampleToken(row.data(), config_.vocab, sampling, rngs[b]);
+      }
+      seqs[b].push_back((uint8_t)token);
+      r.bytes[b].push_back((uint8_t)token);
     }
     r.stepMs.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());

@@ -82,11 +82,17 @@ private:
   shardc::StatusOr<shardc::DeviceArray> put(const shardc::Array &a,
                                             const shardc::PartitionSpec &spec);
   /// Runs the padded window holding `window` (per sequence, at most context
-  /// bytes): the next-token logits [B,V], and in kv-cache mode the caches.
-  shardc::StatusOr<shardc::Array> runWindow(const std::vector<std::vector<uint8_t>> &window);
+  /// bytes), keeping the caches in kv-cache mode: the greedy tokens i32[B]
+  /// where `greedy`, else the next-token logits [B,V], fetched to the host.
+  shardc::StatusOr<shardc::Array> runWindow(const std::vector<std::vector<uint8_t>> &window,
+                                            bool greedy);
   /// kv-cache mode: one decode step of `tokens` (one per sequence) at
-  /// `position`.
-  shardc::StatusOr<shardc::Array> runDecode(const std::vector<uint8_t> &tokens, int64_t position);
+  /// `position`; its result as runWindow's.
+  shardc::StatusOr<shardc::Array> runDecode(const std::vector<uint8_t> &tokens, int64_t position,
+                                            bool greedy);
+  /// The step's outputs [logits, caches..., greedy tokens]: keeps the
+  /// caches and fetches what runWindow returns.
+  shardc::StatusOr<shardc::Array> keepOutputs(std::vector<shardc::DeviceArray> &out, bool greedy);
 
   shardc::Client &client_;
   Config config_;

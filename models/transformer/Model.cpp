@@ -267,7 +267,8 @@ shardc::TracedFn lossFunction(const Config &config, const LossOptions &options) 
 shardc::TracedFn nextTokenLogitsFunction(const Config &config) {
   return [config](const std::vector<Tensor> &in) {
     Tensor logits = forward(config, in[0], in.data() + 2); // [B,T,V]
-    return std::vector<Tensor>{logitsAt(config, logits, in[1])};
+    Tensor row = logitsAt(config, logits, in[1]);          // [B,V]
+    return std::vector<Tensor>{row, shardc::argmax(row, 1)};
   };
 }
 
@@ -276,6 +277,7 @@ shardc::TracedFn prefillFunction(const Config &config) {
     std::vector<Tensor> out(1);
     Tensor logits = forward(config, in[0], in.data() + 2, &out); // [B,T,V]
     out[0] = logitsAt(config, logits, in[1]);
+    out.push_back(shardc::argmax(out[0], 1));
     return out;
   };
 }
@@ -317,6 +319,7 @@ shardc::TracedFn decodeFunction(const Config &c) {
     }
     Tensor xf = shardc::layer_norm(x, w[0], w[1]);                  // [B,1,d]
     out[0] = shardc::reshape(linear(xf, w[2], w[3]), {B, c.vocab}); // [B,V]
+    out.push_back(shardc::argmax(out[0], 1));                       // [B]
     return out;
   };
 }

@@ -103,7 +103,8 @@ shardc::TracedFn lossFunction(const Config &config, const LossOptions &options =
 /// without the targets).
 shardc::TracedFn logitsFunction(const Config &config);
 
-/// The next-token logits f32[B,V] at one position of a padded window:
+/// The next-token logits f32[B,V] at one position of a padded window, and
+/// the greedy tokens i32[B] (their argmax, computed on the devices):
 /// arguments tokens i32[B,T], position i32[] (the last real token), then
 /// the parameters. The causal mask keeps the padding after `position`
 /// invisible, so one executable serves every step of a generation.
@@ -114,13 +115,14 @@ shardc::TracedFn nextTokenLogitsFunction(const Config &config);
 /// (K0, V0, K1, V1, ...).
 ///
 /// prefill: arguments as nextTokenLogitsFunction's (a padded window);
-/// results the next-token logits [B,V], then the caches of the window.
+/// results the next-token logits [B,V], the caches of the window, then the
+/// greedy tokens i32[B].
 shardc::TracedFn prefillFunction(const Config &config);
 /// decode: arguments token i32[B,1], position i32[] (where the token
 /// goes; the window holds positions 0..position), the caches, then the
-/// parameters; results the next-token logits [B,V], then the caches with
-/// this position's keys and values written in (in place when the caches
-/// are donated). Costs one position's work, not the window's.
+/// parameters; results the next-token logits [B,V], the caches with this
+/// position's keys and values written in (in place when the caches are
+/// donated), then the greedy tokens i32[B]. Costs one position's work, not the window's.
 shardc::TracedFn decodeFunction(const Config &config);
 /// The caches' layout: batch over "data", heads over "model" (as the
 /// tensor-parallel attention weights split them), so a decode step needs
