@@ -180,7 +180,18 @@ private:
     // Every result is an array held whole, on each device.
     if (op->getNumResults() == 1 && failed(checkResultFitsInMemory(op)))
       return failure();
-    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+    for (auto group :
+         {&Interpreter::evalCompute, &Interpreter::evalLayout, &Interpreter::evalDistributed})
+      if (std::optional<LogicalResult> done = (this->*group)(op))
+        return *done;
+    return op->emitError("the reference interpreter does not support '") << op->getName() << "'";
+  }
+
+  /// Values computed from others: constants, elementwise ops, contractions,
+  /// reductions and the structured ops of the table. None where `op` is
+  /// not one of them.
+  std::optional<LogicalResult> evalCompute(Operation *op) {
+    return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
         .Case([&](ConstantOp c) -> LogicalResult {
           std::optional<Array> value = elementsToArray(c.getValue());
           if (!value)
@@ -227,6 +238,22 @@ private:
                                toDims(c.getDims()));
           });
         })
+#define SHARDC_STRUCTURED(Name, ...)                                                               \
+  .Case([&](Name##Op c) {                                                                          \
+    return perDevice(op, [&](int64_t d) -> StatusOr<Array> {                                       \
+      std::vector<const Array *> inputs;                                                           \
+      for (Value v : c->getOperands())                                                             \
+        inputs.push_back(&get(v, d));                                                              \
+      return structuredOp(OpCode::Name)->reference(inputs, c.getPlanAttrs());                      \
+    });                                                                                            \
+  })
+#include "shardc/Common/OpCodes.def"
+        .Default([](Operation *) { return std::nullopt; });
+  }
+
+  /// Data movement: broadcasts, reshapes, transposes, slices, concatenation.
+  std::optional<LogicalResult> evalLayout(Operation *op) {
+    return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
         .Case([&](BroadcastInDimOp c) {
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
             return ref::broadcastInDim(get(c.getOperand(), d), shapeOf(c), toDims(c.getDims()));
@@ -280,16 +307,12 @@ private:
             return ref::concatenate(inputs, c.getDim());
           });
         })
-#define SHARDC_STRUCTURED(Name, ...)                                                               \
-  .Case([&](Name##Op c) {                                                                          \
-    return perDevice(op, [&](int64_t d) -> StatusOr<Array> {                                       \
-      std::vector<const Array *> inputs;                                                           \
-      for (Value v : c->getOperands())                                                             \
-        inputs.push_back(&get(v, d));                                                              \
-      return structuredOp(OpCode::Name)->reference(inputs, c.getPlanAttrs());                      \
-    });                                                                                            \
-  })
-#include "shardc/Common/OpCodes.def"
+        .Default([](Operation *) { return std::nullopt; });
+  }
+
+  /// Sharding constraints, shard_map bodies and the collectives.
+  std::optional<LogicalResult> evalDistributed(Operation *op) {
+    return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
         .Case([&](ShardingConstraintOp c) {
           // Copy first: inserting the result may grow the map and move the
           // input's entry.
@@ -334,10 +357,7 @@ private:
                             return ref::collectivePermute(g, sources);
                           });
         })
-        .Default([&](Operation *other) {
-          return other->emitError("the reference interpreter does not support '")
-                 << other->getName() << "'";
-        });
+        .Default([](Operation *) { return std::nullopt; });
   }
 };
 

@@ -268,11 +268,12 @@ private:
   if (Status st_ = (expr); !st_.ok())                                                              \
   return st_
 
+  const Shape &shape(int32_t id) const { return value(id).shape; }
+  int64_t rank(int32_t id) const { return (int64_t)value(id).shape.size(); }
+
   Status step(const PlanStep &s) {
     auto in = [&](size_t i) { return s.inputs[i]; };
     auto out = [&](size_t i) { return s.outputs[i]; };
-    auto shape = [&](int32_t id) -> const Shape & { return value(id).shape; };
-    auto rank = [&](int32_t id) { return (int64_t)value(id).shape.size(); };
     bool unary = isUnary(s.op), binary = isBinary(s.op);
     if (unary || binary) {
       SHARDC_CHECK(counts(s, unary ? 1 : 2, 1));
@@ -295,6 +296,36 @@ private:
       std::string wrong = entry->check(sig);
       return wrong.empty() ? Status::success() : fail(wrong);
     }
+    switch (s.op) {
+    case OpCode::Constant:
+    case OpCode::Iota:
+    case OpCode::Compare:
+    case OpCode::Select:
+    case OpCode::Convert:
+      return valueStep(s);
+    case OpCode::DotGeneral:
+      return dotGeneral(s);
+    case OpCode::Reshape:
+    case OpCode::Reduce:
+    case OpCode::BroadcastInDim:
+    case OpCode::Transpose:
+    case OpCode::Slice:
+    case OpCode::Concatenate:
+    case OpCode::DynamicSlice:
+    case OpCode::DynamicUpdateSlice:
+      return layoutStep(s);
+    case OpCode::Fused:
+      return fused(s);
+    default:
+      return fail("is not a kernel");
+    }
+  }
+
+  /// Steps that make a value or map one elementwise: constant, iota,
+  /// compare, select, convert.
+  Status valueStep(const PlanStep &s) const {
+    auto in = [&](size_t i) { return s.inputs[i]; };
+    auto out = [&](size_t i) { return s.outputs[i]; };
     switch (s.op) {
     case OpCode::Constant:
       SHARDC_CHECK(counts(s, 0, 1));
@@ -324,14 +355,22 @@ private:
     case OpCode::Convert:
       SHARDC_CHECK(counts(s, 1, 1));
       return shapeIs(out(0), shape(in(0)), "the output");
+    default:
+      return fail("is not a kernel");
+    }
+  }
+
+  /// Steps that move, reduce or reshape a value's elements.
+  Status layoutStep(const PlanStep &s) const {
+    auto in = [&](size_t i) { return s.inputs[i]; };
+    auto out = [&](size_t i) { return s.outputs[i]; };
+    switch (s.op) {
     case OpCode::Reshape:
       SHARDC_CHECK(counts(s, 1, 1));
       if (value(in(0)).dtype != value(out(0)).dtype ||
           value(in(0)).bytes() != value(out(0)).bytes())
         return fail("reshapes " + typeOf(in(0)) + " to " + typeOf(out(0)));
       return Status::success();
-    case OpCode::DotGeneral:
-      return dotGeneral(s);
     case OpCode::Reduce: {
       SHARDC_CHECK(counts(s, 1, 1));
       if (s.attrs.empty() || s.attrs[0] < 0 || s.attrs[0] > 3)
@@ -424,8 +463,6 @@ private:
           return fail("the box is larger than the operand in dimension " + std::to_string(d));
       return update ? sameType(operand, out(0), "the output") : Status::success();
     }
-    case OpCode::Fused:
-      return fused(s);
     default:
       return fail("is not a kernel");
     }

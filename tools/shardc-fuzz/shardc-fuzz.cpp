@@ -27,6 +27,7 @@
 
 #include "Fuzz.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -38,6 +39,8 @@
 #include <filesystem>
 #include <fstream>
 #include <new>
+#include <random>
+#include <optional>
 #include <sstream>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -128,6 +131,230 @@ extern "C" void __ubsan_on_report() { saveCurrent("undefined behaviour (UBSan re
 
 void shardc::fuzz::reached() { reachedStage = true; }
 
+namespace {
+
+struct Options {
+  double seconds = 0, timeout = 10, minReach = 0;
+  uint64_t runs = 0, seed = 1;
+  bool replay = false;
+  std::string findings = ".";
+  std::vector<std::string> paths;
+};
+
+/// The options after the target's name.
+Options parseOptions(const std::vector<std::string> &args) {
+  Options o;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size())
+        usage(a + " needs a value", 2);
+      return args[++i];
+    };
+    if (a == "--seconds")
+      o.seconds = std::atof(value().c_str());
+    else if (a == "--runs")
+      o.runs = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--seed")
+      o.seed = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--timeout")
+      o.timeout = std::atof(value().c_str());
+    else if (a == "--findings")
+      o.findings = value();
+    else if (a == "--min-reach")
+      o.minReach = std::atof(value().c_str());
+    else if (a == "--replay")
+      o.replay = true;
+    else if (a.rfind("--", 0) == 0)
+      usage("unknown option " + a, 2);
+    else
+      o.paths.push_back(a);
+  }
+  if (!o.replay && o.seconds <= 0 && o.runs == 0)
+    o.seconds = 10;
+  return o;
+}
+
+/// The files named, directories searched for the target's extensions, in
+/// order.
+std::vector<fs::path> inputFiles(const Target &target, const std::vector<std::string> &paths) {
+  std::vector<fs::path> files;
+  for (const std::string &p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      for (auto &e : fs::recursive_directory_iterator(p, ec))
+        for (const std::string &ext : target.extensions)
+          if (e.is_regular_file() && e.path().extension() == ext)
+            files.push_back(e.path());
+    } else if (fs::is_regular_file(p, ec)) {
+      files.push_back(p);
+    } else {
+      usage("cannot read '" + p + "'", 2);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// Runs a target's inputs in this process: a crash, a hang past the bound,
+/// an uncaught exception or a failed allocation saves the input and ends
+/// the process. The targets' own output (diagnostics of rejected inputs) is
+/// noise here: between quiet() and loud() it goes to /dev/null, unless
+/// SHARDC_FUZZ_VERBOSE=1 keeps it (to see what a sanitizer reports).
+class Runner {
+public:
+  Runner(const Target &target, std::string findings)
+      : target(target), findings(std::move(findings)) {
+    // A memory limit turns an absurd allocation into std::bad_alloc (a
+    // finding) instead of the machine swapping; sanitizers reserve address
+    // space of their own and keep their limits.
+#if !defined(__SANITIZE_ADDRESS__)
+    rlimit limit{size_t(8) << 30, size_t(8) << 30};
+    setrlimit(RLIMIT_AS, &limit);
+#else
+    __sanitizer_set_death_callback([] { saveCurrent("sanitizer report"); });
+#endif
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM})
+      std::signal(sig, onSignal);
+    std::fflush(stdout);
+    realOut = ::dup(1);
+    reportFd = ::dup(2);
+    devnull = ::open("/dev/null", O_WRONLY);
+    const char *v = std::getenv("SHARDC_FUZZ_VERBOSE");
+    verbose = v && *v == '1';
+  }
+
+  void quiet() {
+    if (verbose)
+      return;
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+  }
+  void loud() {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::dup2(realOut, 1);
+    ::dup2(reportFd, 2);
+  }
+
+  /// Runs `input` (a `kind` input, number n) within `bound` seconds (0:
+  /// none): whether the target accepted it.
+  bool run(const std::string &input, const char *kind, uint64_t n, double bound) {
+    current = input;
+    reachedStage = false;
+    setFindingPath(findings, kind, n);
+    alarm(bound > 0 ? (unsigned)std::max(1.0, std::ceil(bound)) : 0);
+    bool accepted = false;
+    try {
+      accepted = target.run(current);
+    } catch (const std::bad_alloc &) {
+      saveCurrent("an allocation failed (a size taken from the input unchecked?)");
+      std::exit(1);
+    } catch (const std::exception &e) {
+      saveCurrent((std::string("uncaught exception: ") + e.what()).c_str());
+      std::exit(1);
+    } catch (...) {
+      saveCurrent("uncaught exception");
+      std::exit(1);
+    }
+    alarm(0);
+    return accepted;
+  }
+
+private:
+  const Target &target;
+  std::string findings;
+  int realOut = 1, devnull = -1;
+  bool verbose = false;
+};
+
+/// What running the seeds alone showed.
+struct SeedRun {
+  double mutantBound; // see the header
+  size_t reaching;    // seeds that reached the target's stage
+};
+
+/// Runs every seed as it is; an error where a built-in one (the first
+/// `builtins`) is rejected or does not reach the stage.
+std::optional<SeedRun> runSeeds(Runner &runner, const Target &target,
+                                const std::vector<std::string> &corpus, size_t builtins,
+                                double timeout) {
+  SeedRun r{timeout, 0};
+  runner.quiet();
+  for (size_t i = 0; i < corpus.size(); ++i) {
+    auto began = std::chrono::steady_clock::now();
+    bool ok = runner.run(corpus[i], "seed", i, timeout > 0 ? 6 * timeout : 0);
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (timeout > 0)
+      r.mutantBound = std::max(r.mutantBound, 4 * took);
+    r.reaching += reachedStage;
+    if (i < builtins && (!ok || (!target.stage.empty() && !reachedStage))) {
+      runner.loud();
+      std::fprintf(stderr,
+                   "shardc-fuzz: %s: built-in seed %zu %s; the fuzzer no longer reaches the "
+                   "code it tests\n",
+                   targetName, i,
+                   ok ? ("was accepted but never " + target.stage).c_str() : "was rejected");
+      return std::nullopt;
+    }
+  }
+  return r;
+}
+
+/// Mutates the corpus until the runs or seconds are spent, then says what
+/// ran: 1 where fewer mutants than --min-reach reached the stage.
+int fuzz(Runner &runner, const Target &target, std::vector<std::string> &corpus, const Options &o,
+         const SeedRun &seeds) {
+  size_t seedCount = corpus.size();
+  std::mt19937_64 rng(o.seed);
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  uint64_t n = 0, accepted = 0, reachedCount = 0;
+  double nextReport = 5;
+  while ((o.runs == 0 || n < o.runs) && (o.seconds <= 0 || elapsed() < o.seconds)) {
+    const std::string &base = corpus[rng() % corpus.size()];
+    std::string input = target.mutateFields && rng() % 2 ? target.mutateFields(base, rng)
+                                                         : mutate(base, corpus, rng);
+    bool ok = runner.run(input, "crash", n, seeds.mutantBound);
+    reachedCount += reachedStage;
+    if (ok) {
+      ++accepted;
+      if (corpus.size() < 4096 && rng() % 8 == 0)
+        corpus.push_back(std::move(input));
+    }
+    ++n;
+    if (elapsed() > nextReport) {
+      dprintf(reportFd, "shardc-fuzz %s: %llu inputs, %.0f s\n", targetName, (unsigned long long)n,
+              elapsed());
+      nextReport += 5;
+    }
+  }
+  runner.loud();
+  double t = elapsed();
+  std::string stage = target.stage.empty() ? "" : target.stage + ": ";
+  std::printf("shardc-fuzz %s: %llu inputs in %.1f s (%.0f/s), %llu accepted, %s%llu; %zu seeds "
+              "(%s%zu), corpus %zu; no finding\n",
+              targetName, (unsigned long long)n, t, t > 0 ? n / t : 0.0,
+              (unsigned long long)accepted, stage.c_str(), (unsigned long long)reachedCount,
+              seedCount, stage.c_str(), seeds.reaching, corpus.size());
+  if (o.minReach > 0 && (n == 0 || (double)reachedCount < o.minReach * (double)n)) {
+    std::fprintf(stderr,
+                 "shardc-fuzz: %s: %llu of %llu mutants (%.1f%%) %s, under the floor of "
+                 "%.1f%%: the mutants no longer reach the code under test\n",
+                 targetName, (unsigned long long)reachedCount, (unsigned long long)n,
+                 n ? 100.0 * reachedCount / n : 0.0,
+                 target.stage.empty() ? "were accepted" : target.stage.c_str(), 100 * o.minReach);
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
   std::vector<Target> targets = runtimeTargets();
   for (Target &t : compilerTargets())
@@ -149,193 +376,29 @@ int main(int argc, char **argv) {
   if (!target)
     usage("no target '" + args[0] + "' (--list shows them)", 2);
   targetName = target->name.c_str();
+  Options o = parseOptions(args);
+  Runner runner(*target, o.findings);
+  std::vector<fs::path> files = inputFiles(*target, o.paths);
 
-  double seconds = 0, timeout = 10, minReach = 0;
-  uint64_t runs = 0, seed = 1;
-  bool replay = false;
-  std::string findings = ".";
-  std::vector<std::string> paths;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size())
-        usage(a + " needs a value", 2);
-      return args[++i];
-    };
-    if (a == "--seconds")
-      seconds = std::atof(value().c_str());
-    else if (a == "--runs")
-      runs = std::strtoull(value().c_str(), nullptr, 10);
-    else if (a == "--seed")
-      seed = std::strtoull(value().c_str(), nullptr, 10);
-    else if (a == "--timeout")
-      timeout = std::atof(value().c_str());
-    else if (a == "--findings")
-      findings = value();
-    else if (a == "--min-reach")
-      minReach = std::atof(value().c_str());
-    else if (a == "--replay")
-      replay = true;
-    else if (a.rfind("--", 0) == 0)
-      usage("unknown option " + a, 2);
-    else
-      paths.push_back(a);
-  }
-  if (!replay && seconds <= 0 && runs == 0)
-    seconds = 10;
-
-    // A memory limit turns an absurd allocation into std::bad_alloc (a
-    // finding) instead of the machine swapping; sanitizers reserve address
-    // space of their own and keep their limits.
-#if !defined(__SANITIZE_ADDRESS__)
-  rlimit limit{size_t(8) << 30, size_t(8) << 30};
-  setrlimit(RLIMIT_AS, &limit);
-#else
-  __sanitizer_set_death_callback([] { saveCurrent("sanitizer report"); });
-#endif
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM})
-    std::signal(sig, onSignal);
-  // The targets' own output (diagnostics of rejected inputs) is noise here.
-  std::fflush(stdout);
-  int realOut = ::dup(1);
-  reportFd = ::dup(2);
-  int devnull = ::open("/dev/null", O_WRONLY);
-  // SHARDC_FUZZ_VERBOSE=1 keeps it (to see what a sanitizer reports).
-  const char *verbose = std::getenv("SHARDC_FUZZ_VERBOSE");
-  auto quiet = [&] {
-    if (verbose && *verbose == '1')
-      return;
-    std::fflush(stdout);
-    std::fflush(stderr);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
-  };
-  auto loud = [&] {
-    std::fflush(stdout);
-    std::fflush(stderr);
-    ::dup2(realOut, 1);
-    ::dup2(reportFd, 2);
-  };
-
-  auto runOne = [&](const std::string &input, const char *kind, uint64_t n, double bound) -> bool {
-    current = input;
-    reachedStage = false;
-    setFindingPath(findings, kind, n);
-    alarm(bound > 0 ? (unsigned)std::max(1.0, std::ceil(bound)) : 0);
-    bool accepted = false;
-    try {
-      accepted = target->run(current);
-    } catch (const std::bad_alloc &) {
-      saveCurrent("an allocation failed (a size taken from the input unchecked?)");
-      std::exit(1);
-    } catch (const std::exception &e) {
-      saveCurrent((std::string("uncaught exception: ") + e.what()).c_str());
-      std::exit(1);
-    } catch (...) {
-      saveCurrent("uncaught exception");
-      std::exit(1);
-    }
-    alarm(0);
-    return accepted;
-  };
-
-  std::vector<std::string> corpus;
-  std::vector<fs::path> files;
-  for (const std::string &p : paths) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      for (auto &e : fs::recursive_directory_iterator(p, ec))
-        for (const std::string &ext : target->extensions)
-          if (e.is_regular_file() && e.path().extension() == ext)
-            files.push_back(e.path());
-    } else if (fs::is_regular_file(p, ec)) {
-      files.push_back(p);
-    } else {
-      usage("cannot read '" + p + "'", 2);
-    }
-  }
-  std::sort(files.begin(), files.end());
-
-  if (replay) {
+  if (o.replay) {
     uint64_t n = 0;
-    quiet();
+    runner.quiet();
     for (const fs::path &f : files)
-      runOne(readAll(f), "replay", n++, timeout);
-    loud();
+      runner.run(readAll(f), "replay", n++, o.timeout);
+    runner.loud();
     std::printf("shardc-fuzz %s: replayed %llu inputs, no finding\n", targetName,
                 (unsigned long long)n);
     return 0;
   }
 
-  for (std::string &s : target->seeds())
-    corpus.push_back(std::move(s));
+  std::vector<std::string> corpus = target->seeds();
   size_t builtins = corpus.size();
   for (const fs::path &f : files)
     for (std::string &part : splitInputs(readAll(f), target->name == "mlir"))
       corpus.push_back(std::move(part));
-  fs::create_directories(findings);
-  size_t seeds = corpus.size(), seedsReaching = 0;
-  double mutantBound = timeout; // see the header
-  quiet();
-  for (size_t i = 0; i < seeds; ++i) { // every seed must pass as it is
-    auto began = std::chrono::steady_clock::now();
-    bool ok = runOne(corpus[i], "seed", i, timeout > 0 ? 6 * timeout : 0);
-    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    if (timeout > 0)
-      mutantBound = std::max(mutantBound, 4 * took);
-    seedsReaching += reachedStage;
-    if (i < builtins && (!ok || (!target->stage.empty() && !reachedStage))) {
-      loud();
-      std::fprintf(stderr,
-                   "shardc-fuzz: %s: built-in seed %zu %s; the fuzzer no longer reaches the "
-                   "code it tests\n",
-                   targetName, i,
-                   ok ? ("was accepted but never " + target->stage).c_str() : "was rejected");
-      return 1;
-    }
-  }
-
-  std::mt19937_64 rng(seed);
-  auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  uint64_t n = 0, accepted = 0, reachedCount = 0;
-  double nextReport = 5;
-  while ((runs == 0 || n < runs) && (seconds <= 0 || elapsed() < seconds)) {
-    const std::string &base = corpus[rng() % corpus.size()];
-    std::string input = target->mutateFields && rng() % 2 ? target->mutateFields(base, rng)
-                                                          : mutate(base, corpus, rng);
-    bool ok = runOne(input, "crash", n, mutantBound);
-    reachedCount += reachedStage;
-    if (ok) {
-      ++accepted;
-      if (corpus.size() < 4096 && rng() % 8 == 0)
-        corpus.push_back(std::move(input));
-    }
-    ++n;
-    if (elapsed() > nextReport) {
-      dprintf(reportFd, "shardc-fuzz %s: %llu inputs, %.0f s\n", targetName, (unsigned long long)n,
-              elapsed());
-      nextReport += 5;
-    }
-  }
-  loud();
-  double t = elapsed();
-  std::string stage = target->stage.empty() ? "" : target->stage + ": ";
-  std::printf("shardc-fuzz %s: %llu inputs in %.1f s (%.0f/s), %llu accepted, %s%llu; %zu seeds "
-              "(%s%zu), corpus %zu; no finding\n",
-              targetName, (unsigned long long)n, t, t > 0 ? n / t : 0.0,
-              (unsigned long long)accepted, stage.c_str(), (unsigned long long)reachedCount, seeds,
-              stage.c_str(), seedsReaching, corpus.size());
-  if (minReach > 0 && (n == 0 || (double)reachedCount < minReach * (double)n)) {
-    std::fprintf(stderr,
-                 "shardc-fuzz: %s: %llu of %llu mutants (%.1f%%) %s, under the floor of "
-                 "%.1f%%: the mutants no longer reach the code under test\n",
-                 targetName, (unsigned long long)reachedCount, (unsigned long long)n,
-                 n ? 100.0 * reachedCount / n : 0.0,
-                 target->stage.empty() ? "were accepted" : target->stage.c_str(), 100 * minReach);
+  fs::create_directories(o.findings);
+  std::optional<SeedRun> seeds = runSeeds(runner, *target, corpus, builtins, o.timeout);
+  if (!seeds)
     return 1;
-  }
-  return 0;
+  return fuzz(runner, *target, corpus, o, *seeds);
 }
