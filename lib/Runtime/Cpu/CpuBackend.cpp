@@ -65,6 +65,77 @@ public:
     if (!processGroup.ok())
       return processGroup.status();
     ProcessGroup *world = processes(); // null: every device is simulated here
+    StatusOr<DeviceRange> mine = checkCall(plan, args, world);
+    if (!mine.ok())
+      return mine.status();
+    Call call{plan,
+              args,
+              {},
+              std::vector<DeviceArrays>(plan.results.size(), DeviceArrays(n)),
+              std::vector<Status>(n, Status::success()),
+              {},
+              {}};
+    for (int64_t d = mine->first; d < mine->first + mine->count; ++d)
+      call.local.push_back(d);
+
+    // The cores are shared among the device threads.
+    int64_t cores = usableCores(), threads = (int64_t)call.local.size();
+    cpu::setBlasThreads((int)std::max<int64_t>(1, cores / threads),
+                        /*concurrentCallers=*/threads > 1);
+    call.written = writtenArrays(plan, args, donated, call.local);
+    cpu::DeviceGroup group(threads, n, /*spin=*/threads <= cores);
+    group.processes = world;
+    group.localDevices = mine->count;
+    growArenas(plan, call.local);
+    // Fused kernels are chosen once for every device (see fusedKernelsFor).
+    call.kernels = cpu::fusedKernelsFor(plan);
+    if (threads == 1) {
+      runDevice(call, group, call.local[0]);
+    } else {
+      // Each device on a core of its own where there are enough.
+      std::vector<int64_t> coreOf;
+      for (int64_t d : call.local)
+        coreOf.push_back(threads <= cores ? d - mine->first : -1);
+      deviceThreads.run(coreOf, cpu::enterDeviceThread,
+                        [&](int64_t i) { runDevice(call, group, call.local[(size_t)i]); });
+    }
+    for (const Status &s : call.status)
+      if (!s.ok()) {
+        if (world) { // the others would wait for this process forever
+          std::fprintf(stderr, "error: %s (process %d)\n", s.message().c_str(), world->rank());
+          world->abort(1);
+        }
+        return s;
+      }
+    // Under several processes the other devices' results stay where they
+    // are (empty here): fetching a global array gathers what it needs.
+    if (options.profile)
+      printProfile();
+    return std::move(call.results);
+  }
+
+private:
+  /// One call of execute: what its device threads share.
+  struct Call {
+    const Plan &plan;
+    const std::vector<std::vector<const Array *>> &args;
+    /// Per argument: the arrays values written over it live in (empty
+    /// where none is).
+    std::vector<DeviceArrays> written;
+    std::vector<DeviceArrays> results;
+    std::vector<Status> status; // per device
+    std::vector<FusedKernelFn> kernels;
+    std::vector<int64_t> local; // the devices this process runs
+  };
+
+  /// The devices this process runs, once the call is known to be sound:
+  /// the processes share the mesh equally and run the same program, the
+  /// arguments fit the plan, and this process's arenas and results fit in
+  /// memory (checked before any of it is allocated).
+  StatusOr<DeviceRange> checkCall(const Plan &plan,
+                                  const std::vector<std::vector<const Array *>> &args,
+                                  ProcessGroup *world) {
+    int64_t n = plan.numDevices();
     // A mesh over several processes: each runs an equal, contiguous block
     // of its devices, and the others' shards come from them.
     if (world && n % world->size() != 0)
@@ -73,19 +144,15 @@ public:
                            " processes cannot share equally (each runs a block of the same "
                            "size): run it with a number of processes that divides " +
                            std::to_string(n));
-    std::vector<int64_t> local;
     DeviceRange mine = localDevices(world, n);
+    std::vector<int64_t> local;
     for (int64_t d = mine.first; d < mine.first + mine.count; ++d)
       local.push_back(d);
     if (world)
       if (Status same = checkSameProgram(*world, plan); !same.ok())
         return same;
-    Status valid = checkShardArguments(plan, args, local);
-    if (!valid.ok())
+    if (Status valid = checkShardArguments(plan, args, local); !valid.ok())
       return valid;
-
-    // What this process allocates for the call, before it allocates any of
-    // it: each of its devices' arena and results.
     int64_t perDevice = plan.arenaBytes;
     for (int32_t r : plan.results)
       perDevice += (int64_t)plan.values[r].bytes();
@@ -94,14 +161,15 @@ public:
                                     perDevice * (int64_t)local.size());
         !fits.ok())
       return fits;
+    return mine;
+  }
 
-    // The cores are shared among the device threads.
-    int64_t cores = usableCores();
-    cpu::setBlasThreads((int)std::max<int64_t>(1, cores / (int64_t)local.size()),
-                        /*concurrentCallers=*/local.size() > 1);
-
-    // The arrays that values written over an argument live in: the shards
-    // the caller gave up, else copies of the argument.
+  /// The arrays that values written over an argument live in: the shards
+  /// the caller gave up, else copies of the argument.
+  static std::vector<DeviceArrays>
+  writtenArrays(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
+                std::vector<DeviceArrays> *donated, const std::vector<int64_t> &local) {
+    int64_t n = plan.numDevices();
     std::vector<DeviceArrays> written(plan.args.size());
     for (const PlanValue &v : plan.values) {
       if (v.offset != kInArgument || !written[v.inArgument].empty())
@@ -115,125 +183,118 @@ public:
         written[a].push_back(std::find(local.begin(), local.end(), d) != local.end() ? *args[a][d]
                                                                                      : Array());
     }
-    std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
-    std::vector<Status> status(n, Status::success());
-    int64_t threads = (int64_t)local.size();
-    cpu::DeviceGroup group(threads, n, /*spin=*/threads <= cores);
-    group.processes = world;
-    group.localDevices = mine.count;
-    bool profile = options.profile;
-    // Arenas are kept between calls (and not cleared: every value is
-    // written before it is read).
-    if ((int64_t)arenas.size() < n)
-      arenas.resize(n);
+    return written;
+  }
+
+  /// Arenas are kept between calls, grown where a plan needs more (and not
+  /// cleared: every value is written before it is read).
+  void growArenas(const Plan &plan, const std::vector<int64_t> &local) {
+    if ((int64_t)arenas.size() < plan.numDevices())
+      arenas.resize(plan.numDevices());
     for (int64_t d : local)
       if (arenas[d].size < plan.arenaBytes) {
         arenas[d].data.reset(new uint8_t[plan.arenaBytes]);
         arenas[d].size = plan.arenaBytes;
       }
-    // Fused kernels are chosen once for every device (see fusedKernelsFor).
-    std::vector<FusedKernelFn> kernels = cpu::fusedKernelsFor(plan);
-    auto device = [&](int64_t d) {
-      uint8_t *arena = arenas[d].data.get();
-      cpu::DeviceBuffers buffers{d, std::vector<uint8_t *>(plan.values.size(), nullptr), &kernels};
-      for (size_t v = 0; v < plan.values.size(); ++v)
-        if (plan.values[v].offset >= 0)
-          buffers.ptr[v] = arena + plan.values[v].offset;
-      for (size_t i = 0; i < plan.args.size(); ++i)
-        buffers.ptr[plan.args[i]] =
-            written[i].empty() ? const_cast<uint8_t *>(args[i][d]->bytes()) : written[i][d].bytes();
-      for (size_t v = 0; v < plan.values.size(); ++v)
-        if (plan.values[v].offset == kInArgument)
-          buffers.ptr[v] = written[plan.values[v].inArgument][d].bytes();
-      // Results computed by a step are written straight into the arrays
-      // returned (no copy out of the arena).
-      std::vector<bool> direct(plan.results.size(), false);
-      for (size_t r = 0; r < plan.results.size(); ++r) {
-        int32_t id = plan.results[r];
-        const PlanValue &v = plan.values[id];
-        bool first = std::find(plan.results.begin(), plan.results.begin() + r, id) ==
-                     plan.results.begin() + r;
-        if (v.offset < 0 || !first)
-          continue; // an argument, or a result returned twice: copied below
-        results[r][d] = Array::uninitialized(v.dtype, v.shape);
-        buffers.ptr[id] = results[r][d].bytes();
-        direct[r] = true;
-      }
-      for (const PlanStep &step : plan.steps) {
-        auto start =
-            profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-        auto account = [&] {
-          if (profile && d == 0)
-            profileMs[step.location + " " + opCodeName(step.op)] +=
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                    .count();
-        };
-        if (isCollective(step.op)) {
-          if (!cpu::runCollective(plan, step, buffers, group))
-            return; // another device failed
-          account();
-          continue;
-        }
-        Status s = cpu::runKernel(plan, step, buffers);
-        if (!s.ok()) {
-          status[d] =
-              Status::error(step.location + ": " + s.message() +
-                            (n > 1 ? " (on device " + std::to_string(d) + ")" : std::string()));
-          group.barrier.abort();
-          return;
-        }
-        account();
-      }
-      for (size_t r = 0; r < plan.results.size(); ++r) {
-        if (direct[r])
-          continue;
-        const PlanValue &v = plan.values[plan.results[r]];
-        bool first = std::find(plan.results.begin(), plan.results.begin() + r, plan.results[r]) ==
-                     plan.results.begin() + r;
-        if (v.offset == kInArgument && first) { // computed in place: hand it over
-          results[r][d] = std::move(written[v.inArgument][d]);
-          continue;
-        }
-        Array a = Array::uninitialized(v.dtype, v.shape);
-        if (a.sizeInBytes())
-          std::memcpy(a.bytes(), buffers.ptr[plan.results[r]], a.sizeInBytes());
-        results[r][d] = std::move(a);
-      }
-    };
-    if (threads == 1) {
-      device(local[0]);
-    } else {
-      // Each device on a core of its own where there are enough.
-      std::vector<int64_t> coreOf;
-      for (int64_t d : local)
-        coreOf.push_back(threads <= cores ? d - mine.first : -1);
-      deviceThreads.run(coreOf, cpu::enterDeviceThread,
-                        [&](int64_t i) { device(local[(size_t)i]); });
-    }
-    for (const Status &s : status)
-      if (!s.ok()) {
-        if (world) { // the others would wait for this process forever
-          std::fprintf(stderr, "error: %s (process %d)\n", s.message().c_str(), world->rank());
-          world->abort(1);
-        }
-        return s;
-      }
-    // Under several processes the other devices' results stay where they
-    // are (empty here): fetching a global array gathers what it needs.
-    if (profile) {
-      // Time per step on device 0, slowest first.
-      std::vector<std::pair<double, std::string>> rows;
-      for (auto &[what, ms] : profileMs)
-        rows.push_back({ms, what});
-      std::sort(rows.rbegin(), rows.rend());
-      for (auto &[ms, what] : rows)
-        std::fprintf(stderr, "%10.3f ms  %s\n", ms, what.c_str());
-      profileMs.clear();
-    }
-    return results;
   }
 
-private:
+  /// Device d's buffers: the arena's values at their offsets, the arguments
+  /// (or the arrays written over them), and the results a step computes
+  /// written straight into the arrays returned (no copy out of the arena;
+  /// `direct` marks them).
+  cpu::DeviceBuffers buffersOf(Call &call, int64_t d, std::vector<bool> &direct) {
+    const Plan &plan = call.plan;
+    uint8_t *arena = arenas[d].data.get();
+    cpu::DeviceBuffers buffers{d, std::vector<uint8_t *>(plan.values.size(), nullptr),
+                               &call.kernels};
+    for (size_t v = 0; v < plan.values.size(); ++v)
+      if (plan.values[v].offset >= 0)
+        buffers.ptr[v] = arena + plan.values[v].offset;
+    for (size_t i = 0; i < plan.args.size(); ++i)
+      buffers.ptr[plan.args[i]] = call.written[i].empty()
+                                      ? const_cast<uint8_t *>(call.args[i][d]->bytes())
+                                      : call.written[i][d].bytes();
+    for (size_t v = 0; v < plan.values.size(); ++v)
+      if (plan.values[v].offset == kInArgument)
+        buffers.ptr[v] = call.written[plan.values[v].inArgument][d].bytes();
+    direct.assign(plan.results.size(), false);
+    for (size_t r = 0; r < plan.results.size(); ++r) {
+      int32_t id = plan.results[r];
+      const PlanValue &v = plan.values[id];
+      if (v.offset < 0 || !firstResult(plan, r))
+        continue; // an argument, or a result returned twice: copied below
+      call.results[r][d] = Array::uninitialized(v.dtype, v.shape);
+      buffers.ptr[id] = call.results[r][d].bytes();
+      direct[r] = true;
+    }
+    return buffers;
+  }
+
+  /// Whether result r is the first return of its value.
+  static bool firstResult(const Plan &plan, size_t r) {
+    return std::find(plan.results.begin(), plan.results.begin() + r, plan.results[r]) ==
+           plan.results.begin() + r;
+  }
+
+  /// Runs the plan's steps on device d, then hands over its results. A
+  /// failing step records its error and aborts the others' barriers.
+  void runDevice(Call &call, cpu::DeviceGroup &group, int64_t d) {
+    const Plan &plan = call.plan;
+    int64_t n = plan.numDevices();
+    std::vector<bool> direct;
+    cpu::DeviceBuffers buffers = buffersOf(call, d, direct);
+    bool profile = options.profile;
+    for (const PlanStep &step : plan.steps) {
+      auto start =
+          profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+      auto account = [&] {
+        if (profile && d == 0)
+          profileMs[step.location + " " + opCodeName(step.op)] +=
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                  .count();
+      };
+      if (isCollective(step.op)) {
+        if (!cpu::runCollective(plan, step, buffers, group))
+          return; // another device failed
+        account();
+        continue;
+      }
+      Status s = cpu::runKernel(plan, step, buffers);
+      if (!s.ok()) {
+        call.status[d] =
+            Status::error(step.location + ": " + s.message() +
+                          (n > 1 ? " (on device " + std::to_string(d) + ")" : std::string()));
+        group.barrier.abort();
+        return;
+      }
+      account();
+    }
+    for (size_t r = 0; r < plan.results.size(); ++r) {
+      if (direct[r])
+        continue;
+      const PlanValue &v = plan.values[plan.results[r]];
+      if (v.offset == kInArgument && firstResult(plan, r)) { // computed in place: hand it over
+        call.results[r][d] = std::move(call.written[v.inArgument][d]);
+        continue;
+      }
+      Array a = Array::uninitialized(v.dtype, v.shape);
+      if (a.sizeInBytes())
+        std::memcpy(a.bytes(), buffers.ptr[plan.results[r]], a.sizeInBytes());
+      call.results[r][d] = std::move(a);
+    }
+  }
+
+  /// Time per step on device 0 (SHARDC_PROFILE), slowest first.
+  void printProfile() {
+    std::vector<std::pair<double, std::string>> rows;
+    for (auto &[what, ms] : profileMs)
+      rows.push_back({ms, what});
+    std::sort(rows.rbegin(), rows.rend());
+    for (auto &[ms, what] : rows)
+      std::fprintf(stderr, "%10.3f ms  %s\n", ms, what.c_str());
+    profileMs.clear();
+  }
+
   /// The first time a plan runs, its processes compare their plans' hashes,
   /// so that processes started on different programs (or one compiled with
   /// other options) stop with an error instead of exchanging garbage or

@@ -268,6 +268,9 @@ private:
   Status runStep(const Plan &plan, const Prepared &prep, size_t stepIndex, int64_t d,
                  std::vector<uint8_t *> &ptr);
   Status runDot(const Plan &plan, const PlanStep &s, Device &dev, std::vector<uint8_t *> &ptr);
+  Status runCopy(const Plan &plan, const PlanStep &s, Device &dev, std::vector<uint8_t *> &ptr);
+  Status runFused(const Plan &plan, const Prepared &prep, size_t stepIndex, Device &dev,
+                  std::vector<uint8_t *> &ptr);
   /// Mesh positions this process drives.
   std::vector<int64_t> localDevices(int64_t n) const {
     std::vector<int64_t> local;
@@ -493,65 +496,16 @@ Status CudaBackend::runDot(const Plan &plan, const PlanStep &s, Device &dev,
   return Status::success();
 }
 
-Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepIndex, int64_t d,
+/// The steps that copy elements from one layout to another (a strided
+/// walk over the output, or the input's box).
+Status CudaBackend::runCopy(const Plan &plan, const PlanStep &s, Device &dev,
                             std::vector<uint8_t *> &ptr) {
-  const PlanStep &s = plan.steps[stepIndex];
-  Device &dev = devices[d];
   cudaStream_t stream = dev.stream;
   const PlanValue &out = plan.values[s.outputs[0]];
-  const PlanValue &in0 = plan.values[s.inputs.empty() ? s.outputs[0] : s.inputs[0]];
-  int64_t n = numElements(out.shape);
+  const PlanValue &in0 = plan.values[s.inputs[0]];
   uint8_t *y = ptr[s.outputs[0]];
   auto x = [&](size_t i) { return ptr[s.inputs[i]]; };
-  DeviceErrors errors{(int32_t *)dev.errorFlag.ptr};
-  auto tooDeep = [&](size_t rank) -> Status {
-    return Status::error(std::string(opCodeName(s.op)) + " of rank " + std::to_string(rank) +
-                         " (the CUDA backend handles rank <= " + std::to_string(kMaxRank) + ")");
-  };
-  size_t rank = out.shape.size();
-  for (int32_t id : s.inputs) // every operand: a dot_general may pack its rhs
-    rank = std::max(rank, plan.values[id].shape.size());
-  if (rank > (size_t)kMaxRank)
-    return tooDeep(rank);
-
   switch (s.op) {
-  case OpCode::Constant:
-    if (prep.splat[stepIndex])
-      launchFill(dtypeSize(out.dtype), s.constant.bytes(), y, n, stream);
-    else if (out.bytes())
-      SHARDC_CUDA_TRY(
-          cudaMemcpyAsync(y, (uint8_t *)prep.constants[d].ptr + prep.constantOffset[stepIndex],
-                          out.bytes(), cudaMemcpyDeviceToDevice, stream));
-    break;
-  case OpCode::Iota: {
-    std::vector<int64_t> st = stridesOf(out.shape);
-    launchIota(out.dtype, y, n, st[s.attrs[0]], out.shape[s.attrs[0]], stream);
-    break;
-  }
-  case OpCode::Compare:
-    launchCompare(s.attrs[0], in0.dtype, x(0), x(1), y, n, stream);
-    break;
-  case OpCode::Select:
-    launchSelect(dtypeSize(out.dtype), x(0), x(1), x(2), y, n, stream);
-    break;
-  case OpCode::Convert:
-    launchConvert(in0.dtype, out.dtype, x(0), y, n, stream);
-    break;
-  case OpCode::DotGeneral:
-    return runDot(plan, s, dev, ptr);
-  case OpCode::Reduce: {
-    std::vector<int64_t> dims(s.attrs.begin() + 1, s.attrs.end());
-    std::vector<int64_t> st = stridesOf(in0.shape);
-    StridedView kept, reduced;
-    for (int64_t dim = 0; dim < (int64_t)in0.shape.size(); ++dim) {
-      bool r = std::find(dims.begin(), dims.end(), dim) != dims.end();
-      StridedView &v = r ? reduced : kept;
-      v.shape[v.rank] = in0.shape[dim];
-      v.inStrides[v.rank++] = st[dim];
-    }
-    launchReduce(s.attrs[0], in0.dtype, x(0), y, kept, reduced, stream);
-    break;
-  }
   case OpCode::BroadcastInDim: {
     StridedView v = contiguousView(out.shape);
     std::vector<int64_t> inSt = stridesOf(in0.shape);
@@ -618,31 +572,115 @@ Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepI
     }
     break;
   }
-  case OpCode::Fused: {
-    const FusedKernel &k = prep.fusedInfo[stepIndex];
-    FusedProgram prog = FusedProgram::decode(s.attrs);
-    int64_t count = prog.outputs.empty() ? numElements(out.shape) * prog.reductions[0].cols
-                                         : numElements(out.shape);
-    if (count == 0)
-      break;
-    std::vector<void *> pointers;
-    for (size_t i = 0; i < s.inputs.size(); ++i)
-      pointers.push_back(x(i));
-    for (size_t o = 0; o < s.outputs.size(); ++o)
-      pointers.push_back(ptr[s.outputs[o]]);
-    long long total = count;
-    std::vector<void *> params;
-    for (void *&p : pointers)
-      params.push_back(&p);
-    params.push_back(&total);
-    dim3 grid =
-        k.rowKernel
-            ? dim3((unsigned)(count / k.rowCols))
-            : dim3((unsigned)std::min<int64_t>((count + kFusedBlock - 1) / kFusedBlock, 1 << 20));
-    SHARDC_CUDA_TRY(cudaLaunchKernel((const void *)prep.fused[stepIndex], grid, dim3(kFusedBlock),
-                                     params.data(), 0, stream));
+  default:
+    return Status::error(std::string("not a copy: ") + opCodeName(s.op));
+  }
+  SHARDC_CUDA_TRY(cudaGetLastError());
+  return Status::success();
+}
+
+/// A fused elementwise step: its kernel (compiled by prepare) over every
+/// output element, or one block per row of a row kernel.
+Status CudaBackend::runFused(const Plan &plan, const Prepared &prep, size_t stepIndex, Device &dev,
+                             std::vector<uint8_t *> &ptr) {
+  const PlanStep &s = plan.steps[stepIndex];
+  const PlanValue &out = plan.values[s.outputs[0]];
+  const FusedKernel &k = prep.fusedInfo[stepIndex];
+  FusedProgram prog = FusedProgram::decode(s.attrs);
+  int64_t count = prog.outputs.empty() ? numElements(out.shape) * prog.reductions[0].cols
+                                       : numElements(out.shape);
+  if (count == 0)
+    return Status::success();
+  std::vector<void *> pointers;
+  for (size_t i = 0; i < s.inputs.size(); ++i)
+    pointers.push_back(ptr[s.inputs[i]]);
+  for (size_t o = 0; o < s.outputs.size(); ++o)
+    pointers.push_back(ptr[s.outputs[o]]);
+  long long total = count;
+  std::vector<void *> params;
+  for (void *&p : pointers)
+    params.push_back(&p);
+  params.push_back(&total);
+  dim3 grid =
+      k.rowKernel
+          ? dim3((unsigned)(count / k.rowCols))
+          : dim3((unsigned)std::min<int64_t>((count + kFusedBlock - 1) / kFusedBlock, 1 << 20));
+  SHARDC_CUDA_TRY(cudaLaunchKernel((const void *)prep.fused[stepIndex], grid, dim3(kFusedBlock),
+                                   params.data(), 0, dev.stream));
+  return Status::success();
+}
+
+Status CudaBackend::runStep(const Plan &plan, const Prepared &prep, size_t stepIndex, int64_t d,
+                            std::vector<uint8_t *> &ptr) {
+  const PlanStep &s = plan.steps[stepIndex];
+  Device &dev = devices[d];
+  cudaStream_t stream = dev.stream;
+  const PlanValue &out = plan.values[s.outputs[0]];
+  const PlanValue &in0 = plan.values[s.inputs.empty() ? s.outputs[0] : s.inputs[0]];
+  int64_t n = numElements(out.shape);
+  uint8_t *y = ptr[s.outputs[0]];
+  auto x = [&](size_t i) { return ptr[s.inputs[i]]; };
+  DeviceErrors errors{(int32_t *)dev.errorFlag.ptr};
+  auto tooDeep = [&](size_t rank) -> Status {
+    return Status::error(std::string(opCodeName(s.op)) + " of rank " + std::to_string(rank) +
+                         " (the CUDA backend handles rank <= " + std::to_string(kMaxRank) + ")");
+  };
+  size_t rank = out.shape.size();
+  for (int32_t id : s.inputs) // every operand: a dot_general may pack its rhs
+    rank = std::max(rank, plan.values[id].shape.size());
+  if (rank > (size_t)kMaxRank)
+    return tooDeep(rank);
+
+  switch (s.op) {
+  case OpCode::Constant:
+    if (prep.splat[stepIndex])
+      launchFill(dtypeSize(out.dtype), s.constant.bytes(), y, n, stream);
+    else if (out.bytes())
+      SHARDC_CUDA_TRY(
+          cudaMemcpyAsync(y, (uint8_t *)prep.constants[d].ptr + prep.constantOffset[stepIndex],
+                          out.bytes(), cudaMemcpyDeviceToDevice, stream));
+    break;
+  case OpCode::Iota: {
+    std::vector<int64_t> st = stridesOf(out.shape);
+    launchIota(out.dtype, y, n, st[s.attrs[0]], out.shape[s.attrs[0]], stream);
     break;
   }
+  case OpCode::Compare:
+    launchCompare(s.attrs[0], in0.dtype, x(0), x(1), y, n, stream);
+    break;
+  case OpCode::Select:
+    launchSelect(dtypeSize(out.dtype), x(0), x(1), x(2), y, n, stream);
+    break;
+  case OpCode::Convert:
+    launchConvert(in0.dtype, out.dtype, x(0), y, n, stream);
+    break;
+  case OpCode::DotGeneral:
+    return runDot(plan, s, dev, ptr);
+  case OpCode::Reduce: {
+    std::vector<int64_t> dims(s.attrs.begin() + 1, s.attrs.end());
+    std::vector<int64_t> st = stridesOf(in0.shape);
+    StridedView kept, reduced;
+    for (int64_t dim = 0; dim < (int64_t)in0.shape.size(); ++dim) {
+      bool r = std::find(dims.begin(), dims.end(), dim) != dims.end();
+      StridedView &v = r ? reduced : kept;
+      v.shape[v.rank] = in0.shape[dim];
+      v.inStrides[v.rank++] = st[dim];
+    }
+    launchReduce(s.attrs[0], in0.dtype, x(0), y, kept, reduced, stream);
+    break;
+  }
+  case OpCode::BroadcastInDim:
+  case OpCode::Reshape:
+  case OpCode::Transpose:
+  case OpCode::Slice:
+  case OpCode::DynamicSlice:
+  case OpCode::DynamicUpdateSlice:
+  case OpCode::Concatenate:
+    return runCopy(plan, s, dev, ptr);
+  case OpCode::Fused:
+    if (Status fused = runFused(plan, prep, stepIndex, dev, ptr); !fused.ok())
+      return fused;
+    break;
 #define SHARDC_STRUCTURED(Name, ...)                                                               \
   case OpCode::Name: {                                                                             \
     StructuredLaunch launch{{}, {}, y, &out, s.attrs, stream, errors, (int32_t)stepIndex};         \

@@ -15,6 +15,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 
@@ -173,25 +174,17 @@ Value extremumGrad(Emitter &e, ReduceOp op, Value g) {
   return e.div(e.mul(e.unreduce(g, type, dims), mask), count);
 }
 
-} // namespace
+using Grads = SmallVector<Value>;
+/// A group's gradients of an op: none where the op is not the group's.
+using MaybeGrads = std::optional<FailureOr<Grads>>;
 
-FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
-                                             ArrayRef<Value> resultGrads) {
-  Emitter e{b, op->getLoc()};
-  // Every rule below is for an op with one result. An op with several (a
-  // shard_map) whose first result gets no gradient must still be rejected,
-  // not skipped: that would drop the other results' gradients.
-  if (op->getNumResults() > 1 && llvm::any_of(resultGrads, [](Value v) { return v; }))
-    return op->emitError("has no gradient rule (differentiate the global program, "
-                         "before partitioning)");
-  Value g = resultGrads.empty() ? Value() : resultGrads[0];
-  SmallVector<Value> none(op->getNumOperands(), Value());
-  if (!g || op->getNumResults() != 1 || !isFloatValue(op->getResult(0)))
-    return none;
-  Value y = op->getNumResults() ? op->getResult(0) : Value();
+/// Elementwise ops, constants and sharding constraints: the gradients of
+/// `op`'s operands from its result's gradient g.
+MaybeGrads elementwiseGrads(Emitter &e, Operation *op, Value g) {
+  OpBuilder &b = e.b;
+  Value y = op->getResult(0);
   auto operand = [&](unsigned i) { return op->getOperand(i); };
-  using Grads = SmallVector<Value>;
-  return llvm::TypeSwitch<Operation *, FailureOr<Grads>>(op)
+  return llvm::TypeSwitch<Operation *, MaybeGrads>(op)
       // Elementwise, binary.
       .Case([&](AddOp) {
         return Grads{g, g};
@@ -295,6 +288,13 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
       .Case([&](ShardingConstraintOp c) {
         return Grads{ShardingConstraintOp::create(e.b, e.loc, g, c.getSharding()).getResult()};
       })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Contractions, reductions and data movement.
+MaybeGrads structuralGrads(Emitter &e, Operation *op, Value g) {
+  OpBuilder &b = e.b;
+  return llvm::TypeSwitch<Operation *, MaybeGrads>(op)
       // Contractions and reductions.
       .Case([&](DotGeneralOp d) -> FailureOr<Grads> { return dotGeneralGrads(e, d, g); })
       .Case([&](ReduceOp r) -> FailureOr<Grads> {
@@ -348,6 +348,13 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
         Value updates = TakeOp::create(b, e.loc, g, s.getIndices());
         return Grads{g, Value(), updates};
       })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Collectives (in shard_map bodies).
+MaybeGrads collectiveGrads(Emitter &e, Operation *op, Value g) {
+  OpBuilder &b = e.b;
+  return llvm::TypeSwitch<Operation *, MaybeGrads>(op)
       // Collectives (in shard_map bodies). Each device's copy of a value is
       // its own variable, so the adjoint of a collective is the collective
       // that sends each device's adjoint back where its inputs came from.
@@ -385,10 +392,29 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
                                         a.getAxes(), a.getConcatDim(), a.getSplitDim())
                          .getResult()};
       })
-      .Default([&](Operation *other) -> FailureOr<Grads> {
-        return other->emitError("has no gradient rule (differentiate the global program, "
-                                "before partitioning)");
-      });
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+} // namespace
+
+FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Operation *op,
+                                             ArrayRef<Value> resultGrads) {
+  Emitter e{b, op->getLoc()};
+  // Every rule below is for an op with one result. An op with several (a
+  // shard_map) whose first result gets no gradient must still be rejected,
+  // not skipped: that would drop the other results' gradients.
+  if (op->getNumResults() > 1 && llvm::any_of(resultGrads, [](Value v) { return v; }))
+    return op->emitError("has no gradient rule (differentiate the global program, "
+                         "before partitioning)");
+  Value g = resultGrads.empty() ? Value() : resultGrads[0];
+  SmallVector<Value> none(op->getNumOperands(), Value());
+  if (!g || op->getNumResults() != 1 || !isFloatValue(op->getResult(0)))
+    return none;
+  for (auto rules : {elementwiseGrads, structuralGrads, collectiveGrads})
+    if (MaybeGrads grads = rules(e, op, g))
+      return std::move(*grads);
+  return op->emitError("has no gradient rule (differentiate the global program, "
+                       "before partitioning)");
 }
 
 } // namespace shardc
