@@ -295,6 +295,13 @@ FusedKernelFn FusedJit::kernelFor(const FusedProgram &program, const std::vector
   return entry.kernel;
 }
 
+bool FusedJit::settled(const std::vector<int64_t> &encoded) {
+  std::string key((const char *)encoded.data(), encoded.size() * sizeof(int64_t));
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  auto it = impl->programs.find(key);
+  return it != impl->programs.end() && it->second.decided;
+}
+
 FusedJitStats FusedJit::stats() const {
   std::lock_guard<std::mutex> lock(impl->mutex);
   return impl->stats;

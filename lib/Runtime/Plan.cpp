@@ -94,32 +94,39 @@ Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
   for (size_t i = 0; i < instructions.size(); ++i) {
     int64_t defined = (int64_t)(inputs.size() + i);
     const Instruction &in = instructions[i];
-    std::string what = "instruction " + std::to_string(i);
     bool unary = isUnary(in.op), binary = isBinary(in.op), compare = in.op == OpCode::Compare,
          select = in.op == OpCode::Select, constant = in.op == OpCode::Constant;
-    if (!unary && !binary && !compare && !select && !constant)
-      return bad(what + " has opcode " + std::to_string((int64_t)in.op) +
-                 ", not an elementwise op");
-    what += " (" + std::string(opCodeName(in.op)) + ")";
-    auto field = [&](const char *name, int64_t r, bool read) -> Status {
-      if (read && (r < 0 || r >= defined))
-        return bad(what + " reads register " + std::string(name) + " = " + std::to_string(r) +
-                   ", not defined before it");
-      if (!read && r != 0)
-        return bad(what + " has " + name + " = " + std::to_string(r) +
-                   ", a field its op does not read (must be 0)");
-      return Status::success();
+    // Named only on the way to an error: validation runs before every
+    // fused step, and a well-formed program builds no strings.
+    auto what = [&] {
+      std::string named = "instruction " + std::to_string(i);
+      if (unary || binary || compare || select || constant)
+        named += " (" + std::string(opCodeName(in.op)) + ")";
+      return named;
     };
-    for (Status st : {field("x", in.x, !constant), field("y", in.y, binary || compare || select),
-                      field("z", in.z, select)})
-      if (!st.ok())
-        return st;
+    if (!unary && !binary && !compare && !select && !constant)
+      return bad(what() + " has opcode " + std::to_string((int64_t)in.op) +
+                 ", not an elementwise op");
+    auto fieldWrong = [&](const char *name, int64_t r, bool read) {
+      if (read && (r < 0 || r >= defined))
+        return bad(what() + " reads register " + std::string(name) + " = " + std::to_string(r) +
+                   ", not defined before it");
+      return bad(what() + " has " + name + " = " + std::to_string(r) +
+                 ", a field its op does not read (must be 0)");
+    };
+    auto fieldOk = [&](int64_t r, bool read) { return read ? r >= 0 && r < defined : r == 0; };
+    if (!fieldOk(in.x, !constant))
+      return fieldWrong("x", in.x, !constant);
+    if (!fieldOk(in.y, binary || compare || select))
+      return fieldWrong("y", in.y, binary || compare || select);
+    if (!fieldOk(in.z, select))
+      return fieldWrong("z", in.z, select);
     if (compare && (in.direction < 0 || in.direction > 5))
-      return bad(what + " has comparison direction " + std::to_string(in.direction));
+      return bad(what() + " has comparison direction " + std::to_string(in.direction));
     uint32_t bits;
     std::memcpy(&bits, &in.value, 4);
     if (!constant && bits != 0)
-      return bad(what + " has a value, a field its op does not read (must be 0)");
+      return bad(what() + " has a value, a field its op does not read (must be 0)");
   }
   int64_t numRegs = (int64_t)(inputs.size() + instructions.size());
   for (size_t o = 0; o < outputs.size(); ++o)

@@ -492,6 +492,53 @@ TEST(FusedJitPolicy, CompilesOnceTheInterpreterHasRunEnoughElements) {
   EXPECT_EQ(jit->stats().compiled, 2);
 }
 
+// A backend keeps the kernels chosen for a plan once they are final, and
+// uses them again only for the same programs: a plan changed in place (at
+// the same address) and a new compiler are asked again.
+TEST(FusedJitPolicy, ABackendKeepsAPlansKernelsOnlyForTheSameProgram) {
+  std::string error;
+  std::shared_ptr<FusedJit> jit =
+      FusedJit::create(FusedJitOptions{0, /*compileAfterElements=*/0}, error);
+  ASSERT_TRUE(jit) << error;
+  Case c{"neg", {}, 2, 4, {{1, -2, 3, -4, 5, -6, 7, -8}}};
+  c.program.inputs = {{FusedProgram::Whole, 0}};
+  c.program.instructions = {I{OpCode::Neg, 0, 0, 0}};
+  c.program.outputs = {1};
+  Plan plan = planOf(c);
+  Array x = Array::uninitialized(DType::F32, {2, 4});
+  std::copy(c.inputs[0].begin(), c.inputs[0].end(), x.data<float>());
+  std::unique_ptr<Backend> cpu = createCpuBackend();
+  auto first = [&]() {
+    StatusOr<std::vector<Array>> out = runPlan(*cpu, plan, {x});
+    EXPECT_TRUE(out.ok()) << out.message();
+    return out.ok() ? (*out)[0].data<float>()[0] : NAN;
+  };
+  setFusedKernelCompiler(jit);
+  EXPECT_EQ(first(), -1); // -(1)
+  EXPECT_TRUE(jit->settled(plan.steps[0].attrs));
+  int64_t compiled = jit->stats().compiled;
+  EXPECT_EQ(first(), -1); // the kept kernel: nothing asked, nothing compiled
+  EXPECT_EQ(jit->stats().compiled, compiled);
+  // The same plan object, another program: abs, not neg.
+  c.program.instructions[0].op = OpCode::Abs;
+  plan.steps[0].attrs = c.program.encode();
+  EXPECT_FALSE(jit->settled(plan.steps[0].attrs));
+  EXPECT_EQ(first(), 1); // |1|, not the kept -1
+  c.program.instructions[0].op = OpCode::Neg;
+  plan.steps[0].attrs = c.program.encode();
+  EXPECT_EQ(first(), -1);
+  // Another compiler (the interpreter alone): the kept kernels are not used.
+  setFusedKernelCompiler(nullptr);
+  EXPECT_EQ(first(), -1);
+  std::shared_ptr<FusedJit> other =
+      FusedJit::create(FusedJitOptions{0, /*compileAfterElements=*/0}, error);
+  ASSERT_TRUE(other) << error;
+  setFusedKernelCompiler(other);
+  EXPECT_EQ(first(), -1);
+  EXPECT_EQ(other->stats().compiled + other->stats().loaded, 1);
+  setFusedKernelCompiler(nullptr);
+}
+
 TEST(FusedJitPolicy, KernelsPersistOnDiskForTheNextProcess) {
   char tmpl[] = "/tmp/shardc-kernels-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);

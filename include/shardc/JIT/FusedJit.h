@@ -56,6 +56,7 @@ public:
 
   FusedKernelFn kernelFor(const FusedProgram &program, const std::vector<int64_t> &encoded,
                           int64_t elements) override;
+  bool settled(const std::vector<int64_t> &encoded) override;
 
   FusedJitStats stats() const;
   int vectorWidth() const;

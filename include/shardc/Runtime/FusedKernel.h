@@ -45,6 +45,10 @@ public:
   /// interpreter. A kernel returned stays valid as long as the compiler lives.
   virtual FusedKernelFn kernelFor(const FusedProgram &program, const std::vector<int64_t> &encoded,
                                   int64_t elements) = 0;
+  /// Whether kernelFor's answer for the program `encoded` is final (a
+  /// kernel, or declined for good), so that a caller may keep it rather
+  /// than ask again each call. The default: never.
+  virtual bool settled(const std::vector<int64_t> &encoded) { return false; }
 };
 
 /// Installs `compiler` for every CPU backend of the process (nullptr: the
@@ -52,6 +56,9 @@ public:
 void setFusedKernelCompiler(std::shared_ptr<FusedKernelCompiler> compiler);
 /// The compiler installed, or nullptr.
 FusedKernelCompiler *fusedKernelCompiler();
+/// Changes with every setFusedKernelCompiler: kernels kept from a compiler
+/// are valid while it is the same.
+uint64_t fusedKernelCompilerGeneration();
 
 } // namespace shardc
 

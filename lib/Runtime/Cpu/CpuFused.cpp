@@ -313,11 +313,18 @@ std::atomic<FusedKernelCompiler *> currentCompiler{nullptr};
 
 FusedKernelCompiler::~FusedKernelCompiler() = default;
 
+/// Counts installations, so that kernels kept from one compiler are never
+/// used after another replaces it (at whatever address).
+static std::atomic<uint64_t> compilerGeneration{0};
+
 void setFusedKernelCompiler(std::shared_ptr<FusedKernelCompiler> compiler) {
   currentCompiler.store(compiler.get());
   installedCompiler() = std::move(compiler);
+  compilerGeneration.fetch_add(1);
 }
 
 FusedKernelCompiler *fusedKernelCompiler() { return currentCompiler.load(); }
+
+uint64_t fusedKernelCompilerGeneration() { return compilerGeneration.load(); }
 
 } // namespace shardc
