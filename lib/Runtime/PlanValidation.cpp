@@ -272,16 +272,14 @@ private:
   int64_t rank(int32_t id) const { return (int64_t)value(id).shape.size(); }
 
   Status step(const PlanStep &s) {
-    auto in = [&](size_t i) { return s.inputs[i]; };
-    auto out = [&](size_t i) { return s.outputs[i]; };
     bool unary = isUnary(s.op), binary = isBinary(s.op);
     if (unary || binary) {
       SHARDC_CHECK(counts(s, unary ? 1 : 2, 1));
-      SHARDC_CHECK(sameType(out(0), in(0), "input 0"));
+      SHARDC_CHECK(sameType(s.outputs[0], s.inputs[0], "input 0"));
       if (binary)
-        SHARDC_CHECK(sameType(out(0), in(1), "input 1"));
-      if (!acceptsIntegers(s.op) && !isFloat(value(out(0)).dtype))
-        return fail("it takes floating-point values, not " + typeOf(out(0)));
+        SHARDC_CHECK(sameType(s.outputs[0], s.inputs[1], "input 1"));
+      if (!acceptsIntegers(s.op) && !isFloat(value(s.outputs[0]).dtype))
+        return fail("it takes floating-point values, not " + typeOf(s.outputs[0]));
       return Status::success();
     }
     if (isCollective(s.op))
@@ -324,37 +322,36 @@ private:
   /// Steps that make a value or map one elementwise: constant, iota,
   /// compare, select, convert.
   Status valueStep(const PlanStep &s) const {
-    auto in = [&](size_t i) { return s.inputs[i]; };
-    auto out = [&](size_t i) { return s.outputs[i]; };
     switch (s.op) {
     case OpCode::Constant:
       SHARDC_CHECK(counts(s, 0, 1));
-      if (s.constant.dtype() != value(out(0)).dtype || s.constant.shape() != shape(out(0)) ||
-          s.constant.sizeInBytes() != value(out(0)).bytes())
-        return fail("its value does not have the output's type " + typeOf(out(0)));
+      if (s.constant.dtype() != value(s.outputs[0]).dtype ||
+          s.constant.shape() != shape(s.outputs[0]) ||
+          s.constant.sizeInBytes() != value(s.outputs[0]).bytes())
+        return fail("its value does not have the output's type " + typeOf(s.outputs[0]));
       return Status::success();
     case OpCode::Iota:
       SHARDC_CHECK(counts(s, 0, 1));
       SHARDC_CHECK(ints(s, 1));
-      return dims({s.attrs[0]}, rank(out(0)), "dim");
+      return dims({s.attrs[0]}, rank(s.outputs[0]), "dim");
     case OpCode::Compare:
       SHARDC_CHECK(counts(s, 2, 1));
       SHARDC_CHECK(ints(s, 1));
       if (s.attrs[0] < 0 || s.attrs[0] > 5)
         return fail("compare direction " + std::to_string(s.attrs[0]) + " is not 0..5");
-      SHARDC_CHECK(sameType(in(0), in(1), "input 1"));
-      if (value(out(0)).dtype != DType::I1 || shape(out(0)) != shape(in(0)))
+      SHARDC_CHECK(sameType(s.inputs[0], s.inputs[1], "input 1"));
+      if (value(s.outputs[0]).dtype != DType::I1 || shape(s.outputs[0]) != shape(s.inputs[0]))
         return fail("the output must be i1 of the inputs' shape");
       return Status::success();
     case OpCode::Select:
       SHARDC_CHECK(counts(s, 3, 1));
-      if (value(in(0)).dtype != DType::I1 || shape(in(0)) != shape(out(0)))
+      if (value(s.inputs[0]).dtype != DType::I1 || shape(s.inputs[0]) != shape(s.outputs[0]))
         return fail("the predicate must be i1 of the output's shape");
-      SHARDC_CHECK(sameType(out(0), in(1), "input 1"));
-      return sameType(out(0), in(2), "input 2");
+      SHARDC_CHECK(sameType(s.outputs[0], s.inputs[1], "input 1"));
+      return sameType(s.outputs[0], s.inputs[2], "input 2");
     case OpCode::Convert:
       SHARDC_CHECK(counts(s, 1, 1));
-      return shapeIs(out(0), shape(in(0)), "the output");
+      return shapeIs(s.outputs[0], shape(s.inputs[0]), "the output");
     default:
       return fail("is not a kernel");
     }
@@ -362,79 +359,77 @@ private:
 
   /// Steps that move, reduce or reshape a value's elements.
   Status layoutStep(const PlanStep &s) const {
-    auto in = [&](size_t i) { return s.inputs[i]; };
-    auto out = [&](size_t i) { return s.outputs[i]; };
     switch (s.op) {
     case OpCode::Reshape:
       SHARDC_CHECK(counts(s, 1, 1));
-      if (value(in(0)).dtype != value(out(0)).dtype ||
-          value(in(0)).bytes() != value(out(0)).bytes())
-        return fail("reshapes " + typeOf(in(0)) + " to " + typeOf(out(0)));
+      if (value(s.inputs[0]).dtype != value(s.outputs[0]).dtype ||
+          value(s.inputs[0]).bytes() != value(s.outputs[0]).bytes())
+        return fail("reshapes " + typeOf(s.inputs[0]) + " to " + typeOf(s.outputs[0]));
       return Status::success();
     case OpCode::Reduce: {
       SHARDC_CHECK(counts(s, 1, 1));
       if (s.attrs.empty() || s.attrs[0] < 0 || s.attrs[0] > 3)
         return fail("reduction kind is not 0..3");
       std::vector<int64_t> reduced(s.attrs.begin() + 1, s.attrs.end());
-      SHARDC_CHECK(dims(reduced, rank(in(0)), "dims"));
+      SHARDC_CHECK(dims(reduced, rank(s.inputs[0]), "dims"));
       Shape kept;
-      for (int64_t d = 0; d < rank(in(0)); ++d)
+      for (int64_t d = 0; d < rank(s.inputs[0]); ++d)
         if (std::find(reduced.begin(), reduced.end(), d) == reduced.end())
-          kept.push_back(shape(in(0))[d]);
-      if (value(out(0)).dtype != value(in(0)).dtype)
+          kept.push_back(shape(s.inputs[0])[d]);
+      if (value(s.outputs[0]).dtype != value(s.inputs[0]).dtype)
         return fail("the output's element type differs from the input's");
-      return shapeIs(out(0), kept, "the output");
+      return shapeIs(s.outputs[0], kept, "the output");
     }
     case OpCode::BroadcastInDim: {
       SHARDC_CHECK(counts(s, 1, 1));
-      SHARDC_CHECK(ints(s, (size_t)rank(in(0))));
-      SHARDC_CHECK(dims(s.attrs, rank(out(0)), "dims"));
-      if (value(out(0)).dtype != value(in(0)).dtype)
+      SHARDC_CHECK(ints(s, (size_t)rank(s.inputs[0])));
+      SHARDC_CHECK(dims(s.attrs, rank(s.outputs[0]), "dims"));
+      if (value(s.outputs[0]).dtype != value(s.inputs[0]).dtype)
         return fail("the output's element type differs from the input's");
-      for (int64_t i = 0; i < rank(in(0)); ++i)
-        if (shape(in(0))[i] != 1 && shape(in(0))[i] != shape(out(0))[s.attrs[i]])
+      for (int64_t i = 0; i < rank(s.inputs[0]); ++i)
+        if (shape(s.inputs[0])[i] != 1 && shape(s.inputs[0])[i] != shape(s.outputs[0])[s.attrs[i]])
           return fail("input dimension " + std::to_string(i) + " does not fit output dimension " +
                       std::to_string(s.attrs[i]));
       return Status::success();
     }
     case OpCode::Transpose: {
       SHARDC_CHECK(counts(s, 1, 1));
-      SHARDC_CHECK(ints(s, (size_t)rank(in(0))));
-      SHARDC_CHECK(dims(s.attrs, rank(in(0)), "permutation"));
+      SHARDC_CHECK(ints(s, (size_t)rank(s.inputs[0])));
+      SHARDC_CHECK(dims(s.attrs, rank(s.inputs[0]), "permutation"));
       Shape permuted;
       for (int64_t p : s.attrs)
-        permuted.push_back(shape(in(0))[p]);
+        permuted.push_back(shape(s.inputs[0])[p]);
       SHARDC_CHECK(sameElement(s));
-      return shapeIs(out(0), permuted, "the output");
+      return shapeIs(s.outputs[0], permuted, "the output");
     }
     case OpCode::Slice: {
       SHARDC_CHECK(counts(s, 1, 1));
-      int64_t r = rank(in(0));
+      int64_t r = rank(s.inputs[0]);
       SHARDC_CHECK(ints(s, 3 * (size_t)r));
       Shape sliced;
       for (int64_t d = 0; d < r; ++d) {
         int64_t start = s.attrs[d], limit = s.attrs[r + d], stride = s.attrs[2 * r + d];
-        if (start < 0 || start > limit || limit > shape(in(0))[d] || stride < 1)
+        if (start < 0 || start > limit || limit > shape(s.inputs[0])[d] || stride < 1)
           return fail("dimension " + std::to_string(d) + " has bounds " + std::to_string(start) +
                       ".." + std::to_string(limit) + " step " + std::to_string(stride) +
-                      " outside its size " + std::to_string(shape(in(0))[d]));
+                      " outside its size " + std::to_string(shape(s.inputs[0])[d]));
         sliced.push_back(limit == start ? 0 : (limit - start - 1) / stride + 1);
       }
       SHARDC_CHECK(sameElement(s));
-      return shapeIs(out(0), sliced, "the output");
+      return shapeIs(s.outputs[0], sliced, "the output");
     }
     case OpCode::Concatenate: {
       if (s.inputs.empty() || s.outputs.size() != 1)
         return fail("takes at least one input and one output");
       SHARDC_CHECK(ints(s, 1));
-      SHARDC_CHECK(dims({s.attrs[0]}, rank(out(0)), "dim"));
-      if (rank(in(0)) != rank(out(0)))
+      SHARDC_CHECK(dims({s.attrs[0]}, rank(s.outputs[0]), "dim"));
+      if (rank(s.inputs[0]) != rank(s.outputs[0]))
         return fail("input 0 and the output differ in rank");
-      Shape joined = shape(in(0));
+      Shape joined = shape(s.inputs[0]);
       joined[s.attrs[0]] = 0;
       for (int32_t id : s.inputs) {
-        Shape a = shape(id), b = shape(out(0));
-        if (a.size() != b.size() || value(id).dtype != value(out(0)).dtype)
+        Shape a = shape(id), b = shape(s.outputs[0]);
+        if (a.size() != b.size() || value(id).dtype != value(s.outputs[0]).dtype)
           return fail("input v" + std::to_string(id) + " differs in rank or element type");
         joined[s.attrs[0]] += a[s.attrs[0]];
         a[s.attrs[0]] = b[s.attrs[0]] = 0;
@@ -442,7 +437,7 @@ private:
           return fail("input v" + std::to_string(id) + " differs outside dimension " +
                       std::to_string(s.attrs[0]));
       }
-      return shapeIs(out(0), joined, "the output");
+      return shapeIs(s.outputs[0], joined, "the output");
     }
     case OpCode::DynamicSlice:
     case OpCode::DynamicUpdateSlice: {
@@ -450,18 +445,18 @@ private:
       size_t first = update ? 2 : 1;
       if (s.inputs.size() < first || s.outputs.size() != 1)
         return fail("has too few inputs");
-      int32_t operand = in(0), box = update ? in(1) : out(0);
+      int32_t operand = s.inputs[0], box = update ? s.inputs[1] : s.outputs[0];
       if (s.inputs.size() != first + (size_t)rank(operand))
         return fail("needs one start index per operand dimension");
       for (size_t i = first; i < s.inputs.size(); ++i)
-        if (!isInt(in(i)) || rank(in(i)) != 0)
+        if (!isInt(s.inputs[i]) || rank(s.inputs[i]) != 0)
           return fail("start index " + std::to_string(i - first) + " is not an integer scalar");
       if (rank(box) != rank(operand) || value(box).dtype != value(operand).dtype)
         return fail("the box does not have the operand's rank and element type");
       for (int64_t d = 0; d < rank(operand); ++d)
         if (shape(box)[d] > shape(operand)[d])
           return fail("the box is larger than the operand in dimension " + std::to_string(d));
-      return update ? sameType(operand, out(0), "the output") : Status::success();
+      return update ? sameType(operand, s.outputs[0], "the output") : Status::success();
     }
     default:
       return fail("is not a kernel");
