@@ -15,6 +15,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <random>
 #include <vector>
 
@@ -118,6 +121,30 @@ std::vector<GemmLibrary> libraries() {
 
 const char *libraryName(GemmLibrary l) {
   return l == GemmLibrary::OneDnn ? "oneDNN" : l == GemmLibrary::OpenBlas ? "OpenBLAS" : "auto";
+}
+
+// oneDNN sizes its thread team by the calling thread's OpenMP default,
+// which OpenBLAS's OpenMP build sets to one thread for a small product: a
+// large product after a small one still gets every thread.
+TEST(CpuGemm, ALargeProductAfterASmallOneGetsEveryThread) {
+#ifndef _OPENMP
+  GTEST_SKIP() << "built without OpenMP";
+#else
+  if (!gemmLibraryAvailable(GemmLibrary::OneDnn) || !gemmLibraryAvailable(GemmLibrary::OpenBlas))
+    GTEST_SKIP() << "needs oneDNN and OpenBLAS";
+  std::mt19937 rng(7);
+  setBlasThreads(2, /*concurrentCallers=*/false);
+  Operand sa(1, 32, 32, false, 0, rng), sb(1, 32, 32, false, 0, rng);
+  std::vector<float> sc(32 * 32);
+  gemm(32, 32, 32, sa.data.data(), sa.view, sb.data.data(), sb.view, sc.data(),
+       MatmulPrecision::F32, GemmLibrary::OpenBlas);
+  Operand la(1, 256, 256, false, 0, rng), lb(1, 256, 256, false, 0, rng);
+  std::vector<float> lc(256 * 256);
+  gemm(256, 256, 256, la.data.data(), la.view, lb.data.data(), lb.view, lc.data(),
+       MatmulPrecision::F32, GemmLibrary::OneDnn);
+  EXPECT_EQ(omp_get_max_threads(), 2);
+  setBlasThreads(1, /*concurrentCallers=*/false);
+#endif
 }
 
 TEST(CpuGemm, F32MatchesTheProductOnEveryPath) {

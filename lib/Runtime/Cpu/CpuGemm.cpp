@@ -333,6 +333,14 @@ DnnlProduct *dnnlProduct(int64_t M, int64_t N, int64_t K, const MatrixView &a, c
 
 bool dnnlGemm(int64_t M, int64_t N, int64_t K, const void *A, const MatrixView &a, const void *B,
               const MatrixView &b, float *C, bool bf16) {
+#ifdef _OPENMP
+  // oneDNN sizes its thread team by the calling thread's OpenMP default,
+  // which OpenBLAS's OpenMP build sets with its own thread count: a small
+  // product that ran OpenBLAS on one thread (useBlasThreads) must not leave
+  // the large products after it on one thread too.
+  if (!concurrentBlasCallers && omp_get_max_threads() != blasThreads)
+    omp_set_num_threads(blasThreads);
+#endif
   DnnlProduct *p = dnnlProduct(M, N, K, a, b, bf16);
   if (!p)
     return false;
