@@ -96,38 +96,30 @@ std::string OptimizerConfig::key() const {
   return "kind=" + kind + numbers + " shard-state-over=" + shardStateOver;
 }
 
-FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
-                                       const OptimizerConfig &config) {
-  if (config.kind != "sgd" && config.kind != "adam" && config.kind != "adamw")
-    return fn.emitError() << "unknown optimizer '" << config.kind
-                          << "' (expected sgd, adam or adamw)";
-  if (!(config.clipNorm >= 0.0) || std::isinf(config.clipNorm))
-    return fn.emitError() << "clip-norm must be a finite number >= 0 (0: no clipping), got "
-                          << config.clipNorm;
-  std::string name = (fn.getSymName() + "_train_step").str();
-  auto module = fn->getParentOfType<ModuleOp>();
-  if (module && module.lookupSymbol(name))
-    return fn.emitError() << "@" << name << " already exists";
-  // Parameters, and so their gradients and state, in argument order, each
-  // once, whatever order `wrtIn` lists them in.
-  SmallVector<unsigned> sorted(wrtIn.begin(), wrtIn.end());
-  llvm::sort(sorted);
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  // The gradients, as a helper function inlined below and then erased.
-  FailureOr<func::FuncOp> grad =
-      differentiate(fn, sorted, (fn.getSymName() + "_train_step_grads").str());
-  if (failed(grad))
-    return failure();
+/// The parameters a train step updates: `wrtIn` sorted, each once, or every
+/// float argument where it is empty, as far as `grad` has gradients.
+static SmallVector<unsigned> updatedParameters(func::FuncOp fn, ArrayRef<unsigned> sorted,
+                                               func::FuncOp grad) {
   SmallVector<unsigned> wrt;
-  for (unsigned i = 0, k = 0; i < fn.getNumArguments() && k + 1 < grad->getNumResults(); ++i)
+  for (unsigned i = 0, k = 0; i < fn.getNumArguments() && k + 1 < grad.getNumResults(); ++i)
     if (sorted.empty()
             ? isa<FloatType>(cast<RankedTensorType>(fn.getArgumentTypes()[i]).getElementType())
             : llvm::is_contained(sorted, i)) {
       wrt.push_back(i);
       ++k;
     }
+  return wrt;
+}
 
-  bool adam = config.kind != "sgd";
+/// Declares @<fn>_train_step after `grad`: fn's arguments, the optimizer
+/// state (per parameter its velocity, or its m and v and then the step
+/// count) and the learning rate; the loss, the new parameters and the new
+/// state. Arguments keep their names and shardings; state follows its
+/// parameter, or takes `split` where the state is split further. Null
+/// (after an error) where stateShardings fails.
+static func::FuncOp declareTrainStep(func::FuncOp fn, func::FuncOp grad, const std::string &name,
+                                     ArrayRef<unsigned> wrt, ArrayRef<ShardingAttr> split,
+                                     bool adam) {
   MLIRContext *ctx = fn.getContext();
   auto scalarF32 = RankedTensorType::get({}, Float32Type::get(ctx));
   SmallVector<Type> args(fn.getArgumentTypes());
@@ -147,9 +139,8 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
   results.append(stateTypes.begin(), stateTypes.end());
 
   OpBuilder b(ctx);
-  b.setInsertionPointAfter(*grad);
+  b.setInsertionPointAfter(grad);
   auto step = func::FuncOp::create(b, fn.getLoc(), name, FunctionType::get(ctx, args, results));
-  // Arguments keep their names and shardings; state follows its parameter.
   auto copyAttrs = [&](unsigned from, unsigned toArg) {
     if (DictionaryAttr d = fn.getArgAttrDict(from))
       for (NamedAttribute a : d.getValue())
@@ -182,22 +173,86 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
       step.setResultAttr(1 + r, ShardcDialect::kShardingAttrName, sharding);
   // Where state and updates are split further, state arguments and results
   // carry that sharding instead.
-  FailureOr<SmallVector<ShardingAttr>> split = stateShardings(fn, wrt, config);
-  if (failed(split)) {
-    step.erase();
-    grad->erase();
-    return failure();
-  }
   for (unsigned s = 0; s < stateOf.size(); ++s) {
     unsigned k = llvm::find(wrt, stateOf[s]) - wrt.begin();
-    Attribute own = (*split)[k] ? Attribute((*split)[k])
-                                : fn.getArgAttr(stateOf[s], ShardcDialect::kShardingAttrName);
+    Attribute own = split[k] ? Attribute(split[k])
+                             : fn.getArgAttr(stateOf[s], ShardcDialect::kShardingAttrName);
     if (own) {
       step.setArgAttr(fn.getNumArguments() + s, ShardcDialect::kShardingAttrName, own);
       step.setResultAttr(1 + wrt.size() + s, ShardcDialect::kShardingAttrName, own);
     }
   }
+  return step;
+}
 
+namespace {
+/// What the update of one parameter reads: the optimizer, the learning
+/// rate and, for Adam, the new step's bias corrections.
+struct UpdateRule {
+  const OptimizerConfig &config;
+  Value lr, bc1, bc2;
+  bool adam() const { return config.kind != "sgd"; }
+};
+} // namespace
+
+/// The new value of parameter p with gradient g, and its new state (after
+/// `state`, its old state: the velocity, or m and v), appended.
+static Value updateParameter(Emitter &m, const UpdateRule &rule, Value p, Value g,
+                             ArrayRef<Value> state, SmallVectorImpl<Value> &newState) {
+  const OptimizerConfig &config = rule.config;
+  Value lrP = m.spread(rule.lr, p);
+  if (!rule.adam()) {
+    Value v2 = m.add(m.scale(state[0], config.momentum), g);
+    newState.push_back(v2);
+    return m.sub(p, m.mul(lrP, v2));
+  }
+  Value m2 = m.add(m.scale(state[0], config.beta1), m.scale(g, 1.0 - config.beta1));
+  Value v2 = m.add(m.scale(state[1], config.beta2), m.scale(m.mul(g, g), 1.0 - config.beta2));
+  Value mHat = m.div(m2, m.spread(rule.bc1, p));
+  Value vHat = m.div(v2, m.spread(rule.bc2, p));
+  Value update =
+      m.div(mHat, m.add(SqrtOp::create(m.b, m.loc, vHat), m.scalarLike(p, config.epsilon)));
+  Value p2 = m.sub(p, m.mul(lrP, update));
+  if (config.kind == "adamw" && config.weightDecay != 0.0)
+    p2 = m.sub(p2, m.mul(lrP, m.scale(p, config.weightDecay)));
+  newState.push_back(m2);
+  newState.push_back(v2);
+  return p2;
+}
+
+FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn,
+                                       const OptimizerConfig &config) {
+  if (config.kind != "sgd" && config.kind != "adam" && config.kind != "adamw")
+    return fn.emitError() << "unknown optimizer '" << config.kind
+                          << "' (expected sgd, adam or adamw)";
+  if (!(config.clipNorm >= 0.0) || std::isinf(config.clipNorm))
+    return fn.emitError() << "clip-norm must be a finite number >= 0 (0: no clipping), got "
+                          << config.clipNorm;
+  std::string name = (fn.getSymName() + "_train_step").str();
+  auto module = fn->getParentOfType<ModuleOp>();
+  if (module && module.lookupSymbol(name))
+    return fn.emitError() << "@" << name << " already exists";
+  // Parameters, and so their gradients and state, in argument order, each
+  // once, whatever order `wrtIn` lists them in.
+  SmallVector<unsigned> sorted(wrtIn.begin(), wrtIn.end());
+  llvm::sort(sorted);
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  // The gradients, as a helper function inlined below and then erased.
+  FailureOr<func::FuncOp> grad =
+      differentiate(fn, sorted, (fn.getSymName() + "_train_step_grads").str());
+  if (failed(grad))
+    return failure();
+  SmallVector<unsigned> wrt = updatedParameters(fn, sorted, *grad);
+  bool adam = config.kind != "sgd";
+  FailureOr<SmallVector<ShardingAttr>> split = stateShardings(fn, wrt, config);
+  if (failed(split)) {
+    grad->erase();
+    return failure();
+  }
+  func::FuncOp step = declareTrainStep(fn, *grad, name, wrt, *split, adam);
+
+  // The body: the gradients' computation, then each parameter's update.
+  OpBuilder b(fn.getContext());
   Block *body = step.addEntryBlock();
   b.setInsertionPointToStart(body);
   IRMapping map;
@@ -208,12 +263,10 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
     b.clone(op, map);
   Operation *gradRet = gradBody.getTerminator();
   Value loss = map.lookup(gradRet->getOperand(0));
-  Value lr = body->getArgument(args.size() - 1);
   Emitter m{b, fn.getLoc()};
-
-  SmallVector<Value> newParams, newState;
+  UpdateRule rule{config, body->getArgument(body->getNumArguments() - 1), {}, {}};
   unsigned stateArg = fn.getNumArguments();
-  Value t, bc1, bc2;
+  Value t;
   if (adam) {
     // t' = t + 1; bias corrections 1 - beta^t' (computed in f32 with pow).
     Value tOld = body->getArgument(stateArg + 2 * wrt.size());
@@ -221,8 +274,8 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
     auto pw = [&](double base) {
       return m.sub(m.scalarLike(t, 1.0), PowOp::create(b, m.loc, m.scalarLike(t, base), t));
     };
-    bc1 = pw(config.beta1);
-    bc2 = pw(config.beta2);
+    rule.bc1 = pw(config.beta1);
+    rule.bc2 = pw(config.beta2);
   }
   // A split update reads its block of the parameter and the gradient.
   auto constrain = [&](size_t k, Value v) -> Value {
@@ -242,31 +295,14 @@ FailureOr<func::FuncOp> buildTrainStep(func::FuncOp fn, ArrayRef<unsigned> wrtIn
   }
   if (config.clipNorm > 0.0)
     clipByGlobalNorm(m, grads, config.clipNorm);
+  SmallVector<Value> newParams, newState;
+  unsigned perParameter = adam ? 2 : 1;
   for (auto [k, i] : llvm::enumerate(wrt)) {
+    SmallVector<Value> state;
+    for (unsigned j = 0; j < perParameter; ++j)
+      state.push_back(body->getArgument(stateArg + perParameter * k + j));
     Value p = constrain(k, body->getArgument(i));
-    Value g = grads[k];
-    Value lrP = m.spread(lr, p);
-    if (!adam) {
-      Value v = body->getArgument(stateArg + k);
-      Value v2 = m.add(m.scale(v, config.momentum), g);
-      newParams.push_back(constrain(k, m.sub(p, m.mul(lrP, v2))));
-      newState.push_back(v2);
-      continue;
-    }
-    Value mOld = body->getArgument(stateArg + 2 * k),
-          vOld = body->getArgument(stateArg + 2 * k + 1);
-    Value m2 = m.add(m.scale(mOld, config.beta1), m.scale(g, 1.0 - config.beta1));
-    Value v2 = m.add(m.scale(vOld, config.beta2), m.scale(m.mul(g, g), 1.0 - config.beta2));
-    Value mHat = m.div(m2, m.spread(bc1, p));
-    Value vHat = m.div(v2, m.spread(bc2, p));
-    Value update =
-        m.div(mHat, m.add(SqrtOp::create(b, m.loc, vHat), m.scalarLike(p, config.epsilon)));
-    Value p2 = m.sub(p, m.mul(lrP, update));
-    if (config.kind == "adamw" && config.weightDecay != 0.0)
-      p2 = m.sub(p2, m.mul(lrP, m.scale(p, config.weightDecay)));
-    newParams.push_back(constrain(k, p2));
-    newState.push_back(m2);
-    newState.push_back(v2);
+    newParams.push_back(constrain(k, updateParameter(m, rule, p, grads[k], state, newState)));
   }
   if (adam)
     newState.push_back(t);
