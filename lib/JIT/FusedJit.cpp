@@ -255,9 +255,14 @@ std::shared_ptr<FusedJit> FusedJit::create(const FusedJitOptions &options, std::
   return std::shared_ptr<FusedJit>(new FusedJit(std::move(impl)));
 }
 
+/// The key of a program's entry: its encoding's bytes.
+static std::string programKey(const std::vector<int64_t> &encoded) {
+  return std::string((const char *)encoded.data(), encoded.size() * sizeof(int64_t));
+}
+
 FusedKernelFn FusedJit::kernelFor(const FusedProgram &program, const std::vector<int64_t> &encoded,
                                   int64_t elements) {
-  std::string key((const char *)encoded.data(), encoded.size() * sizeof(int64_t));
+  std::string key = programKey(encoded);
   std::lock_guard<std::mutex> lock(impl->mutex);
   auto [it, inserted] = impl->programs.try_emplace(std::move(key));
   Impl::Entry &entry = it->second;
@@ -296,7 +301,7 @@ FusedKernelFn FusedJit::kernelFor(const FusedProgram &program, const std::vector
 }
 
 bool FusedJit::settled(const std::vector<int64_t> &encoded) {
-  std::string key((const char *)encoded.data(), encoded.size() * sizeof(int64_t));
+  std::string key = programKey(encoded);
   std::lock_guard<std::mutex> lock(impl->mutex);
   auto it = impl->programs.find(key);
   return it != impl->programs.end() && it->second.decided;

@@ -30,6 +30,23 @@ void store(const Plan &plan, DeviceBuffers &b, int32_t id, const Array &a) {
     std::memcpy(b.ptr[id], a.bytes(), a.sizeInBytes());
 }
 
+/// Copies of the step's inputs from `first` on.
+std::vector<Array> loadInputs(const Plan &plan, const DeviceBuffers &b, const PlanStep &s,
+                              size_t first = 0) {
+  std::vector<Array> arrays;
+  for (size_t i = first; i < s.inputs.size(); ++i)
+    arrays.push_back(load(plan, b, s.inputs[i]));
+  return arrays;
+}
+
+/// Pointers to `arrays`, as the reference kernels of several inputs take them.
+std::vector<const Array *> pointersTo(const std::vector<Array> &arrays) {
+  std::vector<const Array *> ptrs;
+  for (const Array &a : arrays)
+    ptrs.push_back(&a);
+  return ptrs;
+}
+
 ref::Dims range(const std::vector<int64_t> &v, size_t from, size_t n) {
   return ref::Dims(v.begin() + from, v.begin() + from + n);
 }
@@ -42,13 +59,8 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
   if (isBinary(s.op))
     return ref::binary(s.op, in(0), in(1));
   if (const StructuredOpEntry *entry = structuredOp(s.op)) {
-    std::vector<Array> inputs;
-    for (size_t i = 0; i < s.inputs.size(); ++i)
-      inputs.push_back(in(i));
-    std::vector<const Array *> ptrs;
-    for (const Array &a : inputs)
-      ptrs.push_back(&a);
-    return entry->reference(ptrs, s.attrs);
+    std::vector<Array> inputs = loadInputs(plan, b, s);
+    return entry->reference(pointersTo(inputs), s.attrs);
   }
   switch (s.op) {
   case OpCode::Constant:
@@ -81,23 +93,14 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
     return ref::slice(in(0), range(s.attrs, 0, r), range(s.attrs, r, r), range(s.attrs, 2 * r, r));
   }
   case OpCode::Concatenate: {
-    std::vector<Array> arrays;
-    for (size_t i = 0; i < s.inputs.size(); ++i)
-      arrays.push_back(in(i));
-    std::vector<const Array *> ptrs;
-    for (const Array &a : arrays)
-      ptrs.push_back(&a);
-    return ref::concatenate(ptrs, s.attrs[0]);
+    std::vector<Array> arrays = loadInputs(plan, b, s);
+    return ref::concatenate(pointersTo(arrays), s.attrs[0]);
   }
   case OpCode::DynamicSlice:
   case OpCode::DynamicUpdateSlice: {
     bool update = s.op == OpCode::DynamicUpdateSlice;
-    std::vector<Array> indices;
-    for (size_t i = update ? 2 : 1; i < s.inputs.size(); ++i)
-      indices.push_back(in(i));
-    std::vector<const Array *> ptrs;
-    for (const Array &a : indices)
-      ptrs.push_back(&a);
+    std::vector<Array> indices = loadInputs(plan, b, s, update ? 2 : 1);
+    std::vector<const Array *> ptrs = pointersTo(indices);
     Array x = in(0);
     if (!update)
       return ref::dynamicSlice(x, ref::clampedCorner(x.shape(), out.shape, ptrs), out.shape);
