@@ -107,7 +107,9 @@ Array dotGeneral(const Array &lhs, const Array &rhs, const DotDims &dims) {
   for (int64_t d : dims.lhsContracting)
     K *= lhs.shape()[d];
 
-  Array out(lhs.dtype(), shape);
+  // A rounding precision yields f32, from f32 operands or (bf16) operands
+  // rounded already.
+  Array out(dims.precision != MatmulPrecision::F32 ? DType::F32 : lhs.dtype(), shape);
   Array l = transpose(lhs, lperm), r = transpose(rhs, rperm);
   if (isFloat(lhs.dtype())) {
     std::vector<double> ld = l.toDoubles(), rd = r.toDoubles();

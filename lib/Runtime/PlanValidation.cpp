@@ -481,10 +481,15 @@ private:
         (s.attrs.back() < 0 || s.attrs.back() > (int64_t)MatmulPrecision::TF32))
       return fail("its precision " + std::to_string(s.attrs.back()) +
                   " is none of 0 (f32), 1 (bf16), 2 (tf32)");
-    if (s.attrs.size() == 3 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1] &&
-        s.attrs.back() != 0 && value(s.inputs[0]).dtype != DType::F32)
-      return fail("its precision rounds f32 operands, not " +
-                  std::string(dtypeName(value(s.inputs[0]).dtype)));
+    // Rounding precisions take f32 operands; bf16 also bf16 ones (rounded
+    // already).
+    int64_t precision =
+        s.attrs.size() == 3 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1] ? s.attrs.back() : 0;
+    for (int32_t id : s.inputs)
+      if (precision != 0 && value(id).dtype != DType::F32 &&
+          !(precision == (int64_t)MatmulPrecision::BF16 && value(id).dtype == DType::BF16))
+        return fail("its precision rounds f32 operands, not " +
+                    std::string(dtypeName(value(id).dtype)));
     const Shape &lhs = value(s.inputs[0]).shape, &rhs = value(s.inputs[1]).shape;
     // The dimension lists are checked before anything indexes a shape by
     // them (DotGeneralDims::decode does).
@@ -510,9 +515,14 @@ private:
       result.push_back(lhs[i]);
     for (int64_t i : d.rhsFree)
       result.push_back(rhs[i]);
-    if (value(s.inputs[0]).dtype != value(s.inputs[1]).dtype ||
-        value(s.outputs[0]).dtype != value(s.inputs[0]).dtype)
+    DType lt = value(s.inputs[0]).dtype, rt = value(s.inputs[1]).dtype,
+          ot = value(s.outputs[0]).dtype;
+    if (d.precision == MatmulPrecision::BF16) {
+      if (ot != DType::F32)
+        return fail(std::string("a bf16 product's result is f32, not ") + dtypeName(ot));
+    } else if (lt != rt || ot != lt) {
       return fail("its operands and result differ in element type");
+    }
     return shapeIs(s.outputs[0], result, "the output");
   }
 

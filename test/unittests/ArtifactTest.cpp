@@ -111,6 +111,28 @@ TEST(Artifact, CraftedEnumsAreRejected) {
       "its precision rounds f32 operands, not f64");
   // A precision the plan's products may have: bf16 loads.
   EXPECT_EQ(load([](Plan &p) { p.steps[0].attrs = {0, 1, 1, 0, 1}; }), "");
+  // A bf16 product may read bf16 operands (rounded already); its result is
+  // f32, and tf32 takes f32 operands only.
+  EXPECT_EQ(load([](Plan &p) {
+              p.values[0].dtype = DType::BF16;
+              p.steps[0].attrs = {0, 1, 1, 0, 1};
+            }),
+            "");
+  expectRejected(
+      [](Plan &p) {
+        p.values[1].dtype = DType::BF16;
+        p.steps[0].attrs = {0, 1, 1, 0, 2};
+      },
+      "its precision rounds f32 operands, not bf16");
+  expectRejected(
+      [](Plan &p) {
+        p.values[0].dtype = DType::BF16;
+        p.steps[0].attrs = {0, 1, 1, 0, 1};
+        p.values[2].dtype = DType::BF16;
+      },
+      "a bf16 product's result is f32, not bf16");
+  expectRejected([](Plan &p) { p.values[0].dtype = DType::BF16; },
+                 "its operands and result differ in element type");
 }
 
 TEST(Artifact, CraftedDimensionsAndIdsAreRejected) {

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -66,6 +67,14 @@ float rounded(float x, MatmulPrecision p) {
   if (p == MatmulPrecision::TF32)
     return roundToTF32(x);
   return x;
+}
+
+/// `x` rounded to bf16, element by element, as a bf16 operand stores it.
+std::vector<uint16_t> toBf16Elements(const std::vector<float> &x) {
+  std::vector<uint16_t> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    out[i] = floatToBF16(x[i]);
+  return out;
 }
 
 /// The largest error of gemm() against the double-precision product of the
@@ -213,6 +222,7 @@ TEST(CpuGemm, ViewsWithGapsMatchTheProductOnEveryPath) {
     MatrixView b;
     int64_t M, N, K;
   };
+  std::vector<uint16_t> qkvHalf = toBf16Elements(qkv), probsHalf = toBf16Elements(probs);
   auto [q, qv] = slice(0, false);
   auto [k, kv] = slice(1, true); // k^T: [hd, T], rows of k read as columns
   auto [v, vv] = slice(2, false);
@@ -238,6 +248,19 @@ TEST(CpuGemm, ViewsWithGapsMatchTheProductOnEveryPath) {
               }
         EXPECT_LT(worst / scale, 1e-5)
             << x.name << " on " << libraryName(library) << " at " << matmulPrecisionName(prec);
+        if (prec != MatmulPrecision::BF16)
+          continue;
+        // The same views of bf16 copies (packed as bf16): the same product.
+        auto half = [&](const float *p) -> const uint16_t * {
+          return p >= probs.data() && p < probs.data() + probs.size()
+                     ? probsHalf.data() + (p - probs.data())
+                     : qkvHalf.data() + (p - qkv.data());
+        };
+        std::vector<float> fromHalf(C.size(), NAN);
+        gemm(x.M, x.N, x.K, half(x.A), DType::BF16, x.a, half(x.Bm), DType::BF16, x.b,
+             fromHalf.data(), prec, library);
+        EXPECT_EQ(0, std::memcmp(fromHalf.data(), C.data(), C.size() * sizeof(float)))
+            << x.name << " of bf16 operands on " << libraryName(library);
       }
 }
 
@@ -261,6 +284,71 @@ TEST(CpuGemm, Bf16DiffersFromF32ByBf16Rounding) {
     worst = std::max(worst, std::abs(double(bf16[i]) - f32[i]) / f32[i]);
   EXPECT_GT(worst, 2e-5); // f32 summation alone: about 1e-7
   EXPECT_LT(worst, 1e-2);
+}
+
+// An operand stored as bf16 (a value the program rounded once, for every
+// product that reads it) gives exactly the product of its f32 value
+// rounded inside the product: either operand or both, on every path and
+// layout, on the CPU's bf16 instructions and emulated.
+TEST(CpuGemm, Bf16OperandsGiveTheProductOfTheirF32Values) {
+  for (bool instructions : {true, false}) {
+    allowBf16Instructions(instructions);
+    for (GemmLibrary library : libraries())
+      for (const Case &c : kCases) {
+        std::mt19937 rng(5);
+        Operand a(c.batch, c.M, c.K, c.transA, 3, rng), b(c.batch, c.K, c.N, c.transB, 5, rng);
+        std::vector<uint16_t> ha = toBf16Elements(a.data), hb = toBf16Elements(b.data);
+        size_t n = c.batch * c.M * c.N;
+        std::vector<float> want(n, NAN);
+        gemm(c.M, c.N, c.K, a.data.data(), a.view, b.data.data(), b.view, want.data(),
+             MatmulPrecision::BF16, library);
+        for (int mix = 1; mix < 4; ++mix) {
+          bool halfA = mix & 1, halfB = mix & 2;
+          std::vector<float> got(n, NAN);
+          gemm(c.M, c.N, c.K, halfA ? (const void *)ha.data() : a.data.data(),
+               halfA ? DType::BF16 : DType::F32, a.view,
+               halfB ? (const void *)hb.data() : b.data.data(), halfB ? DType::BF16 : DType::F32,
+               b.view, got.data(), MatmulPrecision::BF16, library);
+          EXPECT_EQ(0, std::memcmp(got.data(), want.data(), n * sizeof(float)))
+              << c.name << " on " << libraryName(library) << (halfA ? ", A bf16" : "")
+              << (halfB ? ", B bf16" : "") << (instructions ? "" : " (emulated)");
+        }
+      }
+  }
+  allowBf16Instructions(true);
+}
+
+// The rounding of f32 to bf16 that bf16 products and convert share, on the
+// CPU's instructions where it has them: nearest even, NaN kept a NaN, and
+// subnormals rounded as subnormals (the instruction alone reads them as
+// zeros), in runs of every length around its 16 lanes.
+TEST(CpuGemm, RoundingToBf16IsNearestEvenEverywhere) {
+  std::vector<float> x;
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<uint32_t> bits;
+  for (int i = 0; i < 4000; ++i) {
+    uint32_t u = bits(rng);
+    if (i % 5 == 0)
+      u &= 0x807fffffu; // a subnormal (or zero)
+    if (i % 7 == 0)
+      u = (u & 0xffff0000u) | 0x8000u; // a tie
+    float f;
+    std::memcpy(&f, &u, 4);
+    x.push_back(f);
+  }
+  for (float special : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-45f, 3.4e38f})
+    x.push_back(special);
+  for (bool instructions : {true, false}) {
+    allowBf16Instructions(instructions);
+    for (size_t n : {x.size(), size_t(15), size_t(17), size_t(33)}) {
+      std::vector<uint16_t> y(n);
+      toBf16(x.data(), y.data(), (int64_t)n);
+      for (size_t i = 0; i < n; ++i)
+        ASSERT_EQ(y[i], floatToBF16(x[i]))
+            << "element " << i << " of " << n << (instructions ? "" : " (emulated)");
+    }
+  }
+  allowBf16Instructions(true);
 }
 
 } // namespace

@@ -43,7 +43,8 @@ Array iota(DType dtype, const Shape &shape, int64_t dim);
 // Contractions and reductions -----------------------------------------------
 struct DotDims {
   Dims lhsBatching, rhsBatching, lhsContracting, rhsContracting;
-  /// bf16 and tf32 round the (f32) operands first; the sum is exact either way.
+  /// bf16 and tf32 round the (f32) operands first; the sum is exact either
+  /// way. At bf16 an operand may be bf16 already; the result is f32.
   MatmulPrecision precision = MatmulPrecision::F32;
 };
 /// Result dims: batching, lhs free, rhs free (as shardc.dot_general).

@@ -1,7 +1,7 @@
 //===- CpuFastKernels.cpp - the CPU backend's fast paths ------------------===//
 //
 // Kernels working directly on a device's buffers for the hot cases of the
-// MLP and transformer workloads: f32 dot_general (its operands read in
+// MLP and transformer workloads: f32 (and bf16-operand) dot_general (its operands read in
 // place where the product can, copied otherwise; the product itself is in
 // CpuGemm.cpp), iota, compare, convert, select and splat constants, and the
 // thread pool the kernels share; reductions and data movement are in
@@ -81,9 +81,13 @@ std::optional<MatrixView> matrixView(const Shape &shape, const std::vector<int64
 
 bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &lv = plan.values[s.inputs[0]], &rv = plan.values[s.inputs[1]];
-  if (lv.dtype != DType::F32)
-    return false;
+  // f32 operands, or at bf16 precision also bf16 ones (rounded already).
   DotGeneralDims dims = DotGeneralDims::decode(s.attrs, lv.shape, rv.shape);
+  auto operand = [&](DType t) {
+    return t == DType::F32 || (t == DType::BF16 && dims.precision == MatmulPrecision::BF16);
+  };
+  if (!operand(lv.dtype) || !operand(rv.dtype))
+    return false;
   const std::vector<int64_t> &lb = dims.lhsBatching, &rb = dims.rhsBatching,
                              &lc = dims.lhsContracting, &rc = dims.rhsContracting,
                              &lf = dims.lhsFree, &rf = dims.rhsFree;
@@ -101,33 +105,37 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
     a.insert(a.end(), y.begin(), y.end());
     return a;
   };
-  const float *A = (const float *)b.ptr[s.inputs[0]];
-  const float *Bm = (const float *)b.ptr[s.inputs[1]];
+  const void *A = b.ptr[s.inputs[0]], *Bm = b.ptr[s.inputs[1]];
+  size_t aSize = dtypeSize(lv.dtype), bSize = dtypeSize(rv.dtype);
   // Packed copies live in per-thread buffers that only grow: a fresh
   // allocation of this size would be mapped and faulted in page by page on
   // every step.
   static thread_local std::vector<float> aCopy, bCopy;
+  auto copyBuffer = [](std::vector<float> &buf, int64_t elements, size_t size) {
+    size_t floats = (elements * size + 3) / 4;
+    if (buf.size() < floats)
+      buf.resize(floats);
+    return buf.data();
+  };
   // Each operand in place where BLAS can read its matrices (attention's
   // [B,T,H,hd] per head: rows H*hd apart), else a packed copy.
   std::optional<MatrixView> av = matrixView(lv.shape, lb, lf, lc);
   if (!av) {
-    if ((int64_t)aCopy.size() < numElements(lv.shape))
-      aCopy.resize(numElements(lv.shape));
-    permuteF32(A, lv.shape, cat(lb, lf, lc), aCopy.data());
-    A = aCopy.data();
+    void *copy = copyBuffer(aCopy, numElements(lv.shape), aSize);
+    permute(A, aSize, lv.shape, cat(lb, lf, lc), copy);
+    A = copy;
     Shape packed{dims.B, M, K};
     av = matrixView(packed, {0}, {1}, {2});
   }
   std::optional<MatrixView> bv = matrixView(rv.shape, rb, rc, rf);
   if (!bv) {
-    if ((int64_t)bCopy.size() < numElements(rv.shape))
-      bCopy.resize(numElements(rv.shape));
-    permuteF32(Bm, rv.shape, cat(rb, rc, rf), bCopy.data());
-    Bm = bCopy.data();
+    void *copy = copyBuffer(bCopy, numElements(rv.shape), bSize);
+    permute(Bm, bSize, rv.shape, cat(rb, rc, rf), copy);
+    Bm = copy;
     Shape packed{dims.B, K, N};
     bv = matrixView(packed, {0}, {1}, {2});
   }
-  gemm(M, N, K, A, *av, Bm, *bv, (float *)b.ptr[s.outputs[0]], dims.precision);
+  gemm(M, N, K, A, lv.dtype, *av, Bm, rv.dtype, *bv, (float *)b.ptr[s.outputs[0]], dims.precision);
   return true;
 }
 
@@ -204,12 +212,17 @@ bool compare(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
-/// i1 or i32 to f32 (exact conversions).
+/// i1, i32 or bf16 to f32 (exact conversions), and f32 to bf16 (rounded as
+/// bf16 products round their operands).
 bool convert(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
+  int64_t n = numElements(in.shape);
+  if (in.dtype == DType::F32 && out.dtype == DType::BF16) {
+    toBf16((const float *)b.ptr[s.inputs[0]], (uint16_t *)b.ptr[s.outputs[0]], n);
+    return true;
+  }
   if (out.dtype != DType::F32)
     return false;
-  int64_t n = numElements(in.shape);
   float *y = (float *)b.ptr[s.outputs[0]];
   if (in.dtype == DType::I1) {
     const uint8_t *x = b.ptr[s.inputs[0]];
@@ -219,6 +232,12 @@ bool convert(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
     const int32_t *x = (const int32_t *)b.ptr[s.inputs[0]];
     for (int64_t i = 0; i < n; ++i)
       y[i] = (float)x[i]; // |x| < 2^31: float rounding as the reference's
+  } else if (in.dtype == DType::BF16) {
+    const uint16_t *x = (const uint16_t *)b.ptr[s.inputs[0]];
+    parallelRange(n, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        y[i] = bf16ToFloat(x[i]);
+    });
   } else {
     return false;
   }

@@ -142,11 +142,22 @@ void toBf16Scalar(const float *x, uint16_t *y, int64_t n) {
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+/// The instruction rounds subnormal inputs as zeros: a run that has one is
+/// rounded by floatToBF16, as the reference rounds it.
 __attribute__((target("avx512f,avx512bf16,avx512vl"))) void toBf16Avx512(const float *x,
                                                                          uint16_t *y, int64_t n) {
+  const __m512i exponent = _mm512_set1_epi32(0x7f800000), magnitude = _mm512_set1_epi32(0x7fffffff);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    __m256bh h = _mm512_cvtneps_pbh(_mm512_loadu_ps(x + i));
+    __m512 v = _mm512_loadu_ps(x + i);
+    __m512i bits = _mm512_castps_si512(v);
+    __mmask16 nonzero = _mm512_test_epi32_mask(bits, magnitude),
+              normal = _mm512_test_epi32_mask(bits, exponent);
+    if (nonzero & ~normal) { // a subnormal lane
+      toBf16Scalar(x + i, y + i, 16);
+      continue;
+    }
+    __m256bh h = _mm512_cvtneps_pbh(v);
     _mm256_storeu_si256((__m256i *)(y + i), (__m256i)h);
   }
   toBf16Scalar(x + i, y + i, n - i);
@@ -180,14 +191,14 @@ bool hasGaps(const MatrixView &v, int64_t rows, int64_t cols) {
   return extentOf(v, rows, cols) > dense + dense / 4;
 }
 
-/// The elements an operand's view reads as rows x cols matrices, rounded by
-/// `run` into `buf`, on the shared pool: its extent as it is (the view
+/// The elements an operand's view reads as rows x cols matrices, rounded (or
+/// widened, or copied) by `run` into `buf`, on the shared pool: its extent as it is (the view
 /// stays), or with `pack`, only the matrices it reads, one after the other
 /// in the view's orientation (`v` then describes the packed copy, its batch
 /// dimensions flattened into one). Both operands of a product are packed
 /// or neither, so their batch dimensions stay alike.
-template <typename T, typename Run>
-const T *roundedOperand(const float *x, MatrixView &v, int64_t rows, int64_t cols, bool pack,
+template <typename In, typename T, typename Run>
+const T *roundedOperand(const In *x, MatrixView &v, int64_t rows, int64_t cols, bool pack,
                         std::vector<T> &buf, Run run) {
   int64_t items = v.items(), dense = items * rows * cols, extent = extentOf(v, rows, cols);
   if (!pack) {
@@ -214,6 +225,26 @@ const T *roundedOperand(const float *x, MatrixView &v, int64_t rows, int64_t col
   v.batchStrides = items > 1 ? std::vector<int64_t>{rows * cols} : std::vector<int64_t>{};
   v.ld = length;
   return buf.data();
+}
+
+/// y = x for one run of bf16 elements.
+void copyBf16Run(const uint16_t *x, uint16_t *y, int64_t n) { std::memcpy(y, x, n * 2); }
+
+/// y = x widened to f32 (exact), for one run of bf16 elements.
+void widenBf16Run(const uint16_t *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = bf16ToFloat(x[i]);
+}
+
+/// An operand for oneDNN's bf16 kernels: a bf16 one as it is (packed where
+/// the view has gaps), an f32 one rounded.
+const uint16_t *bf16Operand(const void *x, DType type, MatrixView &v, int64_t rows, int64_t cols,
+                            bool pack, std::vector<uint16_t> &buf) {
+  if (type != DType::BF16)
+    return roundedOperand((const float *)x, v, rows, cols, pack, buf, toBf16Run);
+  if (!pack)
+    return (const uint16_t *)x;
+  return roundedOperand((const uint16_t *)x, v, rows, cols, pack, buf, copyBf16Run);
 }
 
 void noteBf16Emulated(const char *why) {
@@ -501,8 +532,9 @@ std::vector<int64_t> MatrixView::offsets() const {
   return offsets;
 }
 
-void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, const float *B,
-          const MatrixView &b, float *C, MatmulPrecision precision, GemmLibrary library) {
+void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const MatrixView &a,
+          const void *B, DType bType, const MatrixView &b, float *C, MatmulPrecision precision,
+          GemmLibrary library) {
   int64_t flops = 2 * a.items() * M * N * K;
   bool dnnl = false;
 #ifdef SHARDC_HAVE_DNNL
@@ -528,8 +560,8 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, 
   if (precision == MatmulPrecision::BF16) {
 #ifdef SHARDC_HAVE_DNNL
     if (dnnl && cpuHasBf16()) {
-      const uint16_t *ha = roundedOperand(A, ra, M, K, pack, aHalf, toBf16Run);
-      const uint16_t *hb = roundedOperand(B, rb, K, N, pack, bHalf, toBf16Run);
+      const uint16_t *ha = bf16Operand(A, aType, ra, M, K, pack, aHalf);
+      const uint16_t *hb = bf16Operand(B, bType, rb, K, N, pack, bHalf);
       if (dnnlGemm(M, N, K, ha, ra, hb, rb, C, /*bf16=*/true))
         return;
       ra = a, rb = b;
@@ -541,15 +573,21 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, 
       noteBf16Emulated(cpuHasBf16() ? "no bf16 kernel for a product's layout"
                                     : "the CPU has no bf16 instructions");
   }
+  const float *fa = (const float *)A, *fb = (const float *)B;
   if (precision != MatmulPrecision::F32) {
     // The operands rounded, then the f32 path: bf16 without a bf16 kernel,
-    // and tf32 (a GPU format: the same numbers as there).
+    // and tf32 (a GPU format: the same numbers as there). A bf16 operand is
+    // rounded already: it is widened.
     auto round = [precision](const float *x, float *y, int64_t n) { roundRun(x, y, n, precision); };
-    A = roundedOperand(A, ra, M, K, pack, aRound, round);
-    B = roundedOperand(B, rb, K, N, pack, bRound, round);
+    fa = aType == DType::BF16
+             ? roundedOperand((const uint16_t *)A, ra, M, K, pack, aRound, widenBf16Run)
+             : roundedOperand(fa, ra, M, K, pack, aRound, round);
+    fb = bType == DType::BF16
+             ? roundedOperand((const uint16_t *)B, rb, K, N, pack, bRound, widenBf16Run)
+             : roundedOperand(fb, rb, K, N, pack, bRound, round);
   }
 #ifdef SHARDC_HAVE_DNNL
-  if (dnnl && dnnlGemm(M, N, K, A, ra, B, rb, C, /*bf16=*/false))
+  if (dnnl && dnnlGemm(M, N, K, fa, ra, fb, rb, C, /*bf16=*/false))
     return;
 #endif
   if (debugLog()) {
@@ -565,7 +603,16 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, 
     );
     debugOnce(line);
   }
-  blasGemm(M, N, K, A, ra, B, rb, C);
+  blasGemm(M, N, K, fa, ra, fb, rb, C);
+}
+
+void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, const float *B,
+          const MatrixView &b, float *C, MatmulPrecision precision, GemmLibrary library) {
+  gemm(M, N, K, A, DType::F32, a, B, DType::F32, b, C, precision, library);
+}
+
+void toBf16(const float *x, uint16_t *y, int64_t n) {
+  parallelRange(n, [&](int64_t b, int64_t e) { toBf16Run(x + b, y + b, e - b); });
 }
 
 bool gemmLibraryAvailable(GemmLibrary library) {

@@ -43,8 +43,10 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
 /// reductions over any dimensions, as strided walks; false otherwise.
 bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
-/// Row-major copy of `x` (shape `shape`) with dimensions permuted by `perm`.
-void permuteF32(const float *x, const Shape &shape, const std::vector<int64_t> &perm, float *out);
+/// Row-major copy of `x` (shape `shape`, elements of 1, 2, 4 or 8 bytes)
+/// with dimensions permuted by `perm`.
+void permute(const void *x, size_t elementSize, const Shape &shape,
+             const std::vector<int64_t> &perm, void *out);
 
 /// y = op(a[, b]) over n f32 elements, for the unary and binary elementwise
 /// opcodes (vectorized, with an AVX2 clone where the CPU has it).
@@ -78,6 +80,16 @@ bool gemmLibraryAvailable(GemmLibrary library);
 void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, const float *B,
           const MatrixView &b, float *C, MatmulPrecision precision = MatmulPrecision::F32,
           GemmLibrary library = GemmLibrary::Auto);
+/// The same with each operand's element type: f32, or at bf16 precision
+/// also bf16 (then it is rounded already; the results are those of its f32
+/// value rounded inside the product).
+void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const MatrixView &a,
+          const void *B, DType bType, const MatrixView &b, float *C, MatmulPrecision precision,
+          GemmLibrary library = GemmLibrary::Auto);
+
+/// y = bf16(x), nearest even (NaN stays NaN), as bf16 products round their
+/// f32 operands: on the shared pool.
+void toBf16(const float *x, uint16_t *y, int64_t n);
 
 /// Whether bf16 products run on the CPU's bf16 instructions (else they are
 /// emulated at f32 speed, with the same results).

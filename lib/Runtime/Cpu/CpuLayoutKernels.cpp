@@ -330,14 +330,16 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 
 } // namespace
 
-void permuteF32(const float *x, const Shape &shape, const std::vector<int64_t> &perm, float *out) {
+void permute(const void *x, size_t elementSize, const Shape &shape,
+             const std::vector<int64_t> &perm, void *out) {
   std::vector<int64_t> is = stridesOf(shape), from(perm.size());
   Shape outShape(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) {
     outShape[i] = shape[perm[i]];
     from[i] = is[perm[i]];
   }
-  copyWalk((const uint32_t *)x, (uint32_t *)out, collapse(outShape, from, stridesOf(outShape)));
+  copyBySize(elementSize, (const uint8_t *)x, (uint8_t *)out,
+             collapse(outShape, from, stridesOf(outShape)));
 }
 
 bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {

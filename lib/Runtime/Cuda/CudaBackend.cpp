@@ -440,6 +440,12 @@ Status CudaBackend::runDot(const Plan &plan, const PlanStep &s, Device &dev,
                            std::vector<uint8_t *> &ptr) {
   const PlanValue &lv = plan.values[s.inputs[0]], &rv = plan.values[s.inputs[1]];
   DType dt = lv.dtype;
+  if (lv.dtype != rv.dtype || plan.values[s.outputs[0]].dtype != dt)
+    return Status::error("the CUDA backend runs products of operands stored at the result's "
+                         "precision; this one has " +
+                         std::string(dtypeName(lv.dtype)) + " and " + dtypeName(rv.dtype) +
+                         " operands and a " + dtypeName(plan.values[s.outputs[0]].dtype) +
+                         " result");
   size_t es = dtypeSize(dt);
   DotPlan p = planDot(plan, s);
   void *out = ptr[s.outputs[0]];
