@@ -205,7 +205,7 @@ func.func @unknown_precision(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tens
 // -----
 
 func.func @precision_of_integers(%a: tensor<8x16xi32>, %b: tensor<16x4xi32>) -> tensor<8x4xi32> {
-  // expected-error@+1 {{'shardc.dot_general' op precision "bf16" rounds f32 operands, not 'i32'}}
+  // expected-error@+1 {{'shardc.dot_general' op precision "bf16" rounds f32 operands (or reads bf16 ones), not 'i32'}}
   %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] precision = "bf16"
       : (tensor<8x16xi32>, tensor<16x4xi32>) -> tensor<8x4xi32>
   return %c : tensor<8x4xi32>
@@ -218,4 +218,41 @@ func.func @f32_precision_of_f64(%a: tensor<8x16xf64>, %b: tensor<16x4xf64>) -> t
   %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] precision = "f32"
       : (tensor<8x16xf64>, tensor<16x4xf64>) -> tensor<8x4xf64>
   return %c : tensor<8x4xf64>
+}
+
+// -----
+
+func.func @tf32_of_bf16(%a: tensor<8x16xbf16>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  // expected-error@+1 {{'shardc.dot_general' op precision "tf32" rounds f32 operands, not 'bf16'}}
+  %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] precision = "tf32"
+      : (tensor<8x16xbf16>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  return %c : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @tf32_of_two_bf16(%a: tensor<8x16xbf16>, %b: tensor<16x4xbf16>) -> tensor<8x4xbf16> {
+  // expected-error@+1 {{'shardc.dot_general' op precision "tf32" rounds f32 operands, not 'bf16'}}
+  %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] precision = "tf32"
+      : (tensor<8x16xbf16>, tensor<16x4xbf16>) -> tensor<8x4xbf16>
+  return %c : tensor<8x4xbf16>
+}
+
+// -----
+
+func.func @bf16_product_declared_bf16(%a: tensor<8x16xbf16>, %b: tensor<16x4xbf16>) -> tensor<8x4xbf16> {
+  // expected-error@+2 {{'shardc.dot_general' op inferred type(s) 'tensor<8x4xf32>' are incompatible with return type(s) of operation 'tensor<8x4xbf16>'}}
+  // expected-error@+1 {{'shardc.dot_general' op failed to infer returned types}}
+  %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] precision = "bf16"
+      : (tensor<8x16xbf16>, tensor<16x4xbf16>) -> tensor<8x4xbf16>
+  return %c : tensor<8x4xbf16>
+}
+
+// -----
+
+func.func @bf16_product_of_f64(%a: tensor<8x16xbf16>, %b: tensor<16x4xf64>) -> tensor<8x4xf32> {
+  // expected-error@+1 {{'shardc.dot_general' op precision "bf16" rounds f32 operands (or reads bf16 ones), not 'f64'}}
+  %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] precision = "bf16"
+      : (tensor<8x16xbf16>, tensor<16x4xf64>) -> tensor<8x4xf32>
+  return %c : tensor<8x4xf32>
 }

@@ -308,6 +308,20 @@ func.func @dot_general_precision(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>,
   return %c, %d : tensor<8x4xf32>, tensor<2x4x16xf32>
 }
 
+// A bf16 product of operands stored rounded, one or both: f32 sums.
+// CHECK-LABEL: func.func @dot_general_bf16_operands
+// CHECK: shardc.dot_general %{{.*}}, %{{.*}} contracting_dims = [1] x [0] precision = "bf16" : (tensor<8x16xbf16>, tensor<16x4xf32>) -> tensor<8x4xf32>
+// CHECK: shardc.dot_general %{{.*}}, %{{.*}} contracting_dims = [1] x [0] precision = "bf16" : (tensor<8x16xbf16>, tensor<16x4xbf16>) -> tensor<8x4xf32>
+func.func @dot_general_bf16_operands(%a: tensor<8x16xbf16>, %b: tensor<16x4xf32>,
+                                     %h: tensor<16x4xbf16>)
+    -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %c = shardc.dot_general %a, %b contracting_dims = [1] x [0] precision = "bf16"
+      : (tensor<8x16xbf16>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %d = shardc.dot_general %a, %h contracting_dims = [1] x [0] precision = "bf16"
+      : (tensor<8x16xbf16>, tensor<16x4xbf16>) -> tensor<8x4xf32>
+  return %c, %d : tensor<8x4xf32>, tensor<8x4xf32>
+}
+
 // (B, M, K) x (B, K, N) -> (B, M, N)
 // CHECK-LABEL: func.func @dot_general_batched
 // CHECK-SAME: ([[A:%[^:]+]]: tensor<2x4x8xf32>, [[B:%[^:]+]]: tensor<2x8x16xf32>)

@@ -90,9 +90,14 @@ LogicalResult DotGeneralOp::verify() {
   MatmulPrecision p;
   if (!parseMatmulPrecision(precision->str(), p))
     return emitOpError("precision \"") << *precision << "\" is none of \"f32\", \"bf16\", \"tf32\"";
-  Type element = cast<ShapedType>(getLhs().getType()).getElementType();
-  if (p != MatmulPrecision::F32 && !element.isF32())
-    return emitOpError("precision \"") << *precision << "\" rounds f32 operands, not " << element;
+  for (Value operand : {getLhs(), getRhs()}) {
+    Type element = cast<ShapedType>(operand.getType()).getElementType();
+    if (p != MatmulPrecision::F32 && !element.isF32() &&
+        !(p == MatmulPrecision::BF16 && element.isBF16()))
+      return emitOpError("precision \"")
+             << *precision << "\" rounds f32 operands"
+             << (p == MatmulPrecision::BF16 ? " (or reads bf16 ones)" : "") << ", not " << element;
+  }
   return success();
 }
 
@@ -103,7 +108,10 @@ LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Locati
   auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
   ArrayRef<int64_t> lb = adaptor.getLhsBatchingDims(), rb = adaptor.getRhsBatchingDims();
   ArrayRef<int64_t> lc = adaptor.getLhsContractingDims(), rc = adaptor.getRhsContractingDims();
-  if (lhs.getElementType() != rhs.getElementType())
+  // A bf16 product reads f32 or bf16 operands and yields f32 (the verifier
+  // checks the operands); any other, operands of one element type.
+  bool bf16 = adaptor.getPrecision() && *adaptor.getPrecision() == "bf16";
+  if (!bf16 && lhs.getElementType() != rhs.getElementType())
     return emitOptionalError(loc, op, "operands have different element types ",
                              lhs.getElementType(), " and ", rhs.getElementType());
   if (lb.size() != rb.size())
@@ -135,7 +143,10 @@ LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Locati
   for (int64_t d = 0; d < rhs.getRank(); ++d)
     if (!rseen.contains(d))
       shape.push_back(rhs.getDimSize(d));
-  results.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  Type element = lhs.getElementType();
+  if (bf16 && (element.isBF16() || rhs.getElementType().isBF16()))
+    element = Float32Type::get(lhs.getContext());
+  results.push_back(RankedTensorType::get(shape, element));
   return success();
 }
 

@@ -5,10 +5,14 @@
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
 #include "shardc/Dialect/Shardc/Transforms/Passes.h"
 
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
+
 using namespace mlir;
 
 namespace shardc {
 #define GEN_PASS_DEF_SHARDCMATMULPRECISION
+#define GEN_PASS_DEF_SHARDCBF16OPERANDS
 #include "shardc/Dialect/Shardc/Transforms/Passes.h.inc"
 
 int64_t setMatmulPrecision(ModuleOp module, MatmulPrecision precision) {
@@ -26,6 +30,67 @@ int64_t setMatmulPrecision(ModuleOp module, MatmulPrecision precision) {
 }
 
 namespace {
+
+bool isBf16Product(Operation *op) {
+  auto dot = dyn_cast<DotGeneralOp>(op);
+  return dot && dot.getPrecision() && *dot.getPrecision() == "bf16";
+}
+
+/// Whether only bf16 products read `v`, directly or through layout ops that
+/// move its elements without computing (collected into `layout`, each
+/// before the layout ops that read it).
+bool onlyBf16ProductsRead(Value v, llvm::SetVector<Operation *> &layout) {
+  if (v.use_empty())
+    return false;
+  for (Operation *user : v.getUsers()) {
+    if (isBf16Product(user))
+      continue;
+    if (!isa<ReshapeOp, TransposeOp, SliceOp>(user))
+      return false;
+    layout.insert(user);
+    if (!onlyBf16ProductsRead(user->getResult(0), layout))
+      return false;
+  }
+  return true;
+}
+
+RankedTensorType withBf16(Type type) {
+  auto t = cast<RankedTensorType>(type);
+  return RankedTensorType::get(t.getShape(), BFloat16Type::get(t.getContext()), t.getEncoding());
+}
+
+} // namespace
+
+int64_t storeBf16Operands(Operation *root) {
+  // Ops in order, so a value is rounded before the layout ops reading it
+  // are looked at (they are bf16 by then, and left alone).
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) { ops.push_back(op); });
+  int64_t count = 0;
+  for (Operation *op : ops) {
+    if (op->getNumResults() != 1 || isa<ConvertOp>(op))
+      continue;
+    Value v = op->getResult(0);
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    llvm::SetVector<Operation *> layout;
+    if (!type || !type.getElementType().isF32() || !onlyBf16ProductsRead(v, layout))
+      continue;
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    auto rounded = b.create<ConvertOp>(op->getLoc(), withBf16(type), v);
+    v.replaceAllUsesExcept(rounded.getResult(), rounded);
+    for (Operation *l : layout)
+      l->getResult(0).setType(withBf16(l->getResult(0).getType()));
+    ++count;
+  }
+  return count;
+}
+
+namespace {
+struct ShardcBf16OperandsPass : impl::ShardcBf16OperandsBase<ShardcBf16OperandsPass> {
+  void runOnOperation() override { storeBf16Operands(getOperation()); }
+};
+
 struct ShardcMatmulPrecisionPass : impl::ShardcMatmulPrecisionBase<ShardcMatmulPrecisionPass> {
   using ShardcMatmulPrecisionBase::ShardcMatmulPrecisionBase;
   void runOnOperation() override {

@@ -268,7 +268,10 @@ def Shardc_DotGeneralOp : Shardc_Op<"dot_general", [ShardingRule, Pure,
     operands to bf16 (nearest even) and accumulates in f32, `"tf32"` rounds
     them to 10 mantissa bits, `"f32"` (the default) uses them as they are.
     The result is f32 either way. `--shardc-matmul-precision` sets it on
-    every f32 product that has none.
+    every f32 product that has none. A `"bf16"` product may also read bf16
+    operands, one or both (values rounded once for every product that reads
+    them, by `--shardc-bf16-operands`): the result is the same as from their
+    f32 values, and still f32.
 
     ```mlir
     // (B, M, K) x (B, K, N) -> (B, M, N)
@@ -278,6 +281,9 @@ def Shardc_DotGeneralOp : Shardc_Op<"dot_general", [ShardingRule, Pure,
     // bf16 operands, f32 sums
     %d = shardc.dot_general %x, %w contracting_dims = [1] x [0] precision = "bf16"
          : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    // the same, %h rounded already
+    %e = shardc.dot_general %h, %w contracting_dims = [1] x [0] precision = "bf16"
+         : (tensor<4x8xbf16>, tensor<8x16xf32>) -> tensor<4x16xf32>
     ```
   }];
   let arguments = (ins

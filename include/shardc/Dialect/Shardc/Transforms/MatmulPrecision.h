@@ -13,6 +13,7 @@
 
 namespace mlir {
 class ModuleOp;
+class Operation;
 } // namespace mlir
 
 namespace shardc {
@@ -20,6 +21,11 @@ namespace shardc {
 /// Sets `precision` on every dot_general of f32 operands in `module` that
 /// has none (F32 changes nothing). Returns how many it set.
 int64_t setMatmulPrecision(mlir::ModuleOp module, MatmulPrecision precision);
+
+/// Rounds each value that only bf16 products read (directly or through
+/// reshape, transpose and slice) to bf16 once, where it is made
+/// (--shardc-bf16-operands). Returns how many values it rounded.
+int64_t storeBf16Operands(mlir::Operation *root);
 
 } // namespace shardc
 

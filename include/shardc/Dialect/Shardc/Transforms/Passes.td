@@ -279,6 +279,38 @@ def ShardcMatmulPrecision : Pass<"shardc-matmul-precision", "::mlir::ModuleOp"> 
   let dependentDialects = ["::shardc::ShardcDialect"];
 }
 
+def ShardcBf16Operands : Pass<"shardc-bf16-operands", "::mlir::ModuleOp"> {
+  let summary = "Stores the values only bf16 products read as bf16";
+  let description = [{
+    A bf16 product rounds its f32 operands to bf16 each time it runs. A
+    value that only bf16 products read, directly or through `reshape`,
+    `transpose` and `slice`, may as well be rounded once where it is made:
+    this pass inserts `shardc.convert` to bf16 after it and gives the layout
+    ops between it and the products bf16 types. Every product computes the
+    same numbers (it would have rounded the value the same way), reads half
+    the bytes, and a value kept for the backward pass (a layer's input, the
+    output of GELU, attention's q, k and v) is kept at half the memory,
+    like the activations PyTorch's autocast saves. Values anything else
+    reads stay f32, and so do function arguments (parameters are read by
+    their updates). It runs on a whole step, after --shardc-autodiff and
+    partitioning; the CPU backend reads bf16 operands, the CUDA backend
+    does not yet.
+
+    ```mlir
+    // --shardc-bf16-operands
+    %h = shardc.tanh %x : tensor<4x8xf32> -> tensor<4x8xf32>
+    %y = shardc.dot_general %h, %w contracting_dims = [1] x [0] precision = "bf16"
+         : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    // becomes
+    %h = shardc.tanh %x : tensor<4x8xf32> -> tensor<4x8xf32>
+    %r = shardc.convert %h : tensor<4x8xf32> -> tensor<4x8xbf16>
+    %y = shardc.dot_general %r, %w contracting_dims = [1] x [0] precision = "bf16"
+         : (tensor<4x8xbf16>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::shardc::ShardcDialect"];
+}
+
 def ShardcPrintShardingRules : Pass<"shardc-print-sharding-rules", "::mlir::ModuleOp"> {
   let summary = "Writes each op's sharding rule on it, as a string attribute";
   let description = [{
