@@ -213,6 +213,9 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
   CompileOptions options;
   if (!parseMatmulPrecision(precision, options.precision))
     return Status::error("unknown precision '" + precision + "' (choices: f32, bf16, tf32)");
+  // The CPU backend's products read bf16 operands: values only they read
+  // are rounded once, where they are made.
+  options.bf16Operands = backendName == "cpu";
   // Everything besides the program that the plan depends on.
   std::vector<std::string> keyParts{bytes, entry, backendName, options.key()};
   std::string wrtList;

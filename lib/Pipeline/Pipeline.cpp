@@ -134,7 +134,8 @@ std::string CompileOptions::key() const {
          " precision=" + matmulPrecisionName(precision) +
          " bucket-bytes=" + std::to_string(allReduceBucketBytes) +
          " link-latency-s=" + exactNumber(link.latencySeconds) +
-         " link-bytes-per-s=" + exactNumber(link.bytesPerSecond);
+         " link-bytes-per-s=" + exactNumber(link.bytesPerSecond) +
+         " bf16-operands=" + (bf16Operands ? "1" : "0");
 }
 
 void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
@@ -264,6 +265,8 @@ FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::strin
         return fn.emitError() << dumper->status.message();
     }
   }
+  if (options.bf16Operands)
+    storeBf16Operands(fn);
   FailureOr<Plan> plan = lowerToPlan(fn, options.allReduceBucketBytes);
   if (failed(plan))
     return failure();

@@ -28,7 +28,7 @@
 // CHECK: %[[G:.*]] = shardc.exp %arg0
 // CHECK-NOT: shardc.convert
 // CHECK: shardc.dot_general %[[G]], %arg1 {{.*}} : (tensor<8x16xf32>, tensor<16x4xf32>)
-// CHECK: %[[E:.*]] = shardc.log %arg0
+// CHECK: %[[E:.*]] = shardc.abs %arg0
 // CHECK-NOT: shardc.convert
 // CHECK: shardc.dot_general %[[E]], %arg1 contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x4xf32>)
 // CHECK: return
@@ -44,7 +44,7 @@ func.func @layer(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %dy: tensor<8x4xf32
   %z = shardc.dot_general %g, %w contracting_dims = [1] x [0] precision = "bf16"
       : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
   %s = shardc.add %g, %g : tensor<8x16xf32>
-  %e = shardc.log %x : tensor<8x16xf32>
+  %e = shardc.abs %x : tensor<8x16xf32>
   %f = shardc.dot_general %e, %w contracting_dims = [1] x [0]
       : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
   return %y, %dw, %z, %s, %f : tensor<8x4xf32>, tensor<16x4xf32>, tensor<8x4xf32>, tensor<8x16xf32>, tensor<8x4xf32>

@@ -432,6 +432,9 @@ int runCommand(const std::vector<std::string> &args) {
     options.precision = opts.precision;
     options.allReduceBucketBytes = opts.bucketBytes;
     options.link = opts.link;
+    // The CPU backend's products read bf16 operands: values only they read
+    // are rounded once (an artifact of shardc compile stays portable).
+    options.bf16Operands = opts.backend == "cpu";
     std::string key = CompileCache::keyFor({*head, sig->entry, opts.backend, options.key()});
     StatusOr<std::shared_ptr<const Plan>> plan = cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
       FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn, "", options);

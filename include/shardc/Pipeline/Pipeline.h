@@ -82,9 +82,13 @@ struct CompileOptions {
   /// The link partitioning ranks its choices over (--link-latency-ns,
   /// --link-bytes-per-s); the default ranks by bytes, then collectives.
   LinkModel link;
+  /// Each value that only bf16 products read is rounded to bf16 once, where
+  /// it is made (--shardc-bf16-operands): the same numbers, half the bytes.
+  /// For backends whose products read bf16 operands: the CPU's.
+  bool bf16Operands = false;
 
   /// Every field, by name: "pad-uneven=0 precision=f32 bucket-bytes=4194304
-  /// link-latency-s=0 link-bytes-per-s=0".
+  /// link-latency-s=0 link-bytes-per-s=0 bf16-operands=0".
   std::string key() const;
 };
 
@@ -98,7 +102,8 @@ void buildCompilePipeline(mlir::OpPassManager &pm, const std::string &entry,
 void registerCompilePipeline();
 
 /// Runs the compile pipeline on `fn` when it is sharded (and not yet
-/// partitioned), then lowers it; `options.precision` applies either way.
+/// partitioned), then lowers it; `options.precision` and
+/// `options.bf16Operands` (on the partitioned function) apply either way.
 /// With `dumpDir`, writes each stage there (01-propagated.mlir,
 /// 02-partitioned.mlir, 03-plan.txt). Errors are diagnostics.
 mlir::FailureOr<Plan> compileToPlan(mlir::ModuleOp module, mlir::func::FuncOp fn,
