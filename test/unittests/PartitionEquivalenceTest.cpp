@@ -14,6 +14,7 @@
 
 #include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Dialect/Shardc/IR/ShardcOps.h"
+#include "shardc/Dialect/Shardc/Transforms/MatmulPrecision.h"
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
 #include "shardc/Runtime/Backend.h"
@@ -110,6 +111,60 @@ TEST_P(PartitionEquivalence, PartitionedRunEqualsGlobalRun) {
     ASSERT_TRUE(fromCpu.ok()) << fromCpu.message();
     expectClose(*fromCpu, *want, "cpu backend");
   }
+}
+
+// bf16 products on the CPU backend, every function of the corpus
+// partitioned: rounding each value that only bf16 products read once, where
+// it is made (--shardc-bf16-operands), gives the results of rounding it in
+// every product, bit for bit, on every mesh.
+TEST(PartitionCorpus, Bf16OperandsStoredOnceGiveTheSameBits) {
+  std::unique_ptr<Backend> cpu = createCpuBackend();
+  int64_t rounded = 0, functions = 0;
+  for (const std::string &file : corpusFiles()) {
+    SCOPED_TRACE(file);
+    CorpusModule inProducts(file), once(file);
+    ASSERT_TRUE(inProducts.module && once.module) << inProducts.diagnostics;
+    if (setMatmulPrecision(*inProducts.module, MatmulPrecision::BF16) == 0)
+      continue; // no f32 product
+    setMatmulPrecision(*once.module, MatmulPrecision::BF16);
+    for (auto fn : inProducts.module->getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      std::string name = fn.getSymName().str();
+      SCOPED_TRACE("@" + name);
+      auto other = once.module->lookupSymbol<func::FuncOp>(name);
+      std::mt19937 rng(std::hash<std::string>{}(file + "@" + name) & 0xffffffff);
+      std::vector<Array> inputs;
+      for (Type t : fn.getArgumentTypes())
+        inputs.push_back(randomArray(cast<RankedTensorType>(t), rng));
+      std::vector<Plan> plans;
+      for (func::FuncOp f : {fn, other}) {
+        ASSERT_TRUE(succeeded(propagateShardings(f)) && succeeded(partitionFunction(f)))
+            << inProducts.diagnostics << once.diagnostics;
+        if (f == other)
+          rounded += storeBf16Operands(f);
+        ASSERT_TRUE(succeeded(verify(f))) << once.diagnostics;
+        FailureOr<Plan> plan = lowerToPlan(f);
+        ASSERT_TRUE(succeeded(plan)) << inProducts.diagnostics << once.diagnostics;
+        plans.push_back(std::move(*plan));
+      }
+      StatusOr<std::vector<Array>> want = runPlan(*cpu, plans[0], inputs);
+      StatusOr<std::vector<Array>> got = runPlan(*cpu, plans[1], inputs);
+      ASSERT_TRUE(want.ok() && got.ok()) << want.message() << got.message();
+      ASSERT_EQ(got->size(), want->size());
+      for (size_t r = 0; r < want->size(); ++r) {
+        const Array &g = (*got)[r], &w = (*want)[r];
+        ASSERT_EQ(g.dtype(), w.dtype()) << "result #" << r;
+        ASSERT_EQ(g.shape(), w.shape()) << "result #" << r;
+        EXPECT_EQ(std::memcmp(g.bytes(), w.bytes(), w.sizeInBytes()), 0) << "result #" << r;
+      }
+      ++functions;
+    }
+  }
+  // The corpus has products of values made inside functions: many are
+  // rounded where they are made (86 values in 250 functions when written).
+  EXPECT_GE(functions, 100);
+  EXPECT_GE(rounded, 40) << "values rounded once in " << functions << " functions";
 }
 
 // The corpus walks the plan's op catalogue: every opcode (or, for
