@@ -5,6 +5,7 @@
 // RUN: shardc-opt %s --shardc-autodiff="function=shard_map_loss wrt=1" | FileCheck %s --check-prefix=SMAP
 // RUN: shardc-opt %s --shardc-autodiff="function=gathered_weight_loss wrt=1" | FileCheck %s --check-prefix=CONSTRAINT
 // RUN: shardc-opt %s --shardc-autodiff="function=gathered_weight_loss wrt=1" --shardc-propagate --shardc-partition | FileCheck %s --check-prefix=FSDP
+// RUN: shardc-opt %s --shardc-autodiff="function=torch_linear_loss" | FileCheck %s --check-prefix=LINEAR
 
 // Reverse-mode differentiation adds @<f>_grad: the forward program, the
 // seed 1.0, each op's gradient rule in reverse order, adjoints summed where
@@ -214,5 +215,22 @@ func.func @gathered_weight_loss(
   %h = shardc.dot_general %x, %wg contracting_dims = [1] x [0] : (tensor<8x4xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
   %t = shardc.tanh %h : tensor<8x3xf32>
   %s = shardc.reduce sum %t dims = [0, 1] : (tensor<8x3xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// A linear layer with PyTorch's weight layout, w [out, in]: y = x w^T. Each
+// adjoint is the product in the operand order that gives the operand's
+// dimension order, so neither needs a transpose: dx = g w, dw = g^T x.
+// LINEAR-LABEL: func.func @torch_linear_loss_grad
+// LINEAR-NOT: shardc.transpose
+// LINEAR-DAG: shardc.dot_general %{{.*}}, %arg1 contracting_dims = [1] x [0] : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+// LINEAR-DAG: shardc.dot_general %{{.*}}, %arg0 contracting_dims = [0] x [0] : (tensor<8x32xf32>, tensor<8x16xf32>) -> tensor<32x16xf32>
+// LINEAR-NOT: shardc.transpose
+// LINEAR: return
+func.func @torch_linear_loss(%x: tensor<8x16xf32>, %w: tensor<32x16xf32>) -> tensor<f32> {
+  %y = shardc.dot_general %x, %w contracting_dims = [1] x [1]
+      : (tensor<8x16xf32>, tensor<32x16xf32>) -> tensor<8x32xf32>
+  %t = shardc.tanh %y : tensor<8x32xf32>
+  %s = shardc.reduce sum %t dims = [0, 1] : (tensor<8x32xf32>) -> tensor<f32>
   return %s : tensor<f32>
 }

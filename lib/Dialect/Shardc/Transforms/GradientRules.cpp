@@ -50,7 +50,9 @@ SmallVector<int64_t> range(int64_t begin, int64_t end) {
 
 /// The adjoints of a dot_general's operands: each is a dot_general of g with
 /// the other operand, transposed into the operand's dimension order, at the
-/// product's precision.
+/// product's precision. Either operand order gives the same sums; the one
+/// whose result is in the operand's order already is taken (a linear
+/// layer's weight gradient is then g^T x, with no transpose after it).
 SmallVector<Value> dotGeneralGrads(Emitter &e, DotGeneralOp op, Value g) {
   Value lhs = op.getLhs(), rhs = op.getRhs();
   ArrayRef<int64_t> lb = op.getLhsBatchingDims(), rb = op.getRhsBatchingDims(),
@@ -65,29 +67,51 @@ SmallVector<Value> dotGeneralGrads(Emitter &e, DotGeneralOp op, Value g) {
                                 e.b.getDenseI64ArrayAttr(yb), e.b.getDenseI64ArrayAttr(xc),
                                 e.b.getDenseI64ArrayAttr(yc), op.getPrecisionAttr());
   };
+  // The permutation that puts a result whose dims name these operand dims
+  // into the operand's order.
+  auto permutation = [](ArrayRef<int64_t> dimOf) {
+    SmallVector<int64_t> perm(dimOf.size());
+    for (size_t k = 0; k < dimOf.size(); ++k)
+      perm[dimOf[k]] = k;
+    return perm;
+  };
+  auto isIdentity = [](ArrayRef<int64_t> perm) {
+    for (size_t k = 0; k < perm.size(); ++k)
+      if (perm[k] != (int64_t)k)
+        return false;
+    return true;
+  };
+  auto concat = [](ArrayRef<int64_t> a, ArrayRef<int64_t> b, ArrayRef<int64_t> c) {
+    SmallVector<int64_t> out(a.begin(), a.end());
+    out.append(b.begin(), b.end());
+    out.append(c.begin(), c.end());
+    return out;
+  };
+  SmallVector<int64_t> gb = range(0, nb), gl = range(nb, nb + nlf),
+                       gr = range(nb + nlf, nb + nlf + nrf);
   // d lhs: g's rhs-free dims contract with rhs's free dims. The result's
-  // dims are batch, lhs free, then rhs's contracting dims in rhs order; each
-  // names a lhs dim.
-  Value t = dot(g, rhs, range(0, nb), rb, range(nb + nlf, nb + nlf + nrf), rf);
-  SmallVector<int64_t> lhsDimOf(lb.begin(), lb.end());
-  lhsDimOf.append(lf.begin(), lf.end());
-  for (int64_t d : freeDims(e.typeOf(rhs).getRank(), rb, rf)) // rc, sorted
-    lhsDimOf.push_back(lc[indexOf(rc, d)]);
-  SmallVector<int64_t> perm(lhsDimOf.size());
-  for (size_t k = 0; k < lhsDimOf.size(); ++k)
-    perm[lhsDimOf[k]] = k;
-  Value dlhs = e.transpose(t, perm);
+  // dims are batch, then g's lhs-free dims and rhs's contracting dims (in
+  // rhs order) in the order of the product's operands; each names a lhs dim.
+  SmallVector<int64_t> lhsOfRc; // rhs's remaining dims, sorted: rc's partners
+  for (int64_t d : freeDims(e.typeOf(rhs).getRank(), rb, rf))
+    lhsOfRc.push_back(lc[indexOf(rc, d)]);
+  SmallVector<int64_t> perm = permutation(concat(lb, lf, lhsOfRc)),
+                       swapped = permutation(concat(lb, lhsOfRc, lf));
+  Value dlhs = !isIdentity(perm) && isIdentity(swapped)
+                   ? dot(rhs, g, rb, gb, rf, gr)
+                   : e.transpose(dot(g, rhs, gb, rb, gr, rf), perm);
   // d rhs: lhs's free dims contract with g's lhs-free dims. The result's
-  // dims are batch, lhs's contracting dims in lhs order, then rhs free.
-  Value u = dot(lhs, g, lb, range(0, nb), lf, range(nb, nb + nlf));
-  SmallVector<int64_t> rhsDimOf(rb.begin(), rb.end());
+  // dims are batch, then lhs's contracting dims (in lhs order) and g's
+  // rhs-free dims in the order of the product's operands.
+  SmallVector<int64_t> rhsOfLc;
   for (int64_t d : freeDims(e.typeOf(lhs).getRank(), lb, lf)) // lc, sorted
-    rhsDimOf.push_back(rc[indexOf(lc, d)]);
-  rhsDimOf.append(rf.begin(), rf.end());
-  SmallVector<int64_t> rperm(rhsDimOf.size());
-  for (size_t k = 0; k < rhsDimOf.size(); ++k)
-    rperm[rhsDimOf[k]] = k;
-  return {dlhs, e.transpose(u, rperm)};
+    rhsOfLc.push_back(rc[indexOf(lc, d)]);
+  SmallVector<int64_t> rperm = permutation(concat(rb, rhsOfLc, rf)),
+                       rswapped = permutation(concat(rb, rf, rhsOfLc));
+  Value drhs = !isIdentity(rperm) && isIdentity(rswapped)
+                   ? dot(g, lhs, gb, lb, gl, lf)
+                   : e.transpose(dot(lhs, g, lb, gb, lf, gl), rperm);
+  return {dlhs, drhs};
 }
 
 /// broadcast_in_dim: sum g over the dims the broadcast created or
