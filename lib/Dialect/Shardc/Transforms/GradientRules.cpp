@@ -89,28 +89,35 @@ SmallVector<Value> dotGeneralGrads(Emitter &e, DotGeneralOp op, Value g) {
   };
   SmallVector<int64_t> gb = range(0, nb), gl = range(nb, nb + nlf),
                        gr = range(nb + nlf, nb + nlf + nrf);
-  // d lhs: g's rhs-free dims contract with rhs's free dims. The result's
-  // dims are batch, then g's lhs-free dims and rhs's contracting dims (in
-  // rhs order) in the order of the product's operands; each names a lhs dim.
-  SmallVector<int64_t> lhsOfRc; // rhs's remaining dims, sorted: rc's partners
-  for (int64_t d : freeDims(e.typeOf(rhs).getRank(), rb, rf))
+  // One operand's adjoint: g's dims `gc` contract with the other operand's
+  // dims `oc`. The result's dims are batch, then those g names (`byG`) and
+  // those the other operand names (`byOther`), in the order of the
+  // product's operands, `gFirst` unless the other order is the operand's.
+  auto adjoint = [&](Value other, ArrayRef<int64_t> ob, ArrayRef<int64_t> oc, ArrayRef<int64_t> gc,
+                     ArrayRef<int64_t> batch, ArrayRef<int64_t> byG, ArrayRef<int64_t> byOther,
+                     bool gFirst) {
+    SmallVector<int64_t> perm = permutation(gFirst ? concat(batch, byG, byOther)
+                                                   : concat(batch, byOther, byG)),
+                         swapped = permutation(gFirst ? concat(batch, byOther, byG)
+                                                      : concat(batch, byG, byOther));
+    if (!isIdentity(perm) && isIdentity(swapped)) {
+      gFirst = !gFirst;
+      perm = swapped;
+    }
+    return e.transpose(gFirst ? dot(g, other, gb, ob, gc, oc) : dot(other, g, ob, gb, oc, gc),
+                       perm);
+  };
+  // d lhs: g's rhs-free dims contract with rhs's free dims; rhs's remaining
+  // (contracting) dims name lhs's contracting dims.
+  SmallVector<int64_t> lhsOfRc;
+  for (int64_t d : freeDims(e.typeOf(rhs).getRank(), rb, rf)) // rc, sorted
     lhsOfRc.push_back(lc[indexOf(rc, d)]);
-  SmallVector<int64_t> perm = permutation(concat(lb, lf, lhsOfRc)),
-                       swapped = permutation(concat(lb, lhsOfRc, lf));
-  Value dlhs = !isIdentity(perm) && isIdentity(swapped)
-                   ? dot(rhs, g, rb, gb, rf, gr)
-                   : e.transpose(dot(g, rhs, gb, rb, gr, rf), perm);
-  // d rhs: lhs's free dims contract with g's lhs-free dims. The result's
-  // dims are batch, then lhs's contracting dims (in lhs order) and g's
-  // rhs-free dims in the order of the product's operands.
+  Value dlhs = adjoint(rhs, rb, rf, gr, lb, lf, lhsOfRc, /*gFirst=*/true);
+  // d rhs: g's lhs-free dims contract with lhs's free dims.
   SmallVector<int64_t> rhsOfLc;
   for (int64_t d : freeDims(e.typeOf(lhs).getRank(), lb, lf)) // lc, sorted
     rhsOfLc.push_back(rc[indexOf(lc, d)]);
-  SmallVector<int64_t> rperm = permutation(concat(rb, rhsOfLc, rf)),
-                       rswapped = permutation(concat(rb, rf, rhsOfLc));
-  Value drhs = !isIdentity(rperm) && isIdentity(rswapped)
-                   ? dot(g, lhs, gb, lb, gl, lf)
-                   : e.transpose(dot(lhs, g, lb, gb, lf, gl), rperm);
+  Value drhs = adjoint(lhs, lb, lf, gl, rb, rf, rhsOfLc, /*gFirst=*/false);
   return {dlhs, drhs};
 }
 
