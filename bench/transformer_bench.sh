@@ -10,7 +10,8 @@
 #   b. weak scaling, 16 sequences per device: 1 device on 1 core (taskset -c 0,
 #      OMP/OpenBLAS 1 thread) against 2 devices on 2 cores (one core each), for
 #      shardc-gpt and for bench/peer_transformer_ddp.py (1 process, plain model,
-#      against DDP 2 processes x 1 thread);
+#      against DDP 2 processes x 1 thread), and the machine's ceiling: the
+#      1-core run while a twin of it runs on the other core;
 #   c. tensor parallel: --mesh model=2 against --mesh data=2, batch 32:
 #      tokens/s and the bytes each device holds;
 #   d. compile time of the training and eval steps: cold (a fresh
@@ -136,6 +137,17 @@ for round in $(seq "$rounds"); do
   gptrun b-shardc-1 SHARDC_CACHE_DIR="$cache" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
     taskset -c 0 -- --devices 1 --batch 16 --steps "$steps"
   gptrun b-shardc-2 SHARDC_CACHE_DIR="$cache" -- --devices 2 --batch 32 --steps "$steps"
+  # The machine's own ceiling: the 1-core run again while core 1 runs a twin
+  # of it, two processes that share nothing but the machine (its memory,
+  # caches and clocks).
+  env LD_LIBRARY_PATH="$ldpath" SHARDC_CACHE_DIR="$cache" OMP_NUM_THREADS=1 \
+    OPENBLAS_NUM_THREADS=1 taskset -c 1 "$gpt" train --data "$data" --eval-batches 1 \
+    --log-every 1000 --devices 1 --batch 16 --steps $((3 * steps)) >/dev/null 2>&1 &
+  twin=$!
+  gptrun b-shardc-twin SHARDC_CACHE_DIR="$cache" OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+    taskset -c 0 -- --devices 1 --batch 16 --steps "$steps"
+  kill $twin 2>/dev/null || true
+  wait $twin 2>/dev/null || true
   if [ $have_torch = 1 ]; then
     ddp b-torch-1 1    # one process, pinned to core 0, the plain model
     ddp b-torch-2 2
@@ -239,6 +251,14 @@ for name, key in rows:
     one, two = f"{key}-1", f"{key}-2"
     p(f"| {name} | {tps(one)} | {tps(two)} | {ratio_of_medians(two, one):.2f}x | "
       f"{median_ratio(two, one):.2f}x |")
+if S.get("b-shardc-twin"):
+    p(f"| the machine's ceiling: 1 device on core 0 while core 1 runs a twin process "
+      f"(2 x its tokens/s) | {tps('b-shardc-1')} | 2 x {tps('b-shardc-twin')} | "
+      f"{2 * ratio_of_medians('b-shardc-twin', 'b-shardc-1'):.2f}x | "
+      f"{2 * median_ratio('b-shardc-twin', 'b-shardc-1'):.2f}x |")
+    p(f"\nshardc-gpt's 2 devices reach {ratio_of_medians('b-shardc-2', 'b-shardc-twin') / 2:.0%} "
+      "of what two independent 1-core processes do on this machine; the rest of the gap to "
+      "2x is the machine's (two cores sharing memory and caches).")
 p("")
 
 p("## c. Tensor parallel against data parallel, 2 devices, batch 32\n")
