@@ -298,6 +298,8 @@ cmds = [
     f"b: {lp} OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 shardc-gpt train {common} "
     f"--devices 1 --batch 16",
     f"b: {lp} shardc-gpt train {common} --devices 2 --batch 32",
+    f"b (ceiling): the first b command again while OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "
+    f"taskset -c 1 shardc-gpt train ... --devices 1 --batch 16 --steps {3 * steps} runs beside it",
     f"b: /usr/bin/python3 bench/peer_transformer_ddp.py --processes 1|2 --batch-per-process 16 "
     f"--data DATA --warmup-steps {w} --timed-steps {timed} --quiet-wait 5",
     f"c: {lp} shardc-gpt train {common} --mesh data=2|model=2 --batch 32",
