@@ -477,14 +477,13 @@ private:
          s.attrs.size() != 3 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1]))
       return fail("its attribute numbers do not encode batching and contracting dims");
     // An optional last number: the products' precision.
-    if (s.attrs.size() == 3 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1] &&
-        (s.attrs.back() < 0 || s.attrs.back() > (int64_t)MatmulPrecision::TF32))
-      return fail("its precision " + std::to_string(s.attrs.back()) +
+    bool hasPrecision = s.attrs.size() == 3 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1];
+    int64_t precision = hasPrecision ? s.attrs.back() : 0;
+    if (precision < 0 || precision > (int64_t)MatmulPrecision::TF32)
+      return fail("its precision " + std::to_string(precision) +
                   " is none of 0 (f32), 1 (bf16), 2 (tf32)");
     // Rounding precisions take f32 operands; bf16 also bf16 ones (rounded
     // already).
-    int64_t precision =
-        s.attrs.size() == 3 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1] ? s.attrs.back() : 0;
     for (int32_t id : s.inputs)
       if (precision != 0 && value(id).dtype != DType::F32 &&
           !(precision == (int64_t)MatmulPrecision::BF16 && value(id).dtype == DType::BF16))

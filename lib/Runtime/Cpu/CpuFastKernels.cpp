@@ -1,11 +1,11 @@
 //===- CpuFastKernels.cpp - the CPU backend's fast paths ------------------===//
 //
 // Kernels working directly on a device's buffers for the hot cases of the
-// MLP and transformer workloads: f32 (and bf16-operand) dot_general (its operands read in
-// place where the product can, copied otherwise; the product itself is in
-// CpuGemm.cpp), iota, compare, convert, select and splat constants, and the
-// thread pool the kernels share; reductions and data movement are in
-// CpuLayoutKernels.cpp.
+// MLP and transformer workloads: dot_general of f32 (and, at bf16, bf16)
+// operands (read in place where the product can, copied otherwise; the
+// product itself is in CpuGemm.cpp), iota, compare, convert, select and
+// splat constants, and the thread pool the kernels share; reductions and
+// data movement are in CpuLayoutKernels.cpp.
 // Each returns false when it does not apply, and the caller falls back to
 // the reference kernel. The backend conformance tests run every case
 // against the reference.
@@ -233,11 +233,7 @@ bool convert(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
     for (int64_t i = 0; i < n; ++i)
       y[i] = (float)x[i]; // |x| < 2^31: float rounding as the reference's
   } else if (in.dtype == DType::BF16) {
-    const uint16_t *x = (const uint16_t *)b.ptr[s.inputs[0]];
-    parallelRange(n, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        y[i] = bf16ToFloat(x[i]);
-    });
+    fromBf16((const uint16_t *)b.ptr[s.inputs[0]], y, n);
   } else {
     return false;
   }

@@ -247,6 +247,16 @@ const uint16_t *bf16Operand(const void *x, DType type, MatrixView &v, int64_t ro
   return roundedOperand((const uint16_t *)x, v, rows, cols, pack, buf, copyBf16Run);
 }
 
+/// An operand for the f32 path at a rounding precision: a bf16 one widened
+/// (rounded already), an f32 one rounded to `p`.
+const float *roundedF32Operand(const void *x, DType type, MatrixView &v, int64_t rows, int64_t cols,
+                               bool pack, std::vector<float> &buf, MatmulPrecision p) {
+  if (type == DType::BF16)
+    return roundedOperand((const uint16_t *)x, v, rows, cols, pack, buf, widenBf16Run);
+  auto round = [p](const float *in, float *out, int64_t n) { roundRun(in, out, n, p); };
+  return roundedOperand((const float *)x, v, rows, cols, pack, buf, round);
+}
+
 void noteBf16Emulated(const char *why) {
   static std::once_flag once;
   std::call_once(once, [&] {
@@ -576,15 +586,9 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
   const float *fa = (const float *)A, *fb = (const float *)B;
   if (precision != MatmulPrecision::F32) {
     // The operands rounded, then the f32 path: bf16 without a bf16 kernel,
-    // and tf32 (a GPU format: the same numbers as there). A bf16 operand is
-    // rounded already: it is widened.
-    auto round = [precision](const float *x, float *y, int64_t n) { roundRun(x, y, n, precision); };
-    fa = aType == DType::BF16
-             ? roundedOperand((const uint16_t *)A, ra, M, K, pack, aRound, widenBf16Run)
-             : roundedOperand(fa, ra, M, K, pack, aRound, round);
-    fb = bType == DType::BF16
-             ? roundedOperand((const uint16_t *)B, rb, K, N, pack, bRound, widenBf16Run)
-             : roundedOperand(fb, rb, K, N, pack, bRound, round);
+    // and tf32 (a GPU format: the same numbers as there).
+    fa = roundedF32Operand(A, aType, ra, M, K, pack, aRound, precision);
+    fb = roundedF32Operand(B, bType, rb, K, N, pack, bRound, precision);
   }
 #ifdef SHARDC_HAVE_DNNL
   if (dnnl && dnnlGemm(M, N, K, fa, ra, fb, rb, C, /*bf16=*/false))
@@ -613,6 +617,10 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, 
 
 void toBf16(const float *x, uint16_t *y, int64_t n) {
   parallelRange(n, [&](int64_t b, int64_t e) { toBf16Run(x + b, y + b, e - b); });
+}
+
+void fromBf16(const uint16_t *x, float *y, int64_t n) {
+  parallelRange(n, [&](int64_t b, int64_t e) { widenBf16Run(x + b, y + b, e - b); });
 }
 
 bool gemmLibraryAvailable(GemmLibrary library) {

@@ -90,6 +90,8 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
 /// y = bf16(x), nearest even (NaN stays NaN), as bf16 products round their
 /// f32 operands: on the shared pool.
 void toBf16(const float *x, uint16_t *y, int64_t n);
+/// y = x widened to f32 (exact), on the shared pool.
+void fromBf16(const uint16_t *x, float *y, int64_t n);
 
 /// Whether bf16 products run on the CPU's bf16 instructions (else they are
 /// emulated at f32 speed, with the same results).
