@@ -131,6 +131,165 @@ public:
     for (size_t k = 0; k < p.reductions.size(); ++k)
       accBase.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, accs, k), "acc"));
 
+    planPhases();
+    if (lastPhase < 0) {
+      emitRange(begin, end, -1);
+      b.CreateRetVoid();
+      return;
+    }
+    // A row program: row by row, one pass over the row per phase; a phase
+    // reads the reductions the phases before it completed for the row.
+    int64_t rowLen = p.reductions[0].cols;
+    rowBuffer.assign(carried.size(), nullptr);
+    for (size_t r = 0; r < carried.size(); ++r)
+      if (carried[r])
+        rowBuffer[r] = b.CreateAlloca(ArrayType::get(f32, rowLen), nullptr, "row.buffer");
+    BasicBlock *before = b.GetInsertBlock();
+    BasicBlock *rowHead = BasicBlock::Create(ctx, "row", fn);
+    BasicBlock *rowBody = BasicBlock::Create(ctx, "row.body", fn);
+    BasicBlock *done = BasicBlock::Create(ctx, "exit", fn);
+    b.CreateBr(rowHead);
+    b.SetInsertPoint(rowHead);
+    PHINode *at = b.CreatePHI(i64, 2, "row.begin");
+    at->addIncoming(begin, before);
+    b.CreateCondBr(b.CreateICmpSLT(at, end), rowBody, done);
+    b.SetInsertPoint(rowBody);
+    Value *rowEnd = b.CreateAdd(at, b.getInt64(rowLen), "row.end");
+    Value *row = b.CreateUDiv(at, b.getInt64(rowLen), "row.index");
+    for (int phase = 0; phase <= lastPhase; ++phase) {
+      rowValue.assign(p.reductions.size(), nullptr);
+      for (size_t k = 0; k < p.reductions.size(); ++k)
+        if (phaseOf[p.reductions[k].reg] < phase) { // complete for this row
+          Value *a = b.CreateLoad(f64, b.CreateGEP(f64, accBase[k], row));
+          rowValue[k] = b.CreateVectorSplat(t.width, b.CreateFPTrunc(a, f32), "row.value");
+        }
+      emitRange(at, rowEnd, phase);
+    }
+    at->addIncoming(rowEnd, b.GetInsertBlock());
+    b.CreateBr(rowHead);
+    b.SetInsertPoint(done);
+    b.CreateRetVoid();
+  }
+
+private:
+  /// Per register, the pass over a row that can compute it: inputs 0, an
+  /// instruction the latest of its operands', a Reduce instruction one past
+  /// its reduction's register. lastPhase: -1 for a program that reads no
+  /// reduction (one pass over [begin, end)).
+  std::vector<int> phaseOf;
+  int lastPhase = -1;
+  std::vector<Value *> rowValue; // per reduction: its row's result, in this phase
+  std::vector<char> needed;      // per register: computed in this phase's pass
+  std::vector<size_t> active;    // the reductions this pass accumulates
+  bool storeOutputs = true;      // whether this pass stores the outputs
+  int currentPhase = -1;
+  std::vector<std::vector<char>> neededIn; // per pass, per register
+  std::vector<int> computedIn;             // per register: the pass that computes it, or -1
+  std::vector<char> carried;               // per register: kept in a row buffer for later passes
+  std::vector<Value *> rowBuffer;          // per register: its buffer (carried ones)
+  Value *rowOffset = nullptr;              // the segment's first element, from the row's
+  /// Row buffers of one kernel call, on its stack.
+  static constexpr int64_t kMaxCarriedBytes = int64_t(1) << 17;
+
+  void planPhases() {
+    if (!p.readsReductions())
+      return;
+    phaseOf.assign(p.inputs.size(), 0);
+    for (const auto &in : p.instructions) {
+      int ph = 0;
+      if (in.op == OpCode::Reduce)
+        ph = phaseOf[p.reductions[in.x].reg] + 1;
+      else if (in.op != OpCode::Constant) {
+        ph = phaseOf[in.x];
+        if (isBinary(in.op) || in.op == OpCode::Compare || in.op == OpCode::Select)
+          ph = std::max(ph, phaseOf[in.y]);
+        if (in.op == OpCode::Select)
+          ph = std::max(ph, phaseOf[in.z]);
+      }
+      phaseOf.push_back(ph);
+    }
+    lastPhase = 0;
+    for (int ph : phaseOf)
+      lastPhase = std::max(lastPhase, ph);
+    planPasses();
+  }
+
+  /// Which registers the pass of `phase` computes: those its reductions and
+  /// (in the last pass, which stores every output, after every read of the
+  /// inputs) its outputs need; a Reduce instruction's register is the row's
+  /// result, not computed again. Phase -1: everything.
+  void selectPhase(int phase) {
+    size_t numRegs = p.inputs.size() + p.instructions.size();
+    active.clear();
+    storeOutputs = phase < 0 || phase == lastPhase;
+    currentPhase = phase;
+    if (phase < 0) {
+      needed.assign(numRegs, 1);
+      for (size_t k = 0; k < p.reductions.size(); ++k)
+        active.push_back(k);
+      return;
+    }
+    needed = neededIn[phase];
+    for (size_t k = 0; k < p.reductions.size(); ++k)
+      if (phaseOf[p.reductions[k].reg] == phase)
+        active.push_back(k);
+  }
+
+  /// Per pass, the registers it computes (or reads back): those its
+  /// reductions and (in the last pass, which stores every output, after
+  /// every read of the inputs) its outputs need. A register an earlier pass
+  /// computed is kept in a row buffer rather than computed again (an exp is
+  /// dear), while the buffers stay small; Reduce instructions' registers
+  /// are the row's results.
+  void planPasses() {
+    size_t numRegs = p.inputs.size() + p.instructions.size(), nIn = p.inputs.size();
+    int64_t rowLen = p.reductions[0].cols;
+    computedIn.assign(numRegs, -1);
+    carried.assign(numRegs, 0);
+    int64_t carriedBytes = 0;
+    neededIn.assign(lastPhase + 1, std::vector<char>(numRegs, 0));
+    for (int phase = 0; phase <= lastPhase; ++phase) {
+      std::vector<char> &need = neededIn[phase];
+      std::vector<int64_t> work;
+      for (const auto &red : p.reductions)
+        if (phaseOf[red.reg] == phase)
+          work.push_back(red.reg);
+      if (phase == lastPhase)
+        work.insert(work.end(), p.outputs.begin(), p.outputs.end());
+      while (!work.empty()) {
+        int64_t r = work.back();
+        work.pop_back();
+        if (need[r])
+          continue;
+        need[r] = 1;
+        if (r < (int64_t)nIn)
+          continue;
+        const auto &in = p.instructions[r - nIn];
+        if (in.op == OpCode::Constant || in.op == OpCode::Reduce)
+          continue;
+        if (computedIn[r] >= 0 && (carried[r] || carriedBytes + rowLen * 4 <= kMaxCarriedBytes)) {
+          carriedBytes += carried[r] ? 0 : rowLen * 4;
+          carried[r] = 1; // read back from the pass that computed it
+          continue;
+        }
+        work.push_back(in.x);
+        if (isBinary(in.op) || in.op == OpCode::Compare || in.op == OpCode::Select)
+          work.push_back(in.y);
+        if (in.op == OpCode::Select)
+          work.push_back(in.z);
+      }
+      for (size_t r = nIn; r < numRegs; ++r)
+        if (need[r] && computedIn[r] < 0)
+          computedIn[r] = phase;
+    }
+  }
+
+  /// The program over elements [begin, end) in segments that never cross a
+  /// row, for the pass of `phase` (-1: the whole program); leaves the
+  /// builder after it.
+  void emitRange(Value *begin, Value *end, int phase) {
+    selectPhase(phase);
+    BasicBlock *entry = b.GetInsertBlock();
     BasicBlock *segHead = BasicBlock::Create(ctx, "segment", fn);
     BasicBlock *segBody = BasicBlock::Create(ctx, "segment.body", fn);
     BasicBlock *vecHead = BasicBlock::Create(ctx, "vector", fn);
@@ -138,7 +297,7 @@ public:
     BasicBlock *tailCheck = BasicBlock::Create(ctx, "tail.check", fn);
     BasicBlock *tailBody = BasicBlock::Create(ctx, "tail", fn);
     BasicBlock *segDone = BasicBlock::Create(ctx, "segment.done", fn);
-    BasicBlock *exit = BasicBlock::Create(ctx, "exit", fn);
+    BasicBlock *exit = BasicBlock::Create(ctx, "range.done", fn);
     b.CreateBr(segHead);
 
     // segment: i = begin, then the previous segment's end.
@@ -167,6 +326,8 @@ public:
       return rowOf[c] = r;
     };
     Value *len = b.CreateSub(segEnd, i, "len");
+    rowOffset =
+        b.CreateSub(i, begin, "row.offset"); // for row buffers (a row program's range is a row)
     // Per input: where the segment's elements start, or its one value.
     seg.assign(p.inputs.size(), nullptr);
     segSplat.assign(p.inputs.size(), nullptr);
@@ -190,8 +351,8 @@ public:
       }
     }
     std::vector<Value *> redRow;
-    for (const auto &red : p.reductions)
-      redRow.push_back(rowFor(red.cols));
+    for (size_t k : active)
+      redRow.push_back(rowFor(p.reductions[k].cols));
     outSeg.clear();
     for (Value *o : outBase)
       outSeg.push_back(b.CreateGEP(f32, o, i));
@@ -202,7 +363,8 @@ public:
     PHINode *j = b.CreatePHI(i64, 2, "j");
     j->addIncoming(b.getInt64(0), segBody);
     std::vector<PHINode *> accPhi, zeroPhi;
-    for (const auto &red : p.reductions) {
+    for (size_t k : active) {
+      const auto &red = p.reductions[k];
       accPhi.push_back(b.CreatePHI(red.kind == Reduction::Sum ? (Type *)vd : vf, 2, "lanes"));
       accPhi.back()->addIncoming(identityVector(red.kind), segBody);
       zeroPhi.push_back(b.CreatePHI(b.getInt32Ty(), 2, "first.zero"));
@@ -240,7 +402,7 @@ public:
     // accumulator, in element order.
     b.SetInsertPoint(segDone);
     std::vector<PHINode *> lanesDone, zeroDone;
-    for (size_t k = 0; k < p.reductions.size(); ++k) {
+    for (size_t k = 0; k < active.size(); ++k) {
       lanesDone.push_back(b.CreatePHI(accPhi[k]->getType(), 2));
       lanesDone.back()->addIncoming(accPhi[k], tailCheck);
       lanesDone.back()->addIncoming(tail.lanes[k], tailEnd);
@@ -248,10 +410,10 @@ public:
       zeroDone.back()->addIncoming(zeroPhi[k], tailCheck);
       zeroDone.back()->addIncoming(tail.firstZero[k], tailEnd);
     }
-    for (size_t k = 0; k < p.reductions.size(); ++k) {
-      const auto &red = p.reductions[k];
+    for (size_t k = 0; k < active.size(); ++k) {
+      const auto &red = p.reductions[active[k]];
       Value *l = lanesDone[k], *z = zeroDone[k];
-      Value *slot = b.CreateGEP(f64, accBase[k], redRow[k]);
+      Value *slot = b.CreateGEP(f64, accBase[active[k]], redRow[k]);
       Value *old = b.CreateLoad(f64, slot);
       Value *updated;
       if (red.kind == Reduction::Sum) {
@@ -274,10 +436,8 @@ public:
     b.CreateBr(segHead);
 
     b.SetInsertPoint(exit);
-    b.CreateRetVoid();
   }
 
-private:
   // The vocabulary of the formulas builds with the builder's instructions.
   friend JitValue operator-(JitValue);
   friend JitValue operator+(JitValue, JitValue);
@@ -340,8 +500,20 @@ private:
     return b.CreateSelect(b.CreateFCmpUNO(x, z), nan, b.CreateSelect(pick, x, z));
   }
 
-  /// libmvec's variant of `fn` for this width, e.g. _ZGVeN16v_expf.
+  /// libmvec's variant of `fn` for this width, e.g. _ZGVeN16v_expf. exp
+  /// below -104 is 0 (exp(-104) < 2^-150, half the least subnormal, rounds
+  /// to 0): those lanes skip libmvec, whose vector exp takes a scalar path
+  /// for a whole vector when a lane is out of its range, as a causal mask's
+  /// -1e9 is (five times slower). NaN is below nothing: it still reaches expf.
   Value *vectorCall(const char *fnName, std::vector<Value *> args) {
+    if (std::string(fnName) != "expf")
+      return libmvecCall(fnName, std::move(args));
+    Value *under = b.CreateFCmpOLT(args[0], splat(f32, -104.0));
+    Value *r = libmvecCall(fnName, {b.CreateSelect(under, splat(f32, 0.0), args[0])});
+    return b.CreateSelect(under, splat(f32, 0.0), r);
+  }
+
+  Value *libmvecCall(const char *fnName, std::vector<Value *> args) {
     std::string name = std::string("_ZGV") + t.isa + "N" + std::to_string(t.width) +
                        std::string(args.size(), 'v') + "_" + fnName;
     std::vector<Type *> params(args.size(), vf);
@@ -371,8 +543,23 @@ private:
              const std::vector<Value *> &zeroIn) {
     std::vector<Value *> reg;
     for (size_t k = 0; k < p.inputs.size(); ++k)
-      reg.push_back(load(k, j, mask));
+      reg.push_back(needed[k] ? load(k, j, mask) : nullptr);
     for (const auto &in : p.instructions) {
+      if (!needed[reg.size()]) {
+        reg.push_back(nullptr);
+        continue;
+      }
+      if (in.op == OpCode::Reduce) {
+        reg.push_back(rowValue[in.x]);
+        continue;
+      }
+      size_t self = reg.size();
+      if (currentPhase >= 0 && carried[self] && computedIn[self] < currentPhase) {
+        Value *at = b.CreateGEP(f32, rowBuffer[self], b.CreateAdd(rowOffset, j));
+        reg.push_back(mask ? (Value *)b.CreateMaskedLoad(vf, at, Align(4), mask, splat(f32, 1.0))
+                           : (Value *)b.CreateAlignedLoad(vf, at, Align(4)));
+        continue;
+      }
       Value *x = in.op == OpCode::Constant ? nullptr : reg[in.x];
       Value *z = isBinary(in.op) || in.op == OpCode::Compare || in.op == OpCode::Select ? reg[in.y]
                                                                                         : nullptr;
@@ -406,9 +593,16 @@ private:
         r = splat(f32, 0.0);
         break; // excluded by unsupportedReason
       }
+      if (currentPhase >= 0 && carried[reg.size()] && computedIn[reg.size()] == currentPhase) {
+        Value *at = b.CreateGEP(f32, rowBuffer[reg.size()], b.CreateAdd(rowOffset, j));
+        if (mask)
+          b.CreateMaskedStore(r, at, Align(4), mask);
+        else
+          b.CreateAlignedStore(r, at, Align(4));
+      }
       reg.push_back(r);
     }
-    for (size_t o = 0; o < p.outputs.size(); ++o) {
+    for (size_t o = 0; storeOutputs && o < p.outputs.size(); ++o) {
       Value *at = b.CreateGEP(f32, outSeg[o], j);
       if (mask)
         b.CreateMaskedStore(reg[p.outputs[o]], at, Align(4), mask);
@@ -416,8 +610,9 @@ private:
         b.CreateAlignedStore(reg[p.outputs[o]], at, Align(4));
     }
     State s;
-    for (size_t k = 0; k < p.reductions.size(); ++k) {
-      const auto &red = p.reductions[k];
+    for (size_t a = 0; a < active.size(); ++a) {
+      size_t k = a;
+      const auto &red = p.reductions[active[a]];
       Value *v = reg[red.reg];
       if (mask)
         v = b.CreateSelect(mask, v,
@@ -501,7 +696,7 @@ std::string unsupportedReason(const FusedProgram &program) {
     return "broadcasts or reductions over rows whose lengths do not nest";
   for (const auto &in : program.instructions)
     if (in.op != OpCode::Constant && !isUnary(in.op) && !isBinary(in.op) &&
-        in.op != OpCode::Compare && in.op != OpCode::Select)
+        in.op != OpCode::Compare && in.op != OpCode::Select && in.op != OpCode::Reduce)
       return std::string("opcode ") + opCodeName(in.op);
   return "";
 }

@@ -135,7 +135,8 @@ std::string CompileOptions::key() const {
          " bucket-bytes=" + std::to_string(allReduceBucketBytes) +
          " link-latency-s=" + exactNumber(link.latencySeconds) +
          " link-bytes-per-s=" + exactNumber(link.bytesPerSecond) +
-         " bf16-operands=" + (bf16Operands ? "1" : "0");
+         " bf16-operands=" + (bf16Operands ? "1" : "0") +
+         " row-programs=" + (rowPrograms ? "1" : "0");
 }
 
 void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
@@ -267,7 +268,7 @@ FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::strin
   }
   if (options.bf16Operands)
     storeBf16Operands(fn);
-  FailureOr<Plan> plan = lowerToPlan(fn, options.allReduceBucketBytes);
+  FailureOr<Plan> plan = lowerToPlan(fn, options.allReduceBucketBytes, options.rowPrograms);
   if (failed(plan))
     return failure();
   if (!dumpDir.empty())

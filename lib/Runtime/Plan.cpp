@@ -95,18 +95,36 @@ Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
     int64_t defined = (int64_t)(inputs.size() + i);
     const Instruction &in = instructions[i];
     bool unary = isUnary(in.op), binary = isBinary(in.op), compare = in.op == OpCode::Compare,
-         select = in.op == OpCode::Select, constant = in.op == OpCode::Constant;
+         select = in.op == OpCode::Select, constant = in.op == OpCode::Constant,
+         reduce = in.op == OpCode::Reduce;
     // Named only on the way to an error: validation runs before every
     // fused step, and a well-formed program builds no strings.
     auto what = [&] {
       std::string named = "instruction " + std::to_string(i);
-      if (unary || binary || compare || select || constant)
+      if (unary || binary || compare || select || constant || reduce)
         named += " (" + std::string(opCodeName(in.op)) + ")";
       return named;
     };
-    if (!unary && !binary && !compare && !select && !constant)
+    if (!unary && !binary && !compare && !select && !constant && !reduce)
       return bad(what() + " has opcode " + std::to_string((int64_t)in.op) +
                  ", not an elementwise op");
+    if (reduce) {
+      // x names a reduction, whose register is computed before.
+      if (in.x < 0 || in.x >= (int64_t)reductions.size())
+        return bad(what() + " reads reduction " + std::to_string(in.x) + ", of " +
+                   std::to_string(reductions.size()));
+      if (reductions[in.x].reg < 0 || reductions[in.x].reg >= defined)
+        return bad(what() + " reads reduction " + std::to_string(in.x) +
+                   ", which reduces register " + std::to_string(reductions[in.x].reg) +
+                   ", not defined before it");
+      if (in.y != 0 || in.z != 0)
+        return bad(what() + " has y or z set, fields its op does not read (must be 0)");
+      uint32_t bits;
+      std::memcpy(&bits, &in.value, 4);
+      if (bits != 0)
+        return bad(what() + " has a value, a field its op does not read (must be 0)");
+      continue;
+    }
     auto fieldWrong = [&](const char *name, int64_t r, bool read) {
       if (read && (r < 0 || r >= defined))
         return bad(what() + " reads register " + std::string(name) + " = " + std::to_string(r) +
@@ -143,8 +161,19 @@ Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
                  std::to_string((int64_t)red.kind) + " (sum, max or min: 0 to 2)");
     if (red.cols <= 0)
       return bad("reduction " + std::to_string(k) + " has row length " + std::to_string(red.cols));
+    if (readsReductions() && red.cols != reductions[0].cols)
+      return bad("reduction " + std::to_string(k) + " has row length " + std::to_string(red.cols) +
+                 ", and reduction 0 " + std::to_string(reductions[0].cols) +
+                 ": the reductions of a row program share one row length");
   }
   return Status::success();
+}
+
+bool FusedProgram::readsReductions() const {
+  for (const Instruction &in : instructions)
+    if (in.op == OpCode::Reduce)
+      return true;
+  return false;
 }
 
 FusedProgram FusedProgram::decode(const std::vector<int64_t> &ints) {

@@ -148,6 +148,40 @@ TEST(CudaCodegen, MalformedProgramsAreErrors) {
   EXPECT_FALSE(generateFusedKernel(p, 2, 1).ok()) << "input count must match the step";
 }
 
+// A program that reads its own reductions (x / sum(x) by rows) validates,
+// and reads them only where they are complete; the CUDA backend says it
+// does not run it.
+TEST(CudaCodegen, RowProgramsAreValidatedAndDeclined) {
+  FusedProgram p;
+  p.inputs = {whole()};
+  p.instructions = {Instr{OpCode::Reduce, 0, 0, 0}, Instr{OpCode::Div, 0, 1, 0}};
+  p.outputs = {2};
+  p.reductions = {{0, Reduction::Sum, 7}};
+  ASSERT_TRUE(p.validate(1, 2).ok()) << p.validate(1, 2).message();
+  EXPECT_TRUE(p.readsReductions());
+  StatusOr<FusedKernel> k = generateFusedKernel(p, 1, 2);
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.message().find("runs on the CPU backend only"), std::string::npos) << k.message();
+
+  FusedProgram bad = p;
+  bad.instructions[0].x = 1;
+  EXPECT_EQ(bad.validate(1, 2).message(),
+            "malformed fused program: instruction 0 (reduce) reads reduction 1, of 1");
+  bad = p; // reads the reduction of its own register
+  bad.reductions[0].reg = 1;
+  EXPECT_EQ(bad.validate(1, 2).message(),
+            "malformed fused program: instruction 0 (reduce) reads reduction 0, which reduces "
+            "register 1, not defined before it");
+  bad = p;
+  bad.instructions[0].y = 1;
+  EXPECT_FALSE(bad.validate(1, 2).ok());
+  bad = p; // the reductions of a row program share their row length
+  bad.reductions.push_back({2, Reduction::Max, 5});
+  EXPECT_EQ(bad.validate(1, 3).message(),
+            "malformed fused program: reduction 1 has row length 5, and reduction 0 7: the "
+            "reductions of a row program share one row length");
+}
+
 TEST(CudaCodegen, NvrtcErrorsCarryTheLog) {
   StatusOr<std::string> r =
       compileWithNvrtc("__global__ void k() { undefined_thing(); }", "compute_90");

@@ -260,6 +260,30 @@ TEST_P(FusedJitTest, EveryUnaryOp) {
     }
 }
 
+// exp below -104 is 0 without libmvec (whose vector exp is slow there):
+// exactly the interpreter's 0, and the values near the edge, whose results
+// are subnormal, still reach libmvec. Lanes of one vector mix both sides.
+TEST_P(FusedJitTest, ExpFarBelowItsRangeIsZero) {
+  Case c{"exp near and below -104"};
+  std::vector<float> x = {-1e9f,   -200.0f, -104.5f, -104.0f, -103.99f, -103.97f,
+                          -103.5f, -100.0f, -90.0f,  -87.0f,  0.0f,     1.0f,
+                          -kInf,   kNaN,    -1e30f,  -105.0f, -103.0f};
+  c.program.inputs = {{FusedProgram::Whole, 0}};
+  c.program.instructions = {I{OpCode::Exp, 0, 0, 0}};
+  c.program.outputs = {1};
+  c.rows = 1, c.cols = (int64_t)x.size();
+  c.inputs = {x};
+  c.match = Match::Ulp4;
+  check(c);
+  std::vector<Array> got = run(c, jit);
+  ASSERT_EQ(got.size(), 1u);
+  for (size_t i = 0; i < x.size(); ++i)
+    if (x[i] < -104.0f) {
+      float v = got[0].data<float>()[i];
+      EXPECT_EQ(std::memcmp(&v, "\0\0\0\0", 4), 0) << "exp(" << x[i] << ") = " << v;
+    }
+}
+
 /// A case over every pair of special values: two whole inputs of n x n.
 Case specialPairsCase(std::string what, std::vector<I> instructions, std::vector<int64_t> outputs) {
   std::vector<float> s = specials();
@@ -468,6 +492,228 @@ TEST_P(FusedJitTest, RowLengthsThatDoNotNestFallBackToTheInterpreter) {
   EXPECT_EQ(jit->stats().declined, 1);
   std::vector<Array> want = run(c, nullptr), got = run(c, jit);
   expectSame(c, got, want);
+}
+
+/// Per register of a row program, the pass over a row that can compute it:
+/// a Reduce instruction one past its reduction's register.
+std::vector<int> passesOf(const FusedProgram &p) {
+  std::vector<int> pass(p.inputs.size(), 0);
+  for (const I &in : p.instructions) {
+    int q = 0;
+    if (in.op == OpCode::Reduce)
+      q = pass[p.reductions[in.x].reg] + 1;
+    else if (in.op != OpCode::Constant)
+      q = std::max(
+          {pass[in.x],
+           isBinary(in.op) || in.op == OpCode::Compare || in.op == OpCode::Select ? pass[in.y] : 0,
+           in.op == OpCode::Select ? pass[in.z] : 0});
+    pass.push_back(q);
+  }
+  return pass;
+}
+
+/// What a row program stands for: the chain of programs split at its
+/// Reduce instructions, run one after another (each a step of its own),
+/// every one reading the reductions before it as AlongColumns inputs in
+/// place of its Reduce instructions. Reductions not computed yet read
+/// zeros, which no result of their pass depends on.
+std::vector<Array> runAsChain(const Case &c, std::shared_ptr<FusedKernelCompiler> compiler) {
+  const FusedProgram &p = c.program;
+  std::vector<int> pass = passesOf(p);
+  int last = *std::max_element(pass.begin(), pass.end());
+  int64_t nIn = (int64_t)p.inputs.size(), numRed = (int64_t)p.reductions.size();
+  // Registers of the chain's programs: the inputs, one per reduction, then
+  // the instructions but the Reduce ones, which are those inputs.
+  std::vector<int64_t> regOf;
+  for (int64_t r = 0; r < nIn; ++r)
+    regOf.push_back(r);
+  std::vector<I> instructions;
+  for (const I &in : p.instructions) {
+    if (in.op == OpCode::Reduce) {
+      regOf.push_back(nIn + in.x);
+      continue;
+    }
+    I out = in;
+    if (in.op != OpCode::Constant) {
+      out.x = regOf[in.x];
+      if (isBinary(in.op) || in.op == OpCode::Compare || in.op == OpCode::Select)
+        out.y = regOf[in.y];
+      if (in.op == OpCode::Select)
+        out.z = regOf[in.z];
+    }
+    regOf.push_back(nIn + numRed + (int64_t)instructions.size());
+    instructions.push_back(out);
+  }
+  std::vector<std::vector<float>> reduced(numRed, std::vector<float>(c.rows, 0.0f));
+  std::vector<Array> outputs;
+  for (int q = 0; q <= last; ++q) {
+    Case d{c.what + ", pass " + std::to_string(q)};
+    d.rows = c.rows, d.cols = c.cols;
+    d.program.inputs = p.inputs;
+    d.inputs = c.inputs;
+    for (int64_t k = 0; k < numRed; ++k) {
+      EXPECT_EQ(p.reductions[k].cols, c.cols);
+      d.program.inputs.push_back({FusedProgram::AlongColumns, c.cols});
+      d.inputs.push_back(reduced[k]);
+    }
+    d.program.instructions = instructions;
+    if (q == last)
+      for (int64_t o : p.outputs)
+        d.program.outputs.push_back(regOf[o]);
+    std::vector<int64_t> mine;
+    for (int64_t k = 0; k < numRed; ++k)
+      if (pass[p.reductions[k].reg] == q) {
+        d.program.reductions.push_back(p.reductions[k]);
+        d.program.reductions.back().reg = regOf[p.reductions[k].reg];
+        mine.push_back(k);
+      }
+    std::vector<Array> got = run(d, compiler);
+    if (got.size() != d.program.outputs.size() + mine.size())
+      return {};
+    for (size_t m = 0; m < mine.size(); ++m) {
+      const Array &r = got[d.program.outputs.size() + m];
+      reduced[mine[m]].assign(r.data<float>(), r.data<float>() + r.numElements());
+    }
+    if (q == last)
+      for (size_t o = 0; o < p.outputs.size(); ++o)
+        outputs.push_back(std::move(got[o]));
+  }
+  for (int64_t k = 0; k < numRed; ++k) {
+    Array a = Array::uninitialized(DType::F32, {c.rows});
+    std::copy(reduced[k].begin(), reduced[k].end(), a.data<float>());
+    outputs.push_back(std::move(a));
+  }
+  return outputs;
+}
+
+/// Bit for bit, but any NaN for any NaN: which of two NaN operands an
+/// addition returns depends on the order the compiler gave them.
+void expectSameBits(const std::string &what, const std::vector<Array> &got,
+                    const std::vector<Array> &want) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t r = 0; r < got.size(); ++r) {
+    ASSERT_EQ(got[r].numElements(), want[r].numElements()) << what;
+    const float *g = got[r].data<float>(), *w = want[r].data<float>();
+    int bad = 0;
+    for (int64_t i = 0; i < got[r].numElements() && bad < 5; ++i)
+      if (std::memcmp(&g[i], &w[i], 4) != 0 && !(std::isnan(g[i]) && std::isnan(w[i]))) {
+        ++bad;
+        ADD_FAILURE() << what << ": result " << r << " element " << i << ": " << g[i]
+                      << ", as a chain " << w[i];
+      }
+  }
+}
+
+/// Row programs of the shapes fusion makes: a masked, scaled softmax (and
+/// its exponentials), softmax's gradient, a layer norm's statistics, a
+/// reduction only stored, and maxima of signed zeros.
+std::vector<Case> rowPrograms(int64_t rows, int64_t cols, std::mt19937 &rng) {
+  std::vector<Case> cases;
+  std::string shape = " " + std::to_string(rows) + "x" + std::to_string(cols);
+  {
+    Case c{"softmax(x * 0.125 + mask)" + shape};
+    // r0 x, r1 mask; r2 0.125, r3 x*0.125, r4 +mask, r5 max, r6 -max, r7 exp,
+    // r8 sum, r9 e / sum.
+    c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::AlongRows, cols}};
+    c.program.instructions = {I{OpCode::Constant, 0, 0, 0.125f}, I{OpCode::Mul, 0, 2, 0},
+                              I{OpCode::Add, 3, 1, 0},           I{OpCode::Reduce, 0, 0, 0},
+                              I{OpCode::Sub, 4, 5, 0},           I{OpCode::Exp, 6, 0, 0},
+                              I{OpCode::Reduce, 1, 0, 0},        I{OpCode::Div, 7, 8, 0}};
+    c.program.outputs = {7, 9};
+    c.program.reductions = {{4, Reduction::Max, cols}, {7, Reduction::Sum, cols}};
+    std::vector<float> mask(cols, 0.0f);
+    for (int64_t j = cols / 2 + 1; j < cols; ++j)
+      mask[j] = -1e9f;
+    c.inputs = {values(rows * cols, rng, -8, 8), mask};
+    c.match = Match::SumRelative; // divided by a sum
+    cases.push_back(c);
+  }
+  {
+    Case c{"softmax gradient p * (g - sum(g * p))" + shape};
+    c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::Whole, 0}};
+    c.program.instructions = {I{OpCode::Mul, 0, 1, 0}, I{OpCode::Reduce, 0, 0, 0},
+                              I{OpCode::Sub, 0, 3, 0}, I{OpCode::Mul, 1, 4, 0}};
+    c.program.outputs = {5};
+    c.program.reductions = {{2, Reduction::Sum, cols}};
+    c.inputs = {values(rows * cols, rng, -1, 1), values(rows * cols, rng, 0, 1, false)};
+    c.match = Match::SumRelative;
+    cases.push_back(c);
+  }
+  {
+    Case c{"layer norm (x - mean) * rsqrt(var + eps) * gamma + beta" + shape};
+    float inv = 1.0f / (float)cols;
+    // r0 x, r1 gamma, r2 beta; r3 1/n, r4 sum, r5 mean, r6 x - mean,
+    // r7 squared, r8 sum of squares, r9 var, r10 eps, r11 +eps, r12 rsqrt,
+    // r13 normalized, r14 * gamma, r15 + beta.
+    c.program.inputs = {
+        {FusedProgram::Whole, 0}, {FusedProgram::AlongRows, cols}, {FusedProgram::AlongRows, cols}};
+    c.program.instructions = {I{OpCode::Constant, 0, 0, inv}, I{OpCode::Reduce, 0, 0, 0},
+                              I{OpCode::Mul, 4, 3, 0},        I{OpCode::Sub, 0, 5, 0},
+                              I{OpCode::Mul, 6, 6, 0},        I{OpCode::Reduce, 1, 0, 0},
+                              I{OpCode::Mul, 8, 3, 0},        I{OpCode::Constant, 0, 0, 1e-5f},
+                              I{OpCode::Add, 9, 10, 0},       I{OpCode::Rsqrt, 11, 0, 0},
+                              I{OpCode::Mul, 6, 12, 0},       I{OpCode::Mul, 13, 1, 0},
+                              I{OpCode::Add, 14, 2, 0}};
+    c.program.outputs = {15, 12};
+    c.program.reductions = {{0, Reduction::Sum, cols}, {7, Reduction::Sum, cols}};
+    c.inputs = {values(rows * cols, rng, -3, 3), values(cols, rng, 0.5, 1.5, false),
+                values(cols, rng, -1, 1, false)};
+    c.match = Match::SumRelative;
+    cases.push_back(c);
+  }
+  {
+    Case c{"a reduction read, another only stored" + shape};
+    c.program.inputs = {{FusedProgram::Whole, 0}};
+    c.program.instructions = {I{OpCode::Reduce, 0, 0, 0}, I{OpCode::Sub, 0, 1, 0},
+                              I{OpCode::Abs, 2, 0, 0}};
+    c.program.outputs = {2};
+    c.program.reductions = {{0, Reduction::Min, cols}, {3, Reduction::Max, cols}};
+    c.inputs = {values(rows * cols, rng, -2, 2)};
+    cases.push_back(c);
+  }
+  {
+    Case c{"max of signed zeros, then x - max" + shape};
+    std::vector<float> x;
+    for (int64_t i = 0; i < rows * cols; ++i)
+      x.push_back(i % 3 == 0 ? -0.0f : i % 3 == 1 ? 0.0f : -1.0f);
+    c.program.inputs = {{FusedProgram::Whole, 0}};
+    c.program.instructions = {I{OpCode::Reduce, 0, 0, 0}, I{OpCode::Sub, 0, 1, 0}};
+    c.program.outputs = {1, 2};
+    c.program.reductions = {{0, Reduction::Max, cols}};
+    c.inputs = {x};
+    cases.push_back(c);
+  }
+  for (Case &c : cases)
+    c.rows = rows, c.cols = cols;
+  return cases;
+}
+
+// A row program gives, bit for bit, what the chain of programs it stands
+// for gives, through the interpreter and through the JIT (whose sums may
+// differ from the interpreter's in the last place, as for any program).
+// Rows of 40,000 are too long for the JIT's row buffers: its later passes
+// compute again what the earlier ones did.
+TEST_P(FusedJitTest, RowProgramsGiveTheirChainsBitForBit) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{5, 37},
+                            {33, 128},
+                            {4, 1},
+                            {3, 16},
+                            {2, 300},
+                            {1, 9},
+                            {2, 40000}})
+    for (const Case &c : rowPrograms(rows, cols, rng)) {
+      SCOPED_TRACE(c.what);
+      ASSERT_TRUE(
+          c.program
+              .validate(c.inputs.size(), c.program.outputs.size() + c.program.reductions.size())
+              .ok());
+      std::vector<Array> interpreted = run(c, nullptr);
+      expectSameBits(c.what + " (interpreter)", interpreted, runAsChain(c, nullptr));
+      std::vector<Array> compiled = run(c, jit);
+      expectSameBits(c.what + " (JIT)", compiled, runAsChain(c, jit));
+      EXPECT_NE(jit->kernelFor(c.program, c.program.encode(), rows * cols), nullptr);
+      expectSame(c, compiled, interpreted);
+    }
 }
 
 TEST(FusedJitPolicy, CompilesOnceTheInterpreterHasRunEnoughElements) {

@@ -40,6 +40,9 @@ def ShardcLowerToPlan : Pass<"shardc-lower-to-plan", "::mlir::ModuleOp"> {
            "only this function (default: every function)">,
     Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"int64_t(4) << 20",
            "merge all_reduces into buckets of up to this many bytes (0: none)">,
+    Option<"rowPrograms", "row-programs", "bool", /*default=*/"false",
+           "let fused chains read back their row reductions (a softmax in one "
+           "pass over memory; the CPU backend runs them)">,
   ];
 }
 

@@ -26,9 +26,11 @@ constexpr int64_t kDefaultAllReduceBucketBytes = int64_t(4) << 20;
 /// Fails, with a diagnostic at the offending op, on a function that still
 /// needs partitioning or uses an op no backend runs. All_reduces of
 /// independent values are merged into buckets of up to
-/// `allReduceBucketBytes` (0 merges nothing).
+/// `allReduceBucketBytes` (0 merges nothing). With `rowPrograms`, fused
+/// chains may read back their row reductions (for the CPU backend).
 mlir::FailureOr<Plan> lowerToPlan(mlir::func::FuncOp fn,
-                                  int64_t allReduceBucketBytes = kDefaultAllReduceBucketBytes);
+                                  int64_t allReduceBucketBytes = kDefaultAllReduceBucketBytes,
+                                  bool rowPrograms = false);
 
 } // namespace shardc
 

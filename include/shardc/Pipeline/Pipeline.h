@@ -86,9 +86,15 @@ struct CompileOptions {
   /// it is made (--shardc-bf16-operands): the same numbers, half the bytes.
   /// For backends whose products read bf16 operands: the CPU's.
   bool bf16Operands = false;
+  /// A chain of elementwise steps may read back the row reductions it makes
+  /// (a softmax in one pass over memory; see FusedProgram::readsReductions).
+  /// Only the CPU backend runs them. Off by default: on the CPUs measured,
+  /// whose caches hold a layer's scores, the Tiny Transformer's step was no
+  /// faster with them.
+  bool rowPrograms = false;
 
   /// Every field, by name: "pad-uneven=0 precision=f32 bucket-bytes=4194304
-  /// link-latency-s=0 link-bytes-per-s=0 bf16-operands=0".
+  /// link-latency-s=0 link-bytes-per-s=0 bf16-operands=0 row-programs=0".
   std::string key() const;
 };
 
@@ -103,7 +109,8 @@ void registerCompilePipeline();
 
 /// Runs the compile pipeline on `fn` when it is sharded (and not yet
 /// partitioned), then lowers it; `options.precision` and
-/// `options.bf16Operands` (on the partitioned function) apply either way.
+/// `options.bf16Operands` (on the partitioned function) apply either way,
+/// and `options.rowPrograms` to the lowering.
 /// With `dumpDir`, writes each stage there (01-propagated.mlir,
 /// 02-partitioned.mlir, 03-plan.txt). Errors are diagnostics.
 mlir::FailureOr<Plan> compileToPlan(mlir::ModuleOp module, mlir::func::FuncOp fn,

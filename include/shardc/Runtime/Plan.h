@@ -43,9 +43,12 @@ struct FusedProgram {
   /// `direction` share the last slot, as no op has both.
   struct Instruction {
     OpCode op;             // a unary or binary elementwise op, Constant (a splat),
-                           // Compare or Select
+                           // Compare, Select, or Reduce (a row's reduction)
     int64_t x = 0, y = 0;  // operand registers: x for a unary op, x and y for
-                           // a binary op or Compare; Select is x ? y : z
+                           // a binary op or Compare; Select is x ? y : z;
+                           // Reduce: x is the index of a reduction, whose
+                           // result for the element's row (rounded to f32)
+                           // every element of the row reads
     float value = 0;       // Constant: the splat value
     int64_t z = 0;         // Select: the register read where x is 0
     int64_t direction = 0; // Compare: eq ne lt le gt ge = 0..5; the result
@@ -60,6 +63,14 @@ struct FusedProgram {
     int64_t cols;           // row length: element i belongs to row i / cols
   };
   std::vector<RowReduction> reductions; // after `outputs` in the step's outputs
+  /// Whether an instruction reads a reduction (Reduce): the program is then
+  /// a row program. Its reductions share one row length, and it runs row by
+  /// row: a row's reduction is complete before any instruction reads it (a
+  /// softmax or a layer norm in one pass over memory). Every result is the
+  /// one the program would give split into a chain of programs at its
+  /// Reduce instructions, each reading the reductions before it as
+  /// AlongColumns inputs.
+  bool readsReductions() const;
 
   std::vector<int64_t> encode() const;
   static FusedProgram decode(const std::vector<int64_t> &ints);

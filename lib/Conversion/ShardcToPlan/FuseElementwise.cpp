@@ -10,6 +10,12 @@
 // selects read it, and a select joins the group of its compare: the
 // predicate lives in a register as 1.0 or 0.0.
 //
+// With row programs (CPU compiles), a row reduction no longer ends its
+// group: the group goes on, and reads the reduction back where it is
+// broadcast along the reduction's rows (through reshapes, which move after
+// the fused step). A softmax, max, exp, sum and divide, is then one pass
+// over memory rather than three.
+//
 //===----------------------------------------------------------------------===//
 
 #include "FuseElementwise.h"
@@ -36,9 +42,13 @@ namespace {
 
 bool isElementwise(OpCode op) { return isUnary(op) || isBinary(op); }
 
+/// Rows longer than this stay with the chain of programs: a row program's
+/// interpreter holds every register of a row.
+constexpr int64_t kMaxRowProgramCols = int64_t(1) << 14;
+
 class Fuser {
 public:
-  explicit Fuser(Plan &plan) : plan(plan) {
+  Fuser(Plan &plan, bool rowPrograms) : plan(plan), rowPrograms(rowPrograms) {
     for (size_t s = 0; s < plan.steps.size(); ++s)
       for (int32_t id : plan.steps[s].inputs)
         readers[id].push_back(s);
@@ -47,61 +57,126 @@ public:
   }
 
   void run() {
-    std::vector<size_t> group;
     int64_t count = -1;
     for (size_t s = 0; s < plan.steps.size(); ++s) {
       const PlanStep &step = plan.steps[s];
+      if (!rowValues.empty()) {
+        // A reshape of a reduction the group makes: it moves after the
+        // fused step, and its result is the reduction still.
+        if (step.op == OpCode::Reshape && rowValues.count(step.inputs[0])) {
+          rowValues[step.outputs[0]] = rowValues[step.inputs[0]];
+          deferred.push_back(s);
+          continue;
+        }
+        // The reduction broadcast along its rows: read back inside.
+        if (step.op == OpCode::BroadcastInDim && rowValues.count(step.inputs[0]) &&
+            elements(step) == count) {
+          std::optional<FusedProgram::Input> how = broadcastLoad(step);
+          if (how && how->mode == FusedProgram::AlongColumns && how->cols == rowCols) {
+            group.push_back(s);
+            readsRows = true;
+            continue;
+          }
+        }
+      }
       // A broadcast loads its source from memory: a source the group
       // computes must be stored first, so the group ends before it.
-      bool loadsGroupValue =
-          step.op == OpCode::BroadcastInDim &&
-          producedBy(step.inputs[0], std::set<size_t>(group.begin(), group.end()));
+      bool loadsGroupValue = step.op == OpCode::BroadcastInDim && readsGroup(step);
       // A row reduction of a value the group computes ends the chain inside
-      // the fused kernel (its input is then never stored).
+      // the fused kernel (its input is then never stored), unless the group
+      // may read it back (a row program), then over rows of one length.
       if (isRowReduction(step) &&
           producedBy(step.inputs[0], std::set<size_t>(group.begin(), group.end()))) {
-        group.push_back(s);
-        close(group); // a reduction ends the chain: nothing may read it inside
-        group.clear();
+        int64_t cols = rowReductionCols(step);
+        if (rowPrograms && cols <= kMaxRowProgramCols && (rowCols == 0 || cols == rowCols)) {
+          group.push_back(s);
+          rowCols = cols;
+          rowValues[step.outputs[0]] = s;
+          continue;
+        }
+        if (!readsRows) {
+          group.push_back(s);
+          finish(); // a reduction ends the chain: nothing may read it inside
+          continue;
+        }
+        finish(); // the reduction runs on its own, after the row program
         continue;
       }
       std::set<size_t> members(group.begin(), group.end());
       // A select joins the group that computes its predicate.
       bool selectOfGroup = step.op == OpCode::Select && producedBy(step.inputs[0], members);
-      if (fusible(step) && !loadsGroupValue && (step.op != OpCode::Select || selectOfGroup) &&
+      bool readsReduction = false; // not as a register: it is complete only after the group
+      for (int32_t id : step.inputs)
+        readsReduction |= rowValues.count(id) > 0;
+      if (fusible(step) && !loadsGroupValue && !readsReduction &&
+          (step.op != OpCode::Select || selectOfGroup) &&
           (group.empty() || elements(step) == count)) {
         if (group.empty())
           count = elements(step);
         group.push_back(s);
         continue;
       }
-      bool readsGroup = false;
-      for (int32_t id : step.inputs)
-        for (size_t g : group)
-          if (std::count(plan.steps[g].outputs.begin(), plan.steps[g].outputs.end(), id))
-            readsGroup = true;
-      if (readsGroup || fusible(step)) {
-        close(group);
-        group.clear();
+      if (readsGroup(step) || fusible(step)) {
+        finish();
         if (fusible(step) && step.op != OpCode::Select) {
           count = elements(step);
           group.push_back(s);
         }
       }
     }
-    close(group);
-    // Drop the members replaced by fused steps.
+    finish();
+    // Drop the members replaced by fused steps; reshapes of a row program's
+    // reductions follow its fused step.
     std::vector<PlanStep> kept;
-    for (size_t s = 0; s < plan.steps.size(); ++s)
-      if (!removed.count(s))
-        kept.push_back(std::move(plan.steps[s]));
+    std::vector<PlanStep> steps = std::move(plan.steps);
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (!removed.count(s) && !moved.count(s))
+        kept.push_back(std::move(steps[s]));
+      if (auto after = movedAfter.find(s); after != movedAfter.end())
+        for (size_t m : after->second)
+          kept.push_back(std::move(steps[m]));
+    }
     plan.steps = std::move(kept);
   }
 
 private:
   Plan &plan;
+  bool rowPrograms;
   std::map<int32_t, std::vector<size_t>> readers;
   std::set<size_t> removed;
+  // The open group: its members, the reductions it may read back (value ->
+  // its reduce step, through reshapes), their row length, whether a member
+  // reads one, and the reshapes deferred past it.
+  std::vector<size_t> group;
+  std::map<int32_t, size_t> rowValues;
+  int64_t rowCols = 0;
+  bool readsRows = false;
+  std::vector<size_t> deferred;
+  std::set<size_t> moved;                           // deferred steps of fused row programs
+  std::map<size_t, std::vector<size_t>> movedAfter; // fused step -> the reshapes after it
+
+  /// Closes the open group (fusing it if it is worth a kernel).
+  void finish() {
+    close(group);
+    group.clear();
+    rowValues.clear();
+    rowCols = 0;
+    readsRows = false;
+    deferred.clear();
+  }
+
+  /// Whether `step` reads a value the open group makes (a member's, or a
+  /// reduction's through a deferred reshape).
+  bool readsGroup(const PlanStep &step) {
+    for (int32_t id : step.inputs) {
+      if (rowValues.count(id))
+        return true;
+      for (size_t g : group)
+        if (std::count(plan.steps[g].outputs.begin(), plan.steps[g].outputs.end(), id))
+          return true;
+    }
+    return false;
+  }
 
   int64_t elements(const PlanStep &s) { return numElements(plan.values[s.outputs[0]].shape); }
 
@@ -238,6 +313,8 @@ private:
       const PlanStep &s = plan.steps[g];
       if (s.op == OpCode::Reduce)
         continue; // reads a member's value
+      if (s.op == OpCode::BroadcastInDim && rowValues.count(s.inputs[0]))
+        continue; // reads a member's reduction
       if (s.op == OpCode::BroadcastInDim) {
         inputReg(s.inputs[0], *broadcastLoad(s));
         continue;
@@ -250,11 +327,19 @@ private:
       program.inputs.push_back(how);
     int64_t next = (int64_t)inputs.size();
     std::vector<std::pair<int32_t, FusedProgram::RowReduction>> reductions;
+    std::map<size_t, int64_t> reductionOf; // reduce step -> its reduction
     for (size_t g : group) {
       const PlanStep &s = plan.steps[g];
       int32_t out = s.outputs[0];
       if (s.op == OpCode::Reduce) {
+        reductionOf[g] = (int64_t)reductions.size();
         reductions.push_back({out, {reg[s.inputs[0]], (Reduction)s.attrs[0], rowReductionCols(s)}});
+        continue;
+      }
+      if (s.op == OpCode::BroadcastInDim && rowValues.count(s.inputs[0])) {
+        program.instructions.push_back(
+            {OpCode::Reduce, reductionOf.at(rowValues.at(s.inputs[0])), 0, 0.0f, 0});
+        reg[out] = next++;
         continue;
       }
       if (s.op == OpCode::BroadcastInDim) {
@@ -307,6 +392,9 @@ private:
     fused.attrs = program.encode();
     removed.erase(group.back());
     plan.steps[group.back()] = std::move(fused);
+    // Reshapes of the reductions read them once the fused step made them.
+    moved.insert(deferred.begin(), deferred.end());
+    movedAfter[group.back()] = deferred;
   }
 
   bool producedBy(int32_t id, const std::set<size_t> &members) {
@@ -319,6 +407,6 @@ private:
 
 } // namespace
 
-void fuseElementwise(Plan &plan) { Fuser(plan).run(); }
+void fuseElementwise(Plan &plan, bool rowPrograms) { Fuser(plan, rowPrograms).run(); }
 
 } // namespace shardc

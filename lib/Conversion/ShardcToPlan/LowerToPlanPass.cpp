@@ -26,7 +26,7 @@ struct ShardcLowerToPlanPass : impl::ShardcLowerToPlanBase<ShardcLowerToPlanPass
     for (auto fn : getOperation().getOps<mlir::func::FuncOp>()) {
       if (fn.isExternal() || (!entry.empty() && fn.getSymName() != entry))
         continue;
-      mlir::FailureOr<Plan> plan = lowerToPlan(fn, bucketBytes);
+      mlir::FailureOr<Plan> plan = lowerToPlan(fn, bucketBytes, rowPrograms);
       if (mlir::failed(plan))
         return signalPassFailure();
       text += describePlan(*plan);

@@ -200,7 +200,7 @@ static void expandSplats(Plan &plan) {
   }
 }
 
-FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes) {
+FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes, bool rowPrograms) {
   if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
     return fn.emitError("only single-block functions with a body can be lowered");
   // A plan's buffers have sizes: what the caller passes and gets has shapes.
@@ -294,7 +294,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes) {
   }
 
   rematerializeElementwise(plan);
-  fuseElementwise(plan);
+  fuseElementwise(plan, rowPrograms);
   expandSplats(plan);
   mergeAllReduces(plan, std::max<int64_t>(0, allReduceBucketBytes));
 

@@ -92,6 +92,21 @@ static void selectF32(const float *p, const float *a, const float *b, float *y, 
 
 namespace {
 
+/// Folds v[0, len) into a row's accumulator in element order: the sum in
+/// double; max and min with NaN propagating and the first of equal values
+/// (the first zero of either sign) kept.
+void foldInto(Reduction kind, const float *v, int64_t len, double &a) {
+  for (int64_t i = 0; i < len; ++i) {
+    double x = v[i];
+    if (kind == Reduction::Sum)
+      a += x;
+    else if (x != x || a != a)
+      a = NAN;
+    else
+      a = kind == Reduction::Max ? std::max(a, x) : std::min(a, x);
+  }
+}
+
 /// Runs a native kernel over the step's n elements. Ranges split over the
 /// shared OpenMP pool like the tile program's, but at row boundaries when
 /// the program reduces rows, so each row's accumulator has one writer.
@@ -188,25 +203,33 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
       if (p.outputs[o] == last && direct[last] < 0)
         direct[last] = o;
   }
+  // A row program runs row by row: its tiles are rows, and a Reduce
+  // instruction folds its reduction over the row the moment it is read.
+  const bool rowProgram = p.readsReductions();
+  const int64_t tileLen = rowProgram ? p.reductions[0].cols : kTile;
+  std::vector<char> readBy(p.reductions.size(), 0);
+  for (const auto &in : p.instructions)
+    if (in.op == OpCode::Reduce)
+      readBy[in.x] = 1;
   auto runTiles = [&](int64_t first, int64_t last) {
-    std::vector<float> scratch(numRegs * kTile);
+    std::vector<float> scratch(numRegs * tileLen);
     std::vector<const float *> src(numRegs);
     for (size_t k = 0; k < p.instructions.size(); ++k) {
       int64_t r = p.inputs.size() + k;
-      src[r] = &scratch[r * kTile];
+      src[r] = &scratch[r * tileLen];
       if (p.instructions[k].op == OpCode::Constant)
-        std::fill(&scratch[r * kTile], &scratch[(r + 1) * kTile], p.instructions[k].value);
+        std::fill(&scratch[r * tileLen], &scratch[(r + 1) * tileLen], p.instructions[k].value);
     }
     // Scalar inputs are the same in every tile: filled once.
     for (size_t r = 0; r < p.inputs.size(); ++r)
       if (p.inputs[r].mode == FusedProgram::Scalar) {
         float v = *(const float *)buffers.ptr[step.inputs[r]];
-        std::fill(&scratch[r * kTile], &scratch[(r + 1) * kTile], v);
-        src[r] = &scratch[r * kTile];
+        std::fill(&scratch[r * tileLen], &scratch[(r + 1) * tileLen], v);
+        src[r] = &scratch[r * tileLen];
       }
     for (int64_t tile = first; tile < last; ++tile) {
-      int64_t t0 = tile * kTile;
-      int64_t len = std::min(kTile, n - t0);
+      int64_t t0 = tile * tileLen;
+      int64_t len = std::min(tileLen, n - t0);
       for (size_t r = 0; r < p.inputs.size(); ++r) {
         const float *x = (const float *)buffers.ptr[step.inputs[r]];
         const FusedProgram::Input &in = p.inputs[r];
@@ -216,7 +239,7 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
           src[r] = x + t0;
           continue;
         }
-        float *reg = &scratch[r * kTile];
+        float *reg = &scratch[r * tileLen];
         src[r] = reg;
         if (in.mode == FusedProgram::AlongRows && t0 % in.cols + len <= in.cols) {
           src[r] = x + t0 % in.cols; // the tile lies within one row: no copy
@@ -245,9 +268,17 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
         if (in.op == OpCode::Constant)
           continue;
         int64_t r = p.inputs.size() + k;
+        if (in.op == OpCode::Reduce) { // a row program's tile is one row
+          const auto &red = p.reductions[in.x];
+          double &a = acc[in.x][tile];
+          foldInto(red.kind, src[red.reg], len, a);
+          std::fill(&scratch[r * tileLen], &scratch[r * tileLen] + len, (float)a);
+          src[r] = &scratch[r * tileLen];
+          continue;
+        }
         // An output register is computed straight into the output buffer.
         float *dst = direct[r] >= 0 ? (float *)buffers.ptr[step.outputs[direct[r]]] + t0
-                                    : &scratch[r * kTile];
+                                    : &scratch[r * tileLen];
         if (in.op == OpCode::Compare)
           compareF32(in.direction, src[in.x], src[in.y], dst, len);
         else if (in.op == OpCode::Select)
@@ -262,21 +293,17 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
                       len * sizeof(float));
       for (size_t k = 0; k < p.reductions.size(); ++k) {
         const auto &red = p.reductions[k];
+        if (readBy[k])
+          continue; // folded where an instruction read it
         const float *v = src[red.reg];
         std::vector<double> &a = acc[k];
         int64_t row = t0 / red.cols, c = t0 % red.cols;
-        for (int64_t i = 0; i < len; ++i) {
-          double x = v[i];
-          if (red.kind == Reduction::Sum)
-            a[row] += x;
-          else if (x != x || a[row] != a[row])
-            a[row] = NAN;
-          else
-            a[row] = red.kind == Reduction::Max ? std::max(a[row], x) : std::min(a[row], x);
-          if (++c == red.cols) {
-            c = 0;
-            ++row;
-          }
+        for (int64_t i = 0; i < len;) {
+          int64_t run = std::min(len - i, red.cols - c);
+          foldInto(red.kind, v + i, run, a[row]);
+          i += run;
+          c = 0;
+          ++row;
         }
       }
     }
@@ -284,13 +311,17 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   // Large chains use the OpenMP threads when OpenBLAS runs on the same
   // OpenMP pool; other threads would fight the BLAS threads that spin
   // between matmuls (measured: slower than one thread).
-  int64_t tiles = (n + kTile - 1) / kTile;
+  int64_t tiles = (n + tileLen - 1) / tileLen;
   if (p.reductions.empty()) {
     parallelRange(tiles, runTiles, n);
     return Status::success();
   }
-  // Reductions accumulate across tiles: they run on one thread.
-  runTiles(0, tiles);
+  // Reductions accumulate across tiles: they run on one thread, unless the
+  // tiles are rows (a row program), each with its own accumulators.
+  if (rowProgram)
+    parallelRange(tiles, runTiles, n);
+  else
+    runTiles(0, tiles);
   for (size_t k = 0; k < p.reductions.size(); ++k) {
     float *out = (float *)buffers.ptr[step.outputs[p.outputs.size() + k]];
     for (size_t r = 0; r < acc[k].size(); ++r)

@@ -122,6 +122,9 @@ Status validateFusedProgram(const FusedProgram &p, size_t numInputs, size_t numO
   Status valid = p.validate(numInputs, numOutputs);
   if (!valid.ok())
     return valid;
+  if (p.readsReductions())
+    return Status::error("a fused program that reads its own row reductions (a row program) runs "
+                         "on the CPU backend only; compile for the CUDA backend without them");
   // One kernel shape per program: a block per row when it reduces rows.
   for (const auto &red : p.reductions)
     if (red.cols != p.reductions[0].cols)

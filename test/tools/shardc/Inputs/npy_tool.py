@@ -7,6 +7,7 @@
   npy_tool.py save FILE DTYPE SHAPE V.. write an array (values repeated to fill)
   npy_tool.py print FILE                print dtype, shape and values
   npy_tool.py truncate SRC DST N        copy SRC without its last N bytes
+  npy_tool.py allclose A B RTOL         A and B agree to RTOL (relative), or exit 1
 """
 import sys
 
@@ -72,6 +73,10 @@ def main(argv):
     elif cmd == "print":
         a = np.load(argv[2])
         print(a.dtype, a.shape, a.ravel().tolist())
+    elif cmd == "allclose":
+        a, b = np.load(argv[2]), np.load(argv[3])
+        np.testing.assert_allclose(a, b, rtol=float(argv[4]), atol=float(argv[4]))
+        print("allclose OK")
     elif cmd == "truncate":
         data = open(argv[2], "rb").read()
         open(argv[3], "wb").write(data[: len(data) - int(argv[4])])
