@@ -884,7 +884,9 @@ Generator scatterAddOp(DType dtype) {
                               {operand, idx, updates},
                               "%r = shardc.scatter_add %a0, %a1, %a2 : (" + t + ", " +
                                   idx.typeString() + ", " + updates.typeString() + ") -> " + t,
-                              t, accumulationTol(dtype)));
+                              // The CPU kernel accumulates as the reference
+                              // does: in double, in index order.
+                              t, exact()));
       }
   };
 }

@@ -286,6 +286,7 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   case OpCode::Slice:
   case OpCode::Concatenate:
   case OpCode::Take:
+  case OpCode::ScatterAdd:
   case OpCode::DynamicSlice:
   case OpCode::DynamicUpdateSlice:
     return runLayoutKernel(plan, step, buffers);

@@ -206,6 +206,50 @@ bool take(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
+/// take's adjoint on f32 tables (an embedding's gradient): each element of
+/// the operand accumulates its updates in double, in index order, and is
+/// rounded once, as the reference kernel does, without its per-element
+/// reads through the Array. Threads split the columns, so each element
+/// keeps its order. An index out of range leaves the step to the reference
+/// kernel, which names it.
+bool scatterAdd(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &table = plan.values[s.inputs[0]], &indices = plan.values[s.inputs[1]];
+  if (table.dtype != DType::F32 || plan.values[s.inputs[2]].dtype != DType::F32)
+    return false;
+  int64_t rows = table.shape[0], n = numElements(indices.shape);
+  int64_t rowSize = rows ? numElements(table.shape) / rows : 0;
+  const uint8_t *idx = b.ptr[s.inputs[1]];
+  bool wide = indices.dtype == DType::I64;
+  auto at = [&](int64_t p) {
+    return wide ? ((const int64_t *)idx)[p] : (int64_t)((const int32_t *)idx)[p];
+  };
+  for (int64_t p = 0; p < n; ++p)
+    if (at(p) < 0 || at(p) >= rows)
+      return false;
+  const float *operand = (const float *)b.ptr[s.inputs[0]];
+  const float *updates = (const float *)b.ptr[s.inputs[2]];
+  float *y = (float *)b.ptr[s.outputs[0]];
+  parallelRange(
+      rowSize,
+      [&](int64_t c0, int64_t c1) {
+        std::vector<double> acc((size_t)(rows * (c1 - c0)));
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = c0; c < c1; ++c)
+            acc[r * (c1 - c0) + (c - c0)] = operand[r * rowSize + c];
+        for (int64_t p = 0; p < n; ++p) {
+          double *a = &acc[at(p) * (c1 - c0)];
+          const float *u = updates + p * rowSize + c0;
+          for (int64_t c = 0; c < c1 - c0; ++c)
+            a[c] += u[c];
+        }
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = c0; c < c1; ++c)
+            y[r * rowSize + c] = (float)acc[r * (c1 - c0) + (c - c0)];
+      },
+      n * rowSize + rows * rowSize);
+  return true;
+}
+
 /// Copies the operand unless the output already lies in its buffer (the
 /// plan updates in place), then writes the box: one position of a cache
 /// costs the update's bytes.
@@ -354,6 +398,8 @@ bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buff
     return concatenate(plan, step, buffers);
   case OpCode::Take:
     return take(plan, step, buffers);
+  case OpCode::ScatterAdd:
+    return scatterAdd(plan, step, buffers);
   case OpCode::DynamicSlice:
     return dynamicSlice(plan, step, buffers);
   case OpCode::DynamicUpdateSlice:
