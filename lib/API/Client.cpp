@@ -216,6 +216,8 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
   // The CPU backend's products read bf16 operands: values only they read
   // are rounded once, where they are made.
   options.bf16Operands = backendName == "cpu";
+  // Its fused chains store them at bf16 directly.
+  options.bf16Outputs = backendName == "cpu";
   // Everything besides the program that the plan depends on.
   std::vector<std::string> keyParts{bytes, entry, backendName, options.key()};
   std::string wrtList;

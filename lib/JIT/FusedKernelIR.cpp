@@ -354,8 +354,9 @@ private:
     for (size_t k : active)
       redRow.push_back(rowFor(p.reductions[k].cols));
     outSeg.clear();
-    for (Value *o : outBase)
-      outSeg.push_back(b.CreateGEP(f32, o, i));
+    for (size_t o = 0; o < outBase.size(); ++o)
+      outSeg.push_back(
+          b.CreateGEP(p.outputType(o) == DType::BF16 ? b.getInt16Ty() : f32, outBase[o], i));
     b.CreateBr(vecHead);
 
     // vector: j steps by width while a whole vector fits.
@@ -500,6 +501,23 @@ private:
     return b.CreateSelect(b.CreateFCmpUNO(x, z), nan, b.CreateSelect(pick, x, z));
   }
 
+  /// `v` rounded to bf16 (nearest even; a NaN stays a quiet NaN), as the
+  /// runtime's floatToBF16 rounds: integer arithmetic on the bits, so that
+  /// subnormals round as they are (vcvtneps2bf16 would flush them).
+  Value *toBf16(Value *v) {
+    auto *vi = FixedVectorType::get(b.getInt32Ty(), t.width);
+    auto ints = [&](uint32_t c) {
+      return ConstantVector::getSplat(ElementCount::getFixed(t.width), b.getInt32(c));
+    };
+    Value *bits = b.CreateBitCast(v, vi);
+    Value *high = b.CreateLShr(bits, ints(16));
+    Value *even = b.CreateAnd(high, ints(1));
+    Value *rounded = b.CreateLShr(b.CreateAdd(b.CreateAdd(bits, ints(0x7fff)), even), ints(16));
+    Value *nan = b.CreateOr(high, ints(0x40));
+    Value *r = b.CreateSelect(b.CreateFCmpUNO(v, v), nan, rounded);
+    return b.CreateTrunc(r, FixedVectorType::get(b.getInt16Ty(), t.width));
+  }
+
   /// libmvec's variant of `fn` for this width, e.g. _ZGVeN16v_expf. exp
   /// below -104 is 0 (exp(-104) < 2^-150, half the least subnormal, rounds
   /// to 0): those lanes skip libmvec, whose vector exp takes a scalar path
@@ -603,6 +621,15 @@ private:
       reg.push_back(r);
     }
     for (size_t o = 0; storeOutputs && o < p.outputs.size(); ++o) {
+      if (p.outputType(o) == DType::BF16) {
+        Value *at = b.CreateGEP(b.getInt16Ty(), outSeg[o], j);
+        Value *h = toBf16(reg[p.outputs[o]]);
+        if (mask)
+          b.CreateMaskedStore(h, at, Align(2), mask);
+        else
+          b.CreateAlignedStore(h, at, Align(2));
+        continue;
+      }
       Value *at = b.CreateGEP(f32, outSeg[o], j);
       if (mask)
         b.CreateMaskedStore(reg[p.outputs[o]], at, Align(4), mask);

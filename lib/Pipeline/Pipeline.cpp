@@ -136,7 +136,8 @@ std::string CompileOptions::key() const {
          " link-latency-s=" + exactNumber(link.latencySeconds) +
          " link-bytes-per-s=" + exactNumber(link.bytesPerSecond) +
          " bf16-operands=" + (bf16Operands ? "1" : "0") +
-         " row-programs=" + (rowPrograms ? "1" : "0");
+         " row-programs=" + (rowPrograms ? "1" : "0") +
+         " bf16-outputs=" + (bf16Outputs ? "1" : "0");
 }
 
 void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
@@ -268,7 +269,8 @@ FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::strin
   }
   if (options.bf16Operands)
     storeBf16Operands(fn);
-  FailureOr<Plan> plan = lowerToPlan(fn, options.allReduceBucketBytes, options.rowPrograms);
+  FailureOr<Plan> plan = lowerToPlan(fn, options.allReduceBucketBytes,
+                                     FuseOptions{options.rowPrograms, options.bf16Outputs});
   if (failed(plan))
     return failure();
   if (!dumpDir.empty())

@@ -67,6 +67,11 @@ std::vector<int64_t> FusedProgram::encode() const {
   ints.push_back((int64_t)reductions.size());
   for (const RowReduction &r : reductions)
     ints.insert(ints.end(), {r.reg, (int64_t)r.kind, r.cols});
+  if (!outputTypes.empty()) {
+    ints.push_back((int64_t)outputTypes.size());
+    for (DType t : outputTypes)
+      ints.push_back((int64_t)t);
+  }
   return ints;
 }
 
@@ -147,6 +152,13 @@ Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
       return bad(what() + " has a value, a field its op does not read (must be 0)");
   }
   int64_t numRegs = (int64_t)(inputs.size() + instructions.size());
+  if (!outputTypes.empty() && outputTypes.size() != outputs.size())
+    return bad("it types " + std::to_string(outputTypes.size()) + " outputs, of " +
+               std::to_string(outputs.size()));
+  for (size_t o = 0; o < outputTypes.size(); ++o)
+    if (outputTypes[o] != DType::F32 && outputTypes[o] != DType::BF16)
+      return bad("output " + std::to_string(o) + " has element type " +
+                 std::to_string((int64_t)outputTypes[o]) + " (f32 or bf16)");
   for (size_t o = 0; o < outputs.size(); ++o)
     if (outputs[o] < 0 || outputs[o] >= numRegs)
       return bad("output " + std::to_string(o) + " is register " + std::to_string(outputs[o]) +
@@ -203,6 +215,9 @@ FusedProgram FusedProgram::decode(const std::vector<int64_t> &ints) {
     int64_t reg = next(), kind = next();
     p.reductions.push_back({reg, (Reduction)kind, next()});
   }
+  if (more())
+    for (int64_t n = next(), i = 0; i < n && more(); ++i)
+      p.outputTypes.push_back((DType)next());
   return p;
 }
 

@@ -627,9 +627,11 @@ private:
     for (int32_t id : s.inputs)
       if (value(id).dtype != DType::F32)
         return fail("input v" + std::to_string(id) + " is not f32");
-    for (int32_t id : s.outputs)
-      if (value(id).dtype != DType::F32)
-        return fail("output v" + std::to_string(id) + " is not f32");
+    for (size_t o = 0; o < s.outputs.size(); ++o) {
+      DType want = o < p.outputs.size() ? p.outputType(o) : DType::F32;
+      if (value(s.outputs[o]).dtype != want)
+        return fail("output v" + std::to_string(s.outputs[o]) + " is not " + dtypeName(want));
+    }
     int64_t n = p.outputs.empty() ? numElements(value(s.outputs[0]).shape) * p.reductions[0].cols
                                   : numElements(value(s.outputs[0]).shape);
     for (size_t o = 0; o < p.outputs.size(); ++o)

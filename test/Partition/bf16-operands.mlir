@@ -1,6 +1,7 @@
 // RUN: shardc-opt %s --shardc-bf16-operands | FileCheck %s
 // RUN: shardc-opt %s --shardc-bf16-operands --shardc-bf16-operands | FileCheck %s
 // RUN: shardc-opt %s --shardc-bf16-operands --shardc-lower-to-plan -o /dev/null | FileCheck %s --check-prefix=PLAN
+// RUN: shardc-opt %s --shardc-bf16-operands --shardc-lower-to-plan="bf16-outputs=1" -o /dev/null | FileCheck %s --check-prefix=FUSED
 // The numbers stay: @layer with and without, on the CPU backend and the
 // interpreter, bit for bit.
 // RUN: rm -rf %t && mkdir -p %t/before %t/after %t/ref
@@ -10,6 +11,11 @@
 // RUN: shardc run %t/after.mlir --entry layer --input arg0=%t/x.npy --input arg1=%t/w.npy --input arg2=%t/dy.npy --no-cache --output-dir %t/after
 // RUN: shardc run %t/after.mlir --entry layer --input arg0=%t/x.npy --input arg1=%t/w.npy --input arg2=%t/dy.npy --backend reference --output-dir %t/ref
 // RUN: for i in 0 1 2 3 4; do cmp %t/before/layer.result$i.npy %t/after/layer.result$i.npy || exit 1; done
+// shardc run fuses the converts into the chains that make their operands;
+// an artifact of shardc compile keeps them steps of their own: same bytes.
+// RUN: shardc compile %t/after.mlir --entry layer -o %t/portable.shardc
+// RUN: shardc run %t/portable.shardc --input arg0=%t/x.npy --input arg1=%t/w.npy --input arg2=%t/dy.npy --output-dir %t/portable
+// RUN: for i in 0 1 2 3 4; do cmp %t/portable/layer.result$i.npy %t/after/layer.result$i.npy || exit 1; done
 // RUN: %python -c "import numpy as np; [np.testing.assert_allclose(np.load('%t/ref/layer.result%%d.npy' %% i), np.load('%t/after/layer.result%%d.npy' %% i), rtol=1e-5, atol=1e-6) for i in range(5)]"
 
 // A value only bf16 products read, directly or through reshape, transpose
@@ -17,6 +23,16 @@
 // keeps reading f32.
 
 // %h: read by the forward product and, transposed, by the weight gradient's.
+// With bf16 outputs (the CPU compiles), the chain that makes %h stores it
+// at bf16 only: tanh and its convert are one fused step.
+// FUSED-LABEL: plan @layer
+// FUSED-NEXT: args:
+// FUSED-NEXT: [[R:v[0-9]+]]:bf16[8x16]@{{[0-9]+}} = fused v0
+// FUSED-NEXT: = dot_general [[R]], v1 precision bf16
+// FUSED-LABEL: plan @attention
+// FUSED-NEXT: args:
+// FUSED-NEXT: :bf16[2x4x3x8]@{{[0-9]+}} = fused v0, v1
+
 // CHECK-LABEL: func.func @layer
 // CHECK: %[[H:.*]] = shardc.tanh %arg0 : tensor<8x16xf32>
 // CHECK-NEXT: %[[R:.*]] = shardc.convert %[[H]] : tensor<8x16xf32> -> tensor<8x16xbf16>

@@ -205,6 +205,14 @@ TEST(Artifact, CraftedOpcodesAndProgramsAreRejected) {
                  "reads register x = 5, not defined before it");
   expectRejected([](Plan &p) { p.steps[2].attrs[0] = int64_t(1) << 60; },
                  "step 2 (fused at m.mlir:5:8): its program is malformed");
+  // A program that stores its output at bf16, over an f32 value.
+  expectRejected(
+      [](Plan &p) {
+        FusedProgram f = FusedProgram::decode(p.steps[2].attrs);
+        f.outputTypes.assign(f.outputs.size(), DType::BF16);
+        p.steps[2].attrs = f.encode();
+      },
+      "step 2 (fused at m.mlir:5:8): output v");
 }
 
 // A constant of no elements has no buffer: reading one copies nothing (the

@@ -151,6 +151,21 @@ TEST(CudaCodegen, MalformedProgramsAreErrors) {
 // A program that reads its own reductions (x / sum(x) by rows) validates,
 // and reads them only where they are complete; the CUDA backend says it
 // does not run it.
+// A bf16 output (a fused convert) validates; the CUDA backend says it does
+// not run it.
+TEST(CudaCodegen, Bf16OutputsAreDeclined) {
+  FusedProgram p;
+  p.inputs = {whole()};
+  p.instructions = {Instr{OpCode::Neg, 0, 0, 0}};
+  p.outputs = {1};
+  p.outputTypes = {DType::BF16};
+  ASSERT_TRUE(p.validate(1, 1).ok()) << p.validate(1, 1).message();
+  EXPECT_EQ(FusedProgram::decode(p.encode()).outputTypes, p.outputTypes);
+  StatusOr<FusedKernel> k = generateFusedKernel(p, 1, 1);
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.message().find("runs on the CPU backend only"), std::string::npos) << k.message();
+}
+
 TEST(CudaCodegen, RowProgramsAreValidatedAndDeclined) {
   FusedProgram p;
   p.inputs = {whole()};
@@ -175,6 +190,12 @@ TEST(CudaCodegen, RowProgramsAreValidatedAndDeclined) {
   bad = p;
   bad.instructions[0].y = 1;
   EXPECT_FALSE(bad.validate(1, 2).ok());
+  bad = p; // an output type for every output, f32 or bf16
+  bad.outputTypes = {DType::F32, DType::F32};
+  EXPECT_EQ(bad.validate(1, 2).message(), "malformed fused program: it types 2 outputs, of 1");
+  bad.outputTypes = {DType::I32};
+  EXPECT_EQ(bad.validate(1, 2).message(),
+            "malformed fused program: output 0 has element type 5 (f32 or bf16)");
   bad = p; // the reductions of a row program share their row length
   bad.reductions.push_back({2, Reduction::Max, 5});
   EXPECT_EQ(bad.validate(1, 3).message(),

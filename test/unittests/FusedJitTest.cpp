@@ -131,16 +131,17 @@ Plan planOf(const Case &c) {
     step.inputs.push_back(id);
   }
   int64_t offset = 0;
-  auto addResult = [&](Shape s) {
+  auto addResult = [&](Shape s, DType dtype = DType::F32) {
     int32_t id = addValue(s, offset);
-    offset += numElements(s) * 4;
+    p.values[id].dtype = dtype;
+    offset += (numElements(s) * (int64_t)dtypeSize(dtype) + 63) / 64 * 64;
     p.results.push_back(id);
     p.resultShardings.push_back(NamedSharding{Mesh{}, PartitionSpec(s.size())});
     p.resultGlobalShapes.push_back(s);
     step.outputs.push_back(id);
   };
   for (size_t o = 0; o < prog.outputs.size(); ++o)
-    addResult({c.rows, c.cols});
+    addResult({c.rows, c.cols}, prog.outputType(o));
   for (const auto &red : prog.reductions)
     addResult({c.rows * c.cols / red.cols});
   step.attrs = prog.encode();
@@ -282,6 +283,45 @@ TEST_P(FusedJitTest, ExpFarBelowItsRangeIsZero) {
       float v = got[0].data<float>()[i];
       EXPECT_EQ(std::memcmp(&v, "\0\0\0\0", 4), 0) << "exp(" << x[i] << ") = " << v;
     }
+}
+
+// A convert to bf16 fused into its chain: the output is its register
+// rounded to nearest even as the runtime's floatToBF16 rounds (ties, NaN,
+// infinities, subnormals, which AVX512-BF16's instruction would flush), on
+// the JIT as on the interpreter, next to the same register at f32.
+TEST_P(FusedJitTest, Bf16OutputsRoundAsConvertDoes) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{37, 53}, {1, 3}, {4, 16}}) {
+    Case c{"x * y stored at f32 and at bf16 " + std::to_string(rows) + "x" + std::to_string(cols)};
+    c.program.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::Whole, 0}};
+    c.program.instructions = {I{OpCode::Mul, 0, 1, 0}};
+    c.program.outputs = {2, 2};
+    c.program.outputTypes = {DType::F32, DType::BF16};
+    c.rows = rows, c.cols = cols;
+    std::vector<float> x = values(rows * cols, rng, -3, 3), y(rows * cols, 1.0f);
+    // Ties at the rounding bit, both parities, and subnormals.
+    const uint32_t edges[] = {0x3f808000u, 0x3f818000u, 0x00018000u, 0x80028000u,
+                              0x00000001u, 0x7f7fffffu, 0x3f80ffffu};
+    for (size_t i = 0; i < sizeof edges / 4 && i < x.size(); ++i)
+      std::memcpy(&x[x.size() - 1 - i], &edges[i], 4);
+    c.inputs = {x, y};
+    ASSERT_TRUE(c.program.validate(2, 2).ok()) << c.program.validate(2, 2).message();
+    for (auto compiler :
+         {std::shared_ptr<FusedKernelCompiler>(), std::shared_ptr<FusedKernelCompiler>(jit)}) {
+      std::vector<Array> got = run(c, compiler);
+      ASSERT_EQ(got.size(), 2u);
+      ASSERT_EQ(got[1].dtype(), DType::BF16);
+      const float *f = got[0].data<float>();
+      const uint16_t *h = (const uint16_t *)got[1].data<uint16_t>();
+      int bad = 0;
+      for (int64_t i = 0; i < rows * cols && bad < 5; ++i)
+        if (h[i] != floatToBF16(f[i])) {
+          ++bad;
+          ADD_FAILURE() << (compiler ? "JIT" : "interpreter") << ": element " << i << " = " << f[i]
+                        << ": bf16 bits " << h[i] << ", want " << floatToBF16(f[i]);
+        }
+    }
+    EXPECT_NE(jit->kernelFor(c.program, c.program.encode(), rows * cols), nullptr);
+  }
 }
 
 /// A case over every pair of special values: two whole inputs of n x n.

@@ -435,6 +435,7 @@ int runCommand(const std::vector<std::string> &args) {
     // The CPU backend's products read bf16 operands: values only they read
     // are rounded once (an artifact of shardc compile stays portable).
     options.bf16Operands = opts.backend == "cpu";
+    options.bf16Outputs = opts.backend == "cpu"; // and makes them in the fused chains
     std::string key = CompileCache::keyFor({*head, sig->entry, opts.backend, options.key()});
     StatusOr<std::shared_ptr<const Plan>> plan = cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
       FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn, "", options);

@@ -43,6 +43,9 @@ def ShardcLowerToPlan : Pass<"shardc-lower-to-plan", "::mlir::ModuleOp"> {
     Option<"rowPrograms", "row-programs", "bool", /*default=*/"false",
            "let fused chains read back their row reductions (a softmax in one "
            "pass over memory; the CPU backend runs them)">,
+    Option<"bf16Outputs", "bf16-outputs", "bool", /*default=*/"false",
+           "let a convert of a fused chain's value to bf16 join the chain, "
+           "which then stores it at bf16 only (the CPU backend runs them)">,
   ];
 }
 

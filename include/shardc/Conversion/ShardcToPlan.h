@@ -19,6 +19,17 @@ class FuncOp;
 
 namespace shardc {
 
+/// What fused steps may do beyond the chains every backend runs; only the
+/// CPU backend runs these (the CUDA backend says so).
+struct FuseOptions {
+  /// A chain may read back the row reductions it makes (a softmax in one
+  /// pass; FusedProgram::readsReductions).
+  bool rowPrograms = false;
+  /// A convert of a chain's f32 value to bf16 joins the chain, which then
+  /// stores the value at bf16 only (FusedProgram::outputTypes).
+  bool bf16Outputs = false;
+};
+
 /// The all_reduce bucket size the lowering merges up to by default (see
 /// MergeCollectives): 4 MiB.
 constexpr int64_t kDefaultAllReduceBucketBytes = int64_t(4) << 20;
@@ -26,11 +37,10 @@ constexpr int64_t kDefaultAllReduceBucketBytes = int64_t(4) << 20;
 /// Fails, with a diagnostic at the offending op, on a function that still
 /// needs partitioning or uses an op no backend runs. All_reduces of
 /// independent values are merged into buckets of up to
-/// `allReduceBucketBytes` (0 merges nothing). With `rowPrograms`, fused
-/// chains may read back their row reductions (for the CPU backend).
+/// `allReduceBucketBytes` (0 merges nothing).
 mlir::FailureOr<Plan> lowerToPlan(mlir::func::FuncOp fn,
                                   int64_t allReduceBucketBytes = kDefaultAllReduceBucketBytes,
-                                  bool rowPrograms = false);
+                                  const FuseOptions &fuse = {});
 
 } // namespace shardc
 

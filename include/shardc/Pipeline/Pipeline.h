@@ -92,9 +92,14 @@ struct CompileOptions {
   /// whose caches hold a layer's scores, the Tiny Transformer's step was no
   /// faster with them.
   bool rowPrograms = false;
+  /// A convert of a fused chain's f32 value to bf16 joins the chain, which
+  /// stores the value at bf16 only (the values --shardc-bf16-operands
+  /// rounds are made so). For the CPU backend, which runs them.
+  bool bf16Outputs = false;
 
   /// Every field, by name: "pad-uneven=0 precision=f32 bucket-bytes=4194304
-  /// link-latency-s=0 link-bytes-per-s=0 bf16-operands=0 row-programs=0".
+  /// link-latency-s=0 link-bytes-per-s=0 bf16-operands=0 row-programs=0
+  /// bf16-outputs=0".
   std::string key() const;
 };
 
@@ -110,7 +115,7 @@ void registerCompilePipeline();
 /// Runs the compile pipeline on `fn` when it is sharded (and not yet
 /// partitioned), then lowers it; `options.precision` and
 /// `options.bf16Operands` (on the partitioned function) apply either way,
-/// and `options.rowPrograms` to the lowering.
+/// and `options.rowPrograms` and `options.bf16Outputs` to the lowering.
 /// With `dumpDir`, writes each stage there (01-propagated.mlir,
 /// 02-partitioned.mlir, 03-plan.txt). Errors are diagnostics.
 mlir::FailureOr<Plan> compileToPlan(mlir::ModuleOp module, mlir::func::FuncOp fn,

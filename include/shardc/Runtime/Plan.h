@@ -63,6 +63,13 @@ struct FusedProgram {
     int64_t cols;           // row length: element i belongs to row i / cols
   };
   std::vector<RowReduction> reductions; // after `outputs` in the step's outputs
+  /// The element type each output is stored as: empty (every one f32), or
+  /// one per output, F32 or BF16. A bf16 output is its register rounded to
+  /// nearest even, as `convert` rounds (a convert fused into the chain that
+  /// makes its operand: the f32 value is never stored). Encoded after the
+  /// reductions, only when not empty.
+  std::vector<DType> outputTypes;
+  DType outputType(size_t o) const { return outputTypes.empty() ? DType::F32 : outputTypes[o]; }
   /// Whether an instruction reads a reduction (Reduce): the program is then
   /// a row program. Its reductions share one row length, and it runs row by
   /// row: a row's reduction is complete before any instruction reads it (a

@@ -48,7 +48,8 @@ constexpr int64_t kMaxRowProgramCols = int64_t(1) << 14;
 
 class Fuser {
 public:
-  Fuser(Plan &plan, bool rowPrograms) : plan(plan), rowPrograms(rowPrograms) {
+  Fuser(Plan &plan, const FuseOptions &options)
+      : plan(plan), rowPrograms(options.rowPrograms), bf16Outputs(options.bf16Outputs) {
     for (size_t s = 0; s < plan.steps.size(); ++s)
       for (int32_t id : plan.steps[s].inputs)
         readers[id].push_back(s);
@@ -103,6 +104,13 @@ public:
         continue;
       }
       std::set<size_t> members(group.begin(), group.end());
+      // A convert to bf16 of a value the group computes: the group stores
+      // the value rounded, and the f32 value only if something else reads it.
+      if (bf16Outputs && isBf16Cast(step) && producedBy(step.inputs[0], members) &&
+          elements(step) == count) {
+        group.push_back(s);
+        continue;
+      }
       // A select joins the group that computes its predicate.
       bool selectOfGroup = step.op == OpCode::Select && producedBy(step.inputs[0], members);
       bool readsReduction = false; // not as a register: it is complete only after the group
@@ -141,7 +149,7 @@ public:
 
 private:
   Plan &plan;
-  bool rowPrograms;
+  bool rowPrograms, bf16Outputs;
   std::map<int32_t, std::vector<size_t>> readers;
   std::set<size_t> removed;
   // The open group: its members, the reductions it may read back (value ->
@@ -244,6 +252,11 @@ private:
 
   bool isRowReduction(const PlanStep &s) { return rowReductionCols(s) > 0; }
 
+  bool isBf16Cast(const PlanStep &s) {
+    return s.op == OpCode::Convert && plan.values[s.inputs[0]].dtype == DType::F32 &&
+           plan.values[s.outputs[0]].dtype == DType::BF16;
+  }
+
   bool fusible(const PlanStep &s) {
     if (s.op == OpCode::Compare) {
       // Its i1 result lives in a register (as 1.0 or 0.0) only if nothing
@@ -280,7 +293,7 @@ private:
     int computing = 0, broadcasts = 0;
     for (size_t g : group) {
       computing += isElementwise(plan.steps[g].op) || plan.steps[g].op == OpCode::Compare ||
-                   plan.steps[g].op == OpCode::Select;
+                   plan.steps[g].op == OpCode::Select || plan.steps[g].op == OpCode::Convert;
       broadcasts += plan.steps[g].op == OpCode::BroadcastInDim;
     }
     // One op on a broadcast value is worth a kernel too: the broadcast is
@@ -315,6 +328,8 @@ private:
         continue; // reads a member's value
       if (s.op == OpCode::BroadcastInDim && rowValues.count(s.inputs[0]))
         continue; // reads a member's reduction
+      if (s.op == OpCode::Convert)
+        continue; // a member's value, stored rounded
       if (s.op == OpCode::BroadcastInDim) {
         inputReg(s.inputs[0], *broadcastLoad(s));
         continue;
@@ -334,6 +349,10 @@ private:
       if (s.op == OpCode::Reduce) {
         reductionOf[g] = (int64_t)reductions.size();
         reductions.push_back({out, {reg[s.inputs[0]], (Reduction)s.attrs[0], rowReductionCols(s)}});
+        continue;
+      }
+      if (s.op == OpCode::Convert) { // the same register, stored as bf16
+        reg[out] = reg.at(s.inputs[0]);
         continue;
       }
       if (s.op == OpCode::BroadcastInDim && rowValues.count(s.inputs[0])) {
@@ -377,6 +396,7 @@ private:
       if (outside) {
         fused.outputs.push_back(out);
         program.outputs.push_back(reg[out]);
+        program.outputTypes.push_back(plan.values[out].dtype);
       } else {
         plan.values[out].offset = kNotMaterialized;
       }
@@ -385,6 +405,10 @@ private:
       fused.outputs.push_back(id);
       program.reductions.push_back(reduction);
     }
+    // Output types are encoded only where one is not f32.
+    if (std::all_of(program.outputTypes.begin(), program.outputTypes.end(),
+                    [](DType t) { return t == DType::F32; }))
+      program.outputTypes.clear();
     for (size_t g : group)
       removed.insert(g);
     if (fused.outputs.empty())
@@ -407,6 +431,6 @@ private:
 
 } // namespace
 
-void fuseElementwise(Plan &plan, bool rowPrograms) { Fuser(plan, rowPrograms).run(); }
+void fuseElementwise(Plan &plan, const FuseOptions &options) { Fuser(plan, options).run(); }
 
 } // namespace shardc

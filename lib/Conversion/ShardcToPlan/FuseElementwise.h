@@ -3,6 +3,7 @@
 #ifndef SHARDC_LIB_CONVERSION_SHARDCTOPLAN_FUSEELEMENTWISE_H
 #define SHARDC_LIB_CONVERSION_SHARDCTOPLAN_FUSEELEMENTWISE_H
 
+#include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Runtime/Plan.h"
 
 namespace shardc {
@@ -12,10 +13,8 @@ namespace shardc {
 /// so their intermediates are never written to memory. Values used only
 /// inside a chain become kNotMaterialized. Runs before buffer assignment.
 /// Fuses chains of elementwise steps (and the row reductions that end
-/// them) into Fused steps; with `rowPrograms`, a chain may read its row
-/// reductions back (FusedProgram::readsReductions), which only the CPU
-/// backend runs.
-void fuseElementwise(Plan &plan, bool rowPrograms = false);
+/// them) into Fused steps, with what `options` allows beyond them.
+void fuseElementwise(Plan &plan, const FuseOptions &options = {});
 
 /// Whether `a` is a non-empty f32 array of one value (bit for bit): a
 /// constant that fusion folds into its kernel as an immediate.

@@ -26,7 +26,8 @@ struct ShardcLowerToPlanPass : impl::ShardcLowerToPlanBase<ShardcLowerToPlanPass
     for (auto fn : getOperation().getOps<mlir::func::FuncOp>()) {
       if (fn.isExternal() || (!entry.empty() && fn.getSymName() != entry))
         continue;
-      mlir::FailureOr<Plan> plan = lowerToPlan(fn, bucketBytes, rowPrograms);
+      mlir::FailureOr<Plan> plan =
+          lowerToPlan(fn, bucketBytes, FuseOptions{rowPrograms, bf16Outputs});
       if (mlir::failed(plan))
         return signalPassFailure();
       text += describePlan(*plan);

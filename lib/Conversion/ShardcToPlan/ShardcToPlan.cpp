@@ -200,7 +200,8 @@ static void expandSplats(Plan &plan) {
   }
 }
 
-FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes, bool rowPrograms) {
+FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes,
+                            const FuseOptions &fuse) {
   if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
     return fn.emitError("only single-block functions with a body can be lowered");
   // A plan's buffers have sizes: what the caller passes and gets has shapes.
@@ -294,7 +295,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes, bool 
   }
 
   rematerializeElementwise(plan);
-  fuseElementwise(plan, rowPrograms);
+  fuseElementwise(plan, fuse);
   expandSplats(plan);
   mergeAllReduces(plan, std::max<int64_t>(0, allReduceBucketBytes));
 

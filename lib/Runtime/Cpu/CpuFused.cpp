@@ -200,7 +200,7 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   if (!p.instructions.empty()) {
     int64_t last = numRegs - 1;
     for (size_t o = 0; o < p.outputs.size(); ++o)
-      if (p.outputs[o] == last && direct[last] < 0)
+      if (p.outputs[o] == last && direct[last] < 0 && p.outputType(o) == DType::F32)
         direct[last] = o;
   }
   // A row program runs row by row: its tiles are rows, and a Reduce
@@ -288,7 +288,9 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
         src[r] = dst;
       }
       for (size_t o = 0; o < p.outputs.size(); ++o)
-        if (direct[p.outputs[o]] != (int64_t)o)
+        if (p.outputType(o) == DType::BF16) // a fused convert
+          toBf16(src[p.outputs[o]], (uint16_t *)buffers.ptr[step.outputs[o]] + t0, len);
+        else if (direct[p.outputs[o]] != (int64_t)o)
           std::memcpy((float *)buffers.ptr[step.outputs[o]] + t0, src[p.outputs[o]],
                       len * sizeof(float));
       for (size_t k = 0; k < p.reductions.size(); ++k) {

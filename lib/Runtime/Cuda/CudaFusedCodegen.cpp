@@ -122,6 +122,10 @@ Status validateFusedProgram(const FusedProgram &p, size_t numInputs, size_t numO
   Status valid = p.validate(numInputs, numOutputs);
   if (!valid.ok())
     return valid;
+  for (size_t o = 0; o < p.outputs.size(); ++o)
+    if (p.outputType(o) != DType::F32)
+      return Status::error("a fused program with a bf16 output (a fused convert) runs on the CPU "
+                           "backend only; compile for the CUDA backend without them");
   if (p.readsReductions())
     return Status::error("a fused program that reads its own row reductions (a row program) runs "
                          "on the CPU backend only; compile for the CUDA backend without them");
