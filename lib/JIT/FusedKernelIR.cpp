@@ -5,7 +5,11 @@
 // segment). A segment runs the whole program on vectors of `width` floats,
 // then once more under a mask for its last partial vector, so every element
 // computes the same instructions and there is no scalar tail. Each register
-// is an SSA vector: intermediates never leave the vector registers.
+// is an SSA vector: intermediates never leave the vector registers. A row
+// program (one that reads its reductions back) walks row by row instead,
+// one pass over the row per reduction it reads: registers a later pass
+// needs again wait in a row buffer on the stack. A bf16 output is stored
+// rounded by integer arithmetic on the bits.
 //
 // Results match the tile-program interpreter (CpuFused.cpp): the same IEEE
 // operations in the same order, no fast-math, no contraction into FMAs, max
