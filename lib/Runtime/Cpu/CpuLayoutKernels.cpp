@@ -185,24 +185,37 @@ bool dynamicSlice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
                     collapse(out.shape, stridesOf(in.shape), stridesOf(out.shape)));
 }
 
-/// Rows of the table by index, copied in place of the reference's copy of
-/// the whole table (a decode step looks up one row of 256). An index out of
-/// range leaves the step to the reference kernel, which names it.
-bool take(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
-  const PlanValue &table = plan.values[s.inputs[0]], &indices = plan.values[s.inputs[1]];
-  int64_t rows = table.shape[0], n = numElements(indices.shape);
-  size_t rowBytes = rows ? table.bytes() / rows : 0;
-  const uint8_t *t = b.ptr[s.inputs[0]], *idx = b.ptr[s.inputs[1]];
+/// The row indices (input 1, i32 or i64) of a take or scatter_add into a
+/// table of `rows` rows, or false when one is out of range: the step is
+/// then left to the reference kernel, which names it.
+bool rowIndices(const Plan &plan, const PlanStep &s, const DeviceBuffers &b, int64_t rows,
+                std::vector<int64_t> &out) {
+  const PlanValue &indices = plan.values[s.inputs[1]];
+  int64_t n = numElements(indices.shape);
+  const uint8_t *idx = b.ptr[s.inputs[1]];
   bool wide = indices.dtype == DType::I64;
-  auto at = [&](int64_t p) {
-    return wide ? ((const int64_t *)idx)[p] : (int64_t)((const int32_t *)idx)[p];
-  };
-  for (int64_t p = 0; p < n; ++p)
-    if (at(p) < 0 || at(p) >= rows)
+  out.resize(n);
+  for (int64_t p = 0; p < n; ++p) {
+    out[p] = wide ? ((const int64_t *)idx)[p] : (int64_t)((const int32_t *)idx)[p];
+    if (out[p] < 0 || out[p] >= rows)
       return false;
+  }
+  return true;
+}
+
+/// Rows of the table by index, copied in place of the reference's copy of
+/// the whole table (a decode step looks up one row of 256).
+bool take(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &table = plan.values[s.inputs[0]];
+  int64_t rows = table.shape[0];
+  size_t rowBytes = rows ? table.bytes() / rows : 0;
+  std::vector<int64_t> at;
+  if (!rowIndices(plan, s, b, rows, at))
+    return false;
+  const uint8_t *t = b.ptr[s.inputs[0]];
   uint8_t *y = b.ptr[s.outputs[0]];
-  for (int64_t p = 0; p < n; ++p)
-    std::memcpy(y + p * rowBytes, t + at(p) * rowBytes, rowBytes);
+  for (size_t p = 0; p < at.size(); ++p)
+    std::memcpy(y + p * rowBytes, t + at[p] * rowBytes, rowBytes);
   return true;
 }
 
@@ -210,22 +223,17 @@ bool take(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 /// the operand accumulates its updates in double, in index order, and is
 /// rounded once, as the reference kernel does, without its per-element
 /// reads through the Array. Threads split the columns, so each element
-/// keeps its order. An index out of range leaves the step to the reference
-/// kernel, which names it.
+/// keeps its order.
 bool scatterAdd(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
-  const PlanValue &table = plan.values[s.inputs[0]], &indices = plan.values[s.inputs[1]];
+  const PlanValue &table = plan.values[s.inputs[0]];
   if (table.dtype != DType::F32 || plan.values[s.inputs[2]].dtype != DType::F32)
     return false;
-  int64_t rows = table.shape[0], n = numElements(indices.shape);
+  int64_t rows = table.shape[0];
   int64_t rowSize = rows ? numElements(table.shape) / rows : 0;
-  const uint8_t *idx = b.ptr[s.inputs[1]];
-  bool wide = indices.dtype == DType::I64;
-  auto at = [&](int64_t p) {
-    return wide ? ((const int64_t *)idx)[p] : (int64_t)((const int32_t *)idx)[p];
-  };
-  for (int64_t p = 0; p < n; ++p)
-    if (at(p) < 0 || at(p) >= rows)
-      return false;
+  std::vector<int64_t> at;
+  if (!rowIndices(plan, s, b, rows, at))
+    return false;
+  int64_t n = (int64_t)at.size();
   const float *operand = (const float *)b.ptr[s.inputs[0]];
   const float *updates = (const float *)b.ptr[s.inputs[2]];
   float *y = (float *)b.ptr[s.outputs[0]];
@@ -237,7 +245,7 @@ bool scatterAdd(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
           for (int64_t c = c0; c < c1; ++c)
             acc[r * (c1 - c0) + (c - c0)] = operand[r * rowSize + c];
         for (int64_t p = 0; p < n; ++p) {
-          double *a = &acc[at(p) * (c1 - c0)];
+          double *a = &acc[at[p] * (c1 - c0)];
           const float *u = updates + p * rowSize + c0;
           for (int64_t c = 0; c < c1 - c0; ++c)
             a[c] += u[c];
