@@ -34,8 +34,9 @@ Array counting(DType dtype, Shape shape) {
 }
 
 /// A small plan with a dot, a collective, a fused chain, a reduction, a
-/// dynamic update of a donated argument and a fused program with every
-/// kind of instruction, load mode and a row reduction, on a 2-device mesh.
+/// dynamic update of a donated argument, a fused program with every kind
+/// of instruction, load mode and a row reduction, and a row program that
+/// reads its reduction back and stores a bf16 output, on a 2-device mesh.
 Plan seedPlan() {
   Plan p;
   p.entry = "main";
@@ -50,16 +51,19 @@ Plan seedPlan() {
               {DType::F32, {2}, 192},
               {DType::F32, {4, 2}, kInArgument, 2},
               {DType::F32, {2, 2}, 256},
-              {DType::F32, {2}, 320}};
+              {DType::F32, {2}, 320},
+              {DType::BF16, {2, 2}, 384},
+              {DType::F32, {2}, 448}};
   p.args = {0, 1, 2, 3};
-  p.results = {5, 7, 8, 9, 10};
+  p.results = {5, 7, 8, 9, 10, 11, 12};
   p.argNames = {"x", "w", "cache", "pos"};
   p.donated = {false, false, true, false};
   NamedSharding replicated2{p.mesh, {{}, {}}};
   p.argShardings = {{p.mesh, {{"data"}, {}}}, replicated2, replicated2, {p.mesh, {}}};
   p.argGlobalShapes = {{4, 8}, {8, 2}, {4, 2}, {}};
-  p.resultShardings = {replicated2, {p.mesh, {{}}}, replicated2, replicated2, {p.mesh, {{}}}};
-  p.resultGlobalShapes = {{2, 2}, {2}, {4, 2}, {2, 2}, {2}};
+  p.resultShardings = {replicated2,    {p.mesh, {{}}}, replicated2,   replicated2,
+                       {p.mesh, {{}}}, replicated2,    {p.mesh, {{}}}};
+  p.resultGlobalShapes = {{2, 2}, {2}, {4, 2}, {2, 2}, {2}, {2, 2}, {2}};
   FusedProgram square;
   square.inputs = {{FusedProgram::Whole, 0}};
   square.instructions = {{OpCode::Mul, 0, 0, 0.0f, 0}};
@@ -78,14 +82,24 @@ Plan seedPlan() {
   every.instructions[3].direction = 4; // gt
   every.outputs = {8};
   every.reductions = {{9, Reduction::Sum, 2}};
+  // r0 = v5; r1 = its row's max, r2 = r0 - r1, r3 = exp(r2): stored at bf16,
+  // with the row maxima.
+  FusedProgram rows;
+  rows.inputs = {{FusedProgram::Whole, 0}};
+  rows.instructions = {
+      {OpCode::Reduce, 0, 0, 0.0f, 0}, {OpCode::Sub, 0, 1, 0.0f, 0}, {OpCode::Exp, 2, 0, 0.0f, 0}};
+  rows.outputs = {3};
+  rows.outputTypes = {DType::BF16};
+  rows.reductions = {{0, Reduction::Max, 2}};
   p.steps = {{OpCode::DotGeneral, {0, 1}, {4}, {0, 1, 1, 0}, {}, {}, "seed:1"},
              {OpCode::AllReduce, {4}, {5}, {0}, {"data"}, {}, "seed:2"},
              {OpCode::Fused, {5}, {6}, square.encode(), {}, {}, "seed:3"},
              {OpCode::Reduce, {6}, {7}, {0, 1}, {}, {}, "seed:4"},
              {OpCode::DynamicUpdateSlice, {2, 5, 3, 3}, {8}, {}, {}, {}, "seed:5"},
-             {OpCode::Fused, {5, 7, 7, 6}, {9, 10}, every.encode(), {}, {}, "seed:6"}};
-  p.arenaBytes = 384;
-  p.unsharedBytes = 448;
+             {OpCode::Fused, {5, 7, 7, 6}, {9, 10}, every.encode(), {}, {}, "seed:6"},
+             {OpCode::Fused, {5}, {11, 12}, rows.encode(), {}, {}, "seed:7"}};
+  p.arenaBytes = 512;
+  p.unsharedBytes = 576;
   return p;
 }
 
