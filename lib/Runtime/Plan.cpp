@@ -173,6 +173,10 @@ Status FusedProgram::validate(size_t numInputs, size_t numOutputs) const {
                  std::to_string((int64_t)red.kind) + " (sum, max or min: 0 to 2)");
     if (red.cols <= 0)
       return bad("reduction " + std::to_string(k) + " has row length " + std::to_string(red.cols));
+    // A row program's kernels hold each of its registers for a whole row.
+    if (readsReductions() && red.cols > kMaxRowProgramCols)
+      return bad("reduction " + std::to_string(k) + " has rows of " + std::to_string(red.cols) +
+                 ", longer than a row program's " + std::to_string(kMaxRowProgramCols));
     if (readsReductions() && red.cols != reductions[0].cols)
       return bad("reduction " + std::to_string(k) + " has row length " + std::to_string(red.cols) +
                  ", and reduction 0 " + std::to_string(reductions[0].cols) +

@@ -196,6 +196,11 @@ TEST(CudaCodegen, RowProgramsAreValidatedAndDeclined) {
   bad.outputTypes = {DType::I32};
   EXPECT_EQ(bad.validate(1, 2).message(),
             "malformed fused program: output 0 has element type 5 (f32 or bf16)");
+  bad = p; // rows no longer than its kernels hold
+  bad.reductions[0].cols = FusedProgram::kMaxRowProgramCols + 1;
+  EXPECT_EQ(bad.validate(1, 2).message(),
+            "malformed fused program: reduction 0 has rows of 65537, longer than a row program's "
+            "65536");
   bad = p; // the reductions of a row program share their row length
   bad.reductions.push_back({2, Reduction::Max, 5});
   EXPECT_EQ(bad.validate(1, 3).message(),

@@ -78,6 +78,9 @@ struct FusedProgram {
   /// Reduce instructions, each reading the reductions before it as
   /// AlongColumns inputs.
   bool readsReductions() const;
+  /// The longest row a row program may have: its kernels hold each
+  /// register for a whole row.
+  static constexpr int64_t kMaxRowProgramCols = int64_t(1) << 16;
 
   std::vector<int64_t> encode() const;
   static FusedProgram decode(const std::vector<int64_t> &ints);

@@ -43,7 +43,8 @@ namespace {
 bool isElementwise(OpCode op) { return isUnary(op) || isBinary(op); }
 
 /// Rows longer than this stay with the chain of programs: a row program's
-/// interpreter holds every register of a row.
+/// interpreter holds every register of a row (and validation takes rows of
+/// up to FusedProgram::kMaxRowProgramCols).
 constexpr int64_t kMaxRowProgramCols = int64_t(1) << 14;
 
 class Fuser {
