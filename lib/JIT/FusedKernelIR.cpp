@@ -148,16 +148,9 @@ public:
     for (size_t r = 0; r < carried.size(); ++r)
       if (carried[r])
         rowBuffer[r] = b.CreateAlloca(ArrayType::get(f32, rowLen), nullptr, "row.buffer");
-    BasicBlock *before = b.GetInsertBlock();
-    BasicBlock *rowHead = BasicBlock::Create(ctx, "row", fn);
     BasicBlock *rowBody = BasicBlock::Create(ctx, "row.body", fn);
     BasicBlock *done = BasicBlock::Create(ctx, "exit", fn);
-    b.CreateBr(rowHead);
-    b.SetInsertPoint(rowHead);
-    PHINode *at = b.CreatePHI(i64, 2, "row.begin");
-    at->addIncoming(begin, before);
-    b.CreateCondBr(b.CreateICmpSLT(at, end), rowBody, done);
-    b.SetInsertPoint(rowBody);
+    PHINode *at = openLoop("row", begin, end, rowBody, done);
     Value *rowEnd = b.CreateAdd(at, b.getInt64(rowLen), "row.end");
     Value *row = b.CreateUDiv(at, b.getInt64(rowLen), "row.index");
     for (int phase = 0; phase <= lastPhase; ++phase) {
@@ -170,7 +163,7 @@ public:
       emitRange(at, rowEnd, phase);
     }
     at->addIncoming(rowEnd, b.GetInsertBlock());
-    b.CreateBr(rowHead);
+    b.CreateBr(at->getParent());
     b.SetInsertPoint(done);
     b.CreateRetVoid();
   }
@@ -216,6 +209,22 @@ private:
     for (int ph : phaseOf)
       lastPhase = std::max(lastPhase, ph);
     planPasses();
+  }
+
+  /// Branches to a new loop head, whose index starts at `from` (and takes
+  /// its later values from the back edges the caller adds); continues in
+  /// `body` while the index is below `to`, else in `exit`. The builder is
+  /// left in `body`.
+  PHINode *openLoop(const char *name, Value *from, Value *to, BasicBlock *body, BasicBlock *exit) {
+    BasicBlock *before = b.GetInsertBlock();
+    BasicBlock *head = BasicBlock::Create(ctx, name, fn, body);
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    PHINode *at = b.CreatePHI(i64, 2, name);
+    at->addIncoming(from, before);
+    b.CreateCondBr(b.CreateICmpSLT(at, to), body, exit);
+    b.SetInsertPoint(body);
+    return at;
   }
 
   /// Which registers the pass of `phase` computes: those its reductions and
@@ -293,8 +302,6 @@ private:
   /// builder after it.
   void emitRange(Value *begin, Value *end, int phase) {
     selectPhase(phase);
-    BasicBlock *entry = b.GetInsertBlock();
-    BasicBlock *segHead = BasicBlock::Create(ctx, "segment", fn);
     BasicBlock *segBody = BasicBlock::Create(ctx, "segment.body", fn);
     BasicBlock *vecHead = BasicBlock::Create(ctx, "vector", fn);
     BasicBlock *vecBody = BasicBlock::Create(ctx, "vector.body", fn);
@@ -302,16 +309,10 @@ private:
     BasicBlock *tailBody = BasicBlock::Create(ctx, "tail", fn);
     BasicBlock *segDone = BasicBlock::Create(ctx, "segment.done", fn);
     BasicBlock *exit = BasicBlock::Create(ctx, "range.done", fn);
-    b.CreateBr(segHead);
-
     // segment: i = begin, then the previous segment's end.
-    b.SetInsertPoint(segHead);
-    PHINode *i = b.CreatePHI(i64, 2, "i");
-    i->addIncoming(begin, entry);
-    b.CreateCondBr(b.CreateICmpSLT(i, end), segBody, exit);
+    PHINode *i = openLoop("segment", begin, end, segBody, exit);
 
     // segment.body: the row of i and where the segment ends.
-    b.SetInsertPoint(segBody);
     Value *segEnd = end;
     rowOf.clear();
     colOf.clear();
@@ -438,7 +439,7 @@ private:
       b.CreateStore(updated, slot);
     }
     i->addIncoming(segEnd, segDone);
-    b.CreateBr(segHead);
+    b.CreateBr(i->getParent());
 
     b.SetInsertPoint(exit);
   }
