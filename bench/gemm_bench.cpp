@@ -15,9 +15,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
+#include "GemmShapes.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,32 +27,11 @@
 
 using namespace shardc;
 using namespace shardc::cpu;
+using shardc::bench::GemmShape;
+using shardc::bench::kGemmShapes;
+using shardc::bench::secondsNow;
 
 namespace {
-
-struct GemmShape {
-  const char *name;
-  int64_t batch, M, N, K;
-  bool transA, transB;
-};
-
-// Tokens 4096 = 32 x 128; heads x batch = 128 attention items.
-const GemmShape kShapes[] = {
-    {"qkv fwd", 1, 4096, 768, 256, false, false},
-    {"attn-out / logits fwd", 1, 4096, 256, 256, false, false},
-    {"ff1 fwd", 1, 4096, 1024, 256, false, false},
-    {"ff2 fwd", 1, 4096, 256, 1024, false, false},
-    {"ff1 data grad (W^T)", 1, 4096, 256, 1024, false, true},
-    {"ff2 data grad (W^T)", 1, 4096, 1024, 256, false, true},
-    {"ff1 weight grad (X^T dY)", 1, 256, 1024, 4096, true, false},
-    {"ff2 weight grad (X^T dY)", 1, 1024, 256, 4096, true, false},
-    {"scores q k^T (x128)", 128, 128, 128, 64, false, true},
-    {"probs v (x128)", 128, 128, 64, 128, false, false},
-};
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 MatrixView view(int64_t batch, int64_t rows, int64_t cols, bool trans) {
   MatrixView v;
@@ -94,7 +73,7 @@ int main(int argc, char **argv) {
 
   std::mt19937 rng(0);
   std::uniform_real_distribution<float> u(-1, 1);
-  for (const GemmShape &s : kShapes) {
+  for (const GemmShape &s : kGemmShapes) {
     std::vector<float> A(s.batch * s.M * s.K), B(s.batch * s.K * s.N), C(s.batch * s.M * s.N);
     for (float &x : A)
       x = u(rng);
@@ -110,11 +89,11 @@ int main(int argc, char **argv) {
         for (int w = 0; w < 3; ++w)
           once();
         std::vector<double> times;
-        double start = now();
-        while (times.size() < 5 || now() - start < seconds) {
-          double t0 = now();
+        double start = secondsNow();
+        while (times.size() < 5 || secondsNow() - start < seconds) {
+          double t0 = secondsNow();
           once();
-          times.push_back(now() - t0);
+          times.push_back(secondsNow() - t0);
         }
         std::sort(times.begin(), times.end());
         double med = times[times.size() / 2];

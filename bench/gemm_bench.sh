@@ -3,9 +3,11 @@
 # (build/bin/shardc-gemm-bench: forward, data and weight gradients with
 # operands read transposed in place, batched attention), per library
 # (oneDNN, OpenBLAS, and the backend's rule, "auto") and precision (f32,
-# bf16), beside numpy's f32 matmul on the same shapes (Debian's OpenMP
-# OpenBLAS) and the FMA peak of ../shared/bench/fma_peak.c, all measured in
-# this run on the same threads. Writes bench/results/gemm.md (or --out FILE).
+# bf16), beside the libraries the backend does not use (BLIS and libxsmm,
+# build/bin/shardc-gemm-libs-bench, where tools/bootstrap.sh bench installed
+# them), numpy's f32 matmul on the same shapes (Debian's OpenMP OpenBLAS)
+# and the FMA peak of ../shared/bench/fma_peak.c, all measured in this run on
+# the same threads. Writes bench/results/gemm.md (or --out FILE).
 #   bench/gemm_bench.sh [BUILD_DIR] [--threads N] [--out FILE] [--no-build]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,6 +42,12 @@ if [ -f "$peers/fma_peak.c" ] && cc -O2 -mavx512f -pthread "$peers/fma_peak.c" -
 fi
 echo "== shardc-gemm-bench" >&2
 "${clean[@]}" "$bench" --threads "$threads" >"$work/shardc.jsonl"
+if [ -x "$build/bin/shardc-gemm-libs-bench" ]; then
+  echo "== shardc-gemm-libs-bench (BLIS, libxsmm)" >&2
+  "${clean[@]}" "$build/bin/shardc-gemm-libs-bench" --threads "$threads" >>"$work/shardc.jsonl"
+else
+  echo "gemm_bench.sh: no shardc-gemm-libs-bench (tools/bootstrap.sh bench installs BLIS and libxsmm)" >&2
+fi
 echo "== FMA peak again" >&2
 peak2=""
 [ -x "$work/fma_peak" ] && peak2=$("$work/fma_peak" "$threads" 2 | sed -n 's/.*fma_gflops=\([0-9.]*\).*/\1/p')
@@ -86,6 +94,7 @@ PEAK="$peak" PEAK2="$peak2" THREADS="$threads" /usr/bin/python3 - "$work/shardc.
 import json, os, subprocess, sys, time
 rows = [json.loads(l) for l in open(sys.argv[1])]
 bf16_hw = next((r["bf16_instructions"] for r in rows if "bf16_instructions" in r), None)
+kernels = next((r for r in rows if "blis_kernels" in r), None)
 rows = [r for r in rows if "shape" in r]
 numpy, core = {}, None
 try:
@@ -117,24 +126,38 @@ p(f"{info.get('Model name', '?')}, {E['THREADS']} threads, avx512f "
   f"{'yes' if bf16_hw else 'no (emulated)'}; OpenBLAS's kernel for this CPU (threadpoolctl, "
   f"OPENBLAS_CORETYPE unset): {core or 'unknown (python3-threadpoolctl missing)'}; "
   f"{time.strftime('%Y-%m-%d')}.")
+if kernels:
+    p(f"Kernels BLIS picked for this CPU: {kernels['blis_kernels']}; libxsmm's JIT target: "
+      f"{kernels['libxsmm_kernels']} (BLIS_ARCH_TYPE and LIBXSMM_TARGET unset).")
 if peak:
     p(f"FMA peak (../shared/bench/fma_peak.c, {E['THREADS']} threads, before and after): "
       f"{' and '.join(f'{x:.0f}' for x in peaks)} GFLOP/s; percentages are of {peak:.0f}, "
       "the f32 FMA ceiling (bf16 dot-product instructions do twice the flops per cycle).")
 p("GFLOP/s, medians of at least 5 calls and 0.3 s per cell; \"auto\" is the backend's "
   "per-shape rule, the path a model's products take.\n")
-p("| shape | B x M x N x K | f32 auto | f32 oneDNN | f32 OpenBLAS | numpy f32 | bf16 auto | bf16 / f32 auto |")
-p("| --- | --- | --- | --- | --- | --- | --- | --- |")
+libs = any(r["library"] in ("blis", "libxsmm") for r in rows)
+head = ["shape", "B x M x N x K", "f32 auto", "f32 oneDNN", "f32 OpenBLAS"]
+head += ["f32 BLIS", "f32 libxsmm"] if libs else []
+head += ["numpy f32", "bf16 auto", "bf16 / f32 auto"]
+p("| " + " | ".join(head) + " |")
+p("|" + " --- |" * len(head))
 for s in shapes:
     d = dims[s]
     shape = f"{d['batch']} x {d['M']} x {d['N']} x {d['K']}" + (" (A^T)" if d["trans_a"] else "") + (" (B^T)" if d["trans_b"] else "")
     f32a, bf = g.get((s, "f32", "auto")), g.get((s, "bf16", "auto"))
-    p(f"| {s} | {shape} | {cell((s, 'f32', 'auto'))} | {cell((s, 'f32', 'onednn'))} | "
-      f"{cell((s, 'f32', 'openblas'))} | {numpy[s]:.0f} | {cell((s, 'bf16', 'auto'))} | "
-      f"{bf / f32a:.2f}x |" if s in numpy and f32a and bf else
-      f"| {s} | {shape} | {cell((s, 'f32', 'auto'))} | {cell((s, 'f32', 'onednn'))} | "
-      f"{cell((s, 'f32', 'openblas'))} | - | {cell((s, 'bf16', 'auto'))} | - |")
-p("\nCommand: bench/gemm_bench.sh (shardc-gemm-bench --threads N; numpy with "
+    cells = [s, shape] + [cell((s, "f32", l)) for l in ("auto", "onednn", "openblas")]
+    cells += [cell((s, "f32", l)) for l in ("blis", "libxsmm")] if libs else []
+    cells += [f"{numpy[s]:.0f}" if s in numpy else "-", cell((s, "bf16", "auto")),
+              f"{bf / f32a:.2f}x" if f32a and bf else "-"]
+    p("| " + " | ".join(cells) + " |")
+if libs:
+    p("\nBLIS through its native API (strides read a transposed operand in place; a batch runs "
+      "one single-threaded product per item over the cores). libxsmm's JIT kernels: one per "
+      "item of a batch, 64 x 64 tiles of C over blocks of 64 along K for the large products "
+      "(as its users tile them); \"-\": its JIT has no kernel for the layout (a row-major B "
+      "read transposed). f32 only: Debian's BLIS has no bf16 product, and libxsmm's bf16 "
+      "kernels want B in its VNNI layout.")
+p("\nCommand: bench/gemm_bench.sh (shardc-gemm-bench and shardc-gemm-libs-bench --threads N; numpy with "
   "OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=N on Debian's OpenMP OpenBLAS).")
 print("\n".join(out))
 PY

@@ -7,7 +7,9 @@
 #                              tests), build, run every test (then the
 #                              runtime's tests and fuzz regressions under ASan + UBSan)
 #   tools/bootstrap.sh build   install what is missing, build
-#   tools/bootstrap.sh bench   also install the benchmark peers (PyTorch), build,
+#   tools/bootstrap.sh bench   also install the benchmark peers (PyTorch) and the
+#                              product libraries bench/gemm_bench.sh compares (BLIS,
+#                              libxsmm), build,
 #                              and run bench/run.sh
 #
 # Environment: BUILD_DIR (default: build), JOBS (default: nproc).
@@ -27,7 +29,7 @@ packages=(g++ cmake ninja-build python3 python3-numpy ccache lld libgtest-dev li
 # module), and the benchmarks' peers. clang-format: the test of the code's
 # format (tools/check-format.sh).
 [ "$mode" = test ] && packages+=(python3-torch clang-format)
-[ "$mode" = bench ] && packages+=(python3-torch python3-threadpoolctl)
+[ "$mode" = bench ] && packages+=(python3-torch python3-threadpoolctl libblis-openmp-dev libxsmm-dev)
 
 missing=()
 for p in "${packages[@]}"; do
