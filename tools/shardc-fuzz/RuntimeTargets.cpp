@@ -22,6 +22,8 @@
 #include "shardc/Runtime/Npy.h"
 #include "shardc/Runtime/Safetensors.h"
 
+#include "ProductWisdom.h"
+
 namespace shardc::fuzz {
 
 namespace {
@@ -279,7 +281,36 @@ std::vector<Target> runtimeTargets() {
       },
       {".json"},
       "parsed"};
-  return {npy, artifact, safetensors, index, profile};
+  Target wisdom{
+      "wisdom",
+      "the CPU backend's product wisdom files (ProductWisdom::parse)",
+      [] {
+        return std::vector<std::string>{
+            "# shardc product wisdom 1\n"
+            "machine AMD EPYC | family 26 model 2 | openblas Cooperlake | onednn 2.6.3\n"
+            "f32 m=128 n=64 k=128 items=128 a=n lda=128 b=n ldb=64 threads=2 use=onednn "
+            "onednn_ms=0.6720 openblas_ms=1.0520\n"
+            "f32 m=256 n=1024 k=4096 items=1 a=t lda=256 b=n ldb=1024 threads=2 use=openblas "
+            "onednn_ms=7.1000 openblas_ms=6.9000\n"};
+      },
+      [](const std::string &bytes) {
+        StatusOr<cpu::ProductWisdom> w = cpu::ProductWisdom::parse(bytes, "fuzz.txt");
+        if (w.ok()) { // what parses writes back and parses alike
+          StatusOr<cpu::ProductWisdom> back = cpu::ProductWisdom::parse(w->serialize(), "again");
+          if (!back.ok() || back->machine != w->machine ||
+              back->layouts.size() != w->layouts.size())
+            std::abort();
+          for (const auto &[layout, m] : w->layouts) {
+            auto it = back->layouts.find(layout);
+            if (it == back->layouts.end() || it->second.use != m.use)
+              std::abort();
+          }
+        }
+        return parsed(w.ok());
+      },
+      {".txt"},
+      "parsed"};
+  return {npy, artifact, safetensors, index, profile, wisdom};
 }
 
 } // namespace shardc::fuzz

@@ -13,8 +13,11 @@
 //     built in;
 //   - plain loops for tiny items (a decode step's attention), and for
 //     everything without either library.
-// The rule does not time anything at run time, so on one machine a product
-// always takes the same path and results repeat bit for bit.
+// The rule is a guess from one CPU's table. Where both libraries could run
+// an f32 product, the first call of its layout times both on this machine
+// and the faster one runs it from then on (ProductWisdom.h: kept in the
+// compile cache's directory, so later processes run it the same way and
+// results repeat bit for bit; SHARDC_PRODUCT_WISDOM=0 keeps the rule).
 //
 // bf16 precision rounds both operands to bf16 (nearest even) and
 // accumulates in f32: oneDNN's bf16 kernels where the CPU has bf16
@@ -25,10 +28,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
+#include "ProductWisdom.h"
 
 #include "shardc/Runtime/Environment.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -109,6 +114,9 @@ bool openblasKnowsCpu() {
   return false;
 #endif
 }
+
+/// Timed runs of each library when the product wisdom measures a layout.
+constexpr int kWisdomRounds = 5;
 
 /// Below this many flops a product stays on OpenBLAS: oneDNN's per-call
 /// cost (memory objects, a stream, its thread team) is a few microseconds.
@@ -520,6 +528,73 @@ void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView 
     item(i);
 }
 
+#if defined(SHARDC_HAVE_DNNL) && defined(SHARDC_HAVE_CBLAS)
+/// The library for an f32 product both could run: by the product wisdom
+/// (ProductWisdom.h), measured on these operands the first time a layout
+/// is seen, into a scratch result; `rule` where SHARDC_PRODUCT_WISDOM=0 or
+/// oneDNN has no fast kernel for the layout.
+GemmLibrary measuredLibrary(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
+                            const float *B, const MatrixView &b, GemmLibrary rule) {
+  WisdomStore *store = productWisdom();
+  if (!store || !dnnlProduct(M, N, K, a, b, /*bf16=*/false))
+    return rule;
+  ProductLayout layout;
+  layout.M = M, layout.N = N, layout.K = K, layout.items = a.items();
+  layout.transA = a.trans, layout.transB = b.trans, layout.lda = a.ld, layout.ldb = b.ld;
+  layout.threads = blasThreads;
+  bool measured = false;
+  ProductMeasurement m;
+  GemmLibrary use = store->choose(layout, rule, [&] {
+    measured = true;
+    std::vector<float> scratch(a.items() * M * N);
+    auto runDnnl = [&] { dnnlGemm(M, N, K, A, a, B, b, scratch.data(), /*bf16=*/false); };
+    auto runBlas = [&] { blasGemm(M, N, K, A, a, B, b, scratch.data()); };
+    // Each once to warm up (oneDNN's primitive, OpenBLAS's buffers), then
+    // alternately, so a disturbance of the machine falls on both.
+    runDnnl();
+    runBlas();
+    std::vector<double> dnnlMs, blasMs;
+    auto timed = [](const auto &run) {
+      auto t0 = std::chrono::steady_clock::now();
+      run();
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+          .count();
+    };
+    for (int i = 0; i < kWisdomRounds; ++i) {
+      dnnlMs.push_back(timed(runDnnl));
+      blasMs.push_back(timed(runBlas));
+    }
+    auto median = [](std::vector<double> &v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    m.oneDnnMs = median(dnnlMs);
+    m.openBlasMs = median(blasMs);
+    return m;
+  });
+  if (debugLog()) {
+    char line[320];
+    if (measured)
+      std::snprintf(line, sizeof line,
+                    "f32 product %lld x %lld x %lld (%lld items%s%s): measured oneDNN %.3f ms, "
+                    "OpenBLAS %.3f ms: %s runs it (the rule's guess: %s)",
+                    (long long)M, (long long)N, (long long)K, (long long)a.items(),
+                    a.trans ? ", A^T" : "", b.trans ? ", B^T" : "", m.oneDnnMs, m.openBlasMs,
+                    use == GemmLibrary::OneDnn ? "oneDNN" : "OpenBLAS",
+                    rule == GemmLibrary::OneDnn ? "oneDNN" : "OpenBLAS");
+    else
+      std::snprintf(line, sizeof line,
+                    "f32 product %lld x %lld x %lld (%lld items%s%s): %s, as measured before",
+                    (long long)M, (long long)N, (long long)K, (long long)a.items(),
+                    a.trans ? ", A^T" : "", b.trans ? ", B^T" : "",
+                    use == GemmLibrary::OneDnn ? "oneDNN" : "OpenBLAS");
+    debugOnce(std::string(line) +
+              (store->path().empty() ? "" : " (product wisdom: " + store->path() + ")"));
+  }
+  return use;
+}
+#endif
+
 } // namespace
 
 int64_t MatrixView::items() const {
@@ -557,6 +632,15 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
                     2 * M * N * K < kDnnlMinFlops && openblasKnowsCpu();
   dnnl = library == GemmLibrary::OneDnn ||
          (library == GemmLibrary::Auto && flops >= kDnnlMinFlops && M > 1 && N > 1 && !smallItems);
+#ifdef SHARDC_HAVE_CBLAS
+  // Where both libraries could run an f32 product, the rule is a guess
+  // from another CPU's table: the one measured faster here runs it.
+  if (library == GemmLibrary::Auto && precision == MatmulPrecision::F32 && flops >= kDnnlMinFlops &&
+      M > 1 && N > 1)
+    dnnl =
+        measuredLibrary(M, N, K, (const float *)A, a, (const float *)B, b,
+                        dnnl ? GemmLibrary::OneDnn : GemmLibrary::OpenBlas) == GemmLibrary::OneDnn;
+#endif
 #endif
   (void)flops;
   // Per-thread buffers that only grow: a fresh allocation of this size
