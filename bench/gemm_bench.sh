@@ -133,8 +133,9 @@ if peak:
     p(f"FMA peak (../shared/bench/fma_peak.c, {E['THREADS']} threads, before and after): "
       f"{' and '.join(f'{x:.0f}' for x in peaks)} GFLOP/s; percentages are of {peak:.0f}, "
       "the f32 FMA ceiling (bf16 dot-product instructions do twice the flops per cycle).")
-p("GFLOP/s, medians of at least 5 calls and 0.3 s per cell; \"auto\" is the backend's "
-  "per-shape rule, the path a model's products take.\n")
+p("GFLOP/s, medians of at least 5 calls and 0.3 s per cell; \"auto\" is the path a model's "
+  "products take: the backend's per-shape rule, or where both oneDNN and OpenBLAS could run an "
+  "f32 product, the one its product wisdom measured faster on this machine.\n")
 libs = any(r["library"] in ("blis", "libxsmm") for r in rows)
 head = ["shape", "B x M x N x K", "f32 auto", "f32 oneDNN", "f32 OpenBLAS"]
 head += ["f32 BLIS", "f32 libxsmm"] if libs else []
