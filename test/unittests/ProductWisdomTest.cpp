@@ -17,9 +17,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <thread>
 
 using namespace shardc;
 using namespace shardc::cpu;
@@ -61,7 +64,6 @@ TEST(ProductWisdom, ParsesWhatItWrites) {
   EXPECT_EQ(back->layouts.at(a).use, GemmLibrary::OneDnn);
   EXPECT_EQ(back->layouts.at(b).use, GemmLibrary::OpenBlas);
   EXPECT_DOUBLE_EQ(back->layouts.at(b).oneDnnMs, 7.1);
-  EXPECT_TRUE(back->layouts.begin()->first == a || back->layouts.begin()->first == b);
   EXPECT_EQ(back->serialize(), text);
 }
 
@@ -88,8 +90,12 @@ TEST(ProductWisdom, NamesTheLineOfWhatIsWrong) {
       {with("threads=1", "threads=5000"), "threads=5000 is not a whole number from 1 to 4096"},
       {with("a=n", "a=x"), "a=x: n (as stored) or t (transposed)"},
       {with("use=onednn", "use=blis"), "use=blis: onednn or openblas"},
-      {with("onednn_ms=1", "onednn_ms=nan"), "onednn_ms=nan is not a non-negative number"},
-      {with("openblas_ms=2", "openblas_ms=-2"), "openblas_ms=-2 is not a non-negative number"},
+      {with("onednn_ms=1", "onednn_ms=nan"), "onednn_ms=nan is not a number of milliseconds"},
+      {with("openblas_ms=2", "openblas_ms=-2"), "openblas_ms=-2 is not a number of milliseconds"},
+      // Longer than any product: %.4f would write more than the parser reads.
+      {with("onednn_ms=1", "onednn_ms=1e27"), "onednn_ms=1e27 is not a number of milliseconds"},
+      {"# shardc product wisdom 2\nmachine m\n", "w.txt:1: format version 2; this shardc reads "
+                                                 "version 1"},
       {with("openblas_ms=2", "openblas_ms=2 colour=red"), "unknown key 'colour'"},
       {with("openblas_ms=2", "openblas_ms=2 m=3"), "key 'm' given twice"},
       {with("openblas_ms=2", "openblas_ms=2 stray"), "'stray' is not key=value"},
@@ -150,6 +156,28 @@ TEST(ProductWisdom, AStoreMeasuresALayoutOnceAndLaterStoresReadIt) {
             GemmLibrary::OpenBlas);
 }
 
+TEST(ProductWisdom, ThreadsAskingForOneLayoutMeasureItOnce) {
+  test::TempDir dir;
+  WisdomStore store(dir.file("products.txt"), kMachine);
+  ProductLayout l = layout(4096, 1024, 256);
+  std::atomic<int> measured{0};
+  std::vector<GemmLibrary> got(8, GemmLibrary::Auto);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      got[t] = store.choose(l, GemmLibrary::OneDnn, [&] {
+        ++measured;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return times(2.0, 1.0);
+      });
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(measured.load(), 1);
+  for (GemmLibrary g : got)
+    EXPECT_EQ(g, GemmLibrary::OpenBlas);
+}
+
 TEST(ProductWisdom, AChoiceAnotherProcessKeptFirstStands) {
   test::TempDir dir;
   std::string file = dir.file("products.txt");
@@ -169,6 +197,19 @@ TEST(ProductWisdom, AChoiceAnotherProcessKeptFirstStands) {
   StatusOr<ProductWisdom> w = ProductWisdom::parse(*text, file);
   ASSERT_TRUE(w.ok()) << w.message();
   EXPECT_EQ(w->layouts.size(), 2u);
+  // A layout this process ran keeps its library even where the file says
+  // otherwise later (a file rewritten by hand, or reset).
+  ProductWisdom edited = *w;
+  edited.layouts.at(first).use = GemmLibrary::OpenBlas;
+  ASSERT_TRUE(writeFileAtomically(file, edited.serialize()).ok());
+  EXPECT_EQ(mine.choose(layout(64, 64, 4096), GemmLibrary::OneDnn, [] { return times(1, 1); }),
+            GemmLibrary::OneDnn);
+  EXPECT_EQ(mine.choose(first, GemmLibrary::OpenBlas,
+                        [] {
+                          ADD_FAILURE() << "measured a layout this process ran";
+                          return times(1, 1);
+                        }),
+            GemmLibrary::OneDnn);
 }
 
 TEST(ProductWisdom, AMalformedFileIsMeasuredAgainAndRewritten) {

@@ -24,6 +24,8 @@
 
 #include "ProductWisdom.h"
 
+#include <cmath>
+
 namespace shardc::fuzz {
 
 namespace {
@@ -302,7 +304,10 @@ std::vector<Target> runtimeTargets() {
             std::abort();
           for (const auto &[layout, m] : w->layouts) {
             auto it = back->layouts.find(layout);
-            if (it == back->layouts.end() || it->second.use != m.use)
+            // Times are written to 0.0001 ms.
+            if (it == back->layouts.end() || it->second.use != m.use ||
+                !(std::abs(it->second.oneDnnMs - m.oneDnnMs) <= 1e-4) ||
+                !(std::abs(it->second.openBlasMs - m.openBlasMs) <= 1e-4))
               std::abort();
           }
         }

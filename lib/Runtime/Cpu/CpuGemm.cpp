@@ -39,6 +39,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <set>
 #include <string>
@@ -380,16 +381,21 @@ DnnlProduct *dnnlProduct(int64_t M, int64_t N, int64_t K, const MatrixView &a, c
   return p.primitive ? &p : nullptr;
 }
 
-bool dnnlGemm(int64_t M, int64_t N, int64_t K, const void *A, const MatrixView &a, const void *B,
-              const MatrixView &b, float *C, bool bf16) {
+/// Before each oneDNN call. oneDNN sizes its thread team by the calling
+/// thread's OpenMP default, which OpenBLAS's OpenMP build sets with its own
+/// thread count: a small product that ran OpenBLAS on one thread
+/// (useBlasThreads) must not leave the large products after it on one
+/// thread too.
+void giveDnnlEveryThread() {
 #ifdef _OPENMP
-  // oneDNN sizes its thread team by the calling thread's OpenMP default,
-  // which OpenBLAS's OpenMP build sets with its own thread count: a small
-  // product that ran OpenBLAS on one thread (useBlasThreads) must not leave
-  // the large products after it on one thread too.
   if (!concurrentBlasCallers && omp_get_max_threads() != blasThreads)
     omp_set_num_threads(blasThreads);
 #endif
+}
+
+bool dnnlGemm(int64_t M, int64_t N, int64_t K, const void *A, const MatrixView &a, const void *B,
+              const MatrixView &b, float *C, bool bf16) {
+  giveDnnlEveryThread();
   DnnlProduct *p = dnnlProduct(M, N, K, a, b, bf16);
   if (!p)
     return false;
@@ -536,6 +542,7 @@ void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView 
 GemmLibrary measuredLibrary(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
                             const float *B, const MatrixView &b, GemmLibrary rule) {
   WisdomStore *store = productWisdom();
+  giveDnnlEveryThread(); // the primitive's key has the thread count its calls run with
   if (!store || !dnnlProduct(M, N, K, a, b, /*bf16=*/false))
     return rule;
   ProductLayout layout;
@@ -546,7 +553,14 @@ GemmLibrary measuredLibrary(int64_t M, int64_t N, int64_t K, const float *A, con
   ProductMeasurement m;
   GemmLibrary use = store->choose(layout, rule, [&] {
     measured = true;
-    std::vector<float> scratch(a.items() * M * N);
+    std::vector<float> scratch;
+    try {
+      scratch.resize(a.items() * M * N);
+    } catch (const std::bad_alloc &) {
+      // No memory for a second result: the rule stands, as if both tied.
+      m.oneDnnMs = m.openBlasMs = 1;
+      return m;
+    }
     auto runDnnl = [&] { dnnlGemm(M, N, K, A, a, B, b, scratch.data(), /*bf16=*/false); };
     auto runBlas = [&] { blasGemm(M, N, K, A, a, B, b, scratch.data()); };
     // Each once to warm up (oneDNN's primitive, OpenBLAS's buffers), then

@@ -62,13 +62,16 @@ bool parseInt(const std::string &s, int64_t lo, int64_t hi, int64_t &out) {
   return true;
 }
 
+/// A product that took longer than this was not timed by this code.
+constexpr double kMaxMs = 1e9;
+
 bool parseMs(const std::string &s, double &out) {
   if (s.empty() || s.size() > 32)
     return false;
   errno = 0;
   char *end = nullptr;
   double v = std::strtod(s.c_str(), &end);
-  if (errno || end != s.c_str() + s.size() || !std::isfinite(v) || v < 0)
+  if (errno || end != s.c_str() + s.size() || !(v >= 0 && v <= kMaxMs))
     return false;
   out = v;
   return true;
@@ -128,7 +131,7 @@ Status parseLayout(const std::vector<std::string> &w, ProductLayout &layout,
                           {"openblas_ms", &m.openBlasMs}})
     if (!parseMs(fields[key], *out))
       return Status::error(std::string(key) + "=" + fields[key] +
-                           " is not a non-negative number of milliseconds");
+                           " is not a number of milliseconds from 0 to 1e9");
   return Status::success();
 }
 
@@ -158,11 +161,20 @@ class FileLock {
 public:
   explicit FileLock(const std::string &path) {
     fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd >= 0 && ::flock(fd, LOCK_EX) != 0) {
-      ::close(fd);
+    int rc = -1;
+    while (fd >= 0 && (rc = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (fd < 0 || rc != 0) {
+      error = errno;
+      if (fd >= 0)
+        ::close(fd);
       fd = -1;
     }
   }
+  /// Whether this process holds the lock (else the file system gives none).
+  bool held() const { return fd >= 0; }
+  /// Why it does not.
+  const char *why() const { return std::strerror(error); }
   ~FileLock() {
     if (fd >= 0)
       ::close(fd); // releases the lock
@@ -171,7 +183,7 @@ public:
   FileLock &operator=(const FileLock &) = delete;
 
 private:
-  int fd = -1;
+  int fd = -1, error = 0;
 };
 
 /// The file's wisdom for `machine`: empty where there is no file, and
@@ -215,6 +227,10 @@ StatusOr<ProductWisdom> ProductWisdom::parse(const std::string &text, const std:
     if (line.find('\0') != std::string::npos)
       return fail("a NUL byte: not a text file");
     std::vector<std::string> ws = words(line);
+    // The header names the format's version; other comments are notes.
+    if (ws.size() == 5 && ws[0] == "#" && ws[1] == "shardc" && ws[2] == "product" &&
+        ws[3] == "wisdom" && ws[4] != "1")
+      return fail("format version " + ws[4] + "; this shardc reads version 1");
     if (ws.empty() || ws[0][0] == '#')
       continue;
     if (ws[0] == "machine") {
@@ -293,6 +309,13 @@ GemmLibrary WisdomStore::choose(const ProductLayout &layout, GemmLibrary rule,
   if (slash != std::string::npos)
     (void)makeDirectories(file.substr(0, slash));
   FileLock fileLock(file + ".lock");
+  if (!fileLock.held()) {
+    // Unlocked, another process could write another choice for this
+    // layout between the read and the write: kept in this process only.
+    warnOnce("product wisdom not kept: no lock on " + file + ".lock: " + fileLock.why());
+    wisdom.layouts.emplace(layout, m);
+    return m.use;
+  }
   ProductWisdom onDisk = readWisdom(file, machine);
   // What this process ran already stays as it ran.
   for (const auto &[l, measured] : onDisk.layouts)
@@ -309,7 +332,7 @@ std::string machineSignature() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   for (std::string line; std::getline(cpuinfo, line);) {
     size_t colon = line.find(':');
-    if (colon == std::string::npos)
+    if (colon == std::string::npos || colon == 0)
       continue;
     std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
     std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";

@@ -10,13 +10,16 @@
 // flip a layout between runs.
 //
 // The file is text, one layout per line, under a line naming the machine
-// (CPU, OpenBLAS's kernel, oneDNN's version); a file for another machine
-// has another name:
+// (CPU, OpenBLAS's kernel, oneDNN's version); its name has a hash of that
+// line, so another machine (or another OpenBLAS kernel) has another file:
 //
 //   # shardc product wisdom 1
 //   machine AMD EPYC | family 26 model 2 | openblas Cooperlake | onednn 2.6.3
-//   f32 m=128 n=64 k=128 items=128 a=n lda=128 b=n ldb=64 threads=2 use=onednn onednn_ms=0.672
-//   openblas_ms=1.052
+//   f32 m=128 n=64 k=128 items=128 a=n lda=128 b=n ldb=256 threads=2 use=onednn ...
+//
+// where "..." is "onednn_ms=0.9314 openblas_ms=1.5203" on the same line.
+// Without a compile cache directory, or where its file cannot be locked or
+// written, the choices last as long as the process.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,8 +79,9 @@ class WisdomStore {
 public:
   explicit WisdomStore(std::string file, std::string machine);
   /// The library for `layout`: the kept one, else `measure` times both
-  /// (returning the measurement) and its choice is kept. Thread-safe: one
-  /// thread measures a layout while the others wait for its choice.
+  /// (returning the measurement) and its choice is kept. Thread-safe: while
+  /// one thread measures a layout (the first call of each), every other
+  /// lookup waits.
   GemmLibrary choose(const ProductLayout &layout, GemmLibrary rule,
                      const std::function<ProductMeasurement()> &measure);
   const std::string &path() const { return file; }
