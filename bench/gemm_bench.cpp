@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
-#include "GemmShapes.h"
+#include "GemmBench.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -29,7 +29,6 @@ using namespace shardc;
 using namespace shardc::cpu;
 using shardc::bench::GemmShape;
 using shardc::bench::kGemmShapes;
-using shardc::bench::secondsNow;
 
 namespace {
 
@@ -53,20 +52,8 @@ const char *libraryName(GemmLibrary l) {
 int main(int argc, char **argv) {
   int threads = 2;
   double seconds = 0.3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--threads"))
-      threads = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seconds"))
-      seconds = std::atof(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "usage: shardc-gemm-bench [--threads N] [--seconds S]\n");
-      return 2;
-    }
-  }
-  if (threads < 1 || seconds <= 0) {
-    std::fprintf(stderr, "shardc-gemm-bench: --threads and --seconds must be positive\n");
+  if (!shardc::bench::parseBenchArgs(argc, argv, "shardc-gemm-bench", threads, seconds))
     return 2;
-  }
   // One device on `threads` cores, as the backend sets it up.
   setBlasThreads(threads, /*concurrentCallers=*/false);
   enterDeviceThread();
@@ -80,7 +67,6 @@ int main(int argc, char **argv) {
     for (float &x : B)
       x = u(rng);
     MatrixView a = view(s.batch, s.M, s.K, s.transA), b = view(s.batch, s.K, s.N, s.transB);
-    double flops = 2.0 * s.batch * s.M * s.N * s.K;
     for (MatmulPrecision p : {MatmulPrecision::F32, MatmulPrecision::BF16})
       for (GemmLibrary l : {GemmLibrary::Auto, GemmLibrary::OneDnn, GemmLibrary::OpenBlas}) {
         if (!gemmLibraryAvailable(l) || (p == MatmulPrecision::BF16 && l == GemmLibrary::OpenBlas))
@@ -88,22 +74,8 @@ int main(int argc, char **argv) {
         auto once = [&] { gemm(s.M, s.N, s.K, A.data(), a, B.data(), b, C.data(), p, l); };
         for (int w = 0; w < 3; ++w)
           once();
-        std::vector<double> times;
-        double start = secondsNow();
-        while (times.size() < 5 || secondsNow() - start < seconds) {
-          double t0 = secondsNow();
-          once();
-          times.push_back(secondsNow() - t0);
-        }
-        std::sort(times.begin(), times.end());
-        double med = times[times.size() / 2];
-        std::printf("{\"shape\": \"%s\", \"batch\": %lld, \"M\": %lld, \"N\": %lld, \"K\": %lld, "
-                    "\"trans_a\": %s, \"trans_b\": %s, \"precision\": \"%s\", \"library\": "
-                    "\"%s\", \"threads\": %d, \"ms\": %.4f, \"gflops\": %.1f}\n",
-                    s.name, (long long)s.batch, (long long)s.M, (long long)s.N, (long long)s.K,
-                    s.transA ? "true" : "false", s.transB ? "true" : "false",
-                    matmulPrecisionName(p), libraryName(l), threads, med * 1e3, flops / med * 1e-9);
-        std::fflush(stdout);
+        shardc::bench::printRow(s, matmulPrecisionName(p), libraryName(l), threads,
+                                shardc::bench::medianSeconds(once, seconds));
       }
   }
   std::printf("{\"bf16_instructions\": %s}\n", bf16Instructions() ? "true" : "false");

@@ -1,7 +1,7 @@
 //===- gemm_libs_bench.cpp - BLIS and libxsmm on the model's shapes -------===//
 //
 // The product libraries the CPU backend does not use, timed on the shapes
-// of shardc-gemm-bench (GemmShapes.h) so bench/gemm_bench.sh can set them
+// of shardc-gemm-bench (GemmBench.h) so bench/gemm_bench.sh can set them
 // beside oneDNN and OpenBLAS: whether either would earn a place in the
 // backend's per-shape rule. f32 only: Debian's BLIS 0.9 has no bf16
 // product, and libxsmm 1.17's bf16 kernels want B in its VNNI layout, which
@@ -28,7 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmShapes.h"
+#include "GemmBench.h"
 
 #include <algorithm>
 #include <cmath>
@@ -52,7 +52,6 @@
 
 using shardc::bench::GemmShape;
 using shardc::bench::kGemmShapes;
-using shardc::bench::secondsNow;
 
 namespace {
 
@@ -117,23 +116,7 @@ void report(const GemmShape &s, const char *library, int threads, double seconds
                  library, s.name);
     return;
   }
-  std::vector<double> times;
-  double start = secondsNow();
-  while (times.size() < 5 || secondsNow() - start < seconds) {
-    double t0 = secondsNow();
-    once();
-    times.push_back(secondsNow() - t0);
-  }
-  std::sort(times.begin(), times.end());
-  double med = times[times.size() / 2];
-  double flops = 2.0 * s.batch * s.M * s.N * s.K;
-  std::printf("{\"shape\": \"%s\", \"batch\": %lld, \"M\": %lld, \"N\": %lld, \"K\": %lld, "
-              "\"trans_a\": %s, \"trans_b\": %s, \"precision\": \"f32\", \"library\": \"%s\", "
-              "\"threads\": %d, \"ms\": %.4f, \"gflops\": %.1f}\n",
-              s.name, (long long)s.batch, (long long)s.M, (long long)s.N, (long long)s.K,
-              s.transA ? "true" : "false", s.transB ? "true" : "false", library, threads, med * 1e3,
-              flops / med * 1e-9);
-  std::fflush(stdout);
+  shardc::bench::printRow(s, "f32", library, threads, shardc::bench::medianSeconds(once, seconds));
 }
 
 #ifdef SHARDC_BENCH_BLIS
@@ -215,21 +198,8 @@ void xsmmProduct(const GemmShape &s, Operands &o, const XsmmPlan &p, int threads
 int main(int argc, char **argv) {
   int threads = 2;
   double seconds = 0.3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--threads"))
-      threads = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seconds"))
-      seconds = std::atof(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "usage: shardc-gemm-libs-bench [--threads N] [--seconds S]\n");
-      return 2;
-    }
-  }
-  if (argc % 2 == 0 || threads < 1 || seconds <= 0) {
-    std::fprintf(stderr, "usage: shardc-gemm-libs-bench [--threads N] [--seconds S] (both "
-                         "positive)\n");
+  if (!shardc::bench::parseBenchArgs(argc, argv, "shardc-gemm-libs-bench", threads, seconds))
     return 2;
-  }
   std::string blisArch = "not built", xsmmArch = "not built";
 #ifdef SHARDC_BENCH_BLIS
   blisArch = bli_arch_string(bli_arch_query_id());
