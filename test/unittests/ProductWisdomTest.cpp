@@ -282,18 +282,25 @@ TEST(ProductWisdom, TheRulesProductIsTheMeasuredLibrarysBitForBit) {
       a.batchStrides = {M * K};
       b.batchStrides = {K * N};
     }
-    auto product = [&](GemmLibrary l) {
-      std::vector<float> C(items * M * N, NAN);
-      gemm(M, N, K, A.data(), a, B.data(), b, C.data(), MatmulPrecision::F32, l);
-      return C;
-    };
-    std::vector<float> first = product(GemmLibrary::Auto), again = product(GemmLibrary::Auto);
-    std::vector<float> dnnl = product(GemmLibrary::OneDnn), blas = product(GemmLibrary::OpenBlas);
-    auto same = [](const std::vector<float> &x, const std::vector<float> &y) {
-      return std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
-    };
-    EXPECT_TRUE(same(first, again)) << M << "x" << N << "x" << K;
-    EXPECT_TRUE(same(first, dnnl) || same(first, blas)) << M << "x" << N << "x" << K;
+    // f32, and the f32 path of rounded operands: tf32, and bf16 where the
+    // CPU's bf16 instructions are not used.
+    allowBf16Instructions(false);
+    for (MatmulPrecision p : {MatmulPrecision::F32, MatmulPrecision::TF32, MatmulPrecision::BF16}) {
+      auto product = [&](GemmLibrary l) {
+        std::vector<float> C(items * M * N, NAN);
+        gemm(M, N, K, A.data(), a, B.data(), b, C.data(), p, l);
+        return C;
+      };
+      std::vector<float> first = product(GemmLibrary::Auto), again = product(GemmLibrary::Auto);
+      std::vector<float> dnnl = product(GemmLibrary::OneDnn), blas = product(GemmLibrary::OpenBlas);
+      auto same = [](const std::vector<float> &x, const std::vector<float> &y) {
+        return std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
+      };
+      EXPECT_TRUE(same(first, again)) << M << "x" << N << "x" << K << " " << matmulPrecisionName(p);
+      EXPECT_TRUE(same(first, dnnl) || same(first, blas))
+          << M << "x" << N << "x" << K << " " << matmulPrecisionName(p);
+    }
+    allowBf16Instructions(true);
   }
 }
 

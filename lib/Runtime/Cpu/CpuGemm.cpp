@@ -14,10 +14,11 @@
 //   - plain loops for tiny items (a decode step's attention), and for
 //     everything without either library.
 // The rule is a guess from one CPU's table. Where both libraries could run
-// an f32 product, the first call of its layout times both on this machine
-// and the faster one runs it from then on (ProductWisdom.h: kept in the
-// compile cache's directory, so later processes run it the same way and
-// results repeat bit for bit; SHARDC_PRODUCT_WISDOM=0 keeps the rule).
+// a product on the f32 path (f32; tf32 and bf16 without bf16 kernels, on
+// the rounded operands), the first call of its layout times both on this
+// machine and the faster one runs it from then on (ProductWisdom.h: kept
+// in the compile cache's directory, so later processes run it the same way
+// and results repeat bit for bit; SHARDC_PRODUCT_WISDOM=0 keeps the rule).
 //
 // bf16 precision rounds both operands to bf16 (nearest even) and
 // accumulates in f32: oneDNN's bf16 kernels where the CPU has bf16
@@ -646,15 +647,6 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
                     2 * M * N * K < kDnnlMinFlops && openblasKnowsCpu();
   dnnl = library == GemmLibrary::OneDnn ||
          (library == GemmLibrary::Auto && flops >= kDnnlMinFlops && M > 1 && N > 1 && !smallItems);
-#ifdef SHARDC_HAVE_CBLAS
-  // Where both libraries could run an f32 product, the rule is a guess
-  // from another CPU's table: the one measured faster here runs it.
-  if (library == GemmLibrary::Auto && precision == MatmulPrecision::F32 && flops >= kDnnlMinFlops &&
-      M > 1 && N > 1)
-    dnnl =
-        measuredLibrary(M, N, K, (const float *)A, a, (const float *)B, b,
-                        dnnl ? GemmLibrary::OneDnn : GemmLibrary::OpenBlas) == GemmLibrary::OneDnn;
-#endif
 #endif
   (void)flops;
   // Per-thread buffers that only grow: a fresh allocation of this size
@@ -688,6 +680,15 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
     fa = roundedF32Operand(A, aType, ra, M, K, pack, aRound, precision);
     fb = roundedF32Operand(B, bType, rb, K, N, pack, bRound, precision);
   }
+#if defined(SHARDC_HAVE_DNNL) && defined(SHARDC_HAVE_CBLAS)
+  // Where both libraries could run the f32 path's product (f32, tf32, and
+  // bf16 without a bf16 kernel, on the rounded operands), the rule is a
+  // guess from another CPU's table: the one measured faster here runs it.
+  if (library == GemmLibrary::Auto && flops >= kDnnlMinFlops && M > 1 && N > 1)
+    dnnl =
+        measuredLibrary(M, N, K, fa, ra, fb, rb,
+                        dnnl ? GemmLibrary::OneDnn : GemmLibrary::OpenBlas) == GemmLibrary::OneDnn;
+#endif
 #ifdef SHARDC_HAVE_DNNL
   if (dnnl && dnnlGemm(M, N, K, fa, ra, fb, rb, C, /*bf16=*/false))
     return;

@@ -1,8 +1,9 @@
 //===- ProductWisdom.h - the library measured fastest per product -*- C++ -*-===//
 //
-// Which library runs an f32 product is measured on the machine that runs
-// it, once per product layout, and kept (FFTW's "wisdom" is the model): the
-// first call of a layout times oneDNN and OpenBLAS on its own operands,
+// Which library runs a product on the f32 path (f32; tf32 and bf16 without
+// bf16 kernels) is measured on the machine that runs it, once per product
+// layout, and kept (FFTW's "wisdom" is the model): the first call of a
+// layout times oneDNN and OpenBLAS on its own operands,
 // and the faster one runs it from then on, in this process and, through a
 // file in the compile cache's directory, in later ones. The fixed rule
 // (CpuGemm.cpp) is the starting guess; another library replaces it only
