@@ -46,7 +46,7 @@ if [ -x "$build/bin/shardc-gemm-libs-bench" ]; then
   echo "== shardc-gemm-libs-bench (BLIS, libxsmm)" >&2
   "${clean[@]}" "$build/bin/shardc-gemm-libs-bench" --threads "$threads" >>"$work/shardc.jsonl"
 else
-  echo "gemm_bench.sh: no shardc-gemm-libs-bench (tools/bootstrap.sh bench installs BLIS and libxsmm)" >&2
+  echo "gemm_bench.sh: no shardc-gemm-libs-bench: the BLIS and libxsmm columns need libblis-openmp-dev and libxsmm-dev (tools/bootstrap.sh bench installs them and configures again)" >&2
 fi
 echo "== FMA peak again" >&2
 peak2=""

@@ -46,7 +46,9 @@ fi
 
 # ccache hits across checkouts in different folders.
 export CCACHE_BASEDIR=$root
-if [ ! -f "$build/build.ninja" ]; then
+# A package just installed (the bench mode's BLIS and libxsmm) is found
+# only by configuring again.
+if [ ! -f "$build/build.ninja" ] || ((${#missing[@]})); then
   echo "== configuring in $build"
   cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
