@@ -63,10 +63,13 @@ config.substitutions.append(
     ("%tmpfs_run", "sh " + os.path.join(config.test_source_root, "models", "Inputs", "tmpfs_run.sh")))
 
 # Builds with MPI: `%mpirun N` launches N processes (oversubscribed: CI has 2
-# cores; allowed as root, as CI runs).
+# cores; allowed as root, as CI runs), with a session directory of the
+# test's own, since tests run side by side.
 if getattr(config, "shardc_mpiexec", ""):
     config.available_features.add("mpi")
-    config.substitutions.append(("%mpirun", config.shardc_mpiexec + " -np"))
+    isolated = os.path.join(config.test_source_root, "models", "Inputs", "mpirun_isolated.sh")
+    config.substitutions.append(
+        ("%mpirun", "sh " + isolated + " %t.mpi " + config.shardc_mpiexec + " -np"))
     for var, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
                        ("OMPI_MCA_rmaps_base_oversubscribe", "1")]:
         config.environment[var] = value
