@@ -90,13 +90,17 @@ bool debugLog() {
   return on;
 }
 
-/// Writes `line` to stderr the first time it is said in this process.
-void debugOnce(const std::string &line) {
-  static std::mutex mutex;
-  static std::set<std::string> said;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (said.insert(line).second)
-    std::fprintf(stderr, "shardc: debug: %s\n", line.c_str());
+void debugOnce(const std::string &line) { sayOnce("debug", line); }
+
+/// "f32 product M x N x K (I items, A^T, B^T)", as the debug log names a
+/// product.
+std::string productName(const char *precision, int64_t M, int64_t N, int64_t K, const MatrixView &a,
+                        const MatrixView &b) {
+  char name[160];
+  std::snprintf(name, sizeof name, "%s product %lld x %lld x %lld (%lld items%s%s)", precision,
+                (long long)M, (long long)N, (long long)K, (long long)a.items(),
+                a.trans ? ", A^T" : "", b.trans ? ", B^T" : "");
+  return name;
 }
 
 /// Whether OpenBLAS runs a kernel made for this CPU. On a CPU it does not
@@ -369,11 +373,7 @@ DnnlProduct *dnnlProduct(int64_t M, int64_t N, int64_t K, const MatrixView &a, c
     kernel = std::string("none: ") + e.what();
   }
   if (debugLog()) {
-    char shape[160];
-    std::snprintf(shape, sizeof shape, "%s product %lld x %lld x %lld (%lld items%s%s)",
-                  bf16 ? "bf16" : "f32", (long long)M, (long long)N, (long long)K,
-                  (long long)a.items(), a.trans ? ", A^T" : "", b.trans ? ", B^T" : "");
-    debugOnce(std::string(shape) +
+    debugOnce(productName(bf16 ? "bf16" : "f32", M, N, K, a, b) +
               (p.primitive
                    ? ": oneDNN kernel " + kernel
                    : ": oneDNN has no fast kernel (" + kernel + "); " +
@@ -543,13 +543,21 @@ void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView 
 GemmLibrary measuredLibrary(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
                             const float *B, const MatrixView &b, GemmLibrary rule) {
   WisdomStore *store = productWisdom();
-  giveDnnlEveryThread(); // the primitive's key has the thread count its calls run with
-  if (!store || !dnnlProduct(M, N, K, a, b, /*bf16=*/false))
+  if (!store)
     return rule;
   ProductLayout layout;
   layout.M = M, layout.N = N, layout.K = K, layout.items = a.items();
   layout.transA = a.trans, layout.transB = b.trans, layout.lda = a.ld, layout.ldb = b.ld;
   layout.threads = blasThreads;
+  // What this thread has asked before, without the store's lock.
+  static thread_local std::map<ProductLayout, GemmLibrary> known;
+  if (auto it = known.find(layout); it != known.end())
+    return it->second;
+  if (known.size() >= 4096)
+    known.clear();
+  giveDnnlEveryThread(); // the primitive's key has the thread count its calls run with
+  if (!dnnlProduct(M, N, K, a, b, /*bf16=*/false))
+    return known[layout] = rule;
   bool measured = false;
   ProductMeasurement m;
   GemmLibrary use = store->choose(layout, rule, [&] {
@@ -588,29 +596,33 @@ GemmLibrary measuredLibrary(int64_t M, int64_t N, int64_t K, const float *A, con
     return m;
   });
   if (debugLog()) {
-    char line[320];
+    char what[160];
     if (measured)
-      std::snprintf(line, sizeof line,
-                    "f32 product %lld x %lld x %lld (%lld items%s%s): measured oneDNN %.3f ms, "
-                    "OpenBLAS %.3f ms: %s runs it (the rule's guess: %s)",
-                    (long long)M, (long long)N, (long long)K, (long long)a.items(),
-                    a.trans ? ", A^T" : "", b.trans ? ", B^T" : "", m.oneDnnMs, m.openBlasMs,
-                    use == GemmLibrary::OneDnn ? "oneDNN" : "OpenBLAS",
-                    rule == GemmLibrary::OneDnn ? "oneDNN" : "OpenBLAS");
+      std::snprintf(
+          what, sizeof what,
+          ": measured oneDNN %.3f ms, OpenBLAS %.3f ms: %s runs it (the rule's guess: %s)",
+          m.oneDnnMs, m.openBlasMs, use == GemmLibrary::OneDnn ? "oneDNN" : "OpenBLAS",
+          rule == GemmLibrary::OneDnn ? "oneDNN" : "OpenBLAS");
     else
-      std::snprintf(line, sizeof line,
-                    "f32 product %lld x %lld x %lld (%lld items%s%s): %s, as measured before",
-                    (long long)M, (long long)N, (long long)K, (long long)a.items(),
-                    a.trans ? ", A^T" : "", b.trans ? ", B^T" : "",
+      std::snprintf(what, sizeof what, ": %s, as measured before",
                     use == GemmLibrary::OneDnn ? "oneDNN" : "OpenBLAS");
-    debugOnce(std::string(line) +
+    debugOnce(productName("f32", M, N, K, a, b) + what +
               (store->path().empty() ? "" : " (product wisdom: " + store->path() + ")"));
   }
+  known[layout] = use;
   return use;
 }
 #endif
 
 } // namespace
+
+void sayOnce(const char *level, const std::string &line) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(std::string(level) + ": " + line).second)
+    std::fprintf(stderr, "shardc: %s: %s\n", level, line.c_str());
+}
 
 int64_t MatrixView::items() const {
   int64_t n = 1;
@@ -693,19 +705,14 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
   if (dnnl && dnnlGemm(M, N, K, fa, ra, fb, rb, C, /*bf16=*/false))
     return;
 #endif
-  if (debugLog()) {
-    char line[200];
-    std::snprintf(line, sizeof line, "%s product %lld x %lld x %lld (%lld items%s%s): %s",
-                  matmulPrecisionName(precision), (long long)M, (long long)N, (long long)K,
-                  (long long)a.items(), a.trans ? ", A^T" : "", b.trans ? ", B^T" : "",
+  if (debugLog())
+    debugOnce(productName(matmulPrecisionName(precision), M, N, K, a, b) +
 #ifdef SHARDC_HAVE_CBLAS
-                  "OpenBLAS"
+              ": OpenBLAS"
 #else
-                  "a plain loop"
+              ": a plain loop"
 #endif
     );
-    debugOnce(line);
-  }
   blasGemm(M, N, K, fa, ra, fb, rb, C);
 }
 

@@ -16,6 +16,7 @@
 #include "shardc/Runtime/Status.h"
 
 #include <functional>
+#include <string>
 
 namespace shardc::cpu {
 
@@ -92,6 +93,10 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
 void toBf16(const float *x, uint16_t *y, int64_t n);
 /// y = x widened to f32 (exact), on the shared pool.
 void fromBf16(const uint16_t *x, float *y, int64_t n);
+
+/// Writes "shardc: <level>: <line>" to stderr the first time `line` is said
+/// at `level` in this process ("debug", "warning").
+void sayOnce(const char *level, const std::string &line);
 
 /// Whether bf16 products run on the CPU's bf16 instructions (else they are
 /// emulated at f32 speed, with the same results).

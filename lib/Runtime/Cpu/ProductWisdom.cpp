@@ -135,26 +135,6 @@ Status parseLayout(const std::vector<std::string> &w, ProductLayout &layout,
   return Status::success();
 }
 
-uint64_t fnv1a(const std::string &s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-/// Says `line` on stderr once per process.
-void warnOnce(const std::string &line) {
-  static std::mutex mutex;
-  static std::vector<std::string> said;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (std::find(said.begin(), said.end(), line) != said.end())
-    return;
-  said.push_back(line);
-  std::fprintf(stderr, "shardc: warning: %s\n", line.c_str());
-}
-
 /// Holds an exclusive lock on `path` (created if missing) while it lives:
 /// processes merging into one wisdom file take turns.
 class FileLock {
@@ -196,7 +176,8 @@ ProductWisdom readWisdom(const std::string &path, const std::string &machine) {
     return empty;
   probe.seekg(0, std::ios::end);
   if ((size_t)probe.tellg() > kMaxFileBytes) {
-    warnOnce(path + ": larger than any product wisdom file; measuring again and rewriting it");
+    sayOnce("warning",
+            path + ": larger than any product wisdom file; measuring again and rewriting it");
     return empty;
   }
   StatusOr<std::string> text = readFile(path);
@@ -204,7 +185,7 @@ ProductWisdom readWisdom(const std::string &path, const std::string &machine) {
     return empty;
   StatusOr<ProductWisdom> w = ProductWisdom::parse(*text, path);
   if (!w.ok()) {
-    warnOnce(w.status().message() + "; measuring again and rewriting the file");
+    sayOnce("warning", w.status().message() + "; measuring again and rewriting the file");
     return empty;
   }
   if (w->machine != machine)
@@ -312,7 +293,7 @@ GemmLibrary WisdomStore::choose(const ProductLayout &layout, GemmLibrary rule,
   if (!fileLock.held()) {
     // Unlocked, another process could write another choice for this
     // layout between the read and the write: kept in this process only.
-    warnOnce("product wisdom not kept: no lock on " + file + ".lock: " + fileLock.why());
+    sayOnce("warning", "product wisdom not kept: no lock on " + file + ".lock: " + fileLock.why());
     wisdom.layouts.emplace(layout, m);
     return m.use;
   }
@@ -323,7 +304,7 @@ GemmLibrary WisdomStore::choose(const ProductLayout &layout, GemmLibrary rule,
   auto [it, added] = wisdom.layouts.emplace(layout, m);
   if (added || onDisk.layouts.size() != wisdom.layouts.size())
     if (Status s = writeFileAtomically(file, wisdom.serialize()); !s.ok())
-      warnOnce("product wisdom not kept: " + s.message());
+      sayOnce("warning", "product wisdom not kept: " + s.message());
   return it->second.use;
 }
 
@@ -371,10 +352,9 @@ WisdomStore *productWisdom() {
     std::string machine = machineSignature();
     std::string dir = CompileCache::defaultDir(), file;
     if (!dir.empty()) {
-      char name[64];
-      std::snprintf(name, sizeof name, "/wisdom/products-%016llx.txt",
-                    (unsigned long long)fnv1a(machine));
-      file = dir + name;
+      // Named by the machine (and the artifact format, which keyFor
+      // adds), so another machine's file is another file.
+      file = dir + "/wisdom/products-" + CompileCache::keyFor("product wisdom", {machine}) + ".txt";
     }
     return new WisdomStore(file, machine);
   }();
