@@ -118,6 +118,10 @@ const Case kCases[] = {
     {"tiny_lhs_transposed", 2, 9, 21, true, true, 3},
     {"tiny_both_transposed_odd", 4, 6, 7, true, false, 5},
     {"tiny_many_items", 1, 128, 64, false, true, 64},
+    // Rows of C in groups of 32 and 8 columns with a remainder, and dots in
+    // groups of four columns with one left over.
+    {"tiny_wide_rows", 2, 83, 19, false, false, 3},
+    {"tiny_dot_groups", 3, 13, 29, true, true, 2},
 };
 
 std::vector<GemmLibrary> libraries() {

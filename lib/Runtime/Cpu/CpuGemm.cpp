@@ -415,9 +415,25 @@ bool dnnlGemm(int64_t M, int64_t N, int64_t K, const void *A, const MatrixView &
 // OpenBLAS, or a loop
 //===----------------------------------------------------------------------===//
 
+/// Eight f32 lanes, as GCC's vector extension (AVX in the x86-64-v3 clone
+/// below, two SSE halves in the default one), read and written at any
+/// float's address.
+typedef float Lanes8 __attribute__((vector_size(32), aligned(4), may_alias));
+
+inline const Lanes8 &lanesAt(const float *p) { return *reinterpret_cast<const Lanes8 *>(p); }
+inline Lanes8 &lanesAt(float *p) { return *reinterpret_cast<Lanes8 *>(p); }
+
+/// The sum of a dot product's eight lanes, in a fixed order.
+inline float sumLanes(const Lanes8 &v) {
+  return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
+}
+
 /// One item of a tiny product, C[M,N] = A[M,K] B[K,N], by plain loops:
-/// a row of A against B's rows (axpy along C's row) or, where B is read
-/// transposed, against B's columns (dots along K, eight lanes at a time).
+/// a row of A against B's rows (axpy along C's row, 32 or 8 columns of C
+/// held in registers across K) or, where B is read transposed, against B's
+/// columns (dots along K, eight lanes at a time, four columns sharing each
+/// load of A's row). Each element of C sums in the same order whichever
+/// group computes it.
 #if defined(__GNUC__) && defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v3", "default")))
 #endif
@@ -431,27 +447,63 @@ void tinyProduct(int64_t M, int64_t N, int64_t K, const float *x, const MatrixVi
       am = row;
     }
     float *cm = c + m * N;
-    if (!b.trans) {
-      std::fill(cm, cm + N, 0.0f);
-      for (int64_t k = 0; k < K; ++k) {
-        const float av = am[k], *bk = y + k * b.ld;
-        for (int64_t n = 0; n < N; ++n)
-          cm[n] += av * bk[n];
+    if (!b.trans) { // B(k, n) = y[k * ldb + n]
+      int64_t n = 0;
+      for (; n + 32 <= N; n += 32) {
+        Lanes8 c0{}, c1{}, c2{}, c3{};
+        for (int64_t k = 0; k < K; ++k) {
+          const float *bk = y + k * b.ld + n;
+          Lanes8 av = Lanes8{} + am[k];
+          c0 += av * lanesAt(bk);
+          c1 += av * lanesAt(bk + 8);
+          c2 += av * lanesAt(bk + 16);
+          c3 += av * lanesAt(bk + 24);
+        }
+        lanesAt(cm + n) = c0, lanesAt(cm + n + 8) = c1;
+        lanesAt(cm + n + 16) = c2, lanesAt(cm + n + 24) = c3;
+      }
+      for (; n + 8 <= N; n += 8) {
+        Lanes8 c0{};
+        for (int64_t k = 0; k < K; ++k)
+          c0 += (Lanes8{} + am[k]) * lanesAt(y + k * b.ld + n);
+        lanesAt(cm + n) = c0;
+      }
+      for (; n < N; ++n) {
+        float sum = 0;
+        for (int64_t k = 0; k < K; ++k)
+          sum += am[k] * y[k * b.ld + n];
+        cm[n] = sum;
       }
       continue;
     }
-    for (int64_t n = 0; n < N; ++n) {
-      const float *bn = y + n * b.ld; // B(k, n) = y[n * ldb + k]
-      float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      int64_t k = 0;
-      for (; k + 8 <= K; k += 8)
-        for (int j = 0; j < 8; ++j)
-          lane[j] += am[k + j] * bn[k + j];
-      float sum =
-          ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
-      for (; k < K; ++k)
+    int64_t K8 = K / 8 * 8;
+    auto tail = [&](const float *bn, float sum) {
+      for (int64_t k = K8; k < K; ++k)
         sum += am[k] * bn[k];
-      cm[n] = sum;
+      return sum;
+    };
+    int64_t n = 0;
+    for (; n + 4 <= N; n += 4) { // B(k, n) = y[n * ldb + k]
+      const float *b0 = y + n * b.ld, *b1 = b0 + b.ld, *b2 = b1 + b.ld, *b3 = b2 + b.ld;
+      Lanes8 l0{}, l1{}, l2{}, l3{};
+      for (int64_t k = 0; k < K8; k += 8) {
+        Lanes8 ak = lanesAt(am + k);
+        l0 += ak * lanesAt(b0 + k);
+        l1 += ak * lanesAt(b1 + k);
+        l2 += ak * lanesAt(b2 + k);
+        l3 += ak * lanesAt(b3 + k);
+      }
+      cm[n] = tail(b0, sumLanes(l0));
+      cm[n + 1] = tail(b1, sumLanes(l1));
+      cm[n + 2] = tail(b2, sumLanes(l2));
+      cm[n + 3] = tail(b3, sumLanes(l3));
+    }
+    for (; n < N; ++n) {
+      const float *bn = y + n * b.ld;
+      Lanes8 l{};
+      for (int64_t k = 0; k < K8; k += 8)
+        l += lanesAt(am + k) * lanesAt(bn + k);
+      cm[n] = tail(bn, sumLanes(l));
     }
   }
 }
