@@ -6,7 +6,8 @@
 # each side after an untimed generation of the same 200 bytes:
 #   a. padded: the window is always 128 bytes, one executable for every step,
 #      against PyTorch's padded decoding;
-#   b. kv-cache: a prefill executable, then one decode step per byte over
+#   b. kv-cache: a prefill (of the shortest window from 8 that holds the
+#      prompt), then one decode step per byte over
 #      donated key/value caches, against PyTorch's kv-cache decoding (its
 #      `kvcache` row); batch 1 (after a warm-up generation, and as the first
 #      generation of a process) and batch 8 against PyTorch at batch 8;

@@ -96,12 +96,13 @@ Status Generator::initialize() {
   }
   hostParams_.clear();
   // The executables, traced and compiled (or found in the cache) once:
-  // each step then calls them without looking its signature up.
-  StatusOr<std::shared_ptr<shardc::Executable>> window = window_.lower(argSpecs(false));
-  if (!window.ok())
-    return window.status();
-  windowExe_ = *window;
-  if (mode_ == Mode::KvCache) {
+  // each step then calls them without looking its signature up. A kv-cache
+  // prefill's window is compiled when a prompt first needs its length.
+  if (mode_ == Mode::Padded) {
+    StatusOr<shardc::Executable *> window = windowExecutable(config_.context);
+    if (!window.ok())
+      return window.status();
+  } else {
     StatusOr<std::shared_ptr<shardc::Executable>> decode = decode_.lower(argSpecs(true));
     if (!decode.ok())
       return decode.status();
@@ -110,11 +111,31 @@ Status Generator::initialize() {
   return Status::success();
 }
 
+StatusOr<shardc::Executable *> Generator::windowExecutable(int64_t length) {
+  std::shared_ptr<shardc::Executable> &exe = windowExes_[length];
+  if (!exe) {
+    StatusOr<std::shared_ptr<shardc::Executable>> lowered = window_.lower(argSpecs(false, length));
+    if (!lowered.ok()) {
+      windowExes_.erase(length);
+      return lowered.status();
+    }
+    exe = *lowered;
+  }
+  return exe.get();
+}
+
+int64_t Generator::prefillWindow(int64_t bytes) const {
+  int64_t window = 8;
+  while (window < bytes)
+    window *= 2;
+  return std::min(window, config_.context);
+}
+
 StatusOr<shardc::DeviceArray> Generator::put(const Array &a, const shardc::PartitionSpec &spec) {
   return client_.device_put(a, {mesh_, spec});
 }
 
-std::vector<shardc::ArgSpec> Generator::argSpecs(bool decode) const {
+std::vector<shardc::ArgSpec> Generator::argSpecs(bool decode, int64_t window) const {
   int64_t T = config_.context, H = config_.heads, hd = config_.headDim();
   auto spec = [&](std::string name, DType dtype, shardc::Shape shape,
                   shardc::PartitionSpec layout) {
@@ -122,7 +143,8 @@ std::vector<shardc::ArgSpec> Generator::argSpecs(bool decode) const {
   };
   std::vector<shardc::ArgSpec> args;
   if (!decode) {
-    args.push_back(spec("tokens", DType::I32, {batch_, T}, batchSpec(mesh_, 2)));
+    args.push_back(
+        spec("tokens", DType::I32, {batch_, window > 0 ? window : T}, batchSpec(mesh_, 2)));
     args.push_back(spec("position", DType::I32, {}, {}));
   } else {
     std::vector<std::string> names = cacheNames(config_);
@@ -155,7 +177,11 @@ StatusOr<Array> Generator::keepOutputs(std::vector<shardc::DeviceArray> &out, bo
 }
 
 StatusOr<Array> Generator::runWindow(const std::vector<std::vector<uint8_t>> &window, bool greedy) {
-  int64_t T = config_.context, len = (int64_t)window[0].size();
+  int64_t len = (int64_t)window[0].size();
+  int64_t T = mode_ == Mode::KvCache ? prefillWindow(len) : config_.context;
+  StatusOr<shardc::Executable *> exe = windowExecutable(T);
+  if (!exe.ok())
+    return exe.status();
   Array tokens(DType::I32, {batch_, T}); // zero padding after the bytes
   for (int64_t b = 0; b < batch_; ++b)
     for (int64_t i = 0; i < len; ++i)
@@ -166,7 +192,7 @@ StatusOr<Array> Generator::runWindow(const std::vector<std::vector<uint8_t>> &wi
     return !x.ok() ? x.status() : pos.status();
   std::vector<shardc::DeviceArray> args{std::move(*x), std::move(*pos)};
   args.insert(args.end(), params_.begin(), params_.end());
-  StatusOr<std::vector<shardc::DeviceArray>> out = windowExe_->call(std::move(args));
+  StatusOr<std::vector<shardc::DeviceArray>> out = (*exe)->call(std::move(args));
   if (!out.ok())
     return out.status();
   return keepOutputs(*out, greedy);

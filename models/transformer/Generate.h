@@ -9,7 +9,10 @@
 //   whole window. Past the context the window slides by one byte (the last
 //   `context` bytes), as full recomputation would.
 // - kv-cache: a prefill executable runs the padded prompt once and returns
-//   each block's keys and values; a decode executable then takes one byte,
+//   each block's keys and values; its window is the shortest power of two
+//   (at least 8, at most the context) that holds the prompt, so a short
+//   prompt does not pay for the whole context, and each window length
+//   compiles once. A decode executable then takes one byte,
 //   its position and the caches, and returns the logits and the caches with
 //   that position written in place (the caches are donated, never copied).
 //   Each byte costs one position's work. When the window is full, the
@@ -31,6 +34,7 @@
 #include <shardc/shardc.h>
 
 #include <functional>
+#include <map>
 #include <random>
 
 namespace gpt {
@@ -77,8 +81,14 @@ public:
   shardc::StatusOr<std::string> traceStep() const;
 
 private:
-  /// The arguments of the padded window (prefill) or of the decode step.
-  std::vector<shardc::ArgSpec> argSpecs(bool decode) const;
+  /// The arguments of the padded window (prefill) of `window` positions
+  /// (0: the context), or of the decode step.
+  std::vector<shardc::ArgSpec> argSpecs(bool decode, int64_t window = 0) const;
+  /// The executable of the padded window of `length` positions, compiled
+  /// (or found in the compile cache) the first time it is asked for.
+  shardc::StatusOr<shardc::Executable *> windowExecutable(int64_t length);
+  /// The window a kv-cache prefill of `bytes` runs (see the top of the file).
+  int64_t prefillWindow(int64_t bytes) const;
   shardc::StatusOr<shardc::DeviceArray> put(const shardc::Array &a,
                                             const shardc::PartitionSpec &spec);
   /// Runs the padded window holding `window` (per sequence, at most context
@@ -103,7 +113,8 @@ private:
   std::vector<shardc::DeviceArray> params_;
   std::vector<shardc::DeviceArray> caches_; // kv-cache: K0, V0, K1, V1, ...
   shardc::Jitted window_, decode_;
-  std::shared_ptr<shardc::Executable> windowExe_, decodeExe_;
+  std::map<int64_t, std::shared_ptr<shardc::Executable>> windowExes_; // by length
+  std::shared_ptr<shardc::Executable> decodeExe_;
 };
 
 } // namespace gpt

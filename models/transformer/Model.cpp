@@ -275,7 +275,16 @@ shardc::TracedFn nextTokenLogitsFunction(const Config &config) {
 shardc::TracedFn prefillFunction(const Config &config) {
   return [config](const std::vector<Tensor> &in) {
     std::vector<Tensor> out(1);
-    Tensor logits = forward(config, in[0], in.data() + 2, &out); // [B,T,V]
+    Tensor logits = forward(config, in[0], in.data() + 2, &out); // [B,W,V]
+    // A window shorter than the context fills the caches' first W
+    // positions; the decode step's mask keeps the zeros after them out.
+    int64_t W = in[0].dim(1), T = config.context;
+    for (size_t i = 1; i < out.size() && W < T; ++i) {
+      Tensor &cache = out[i]; // [B,H,W,hd]
+      Tensor rest =
+          shardc::full({cache.dim(0), cache.dim(1), T - W, cache.dim(3)}, 0, config.dtype);
+      cache = shardc::concatenate({cache, rest}, 2); // [B,H,T,hd]
+    }
     out[0] = logitsAt(config, logits, in[1]);
     out.push_back(shardc::argmax(out[0], 1));
     return out;

@@ -114,9 +114,10 @@ shardc::TracedFn nextTokenLogitsFunction(const Config &config);
 /// and one value array per block, each [B, H, context, hd], in block order
 /// (K0, V0, K1, V1, ...).
 ///
-/// prefill: arguments as nextTokenLogitsFunction's (a padded window);
-/// results the next-token logits [B,V], the caches of the window, then the
-/// greedy tokens i32[B].
+/// prefill: arguments as nextTokenLogitsFunction's (a padded window of at
+/// most the context's length); results the next-token logits [B,V], the
+/// caches of the window (its positions first, zeros after them up to the
+/// context), then the greedy tokens i32[B].
 shardc::TracedFn prefillFunction(const Config &config);
 /// decode: arguments token i32[B,1], position i32[] (where the token
 /// goes; the window holds positions 0..position), the caches, then the

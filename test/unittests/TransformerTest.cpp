@@ -296,6 +296,33 @@ TEST(Transformer, KvCacheSlidesByHalfAWindowWhenFull) {
   EXPECT_EQ(client.cacheStats().misses, 2); // still one prefill and one decode executable
 }
 
+TEST(Transformer, KvCachePrefillsTheShortestWindowThatHoldsThePrompt) {
+  // Context 16: prompts of up to 8 bytes prefill a window of 8, longer ones
+  // the whole context; each window length compiles once, and either gives
+  // the bytes of padded decoding.
+  Client client = cpuClient();
+  gpt::Config c = smallConfig();
+  ASSERT_EQ(c.context, 16);
+  std::vector<Array> params = gpt::initParameters(c, 7);
+  gpt::Generator kv(client, c, params, Mesh{{"data", "model"}, {1, 1}}, gpt::Mode::KvCache);
+  ASSERT_TRUE(kv.initialize().ok());
+  EXPECT_EQ(client.cacheStats().misses, 1); // the decode step; no window yet
+  Client other = cpuClient();
+  gpt::Generator padded(other, c, params, Mesh{{"data", "model"}, {1, 1}}, gpt::Mode::Padded);
+  ASSERT_TRUE(padded.initialize().ok());
+  int64_t misses = 1;
+  for (const char *prompt : {"abc", "abcdefgh", "abcdefghi", "ab"}) {
+    std::string p = prompt;
+    StatusOr<gpt::Generator::Result> a = kv.generate(p, c.context - (int64_t)p.size(), {}, nullptr);
+    StatusOr<gpt::Generator::Result> b =
+        padded.generate(p, c.context - (int64_t)p.size(), {}, nullptr);
+    ASSERT_TRUE(a.ok() && b.ok()) << (a.ok() ? b.message() : a.message());
+    EXPECT_EQ(a->bytes[0], b->bytes[0]) << "prompt " << p;
+    misses += p == "abc" || p == "abcdefghi"; // the first of windows 8 and 16
+    EXPECT_EQ(client.cacheStats().misses, misses) << "prompt " << p;
+  }
+}
+
 TEST(Transformer, BatchedDecodingSplitsSequencesOverData) {
   // Each sequence of a batch decodes as it would alone: greedy bytes of a
   // batch of 4 on data=2, model=2 equal the single-sequence ones.
