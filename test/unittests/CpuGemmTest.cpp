@@ -121,6 +121,13 @@ const Case kCases[] = {
     // Rows of C in groups of 32 and 8 columns with a remainder, and dots in
     // groups of four columns with one left over.
     {"tiny_wide_rows", 2, 83, 19, false, false, 3},
+    // One row against a matrix read by rows (weights as PyTorch stores
+    // them), one column from A's rows, and a transposed row: matrix-vector
+    // products, with lengths off the kernels' 16 lanes and groups of 4.
+    {"vector_times_rows", 1, 83, 37, false, true, 1},
+    {"vector_times_long_rows", 1, 258, 1040, false, true, 1},
+    {"rows_times_vector", 45, 1, 70, false, false, 1},
+    {"transposed_vector_times_rows", 1, 64, 40, true, true, 1},
     {"tiny_dot_groups", 3, 13, 29, true, true, 2},
 };
 

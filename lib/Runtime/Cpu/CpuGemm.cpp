@@ -721,6 +721,18 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
   // order of the other.
   MatrixView ra = a, rb = b;
   bool pack = hasGaps(a, M, K) || hasGaps(b, K, N);
+  // A matrix read by rows times one vector (a decode step's weights): a
+  // bf16 matrix read as it is, at half the bytes of f32, rather than
+  // widened to f32 first. An f32 one takes the same kernel, so the bits do
+  // not depend on which operand was stored at bf16.
+  if (precision == MatmulPrecision::BF16 && library == GemmLibrary::Auto && a.items() == 1) {
+    if (M == 1 && b.trans &&
+        bf16MatrixVector(N, K, B, bType, b.ld, A, aType, a.trans ? a.ld : 1, C))
+      return;
+    if (N == 1 && M > 1 && !a.trans &&
+        bf16MatrixVector(M, K, A, aType, a.ld, B, bType, b.trans ? 1 : b.ld, C))
+      return;
+  }
   if (precision == MatmulPrecision::BF16) {
 #ifdef SHARDC_HAVE_DNNL
     if (dnnl && cpuHasBf16()) {

@@ -88,6 +88,13 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
           const void *B, DType bType, const MatrixView &b, float *C, MatmulPrecision precision,
           GemmLibrary library = GemmLibrary::Auto);
 
+/// The bf16 product y[r] = W[r, 0:K] . x for r in [0, rows) (CpuGemv.cpp):
+/// W's rows `ld` apart, x's elements `incx` apart, each f32 (rounded to
+/// bf16 here) or bf16 (a bf16 matrix is read as it is). False, with nothing
+/// written, where the CPU has no kernel for it (AVX2 and FMA).
+bool bf16MatrixVector(int64_t rows, int64_t K, const void *W, DType wType, int64_t ld,
+                      const void *x, DType xType, int64_t incx, float *y);
+
 /// y = bf16(x), nearest even (NaN stays NaN), as bf16 products round their
 /// f32 operands: on the shared pool.
 void toBf16(const float *x, uint16_t *y, int64_t n);

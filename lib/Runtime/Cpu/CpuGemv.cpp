@@ -1,0 +1,148 @@
+//===- CpuGemv.cpp - bf16 matrix-vector products --------------------------===//
+//
+// A decode step multiplies one row of activations by each weight matrix.
+// Such a product reads the matrix once and does two flops per element, so
+// its time is the time to read the matrix. Weights kept at bf16 halve that,
+// but only if the product reads them as they are: the general bf16 path
+// widens a bf16 operand to f32 (or rounds an f32 one) into a buffer first,
+// which reads and writes more than the product itself.
+//
+// This kernel reads a bf16 matrix row by row (an f32 one is rounded to bf16
+// first, so that a product gives the same bits whichever operand was stored
+// at bf16), widening eight elements at a
+// time in registers, against the vector rounded to bf16 once per call:
+// exactly the bf16 product (both operands rounded to bf16, their products
+// exact in f32, summed in f32). Weights in PyTorch's layout ([out, in], read
+// as B^T) make each output element the dot product of one contiguous row
+// with the vector; four rows go at once so each load of the vector serves
+// four rows, and the rows split across the shared pool in contiguous runs.
+//
+// Each output element is summed in one fixed order (eight lanes, two
+// accumulators, then the lanes), whatever the thread count.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include "shardc/Runtime/Array.h"
+
+#include <algorithm>
+#include <vector>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+namespace shardc::cpu {
+
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+
+#define SHARDC_GEMV_TARGET __attribute__((target("avx2,fma")))
+
+/// Eight bf16 elements widened to f32 (exact: the bf16 bits are the f32's
+/// upper half).
+SHARDC_GEMV_TARGET inline __m256 widen8(const uint16_t *p) {
+  __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+
+SHARDC_GEMV_TARGET inline float sum8(__m256 v) {
+  __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
+  __m128 s = _mm_add_ps(lo, hi);                   // lanes i + 4
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));          // + lanes 2 apart
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 0x55));   // + the neighbour
+  return _mm_cvtss_f32(s);
+}
+
+/// y[r] = W[r, 0:K] . x for r in [begin, end): W bf16, rows `ld` apart; x
+/// f32 (bf16 values), contiguous.
+SHARDC_GEMV_TARGET void bf16RowDotsAvx2(int64_t begin, int64_t end, int64_t K, const uint16_t *W,
+                                        int64_t ld, const float *x, float *y) {
+  int64_t K16 = K / 16 * 16;
+  // The elements past the last multiple of 16: in lane order, after the
+  // vector sums, so a row's sum does not depend on its group.
+  auto tail = [&](const uint16_t *w, float sum) {
+    for (int64_t k = K16; k < K; ++k)
+      sum += bf16ToFloat(w[k]) * x[k];
+    return sum;
+  };
+  int64_t r = begin;
+  for (; r + 4 <= end; r += 4) {
+    const uint16_t *w0 = W + r * ld, *w1 = w0 + ld, *w2 = w1 + ld, *w3 = w2 + ld;
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    __m256 b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    for (int64_t k = 0; k < K16; k += 16) {
+      __m256 x0 = _mm256_loadu_ps(x + k), x1 = _mm256_loadu_ps(x + k + 8);
+      a0 = _mm256_fmadd_ps(widen8(w0 + k), x0, a0);
+      b0 = _mm256_fmadd_ps(widen8(w0 + k + 8), x1, b0);
+      a1 = _mm256_fmadd_ps(widen8(w1 + k), x0, a1);
+      b1 = _mm256_fmadd_ps(widen8(w1 + k + 8), x1, b1);
+      a2 = _mm256_fmadd_ps(widen8(w2 + k), x0, a2);
+      b2 = _mm256_fmadd_ps(widen8(w2 + k + 8), x1, b2);
+      a3 = _mm256_fmadd_ps(widen8(w3 + k), x0, a3);
+      b3 = _mm256_fmadd_ps(widen8(w3 + k + 8), x1, b3);
+    }
+    y[r] = tail(w0, sum8(_mm256_add_ps(a0, b0)));
+    y[r + 1] = tail(w1, sum8(_mm256_add_ps(a1, b1)));
+    y[r + 2] = tail(w2, sum8(_mm256_add_ps(a2, b2)));
+    y[r + 3] = tail(w3, sum8(_mm256_add_ps(a3, b3)));
+  }
+  for (; r < end; ++r) {
+    const uint16_t *w = W + r * ld;
+    __m256 a = _mm256_setzero_ps(), b = a;
+    for (int64_t k = 0; k < K16; k += 16) {
+      a = _mm256_fmadd_ps(widen8(w + k), _mm256_loadu_ps(x + k), a);
+      b = _mm256_fmadd_ps(widen8(w + k + 8), _mm256_loadu_ps(x + k + 8), b);
+    }
+    y[r] = tail(w, sum8(_mm256_add_ps(a, b)));
+  }
+}
+
+bool cpuHasAvx2Fma() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+}
+
+#endif
+
+} // namespace
+
+bool bf16MatrixVector(int64_t rows, int64_t K, const void *matrix, DType wType, int64_t ld,
+                      const void *x, DType xType, int64_t incx, float *y) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  auto isFloat = [](DType t) { return t == DType::F32 || t == DType::BF16; };
+  if (!cpuHasAvx2Fma() || rows <= 0 || K <= 0 || !isFloat(wType) || !isFloat(xType))
+    return false;
+  const uint16_t *W = (const uint16_t *)matrix;
+  if (wType == DType::F32) { // each row rounded, packed K apart
+    static thread_local std::vector<uint16_t> rounded;
+    rounded.resize(rows * K);
+    for (int64_t r = 0; r < rows; ++r)
+      toBf16((const float *)matrix + r * ld, rounded.data() + r * K, K);
+    W = rounded.data(), ld = K;
+  }
+  // The vector rounded to bf16 (or widened, where it is bf16), once.
+  static thread_local std::vector<float> vec;
+  vec.resize(K);
+  for (int64_t k = 0; k < K; ++k)
+    vec[k] = xType == DType::BF16 ? bf16ToFloat(((const uint16_t *)x)[k * incx])
+                                  : bf16ToFloat(floatToBF16(((const float *)x)[k * incx]));
+  const float *v = vec.data();
+  // Runs of four rows, so that the split keeps groups whole.
+  int64_t groups = (rows + 3) / 4;
+  parallelRange(
+      groups,
+      [&](int64_t begin, int64_t end) {
+        bf16RowDotsAvx2(begin * 4, std::min(end * 4, rows), K, W, ld, v, y);
+      },
+      rows * K);
+  return true;
+#else
+  (void)rows, (void)K, (void)W, (void)ld, (void)x, (void)xType, (void)incx, (void)y;
+  return false;
+#endif
+}
+
+} // namespace shardc::cpu
