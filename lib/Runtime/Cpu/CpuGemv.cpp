@@ -119,8 +119,11 @@ bool bf16MatrixVector(int64_t rows, int64_t K, const void *matrix, DType wType, 
   if (wType == DType::F32) { // each row rounded, packed K apart
     static thread_local std::vector<uint16_t> rounded;
     rounded.resize(rows * K);
-    for (int64_t r = 0; r < rows; ++r)
-      toBf16((const float *)matrix + r * ld, rounded.data() + r * K, K);
+    if (ld == K) // one run, split over the pool
+      toBf16((const float *)matrix, rounded.data(), rows * K);
+    else
+      for (int64_t r = 0; r < rows; ++r)
+        toBf16((const float *)matrix + r * ld, rounded.data() + r * K, K);
     W = rounded.data(), ld = K;
   }
   // The vector rounded to bf16 (or widened, where it is bf16), once.
