@@ -27,6 +27,7 @@
 #ifndef SHARDC_TENSOR_H
 #define SHARDC_TENSOR_H
 
+#include "shardc/Common/MatmulPrecision.h"
 #include "shardc/Runtime/Array.h"
 #include "shardc/Runtime/Sharding.h"
 
@@ -144,6 +145,13 @@ struct DotDims {
 };
 /// Result dims: batch, then lhs free, then rhs free (like stablehlo).
 Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dims, CallSite site = {});
+/// The same at a stated precision (the `precision` attribute), like the
+/// `precision` argument of jax.lax.dot_general: it stands whatever the
+/// executable's default (JitOptions::precision). At bf16 each operand may be
+/// f32 or bf16 (a weight kept at bf16 is read as it is) and the result is
+/// f32; at f32 and tf32 the operands are f32.
+Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dims,
+                   MatmulPrecision precision, CallSite site = {});
 /// [m,k] x [k,n] -> [m,n]; [..., k] x [k, n] -> [..., n]; and with leading
 /// batch dimensions on both, broadcast as in NumPy:
 /// [b,h,t,d] x [b,h,d,s] -> [b,h,t,s], [b,h,t,d] x [h,d,s] -> [b,h,t,s].

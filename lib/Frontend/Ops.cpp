@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 namespace shardc {
 
@@ -395,13 +396,27 @@ Tensor constant(const Array &value, CallSite site) {
 // Contractions and reductions
 //===----------------------------------------------------------------------===//
 
-Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dimsIn, CallSite site) {
+namespace {
+
+Tensor dotGeneral(const Tensor &lhs, const Tensor &rhs, const DotDims &dimsIn,
+                  std::optional<MatmulPrecision> precision, const CallSite &site) {
   const char *op = "dot_general";
   Graph &g = graphOf(lhs, site, op);
   graphOf(rhs, site, op);
-  if (lhs.dtype() != rhs.dtype() || !isFloat(lhs.dtype()))
+  if (precision == MatmulPrecision::BF16) {
+    for (const Tensor *t : {&lhs, &rhs})
+      if (t->dtype() != DType::F32 && t->dtype() != DType::BF16)
+        fail(site, op, "at bf16 precision needs f32 or bf16 operands, got " + t->typeString());
+  } else if (precision) {
+    if (lhs.dtype() != DType::F32 || rhs.dtype() != DType::F32)
+      fail(site, op,
+           std::string("at ") + matmulPrecisionName(*precision) +
+               " precision needs f32 operands, got " + lhs.typeString() + " and " +
+               rhs.typeString());
+  } else if (lhs.dtype() != rhs.dtype() || !isFloat(lhs.dtype())) {
     fail(site, op,
          "needs float operands of one dtype, got " + lhs.typeString() + " and " + rhs.typeString());
+  }
   DotDims d = dimsIn;
   if (d.lhsBatching.size() != d.rhsBatching.size() ||
       d.lhsContracting.size() != d.rhsContracting.size())
@@ -442,12 +457,25 @@ Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dimsIn, 
   for (int64_t i = 0; i < rhs.rank(); ++i)
     if (!rhsUsed[i])
       out.push_back(rhs.shape()[i]);
-  return record(g, "shardc.dot_general", {lhs.id(), rhs.id()}, lhs.dtype(), out,
-                "lhs_batching_dims = " + i64Array(d.lhsBatching) +
-                    ", lhs_contracting_dims = " + i64Array(d.lhsContracting) +
-                    ", rhs_batching_dims = " + i64Array(d.rhsBatching) +
-                    ", rhs_contracting_dims = " + i64Array(d.rhsContracting),
-                site);
+  std::string properties = "lhs_batching_dims = " + i64Array(d.lhsBatching) +
+                           ", lhs_contracting_dims = " + i64Array(d.lhsContracting) +
+                           ", rhs_batching_dims = " + i64Array(d.rhsBatching) +
+                           ", rhs_contracting_dims = " + i64Array(d.rhsContracting);
+  if (precision)
+    properties += std::string(", precision = \"") + matmulPrecisionName(*precision) + "\"";
+  return record(g, "shardc.dot_general", {lhs.id(), rhs.id()}, precision ? DType::F32 : lhs.dtype(),
+                out, properties, site);
+}
+
+} // namespace
+
+Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dims, CallSite site) {
+  return dotGeneral(lhs, rhs, dims, std::nullopt, site);
+}
+
+Tensor dot_general(const Tensor &lhs, const Tensor &rhs, const DotDims &dims,
+                   MatmulPrecision precision, CallSite site) {
+  return dotGeneral(lhs, rhs, dims, precision, site);
 }
 
 Tensor matmul(const Tensor &a, const Tensor &b, CallSite site) {

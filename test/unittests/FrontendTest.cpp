@@ -283,6 +283,74 @@ TEST(Frontend, BatchedMatmulAndNegativeSlices) {
 
 // ---- Errors at trace time ----------------------------------------------------
 
+// A product at a stated precision: at bf16 it reads a weight kept at bf16
+// as it is, next to an f32 operand, and gives the f32 sums of the rounded
+// operands' products; a stated f32 stands when the executable's default is
+// bf16, as a stated bf16 does under an f32 default.
+TEST(Frontend, DotGeneralAtAStatedPrecision) {
+  Client client = cpuClient();
+  Array x = randomArray({3, 40}, 4), w = randomArray({6, 40}, 5); // w as [out, in]
+  Array wHalf(DType::BF16, w.shape());
+  for (int64_t i = 0; i < w.numElements(); ++i)
+    wHalf.setDouble(i, w.getDouble(i)); // rounded to nearest even
+  auto product = [](MatmulPrecision p) {
+    return [p](const std::vector<Tensor> &in) {
+      return std::vector<Tensor>{dot_general(in[0], in[1], {{}, {}, {1}, {1}}, p)};
+    };
+  };
+  auto want = [&](bool rounded) {
+    std::vector<double> out;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 6; ++j) {
+        double acc = 0;
+        for (int k = 0; k < 40; ++k) {
+          float a = (float)x.getDouble(i * 40 + k), b = (float)w.getDouble(j * 40 + k);
+          acc += rounded ? (double)bf16ToFloat(floatToBF16(a)) * bf16ToFloat(floatToBF16(b))
+                         : (double)a * b;
+        }
+        out.push_back(acc);
+      }
+    return out;
+  };
+  std::vector<double> exact = want(false), rounded = want(true);
+  JitOptions bf16Default;
+  bf16Default.precision = "bf16";
+  for (const Array &weight : {w, wHalf}) {
+    std::vector<Array> out = run(client, product(MatmulPrecision::BF16), {x, weight});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].dtype(), DType::F32);
+    expectNear(out[0], rounded, 1e-5);
+  }
+  std::vector<Array> f32 = run(client, product(MatmulPrecision::F32), {x, w}, bf16Default);
+  ASSERT_EQ(f32.size(), 1u);
+  expectNear(f32[0], exact, 1e-5);
+  // The two differ by far more than the tolerance: the test tells them apart.
+  double apart = 0;
+  for (size_t i = 0; i < exact.size(); ++i)
+    apart = std::max(apart, std::fabs(exact[i] - rounded[i]));
+  EXPECT_GT(apart, 1e-3);
+  // The attribute is in the program.
+  std::string text =
+      traceToModule(product(MatmulPrecision::BF16),
+                    {{"x", DType::F32, {3, 40}, {}}, {"w", DType::BF16, {6, 40}, {}}});
+  EXPECT_NE(text.find("precision = \"bf16\""), std::string::npos) << text;
+  // Operands a precision does not take.
+  auto expectError = [&](MatmulPrecision p, DType a, DType b, const std::string &what) {
+    try {
+      traceToModule(product(p), {{"x", a, {3, 40}, {}}, {"w", b, {6, 40}, {}}});
+      ADD_FAILURE() << "no error, expected: " << what;
+    } catch (const TraceError &e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  expectError(MatmulPrecision::F32, DType::F32, DType::BF16,
+              "dot_general: at f32 precision needs f32 operands, got f32[3x40] and bf16[6x40]");
+  expectError(MatmulPrecision::BF16, DType::F32, DType::I32,
+              "dot_general: at bf16 precision needs f32 or bf16 operands, got i32[6x40]");
+  expectError(MatmulPrecision::TF32, DType::BF16, DType::BF16,
+              "at tf32 precision needs f32 operands");
+}
+
 TEST(Frontend, ShapeErrorNamesTheCallSite) {
   Client client = cpuClient();
   int line = 0;

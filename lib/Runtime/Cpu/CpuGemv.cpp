@@ -50,9 +50,9 @@ SHARDC_GEMV_TARGET inline __m256 widen8(const uint16_t *p) {
 
 SHARDC_GEMV_TARGET inline float sum8(__m256 v) {
   __m128 lo = _mm256_castps256_ps128(v), hi = _mm256_extractf128_ps(v, 1);
-  __m128 s = _mm_add_ps(lo, hi);                   // lanes i + 4
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));          // + lanes 2 apart
-  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 0x55));   // + the neighbour
+  __m128 s = _mm_add_ps(lo, hi);                 // lanes i + 4
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));        // + lanes 2 apart
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 0x55)); // + the neighbour
   return _mm_cvtss_f32(s);
 }
 
