@@ -26,7 +26,7 @@ const char *kUsage =
     "       shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N [--temperature T]\n"
     "                        [--top-k K] [--seed S] [--mode padded|kv-cache] [--batch B]\n"
     "                        [--devices N] [--mesh data=D,model=M] [--warmup N]\n"
-    "                        [--emit-mlir PATH]\n"
+    "                        [--precision f32|bf16|tf32] [--emit-mlir PATH]\n"
     "       shardc-gpt plan [--mesh data=D,model=M] [--batch B] [--profile h100|h200|FILE]\n"
     "                        [--precision f32|bf16|tf32]\n"
     "                        [--d-model D] [--heads H] [--d-ff F] [--layers L] [--context T]\n";

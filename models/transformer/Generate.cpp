@@ -41,10 +41,16 @@ const char *modeName(Mode mode) { return mode == Mode::Padded ? "padded" : "kv-c
 namespace {
 
 shardc::JitOptions options(const Config &c, const shardc::Mesh &mesh, std::string name,
-                           std::vector<std::string> first, size_t donated) {
+                           std::vector<std::string> first, size_t donated,
+                           shardc::MatmulPrecision precision) {
   shardc::JitOptions j;
   j.name = std::move(name);
   j.mesh = mesh;
+  // At bf16 the products with weights say so themselves (the weights are
+  // bf16); attention's products over the f32 caches stay f32, since
+  // rounding the caches at every step would cost more than it saves.
+  if (precision != shardc::MatmulPrecision::BF16)
+    j.precision = shardc::matmulPrecisionName(precision);
   j.argNames = std::move(first);
   for (const ParamInfo &p : parameters(c))
     j.argNames.push_back(p.name);
@@ -73,21 +79,32 @@ shardc::PartitionSpec batchSpec(const shardc::Mesh &mesh, int64_t rank) {
 } // namespace
 
 Generator::Generator(shardc::Client &client, Config config, std::vector<Array> params,
-                     shardc::Mesh mesh, Mode mode, int64_t batch)
+                     shardc::Mesh mesh, Mode mode, int64_t batch, shardc::MatmulPrecision precision)
     : client_(client), config_(config), mesh_(std::move(mesh)), mode_(mode), batch_(batch),
-      hostParams_(std::move(params)),
+      precision_(precision), hostParams_(std::move(params)),
       window_(client.jit(
           mode == Mode::Padded ? nextTokenLogitsFunction(config_) : prefillFunction(config_),
           options(config_, mesh_, mode == Mode::Padded ? "next_token_logits" : "prefill",
-                  {"tokens", "position"}, 0))),
+                  {"tokens", "position"}, 0, precision))),
       decode_(
-          client.jit(decodeFunction(config_),
-                     options(config_, mesh_, "decode", cacheNames(config_), 2 * config_.layers))) {}
+          client.jit(decodeFunction(config_), options(config_, mesh_, "decode", cacheNames(config_),
+                                                      2 * config_.layers, precision))) {}
+
+DType Generator::paramType(const ParamInfo &p) const {
+  return precision_ == shardc::MatmulPrecision::BF16 && isProductWeight(p) ? DType::BF16
+                                                                           : config_.dtype;
+}
 
 Status Generator::initialize() {
   std::vector<ParamInfo> infos = parameters(config_);
   params_.clear();
   for (size_t i = 0; i < infos.size(); ++i) {
+    if (paramType(infos[i]) != hostParams_[i].dtype()) { // rounded once, nearest even
+      Array rounded(paramType(infos[i]), hostParams_[i].shape());
+      for (int64_t e = 0; e < rounded.numElements(); ++e)
+        rounded.setDouble(e, hostParams_[i].getDouble(e));
+      hostParams_[i] = std::move(rounded);
+    }
     StatusOr<shardc::DeviceArray> d =
         client_.device_put(hostParams_[i], {mesh_, paramSpec(infos[i], mesh_)});
     if (!d.ok())
@@ -154,7 +171,7 @@ std::vector<shardc::ArgSpec> Generator::argSpecs(bool decode, int64_t window) co
       args.push_back(spec(names[2 + i], config_.dtype, {batch_, H, T, hd}, cacheSpec(mesh_)));
   }
   for (const ParamInfo &p : parameters(config_))
-    args.push_back(spec(p.name, config_.dtype, p.shape, paramSpec(p, mesh_)));
+    args.push_back(spec(p.name, paramType(p), p.shape, paramSpec(p, mesh_)));
   return args;
 }
 

@@ -21,6 +21,13 @@
 //
 // Both give the same bytes as long as prompt and output fit in the context.
 //
+// At bf16 precision the weights only products read (isProductWeight) are
+// kept on the devices at bf16, rounded once from the checkpoint's f32, and
+// their products are bf16 products (f32 sums): a decode step reads half the
+// bytes of weights. Everything else stays f32, attention's products over
+// the caches included (rounding the caches at every step would cost more
+// than it saves). tf32 rounds every product's operands, as in training.
+//
 //   gpt::Generator g(client, config, params, mesh, gpt::Mode::KvCache);
 //   g.generate(prompt, 200, sampling, [](uint8_t b) { std::putchar(b); });
 //
@@ -57,9 +64,11 @@ public:
   /// `params` in parameters() order, laid out on `mesh` by paramSpec.
   /// `batch` sequences decode together (each from the same prompt, each
   /// sampled with its own seed: Sampling::seed + its index); the mesh's
-  /// "data" axis splits them.
+  /// "data" axis splits them. `precision`: how the products compute (see
+  /// the top of the file).
   Generator(shardc::Client &client, Config config, std::vector<shardc::Array> params,
-            shardc::Mesh mesh, Mode mode = Mode::Padded, int64_t batch = 1);
+            shardc::Mesh mesh, Mode mode = Mode::Padded, int64_t batch = 1,
+            shardc::MatmulPrecision precision = shardc::MatmulPrecision::F32);
   /// Places the parameters and compiles the executables (or finds them in
   /// the compile cache).
   shardc::Status initialize();
@@ -81,6 +90,8 @@ public:
   shardc::StatusOr<std::string> traceStep() const;
 
 private:
+  /// The dtype parameter `p` has on the devices.
+  shardc::DType paramType(const ParamInfo &p) const;
   /// The arguments of the padded window (prefill) of `window` positions
   /// (0: the context), or of the decode step.
   std::vector<shardc::ArgSpec> argSpecs(bool decode, int64_t window = 0) const;
@@ -109,6 +120,7 @@ private:
   shardc::Mesh mesh_;
   Mode mode_;
   int64_t batch_;
+  shardc::MatmulPrecision precision_;
   std::vector<shardc::Array> hostParams_;
   std::vector<shardc::DeviceArray> params_;
   std::vector<shardc::DeviceArray> caches_; // kv-cache: K0, V0, K1, V1, ...

@@ -84,6 +84,17 @@ std::vector<ParamInfo> parameters(const Config &c) {
   return ps;
 }
 
+bool isProductWeight(const ParamInfo &p) {
+  auto endsWith = [&](const std::string &tail) {
+    return p.name.size() >= tail.size() &&
+           p.name.compare(p.name.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  for (const char *w : {".qkv.weight", ".proj.weight", ".ff1.weight", ".ff2.weight"})
+    if (endsWith(w))
+      return true;
+  return p.name == "head.weight";
+}
+
 std::vector<Array> initParameters(const Config &config, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.0f, 0.02f);
@@ -137,9 +148,18 @@ std::vector<ParamInfo> keptWholeByFsdp(const Config &config, const shardc::Mesh 
 
 namespace {
 
+/// A product with a weight: at bf16 precision where the weight is kept at
+/// bf16 (generation at bf16 reads it as it is), else at the executable's.
+Tensor weightProduct(const Tensor &x, const Tensor &w, const shardc::DotDims &dims,
+                     shardc::CallSite site = {}) {
+  if (w.dtype() == DType::BF16)
+    return shardc::dot_general(x, w, dims, shardc::MatmulPrecision::BF16, site);
+  return shardc::dot_general(x, w, dims, site);
+}
+
 /// x [..., in] times a PyTorch-layout weight w [out, in]: [..., out].
-Tensor linear(const Tensor &x, const Tensor &w, const Tensor &b) {
-  return shardc::dot_general(x, w, {{}, {}, {x.rank() - 1}, {1}}) + b;
+Tensor linear(const Tensor &x, const Tensor &w, const Tensor &b, shardc::CallSite site = {}) {
+  return shardc::add(weightProduct(x, w, {{}, {}, {x.rank() - 1}, {1}}, site), b, site);
 }
 
 /// Adds 0 where a position may attend (key <= query) and -1e9 elsewhere:
@@ -216,8 +236,8 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
     // ---- attention: x + proj(softmax(q k^T / sqrt(hd) + mask) v)
     Tensor h = stream.regathered(shardc::layer_norm(x, w[0], w[1])); // [B,T,d]
     Tensor qkv =
-        stream.columns(shardc::dot_general(h, w[2], {{}, {}, {2}, {3}}) + w[3], 3); // [B,T,3,H,hd]
-    auto part = [&](int64_t i) {                                                    // [B,T,H,hd]
+        stream.columns(weightProduct(h, w[2], {{}, {}, {2}, {3}}) + w[3], 3); // [B,T,3,H,hd]
+    auto part = [&](int64_t i) {                                              // [B,T,H,hd]
       return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, T, i + 1, H, hd}),
                              {B, T, H, hd});
     };
@@ -229,8 +249,8 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
     Tensor scores = shardc::dot_general(q, k, {{0, 2}, {0, 2}, {3}, {3}}); // [B,H,T,T]
     Tensor probs = shardc::softmax(scores * scale + mask, -1);             // [B,H,T,T]
     Tensor y = stream.columns(shardc::dot_general(probs, v, {{0, 1}, {0, 2}, {3}, {1}}),
-                              1);                                                // [B,H,T,hd]
-    Tensor attn = shardc::dot_general(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,T,d]
+                              1);                                          // [B,H,T,hd]
+    Tensor attn = weightProduct(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,T,d]
     return std::vector<Tensor>{feedForward(stream.split(x + attn), w, stream)};
   };
   shardc::TracedFn run = block;
@@ -248,11 +268,12 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
   return linear(xf, w[2], w[3]);                 // [B,T,V]
 }
 
-/// The logits [B,T,V] -> the row at `position` [B,V].
-Tensor logitsAt(const Config &c, const Tensor &logits, const Tensor &position) {
-  int64_t T = logits.dim(1);
-  Tensor at = shardc::astype(shardc::equal(shardc::iota({T}, 0), position), c.dtype); // [T]
-  return shardc::dot_general(logits, at, {{}, {}, {1}, {0}});                         // [B,V]
+/// The logits [B,T,V] -> the row at `position` [B,V], as they are (not a
+/// product, which a bf16 default would round).
+Tensor logitsAt(const Tensor &logits, const Tensor &position) {
+  int64_t B = logits.dim(0), V = logits.dim(2);
+  Tensor zero = shardc::full({}, 0, position.dtype());
+  return shardc::reshape(shardc::dynamic_slice(logits, {zero, position, zero}, {B, 1, V}), {B, V});
 }
 
 } // namespace
@@ -267,7 +288,7 @@ shardc::TracedFn lossFunction(const Config &config, const LossOptions &options) 
 shardc::TracedFn nextTokenLogitsFunction(const Config &config) {
   return [config](const std::vector<Tensor> &in) {
     Tensor logits = forward(config, in[0], in.data() + 2); // [B,T,V]
-    Tensor row = logitsAt(config, logits, in[1]);          // [B,V]
+    Tensor row = logitsAt(logits, in[1]);                  // [B,V]
     return std::vector<Tensor>{row, shardc::argmax(row, 1)};
   };
 }
@@ -285,7 +306,7 @@ shardc::TracedFn prefillFunction(const Config &config) {
           shardc::full({cache.dim(0), cache.dim(1), T - W, cache.dim(3)}, 0, config.dtype);
       cache = shardc::concatenate({cache, rest}, 2); // [B,H,T,hd]
     }
-    out[0] = logitsAt(config, logits, in[1]);
+    out[0] = logitsAt(logits, in[1]);
     out.push_back(shardc::argmax(out[0], 1));
     return out;
   };
@@ -307,9 +328,9 @@ shardc::TracedFn decodeFunction(const Config &c) {
     std::vector<Tensor> out(1);
     const Tensor *w = p + 2;
     for (int64_t l = 0; l < c.layers; ++l, w += 12) {
-      Tensor h = shardc::layer_norm(x, w[0], w[1]);                         // [B,1,d]
-      Tensor qkv = shardc::dot_general(h, w[2], {{}, {}, {2}, {3}}) + w[3]; // [B,1,3,H,hd]
-      auto part = [&](int64_t i) {                                          // [B,H,1,hd]
+      Tensor h = shardc::layer_norm(x, w[0], w[1]);                   // [B,1,d]
+      Tensor qkv = weightProduct(h, w[2], {{}, {}, {2}, {3}}) + w[3]; // [B,1,3,H,hd]
+      auto part = [&](int64_t i) {                                    // [B,H,1,hd]
         return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, 1, i + 1, H, hd}),
                                {B, H, 1, hd});
       };
@@ -321,7 +342,7 @@ shardc::TracedFn decodeFunction(const Config &c) {
       Tensor scores = shardc::dot_general(part(0), k, {{0, 1}, {0, 1}, {3}, {3}}); // [B,H,1,T]
       Tensor probs = shardc::softmax(scores * scale + mask, -1);                   // [B,H,1,T]
       Tensor y = shardc::dot_general(probs, v, {{0, 1}, {0, 1}, {3}, {2}});        // [B,H,1,hd]
-      Tensor attn = shardc::dot_general(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,1,d]
+      Tensor attn = weightProduct(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5];       // [B,1,d]
       x = feedForward(x + attn, w, Stream{});
       out.push_back(k);
       out.push_back(v);

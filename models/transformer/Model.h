@@ -59,6 +59,11 @@ struct ParamInfo {
 /// The parameters in state_dict order.
 std::vector<ParamInfo> parameters(const Config &config);
 
+/// Whether only products read `p` (the weights of qkv, proj, ff1, ff2 and
+/// the head, not the embeddings): generation at bf16 keeps these at bf16,
+/// and the model's functions read a bf16 one at bf16 precision.
+bool isProductWeight(const ParamInfo &p);
+
 /// Parameters drawn as in the reference: weights ~ N(0, 0.02), biases 0,
 /// LayerNorm scales 1. Deterministic in `seed`.
 std::vector<shardc::Array> initParameters(const Config &config, uint64_t seed);

@@ -19,6 +19,7 @@
 //   shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N
 //                    [--temperature T] [--top-k K] [--seed S]
 //                    [--mode padded|kv-cache] [--batch B] [--mesh data=D,model=M]
+//                    [--precision f32|bf16|tf32]
 //
 //   shardc-gpt plan [--mesh data=D,model=M] [--batch B] [--profile h100|h200|FILE]
 //                    [--precision f32|bf16|tf32] [--d-model D ... --context T]

@@ -323,6 +323,28 @@ TEST(Transformer, KvCachePrefillsTheShortestWindowThatHoldsThePrompt) {
   }
 }
 
+TEST(Transformer, GenerationAtBf16ReadsItsWeightsAtBf16) {
+  // At bf16 the decode step takes the product weights as bf16 arguments and
+  // states bf16 products; kv-cache and padded decoding agree at bf16 too.
+  Client client = cpuClient();
+  gpt::Config c = smallConfig();
+  std::vector<Array> params = gpt::initParameters(c, 8);
+  Mesh mesh{{"data", "model"}, {1, 1}};
+  gpt::Generator kv(client, c, params, mesh, gpt::Mode::KvCache, 1, MatmulPrecision::BF16);
+  gpt::Generator padded(client, c, params, mesh, gpt::Mode::Padded, 1, MatmulPrecision::BF16);
+  ASSERT_TRUE(kv.initialize().ok() && padded.initialize().ok());
+  StatusOr<std::string> text = kv.traceStep();
+  ASSERT_TRUE(text.ok()) << text.message();
+  // qkv, ff1 and the head's weights (the embeddings stay f32).
+  for (const char *want : {"tensor<3x4x8x32xbf16>", "tensor<64x32xbf16>", "tensor<256x32xbf16>",
+                           "precision = \"bf16\""})
+    EXPECT_NE(text->find(want), std::string::npos) << want;
+  StatusOr<gpt::Generator::Result> a = kv.generate("abc", 13, {}, nullptr);
+  StatusOr<gpt::Generator::Result> b = padded.generate("abc", 13, {}, nullptr);
+  ASSERT_TRUE(a.ok() && b.ok()) << (a.ok() ? b.message() : a.message());
+  EXPECT_EQ(a->bytes[0], b->bytes[0]);
+}
+
 TEST(Transformer, BatchedDecodingSplitsSequencesOverData) {
   // Each sequence of a batch decodes as it would alone: greedy bytes of a
   // batch of 4 on data=2, model=2 equal the single-sequence ones.

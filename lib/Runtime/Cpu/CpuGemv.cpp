@@ -27,6 +27,7 @@
 #include "shardc/Runtime/Array.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -126,12 +127,27 @@ bool bf16MatrixVector(int64_t rows, int64_t K, const void *matrix, DType wType, 
         toBf16((const float *)matrix + r * ld, rounded.data() + r * K, K);
     W = rounded.data(), ld = K;
   }
-  // The vector rounded to bf16 (or widened, where it is bf16), once.
-  static thread_local std::vector<float> vec;
-  vec.resize(K);
-  for (int64_t k = 0; k < K; ++k)
-    vec[k] = xType == DType::BF16 ? bf16ToFloat(((const uint16_t *)x)[k * incx])
-                                  : bf16ToFloat(floatToBF16(((const float *)x)[k * incx]));
+  // The vector rounded to bf16 (as the products round it), then widened to
+  // f32 for the kernel, once per call.
+  static thread_local std::vector<uint16_t> half;
+  static thread_local std::vector<float> gathered, vec;
+  half.resize(K), vec.resize(K);
+  const uint16_t *h = (const uint16_t *)x;
+  if (xType == DType::F32) {
+    const float *f = (const float *)x;
+    if (incx != 1) {
+      gathered.resize(K);
+      for (int64_t k = 0; k < K; ++k)
+        gathered[k] = f[k * incx];
+      f = gathered.data();
+    }
+    toBf16(f, half.data(), K);
+    h = half.data(), incx = 1;
+  }
+  for (int64_t k = 0; k < K; ++k) {
+    uint32_t bits = (uint32_t)h[k * incx] << 16;
+    std::memcpy(&vec[k], &bits, 4);
+  }
   const float *v = vec.data();
   // Runs of four rows, so that the split keeps groups whole.
   int64_t groups = (rows + 3) / 4;
