@@ -11,6 +11,8 @@
 #      donated key/value caches, against PyTorch's kv-cache decoding (its
 #      `kvcache` row); batch 1 (after a warm-up generation, and as the first
 #      generation of a process) and batch 8 against PyTorch at batch 8;
+#      and at --precision bf16 (weights kept at bf16) against PyTorch's
+#      kv-cache decoding under CPU autocast to bf16, and against its f32 row;
 #   c. where the kv-cache decode step's time goes: the bytes of weights it
 #      reads per byte against its time.
 # The sides alternate, `rounds` times; the table has medians. Both sides load
@@ -84,11 +86,14 @@ for round in $(seq "$rounds"); do
   gen kv1 --mode kv-cache --warmup 200
   gen kv1-first --mode kv-cache
   gen kv8 --mode kv-cache --batch 8 --warmup 200
+  gen kv1-bf16 --mode kv-cache --precision bf16 --warmup 200
   if [ $have_torch = 1 ]; then
     run torch $py "$peers/peer_generate.py" --new-tokens 200 --repeats 1 --quiet-wait 5 \
       --warmup-tokens 200 --ckpt none
     run torch8 env SHARDC_PEERS="$peers" $py "$here/peer_generate_batch.py" --batch 8 \
       --new-tokens 200 --warmup-tokens 200
+    run torch1-bf16 env SHARDC_PEERS="$peers" $py "$here/peer_generate_batch.py" --batch 1 \
+      --new-tokens 200 --warmup-tokens 200 --precision bf16
   fi
 done
 
@@ -141,6 +146,11 @@ row("kv-cache, batch 1, first generation of a process", "kv1-first",
     "kv-cache, after its warm-up", kv)
 row("kv-cache, batch 8 (bytes/s of all 8)", "kv8", "kv-cache, batch 8 (peer_generate_batch.py)",
     kv8)
+kvbf = med("torch1-bf16", "tokens_per_s") if torch_ok else None
+row("kv-cache, batch 1, `--precision bf16`", "kv1-bf16",
+    "kv-cache under autocast bf16 (peer_generate_batch.py --batch 1 --precision bf16)", kvbf)
+row("kv-cache, batch 1, `--precision bf16`", "kv1-bf16",
+    "kv-cache at f32 (peer_generate.py `kvcache`, its faster row)", kv)
 if torch_ok:
     p(f"\nPyTorch's naive decoding (the growing sequence, no cache): "
       f"{med('torch', 'naive', 'tokens_per_s'):,.0f} tokens/s.")
@@ -152,10 +162,14 @@ caches = 2 * 4 * 4 * 128 * 64 * 4 // 2   # half the cache on average: positions 
 p(f"\nkv-cache, batch 1: each decode step reads the 13.3 MB of weights "
   f"(3.32 M f32 parameters) and on average half its 1.0 MB of caches in "
   f"{ms:.3f} ms: {(weights + caches) / (ms * 1e-3) / 1e9:.1f} GB/s (this machine's L3: "
-  f"{info.get('L3 cache', 'unknown')}). Batch 8 reads them once for 8 bytes.\n")
+  f"{info.get('L3 cache', 'unknown')}). Batch 8 reads them once for 8 bytes. At bf16 the "
+  f"product weights (3.21 M of the 3.32 M parameters) are read at 2 bytes: "
+  f"{med('kv1-bf16', 'ms_per_token_median'):.3f} ms per step.\n")
 p(f"Checkpoint: {os.path.basename(E['CKPT'])}. Commands: `shardc-gpt generate --checkpoint CKPT "
   f"--prompt ROMEO: --tokens 200 --mode padded|kv-cache [--batch 8] [--warmup 200]`, "
   f"`{sys.executable} ../shared/bench/peer_generate.py --new-tokens 200 --repeats 1 "
   f"--warmup-tokens 200 --ckpt none`, `{sys.executable} bench/peer_generate_batch.py --batch 8 "
-  f"--new-tokens 200 --warmup-tokens 200`.")
+  f"--new-tokens 200 --warmup-tokens 200`, `{sys.executable} bench/peer_generate_batch.py "
+  f"--batch 1 --new-tokens 200 --warmup-tokens 200 --precision bf16`; "
+  f"`--precision bf16` rows add that flag to shardc-gpt generate.")
 PY

@@ -2,13 +2,15 @@
 """PyTorch's KV-cache decoding of a batch: the peer of `shardc-gpt generate --mode kv-cache --batch B`.
 
   bench/peer_generate_batch.py [--batch 8] [--new-tokens 200] [--warmup-tokens 200] [--threads 2]
+                               [--precision f32|bf16]
 
 The decoding of ../shared/bench/peer_generate.py's `kvcache` row (a prefill of
 the prompt that keeps each block's keys and values, one position per token
 against the cache, the last half of the window prefilled again when it is
 full), with its own functions, on a batch of B copies of the prompt "ROMEO:",
 each greedy. Weights: the seeded untrained init (speed does not depend on
-them). Times one generation after an untimed one of --warmup-tokens; prints
+them). --precision bf16 runs both generations under CPU autocast to bf16,
+as PyTorch's mixed precision does (the peer of `--precision bf16`). Times one generation after an untimed one of --warmup-tokens; prints
 one JSON line whose tokens_per_s counts the bytes of all B sequences.
 """
 import argparse
@@ -62,19 +64,22 @@ def main():
     p.add_argument("--warmup-tokens", type=int, default=200)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--precision", choices=["f32", "bf16"], default="f32")
     args = p.parse_args()
     use_blas("openmp")
     limit_threads(args.threads, None)
     torch.manual_seed(args.seed)
     model = TinyTransformer().eval()
     prompt = list(args.prompt.encode())
-    generate_batch(model, prompt, args.warmup_tokens, args.batch)
-    start = time.perf_counter()
-    outs = generate_batch(model, prompt, args.new_tokens, args.batch)
-    wall = time.perf_counter() - start
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
+        generate_batch(model, prompt, args.warmup_tokens, args.batch)
+        start = time.perf_counter()
+        outs = generate_batch(model, prompt, args.new_tokens, args.batch)
+        wall = time.perf_counter() - start
     print(json.dumps({"bench": "peer_generate_batch", "batch": args.batch,
                       "new_tokens": args.new_tokens, "warmup_tokens": args.warmup_tokens,
-                      "threads": args.threads, "torch": torch.__version__,
+                      "threads": args.threads, "precision": args.precision,
+                      "torch": torch.__version__,
                       "tokens_per_s": round(args.batch * args.new_tokens / wall, 1),
                       "ms_per_step": round(1e3 * wall / args.new_tokens, 3),
                       "rows_agree": all(o == outs[0] for o in outs)}))
