@@ -726,12 +726,15 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
   // widened to f32 first. An f32 one takes the same kernel, so the bits do
   // not depend on which operand was stored at bf16.
   if (precision == MatmulPrecision::BF16 && library == GemmLibrary::Auto && a.items() == 1) {
-    if (M == 1 && b.trans &&
-        bf16MatrixVector(N, K, B, bType, b.ld, A, aType, a.trans ? a.ld : 1, C))
+    bool done = (M == 1 && b.trans &&
+                 bf16MatrixVector(N, K, B, bType, b.ld, A, aType, a.trans ? a.ld : 1, C)) ||
+                (N == 1 && M > 1 && !a.trans &&
+                 bf16MatrixVector(M, K, A, aType, a.ld, B, bType, b.trans ? 1 : b.ld, C));
+    if (done) {
+      if (debugLog())
+        debugOnce(productName("bf16", M, N, K, a, b) + ": the matrix-vector kernel");
       return;
-    if (N == 1 && M > 1 && !a.trans &&
-        bf16MatrixVector(M, K, A, aType, a.ld, B, bType, b.trans ? 1 : b.ld, C))
-      return;
+    }
   }
   if (precision == MatmulPrecision::BF16) {
 #ifdef SHARDC_HAVE_DNNL
