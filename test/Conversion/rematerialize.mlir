@@ -1,5 +1,6 @@
 // RUN: shardc-opt %s --shardc-lower-to-plan="entry=forward_backward" -o /dev/null | FileCheck %s
 // RUN: shardc-opt %s --shardc-lower-to-plan="entry=shared_leaf" -o /dev/null | FileCheck %s --check-prefix=SHARED
+// RUN: shardc-opt %s --shardc-lower-to-plan="entry=pick" -o /dev/null | FileCheck %s --check-prefix=PICK
 
 // What a forward pass computes elementwise from one value and its backward
 // pass reads again after a product (the cut): recomputed after the cut from
@@ -43,4 +44,25 @@ func.func @shared_leaf(%x: tensor<512x512xf32>, %w: tensor<512x512xf32>) -> tens
       : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   %u = shardc.mul %z, %t : tensor<512x512xf32>
   return %u : tensor<512x512xf32>
+}
+
+// A compare read by two selects on either side of a cut (a loss's one-hot
+// pick, and its gradient's): a fused kernel cannot store the i1 value, so
+// with one compare neither side would fuse. The compare is copied after
+// the cut whatever it frees (here 256 KB), and both sides fuse.
+// PICK-LABEL: plan @pick
+// PICK-NOT: compare
+// PICK-NOT: select
+// PICK: = fused v0, v2{{$}}
+// PICK-NEXT: = dot_general
+// PICK-NEXT: = fused v0, v2, v{{[0-9]+}}{{$}}
+// PICK-NEXT: results:
+func.func @pick(%x: tensor<512x512xf32>, %w: tensor<512x512xf32>, %labels: tensor<512x512xf32>) -> tensor<512x512xf32> {
+  %zero = shardc.constant dense<0.0> : tensor<512x512xf32>
+  %hit = shardc.compare eq, %x, %labels : tensor<512x512xf32>
+  %picked = shardc.select %hit, %x, %zero : tensor<512x512xi1>, tensor<512x512xf32>
+  %z = shardc.dot_general %picked, %w contracting_dims = [1] x [0]
+      : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %g = shardc.select %hit, %z, %zero : tensor<512x512xi1>, tensor<512x512xf32>
+  return %g : tensor<512x512xf32>
 }

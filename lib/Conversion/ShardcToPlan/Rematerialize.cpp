@@ -87,15 +87,21 @@ public:
     bool any = false;
     for (auto &[leaves, group] : byLeaves) {
       int64_t freed = 0, last = -1;
+      bool predicate = false;
       for (int32_t v : group) {
         freed += (int64_t)plan.values[v].bytes();
         last = std::max(last, lastFar[v]);
+        predicate |= plan.values[v].dtype == DType::I1;
       }
       int64_t extended = 0;
       for (int32_t l : leaves)
         if (!kept[l] && lastReader[l] < last)
           extended += (int64_t)plan.values[l].bytes();
-      if (freed <= extended || freed - extended < kMinFreedBytes)
+      // A compare read across a cut is copied whatever it frees: the fused
+      // kernel of its group cannot store an i1 value, so without a copy for
+      // the later select neither group would fuse (a loss's one-hot pick,
+      // read again by its gradient).
+      if (!predicate && (freed <= extended || freed - extended < kMinFreedBytes))
         continue;
       for (int32_t v : group)
         chosen[v] = true;

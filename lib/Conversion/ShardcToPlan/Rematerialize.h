@@ -18,7 +18,10 @@ namespace shardc {
 /// broadcast sources), and a step reads it across a step that cannot fuse
 /// (so it would be stored until then). Candidates with the same leaves are
 /// taken together when their bytes exceed those of the leaves that are not
-/// live there anyway. Each such reader then gets a copy of the chain just
+/// live there anyway, and always when one is a compare: a fused kernel
+/// cannot store its i1 value, so a compare read on both sides of a cut (a
+/// loss's one-hot pick and its gradient's) would leave both sides unfused.
+/// Each such reader then gets a copy of the chain just
 /// before it (one per stretch of fusible steps, shared by its readers), which
 /// the elementwise fusion then fuses with it. Elementwise ops are computed
 /// the same way wherever they run (no fast math, no FMA contraction), so
