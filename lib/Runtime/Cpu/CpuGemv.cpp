@@ -7,15 +7,15 @@
 // widens a bf16 operand to f32 (or rounds an f32 one) into a buffer first,
 // which reads and writes more than the product itself.
 //
-// This kernel reads a bf16 matrix row by row (an f32 one is rounded to bf16
-// first, so that a product gives the same bits whichever operand was stored
-// at bf16), widening eight elements at a
+// This kernel reads a bf16 matrix row by row, widening eight elements at a
 // time in registers, against the vector rounded to bf16 once per call:
 // exactly the bf16 product (both operands rounded to bf16, their products
-// exact in f32, summed in f32). Weights in PyTorch's layout ([out, in], read
-// as B^T) make each output element the dot product of one contiguous row
-// with the vector; four rows go at once so each load of the vector serves
-// four rows, and the rows split across the shared pool in contiguous runs.
+// exact in f32, summed in f32). An f32 matrix is rounded to bf16 first, so
+// that a product gives the same bits whichever operand was stored at bf16.
+// Weights in PyTorch's layout ([out, in], read as B^T) make each output
+// element the dot product of one contiguous row with the vector; four rows
+// go at once so each load of the vector serves four rows, and the rows split
+// across the shared pool in contiguous runs.
 //
 // Each output element is summed in one fixed order (eight lanes, two
 // accumulators, then the lanes), whatever the thread count.
