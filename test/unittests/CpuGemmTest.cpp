@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Cpu/CpuKernels.h"
+#include "Cpu/RegionTeam.h"
 
 #include "shardc/Runtime/Array.h"
 
@@ -129,6 +130,12 @@ const Case kCases[] = {
     {"rows_times_vector", 45, 1, 70, false, false, 1},
     {"transposed_vector_times_rows", 1, 64, 40, true, true, 1},
     {"tiny_dot_groups", 3, 13, 29, true, true, 2},
+    // Matrix-vector products large enough to be split across threads, in
+    // every orientation of the matrix (inside a team, the elements of C are
+    // split into single-threaded calls).
+    {"vector_times_long_columns", 1, 301, 1030, false, false, 1},
+    {"long_rows_times_vector", 299, 1, 1029, false, true, 1},
+    {"long_columns_times_vector", 303, 1, 1027, true, false, 1},
 };
 
 std::vector<GemmLibrary> libraries() {
@@ -172,6 +179,25 @@ TEST(CpuGemm, F32MatchesTheProductOnEveryPath) {
     for (const Case &c : kCases)
       EXPECT_LT(relativeError(c, MatmulPrecision::F32, library), 1e-5)
           << c.name << " on " << libraryName(library);
+}
+
+// Inside a plan's one region (RegionTeam.h) the products that split their
+// work through the team give the product too, at every precision.
+TEST(CpuGemm, ProductsInsideOneRegionMatchTheProduct) {
+  setBlasThreads(2, /*concurrentCallers=*/false);
+  for (MatmulPrecision precision :
+       {MatmulPrecision::F32, MatmulPrecision::BF16, MatmulPrecision::TF32})
+    for (const Case &c : kCases) {
+      if (!productSuitsOneRegion(c.batch, c.M, c.N, c.K))
+        continue;
+      double error = INFINITY;
+      runInOneRegion(2, [&] {
+        EXPECT_TRUE(leadsRegionTeam() || sharedThreadPoolSize() < 2);
+        error = relativeError(c, precision, GemmLibrary::Auto);
+      });
+      EXPECT_LT(error, 1e-5) << c.name << " at " << matmulPrecisionName(precision);
+    }
+  setBlasThreads(1, /*concurrentCallers=*/false);
 }
 
 // bf16 operands summed in f32: the result is the exact product of the

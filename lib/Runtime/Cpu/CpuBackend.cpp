@@ -10,6 +10,7 @@
 
 #include "CpuKernels.h"
 #include "DeviceThreads.h"
+#include "RegionTeam.h"
 
 #include "shardc/Runtime/Backend.h"
 #include "shardc/Runtime/Environment.h"
@@ -43,6 +44,26 @@ int64_t usableCores() {
     return std::max(1, CPU_COUNT(&set));
 #endif
   return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Whether a plan runs in one OpenMP region (RegionTeam.h): a plan of one
+/// device whose products all split their work the team's way, with at least
+/// one matrix-vector product large enough to be worth two threads (a decode
+/// step: one row of activations against each weight matrix).
+bool runsInOneRegion(const Plan &plan) {
+  if (plan.numDevices() != 1)
+    return false;
+  bool vectorProducts = false;
+  for (const PlanStep &step : plan.steps) {
+    if (step.op != OpCode::DotGeneral)
+      continue;
+    const PlanValue &lhs = plan.values[step.inputs[0]], &rhs = plan.values[step.inputs[1]];
+    DotGeneralDims d = DotGeneralDims::decode(step.attrs, lhs.shape, rhs.shape);
+    if (!cpu::productSuitsOneRegion(d.B, d.M, d.N, d.K))
+      return false;
+    vectorProducts |= d.B == 1 && (d.M == 1 || d.N == 1) && d.M * d.N * d.K * 4 >= (1 << 18);
+  }
+  return vectorProducts;
 }
 
 class CpuBackend : public Backend {
@@ -90,7 +111,10 @@ public:
     growArenas(plan, call.local);
     // Fused kernels are chosen once for every device (see fusedKernelsFor).
     call.kernels = fusedKernels(plan);
-    if (threads == 1) {
+    if (threads == 1 && runsInOneRegion(plan)) {
+      cpu::runInOneRegion(cpu::sharedThreadPoolSize(),
+                          [&] { runDevice(call, group, call.local[0]); });
+    } else if (threads == 1) {
       runDevice(call, group, call.local[0]);
     } else {
       // Each device on a core of its own where there are enough.

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
+#include "RegionTeam.h"
 
 #include <algorithm>
 #include <cmath>
@@ -312,7 +313,12 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
 }
 
 void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn, int64_t work) {
-  int threads = (work < 0 ? n : work) >= (int64_t(1) << 16) && n > 1 ? sharedThreadPoolSize() : 1;
+  bool large = (work < 0 ? n : work) >= (int64_t(1) << 16) && n > 1;
+  // Inside a plan's one region (RegionTeam.h): the team takes the ranges,
+  // and a range a team thread runs stays on that thread.
+  if (large && leadsRegionTeam() && teamRange(n, fn))
+    return;
+  int threads = large && !inRegionTeamWorker() ? sharedThreadPoolSize() : 1;
   if (threads <= 1) {
     fn(0, n);
     return;

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuKernels.h"
+#include "RegionTeam.h"
 #include "ProductWisdom.h"
 
 #include "shardc/Runtime/Environment.h"
@@ -38,6 +39,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <new>
@@ -538,16 +540,37 @@ void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView 
   // matrix once (a decode step's weights); a large one on every BLAS thread,
   // since it is bound by the bytes it reads, not by arithmetic.
   if ((M == 1 || N == 1) && batch == 1) {
-    useBlasThreads(M * N * K * 4 >= (int64_t(1) << 18) ? blasThreads : 1);
     const float *x = A + aOff[0], *y = B + bOff[0];
-    if (M == 1) // C[1,N] = x[1,K] B[K,N]: the vector is A's row
-      cblas_sgemv(CblasRowMajor, b.trans ? CblasNoTrans : CblasTrans, b.trans ? (int)N : (int)K,
-                  b.trans ? (int)K : (int)N, 1.0f, y, (int)b.ld, x, a.trans ? (int)a.ld : 1, 0.0f,
-                  C, 1);
-    else // C[M,1] = A[M,K] y[K,1]: the vector is B's column
-      cblas_sgemv(CblasRowMajor, a.trans ? CblasTrans : CblasNoTrans, a.trans ? (int)K : (int)M,
-                  a.trans ? (int)M : (int)K, 1.0f, x, (int)a.ld, y, b.trans ? 1 : (int)b.ld, 0.0f,
-                  C, 1);
+    // Elements [lo, hi) of C, whose one row or column has `outputs` of them.
+    int64_t outputs = M == 1 ? N : M;
+    auto rows = [&](int64_t lo, int64_t hi) {
+      int n = (int)(hi - lo);
+      if (M == 1) { // C[1,N] = x[1,K] B[K,N]: the vector is A's row
+        int incx = a.trans ? (int)a.ld : 1;
+        if (b.trans) // B's rows lo..hi
+          cblas_sgemv(CblasRowMajor, CblasNoTrans, n, (int)K, 1.0f, y + lo * b.ld, (int)b.ld, x,
+                      incx, 0.0f, C + lo, 1);
+        else // B's columns lo..hi
+          cblas_sgemv(CblasRowMajor, CblasTrans, (int)K, n, 1.0f, y + lo, (int)b.ld, x, incx, 0.0f,
+                      C + lo, 1);
+      } else { // C[M,1] = A[M,K] y[K,1]: the vector is B's column
+        int incy = b.trans ? 1 : (int)b.ld;
+        if (a.trans) // A's columns lo..hi
+          cblas_sgemv(CblasRowMajor, CblasTrans, (int)K, n, 1.0f, x + lo, (int)a.ld, y, incy, 0.0f,
+                      C + lo, 1);
+        else // A's rows lo..hi
+          cblas_sgemv(CblasRowMajor, CblasNoTrans, n, (int)K, 1.0f, x + lo * a.ld, (int)a.ld, y,
+                      incy, 0.0f, C + lo, 1);
+      }
+    };
+    // Inside a plan's one region BLAS would run on this thread alone: the
+    // team splits the elements instead, one single-threaded call each.
+    if (leadsRegionTeam() && M * N * K * 4 >= (int64_t(1) << 18)) {
+      parallelRange(outputs, rows, M * N * K);
+      return;
+    }
+    useBlasThreads(M * N * K * 4 >= (int64_t(1) << 18) ? blasThreads : 1);
+    rows(0, outputs);
     return;
   }
 #endif
@@ -575,6 +598,16 @@ void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView 
   // outside any parallel region, where OpenMP BLAS would see a nested
   // level and run on one thread.
   int threads = small && batch > 1 ? (int)std::min<int64_t>(blasThreads, batch) : 1;
+  if (threads > 1 && leadsRegionTeam()) {
+    parallelRange(
+        batch,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i)
+            item(i);
+        },
+        std::numeric_limits<int64_t>::max());
+    return;
+  }
 #ifdef _OPENMP
   if (threads > 1) {
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -834,6 +867,12 @@ void enterDeviceThread() {
   // oneDNN sizes its thread team by the same default.
   omp_set_num_threads(blasThreads);
 #endif
+}
+
+bool productSuitsOneRegion(int64_t items, int64_t M, int64_t N, int64_t K) {
+  // The paths that hand their ranges to parallelRange: tiny items, and one
+  // matrix times one vector (blasGemm's split, the bf16 kernel).
+  return M * N * K <= kTinyProductMacs || (items == 1 && (M == 1 || N == 1));
 }
 
 int sharedThreadPoolSize() {

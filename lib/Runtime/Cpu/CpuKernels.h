@@ -115,6 +115,11 @@ void allowBf16Instructions(bool allow);
 /// thread count when OpenBLAS is the OpenMP build, else 1.
 int sharedThreadPoolSize();
 
+/// Whether a product of `items` [M, K] x [K, N] matrices runs as fast inside
+/// one region of a team (RegionTeam.h) as outside it: its work is split by
+/// parallelRange, not by BLAS or oneDNN (which run on one thread there).
+bool productSuitsOneRegion(int64_t items, int64_t M, int64_t N, int64_t K);
+
 /// Threads each BLAS call may use. Called before the device threads start:
 /// OpenBLAS's thread count is global state that its calls read and its
 /// setter rewrites (reallocating per-thread buffers), so when several
