@@ -14,12 +14,14 @@
 // vector's and adds them in pairs into 16 f32 lanes (subnormal operands
 // count as zero, as in the library products on those instructions);
 // elsewhere an AVX2 kernel widens eight elements at a time to f32 in
-// registers, which costs twice the instructions per element. An f32 matrix is rounded to bf16 first, so
-// that a product gives the same bits whichever operand was stored at bf16.
-// Weights in PyTorch's layout ([out, in], read as B^T) make each output
-// element the dot product of one contiguous row with the vector; four rows
-// go at once so each load of the vector serves four rows, and the rows split
-// across the shared pool in contiguous runs.
+// registers, which costs twice the instructions per element.
+//
+// An f32 matrix is rounded to bf16 first, so that a product gives the same
+// bits whichever operand was stored at bf16. Weights in PyTorch's layout
+// ([out, in], read as B^T) make each output element the dot product of one
+// contiguous row with the vector; four rows go at once so each load of the
+// vector serves four rows, and the rows split across the shared pool in
+// contiguous runs.
 //
 // Each output element is summed in one fixed order (lanes, then the lanes
 // added), whatever the thread count.
@@ -114,8 +116,7 @@ SHARDC_GEMV_BF16_TARGET inline __m512 dot32(__m512 acc, const uint16_t *w, __m51
 }
 
 /// The same for the `m` first of 32 elements, the others read as zeros.
-SHARDC_GEMV_BF16_TARGET inline __m512 dot32(__m512 acc, const uint16_t *w, __mmask32 m,
-                                            __m512i x) {
+SHARDC_GEMV_BF16_TARGET inline __m512 dot32(__m512 acc, const uint16_t *w, __mmask32 m, __m512i x) {
   return _mm512_dpbf16_ps(acc, (__m512bh)_mm512_maskz_loadu_epi16(m, w), (__m512bh)x);
 }
 

@@ -32,7 +32,7 @@ struct Team {
   std::exception_ptr error;
 };
 
-thread_local Team *led = nullptr;   // the team this thread leads
+thread_local Team *led = nullptr;  // the team this thread leads
 thread_local bool working = false; // this thread runs a team's ranges
 
 /// One turn of a wait. Spins a while, then yields the core at each turn
