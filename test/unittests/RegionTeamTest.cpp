@@ -83,6 +83,10 @@ TEST(RegionTeam, ParallelRangeHandsLargeWorkToTheOtherThread) {
             if (std::this_thread::get_id() != caller)
               workerSawItself = inRegionTeamWorker();
           }
+          if (begin == 0) // the caller's own range: the other thread is busy
+            parallelRange(
+                2, [&](int64_t, int64_t) { EXPECT_EQ(std::this_thread::get_id(), caller); },
+                int64_t(1) << 20);
           if (begin == 1) // a nested range stays on the thread that runs it
             parallelRange(
                 2,

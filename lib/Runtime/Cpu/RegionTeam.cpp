@@ -129,12 +129,16 @@ bool teamRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
   int64_t begin, end;
   rangeOf(n, 0, team->threads, begin, end);
   std::exception_ptr own;
+  // While the others run theirs, a range of this thread's own hands nothing
+  // on (the team is busy): a parallelRange inside it runs here, as on them.
+  led = nullptr, working = true;
   try {
     if (begin < end)
       fn(begin, end);
   } catch (...) {
     own = std::current_exception();
   }
+  led = team, working = false;
   // The others read fn and n until they are done: wait even after a throw.
   for (int turns = 0; team->running.load(std::memory_order_acquire) != 0;)
     relax(turns);
