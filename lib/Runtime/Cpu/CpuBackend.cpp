@@ -111,7 +111,7 @@ public:
     growArenas(plan, call.local);
     // Fused kernels are chosen once for every device (see fusedKernelsFor).
     call.kernels = fusedKernels(plan);
-    if (threads == 1 && runsInOneRegion(plan)) {
+    if (threads == 1 && oneRegion(plan)) {
       cpu::runInOneRegion(cpu::sharedThreadPoolSize(),
                           [&] { runDevice(call, group, call.local[0]); });
     } else if (threads == 1) {
@@ -357,6 +357,18 @@ private:
     return kernels;
   }
 
+  /// runsInOneRegion, kept per plan (by Plan::id, which names its contents;
+  /// plans assembled by hand, without one, are looked at every call).
+  bool oneRegion(const Plan &plan) {
+    if (plan.id == 0)
+      return runsInOneRegion(plan);
+    if (auto it = oneRegionPlans.find(plan.id); it != oneRegionPlans.end())
+      return it->second;
+    if (oneRegionPlans.size() >= 1024) // a bound, not a policy
+      oneRegionPlans.clear();
+    return oneRegionPlans[plan.id] = runsInOneRegion(plan);
+  }
+
   /// Time per step on device 0 (SHARDC_PROFILE), slowest first.
   void printProfile() {
     std::vector<std::pair<double, std::string>> rows;
@@ -411,6 +423,7 @@ private:
   std::set<uint64_t> agreed; // plan hashes every process has been seen to run
   std::vector<Arena> arenas;
   std::map<const Plan *, KeptKernels> keptKernels;
+  std::map<uint64_t, bool> oneRegionPlans;
   std::map<std::string, double> profileMs;
   // Last: its threads stop before the state above that they use goes.
   cpu::DeviceThreads deviceThreads;

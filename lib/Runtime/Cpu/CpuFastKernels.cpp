@@ -20,6 +20,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <unordered_map>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -80,18 +81,75 @@ std::optional<MatrixView> matrixView(const Shape &shape, const std::vector<int64
   return v;
 }
 
+/// How a product step reads its operands, decoded from its attributes and
+/// shapes: the same at every call of a plan.
+struct ProductLayout {
+  std::vector<int64_t> attrs;
+  Shape lhs, rhs;
+  DotGeneralDims dims;
+  /// Each operand's matrices in place, or (packed) the order its
+  /// dimensions are copied in and the view of the copy.
+  bool packA = false, packB = false;
+  std::vector<int64_t> orderA, orderB;
+  MatrixView a, b;
+};
+
+ProductLayout layoutOf(const PlanStep &s, const Shape &lhs, const Shape &rhs) {
+  ProductLayout l{s.attrs, lhs, rhs, DotGeneralDims::decode(s.attrs, lhs, rhs), false, false, {},
+                  {},      {},  {}};
+  const DotGeneralDims &d = l.dims;
+  if (d.B * d.M * d.N * d.K == 0)
+    return l; // no product runs: nothing to read
+  auto cat = [](std::vector<int64_t> a, const std::vector<int64_t> &x,
+                const std::vector<int64_t> &y) {
+    a.insert(a.end(), x.begin(), x.end());
+    a.insert(a.end(), y.begin(), y.end());
+    return a;
+  };
+  // Each operand in place where BLAS can read its matrices (attention's
+  // [B,T,H,hd] per head: rows H*hd apart), else a packed copy.
+  if (std::optional<MatrixView> av = matrixView(lhs, d.lhsBatching, d.lhsFree, d.lhsContracting)) {
+    l.a = *av;
+  } else {
+    l.packA = true;
+    l.orderA = cat(d.lhsBatching, d.lhsFree, d.lhsContracting);
+    l.a = *matrixView(Shape{d.B, d.M, d.K}, {0}, {1}, {2});
+  }
+  if (std::optional<MatrixView> bv = matrixView(rhs, d.rhsBatching, d.rhsContracting, d.rhsFree)) {
+    l.b = *bv;
+  } else {
+    l.packB = true;
+    l.orderB = cat(d.rhsBatching, d.rhsContracting, d.rhsFree);
+    l.b = *matrixView(Shape{d.B, d.K, d.N}, {0}, {1}, {2});
+  }
+  return l;
+}
+
+/// The layout of product step `s`, decoded once per thread and step: a
+/// decode step's products are small enough that decoding them at every
+/// call (a dozen allocations each) was a measurable part of their time. A
+/// step at the same address is decoded again when its attributes or
+/// shapes differ (another plan).
+const ProductLayout &productLayout(const PlanStep &s, const Shape &lhs, const Shape &rhs) {
+  static thread_local std::unordered_map<const PlanStep *, ProductLayout> known;
+  if (auto it = known.find(&s); it != known.end() && it->second.attrs == s.attrs &&
+                                it->second.lhs == lhs && it->second.rhs == rhs)
+    return it->second;
+  if (known.size() >= 4096) // a bound, not a policy
+    known.clear();
+  return known[&s] = layoutOf(s, lhs, rhs);
+}
+
 bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &lv = plan.values[s.inputs[0]], &rv = plan.values[s.inputs[1]];
+  const ProductLayout &layout = productLayout(s, lv.shape, rv.shape);
+  const DotGeneralDims &dims = layout.dims;
   // f32 operands, or at bf16 precision also bf16 ones (rounded already).
-  DotGeneralDims dims = DotGeneralDims::decode(s.attrs, lv.shape, rv.shape);
   auto operand = [&](DType t) {
     return t == DType::F32 || (t == DType::BF16 && dims.precision == MatmulPrecision::BF16);
   };
   if (!operand(lv.dtype) || !operand(rv.dtype))
     return false;
-  const std::vector<int64_t> &lb = dims.lhsBatching, &rb = dims.rhsBatching,
-                             &lc = dims.lhsContracting, &rc = dims.rhsContracting,
-                             &lf = dims.lhsFree, &rf = dims.rhsFree;
   int64_t M = dims.M, N = dims.N, K = dims.K;
   if (dims.B * M * N == 0)
     return true; // nothing to write (BLAS rejects a leading dimension of 0)
@@ -99,13 +157,6 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
     std::fill_n((float *)b.ptr[s.outputs[0]], dims.B * M * N, 0.0f);
     return true;
   }
-
-  auto cat = [](std::vector<int64_t> a, const std::vector<int64_t> &x,
-                const std::vector<int64_t> &y) {
-    a.insert(a.end(), x.begin(), x.end());
-    a.insert(a.end(), y.begin(), y.end());
-    return a;
-  };
   const void *A = b.ptr[s.inputs[0]], *Bm = b.ptr[s.inputs[1]];
   size_t aSize = dtypeSize(lv.dtype), bSize = dtypeSize(rv.dtype);
   // Packed copies live in per-thread buffers that only grow: a fresh
@@ -118,25 +169,18 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
       buf.resize(floats);
     return buf.data();
   };
-  // Each operand in place where BLAS can read its matrices (attention's
-  // [B,T,H,hd] per head: rows H*hd apart), else a packed copy.
-  std::optional<MatrixView> av = matrixView(lv.shape, lb, lf, lc);
-  if (!av) {
+  if (layout.packA) {
     void *copy = copyBuffer(aCopy, numElements(lv.shape), aSize);
-    permute(A, aSize, lv.shape, cat(lb, lf, lc), copy);
+    permute(A, aSize, lv.shape, layout.orderA, copy);
     A = copy;
-    Shape packed{dims.B, M, K};
-    av = matrixView(packed, {0}, {1}, {2});
   }
-  std::optional<MatrixView> bv = matrixView(rv.shape, rb, rc, rf);
-  if (!bv) {
+  if (layout.packB) {
     void *copy = copyBuffer(bCopy, numElements(rv.shape), bSize);
-    permute(Bm, bSize, rv.shape, cat(rb, rc, rf), copy);
+    permute(Bm, bSize, rv.shape, layout.orderB, copy);
     Bm = copy;
-    Shape packed{dims.B, K, N};
-    bv = matrixView(packed, {0}, {1}, {2});
   }
-  gemm(M, N, K, A, lv.dtype, *av, Bm, rv.dtype, *bv, (float *)b.ptr[s.outputs[0]], dims.precision);
+  gemm(M, N, K, A, lv.dtype, layout.a, Bm, rv.dtype, layout.b, (float *)b.ptr[s.outputs[0]],
+       dims.precision);
   return true;
 }
 
