@@ -65,6 +65,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -1028,6 +1029,37 @@ Generator specialReduceOp(std::string kind) {
   };
 }
 
+/// Sums of runs long enough to be added in lanes and blocks over the
+/// threads (a gradient's squares for its norm): totals and rows of lengths
+/// off the blocks and lanes, and totals holding an infinity or a NaN.
+Generator longSumOp() {
+  return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
+    for (Shape shape : {Shape{300007}, Shape{3, 70001}, Shape{2, 5, 32771}}) {
+      Array x = randomArray(DType::F32, shape, Values::Signed, rng);
+      int64_t rank = (int64_t)shape.size();
+      std::vector<int64_t> all(rank);
+      std::iota(all.begin(), all.end(), 0);
+      for (const std::vector<int64_t> &dims : {all, std::vector<int64_t>{rank - 1}}) {
+        std::string resultType;
+        std::string op = reduceProgramOp("sum", x, dims, resultType);
+        out.push_back(program("long sum dims = " + intList(dims) + " of " + x.typeString(), {x}, op,
+                              resultType, relative(1e-6)));
+      }
+    }
+    for (float special : {INFINITY, NAN}) {
+      std::vector<float> values(100003);
+      for (float &v : values)
+        v = (float)uniformReal(rng, -2, 2);
+      values[70001] = special;
+      Array x = floatArray({(int64_t)values.size()}, values);
+      std::string resultType;
+      std::string op = reduceProgramOp("sum", x, {0}, resultType);
+      out.push_back(program("long sum holding " + std::to_string(special), {x}, op, resultType,
+                            relative(1e-6, /*strictSpecials=*/true)));
+    }
+  };
+}
+
 /// Conversions of NaN, infinities and out-of-range values: saturation.
 Generator specialConvertOp(DType to) {
   return [=](std::mt19937 &, int draw, std::vector<Program> &out) {
@@ -1573,6 +1605,7 @@ std::vector<ConformanceCase> allCases() {
     add("special_values_select_of_compare_" + dir + "_f32", specialSelectOfCompare(dir));
   for (std::string kind : {"sum", "max", "min"})
     add("special_values_reduce_" + kind + "_f32", specialReduceOp(kind));
+  add("long_sums_f32", longSumOp());
   for (DType d : {I32, I64, I1, F16, BF16})
     add("special_values_convert_f32_to_" + n(d), specialConvertOp(d));
   for (const DotLayout &layout : dotLayouts())

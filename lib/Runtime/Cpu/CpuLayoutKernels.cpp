@@ -298,8 +298,51 @@ bool concatenate(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
+/// The sum of a contiguous run in double: over eight lanes (independent
+/// additions; one running sum waits for each addition before the next),
+/// then the lanes added pairwise and the rest of the run in order. The
+/// order depends on n alone.
+double sumRun(const float *x, int64_t n) {
+  double lanes[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j)
+      lanes[j] += x[i + j];
+  double s = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+             ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  for (; i < n; ++i)
+    s += x[i];
+  return s;
+}
+
+/// The elements of a block of a long run (sumLongRun).
+constexpr int64_t kSumBlock = int64_t(1) << 15;
+
+/// sumRun for a run long enough for the shared pool (a total, such as the
+/// squares of a gradient for its norm): blocks of kSumBlock elements summed
+/// across the threads, then the blocks' sums in order, whatever the thread
+/// count.
+double sumLongRun(const float *x, int64_t n) {
+  if (n < 2 * kSumBlock)
+    return sumRun(x, n);
+  int64_t blocks = (n + kSumBlock - 1) / kSumBlock;
+  std::vector<double> part(blocks);
+  parallelRange(
+      blocks,
+      [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b)
+          part[b] = sumRun(x + b * kSumBlock, std::min(kSumBlock, n - b * kSumBlock));
+      },
+      n);
+  double s = 0;
+  for (double p : part)
+    s += p;
+  return s;
+}
+
 /// f32 reduce over any dimensions (kind 0 sum, 1 max, 2 min). Sums
-/// accumulate in double, as the reference does.
+/// accumulate in double, as the reference does (in another order: lanes
+/// and blocks of a run, sumRun).
 bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &in = plan.values[s.inputs[0]];
   Reduction kind = (Reduction)s.attrs[0];
@@ -338,7 +381,10 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
     Cursor at(w, o0);
     for (int64_t o = o0; o < o1; ++o, at.next()) {
       const float *xs = x + at.in; // the innermost run is contiguous in memory order
-      if (so == 0) {
+      if (so == 0 && kind == Reduction::Sum) {
+        // One walk of one run (a total) takes the pool itself.
+        into[at.out] += outer == 1 ? sumLongRun(xs, n) : sumRun(xs, n);
+      } else if (so == 0) {
         double a = into[at.out];
         for (int64_t i = 0; i < n; ++i)
           a = combine(a, xs[i]);
