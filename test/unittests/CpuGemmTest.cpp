@@ -130,6 +130,13 @@ const Case kCases[] = {
     {"rows_times_vector", 45, 1, 70, false, false, 1},
     {"transposed_vector_times_rows", 1, 64, 40, true, true, 1},
     {"tiny_dot_groups", 3, 13, 29, true, true, 2},
+    // A few rows against a matrix read by rows (a batch's decode step, a
+    // short prefill): four vectors per load of the matrix and the rest, a
+    // transposed A, rows and lengths off the groups of 4 and the 32 lanes.
+    {"eight_rows_times_rows", 8, 83, 37, false, true, 1},
+    {"five_rows_times_long_rows", 5, 258, 1040, false, true, 1},
+    {"two_rows_times_rows", 2, 7, 70, false, true, 1},
+    {"transposed_rows_times_rows", 3, 64, 40, true, true, 1},
     // Matrix-vector products large enough to be split across threads, in
     // every orientation of the matrix (inside a team, the elements of C are
     // split into single-threaded calls).

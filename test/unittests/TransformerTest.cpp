@@ -345,6 +345,25 @@ TEST(Transformer, GenerationAtBf16ReadsItsWeightsAtBf16) {
   EXPECT_EQ(a->bytes[0], b->bytes[0]);
 }
 
+TEST(Transformer, BatchedDecodingAtBf16GivesEachSequenceItsOwnBytes) {
+  // A batch of 6 at bf16 on one device: its products take 6 rows against
+  // each weight matrix (four per load of it, then two); every sequence is
+  // the one-sequence one, whichever group its row fell in.
+  Client client = cpuClient();
+  gpt::Config c = smallConfig();
+  std::vector<Array> params = gpt::initParameters(c, 9);
+  Mesh mesh{{"data", "model"}, {1, 1}};
+  gpt::Generator one(client, c, params, mesh, gpt::Mode::KvCache, 1, MatmulPrecision::BF16);
+  gpt::Generator six(client, c, params, mesh, gpt::Mode::KvCache, 6, MatmulPrecision::BF16);
+  ASSERT_TRUE(one.initialize().ok() && six.initialize().ok());
+  StatusOr<gpt::Generator::Result> a = one.generate("xy", 12, {}, nullptr);
+  StatusOr<gpt::Generator::Result> b = six.generate("xy", 12, {}, nullptr);
+  ASSERT_TRUE(a.ok() && b.ok()) << (a.ok() ? b.message() : a.message());
+  ASSERT_EQ(b->bytes.size(), 6u);
+  for (const auto &bytes : b->bytes)
+    EXPECT_EQ(bytes, a->bytes[0]);
+}
+
 TEST(Transformer, BatchedDecodingSplitsSequencesOverData) {
   // Each sequence of a batch decodes as it would alone: greedy bytes of a
   // batch of 4 on data=2, model=2 equal the single-sequence ones.

@@ -86,6 +86,13 @@ void useBlasThreads(int threads) {
 /// blasGemm).
 constexpr int64_t kTinyProductMacs = 1 << 14;
 
+/// The most rows of A a bf16 product with a matrix read by rows (B^T) runs
+/// as matrix-vector products, each load of the matrix serving four rows (a
+/// batch of 8's decode step, a prefill of 8 positions): they read the
+/// matrix as it is stored, where the library paths widened or packed it
+/// first (slower than f32 on these shapes).
+constexpr int64_t kFewRows = 8;
+
 /// SHARDC_LOG=debug: which library and kernel each product shape gets.
 bool debugLog() {
   static const bool on = envIs(Env::Log, "debug");
@@ -762,7 +769,10 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
     bool done = (M == 1 && b.trans &&
                  bf16MatrixVector(N, K, B, bType, b.ld, A, aType, a.trans ? a.ld : 1, C)) ||
                 (N == 1 && M > 1 && !a.trans &&
-                 bf16MatrixVector(M, K, A, aType, a.ld, B, bType, b.trans ? 1 : b.ld, C));
+                 bf16MatrixVector(M, K, A, aType, a.ld, B, bType, b.trans ? 1 : b.ld, C)) ||
+                (M > 1 && M <= kFewRows && b.trans &&
+                 bf16MatrixVectors(N, K, B, bType, b.ld, A, aType, M, a.trans ? 1 : a.ld,
+                                   a.trans ? a.ld : 1, C, N));
     if (done) {
       if (debugLog())
         debugOnce(productName("bf16", M, N, K, a, b) + ": the matrix-vector kernel");

@@ -109,58 +109,107 @@ SHARDC_GEMV_TARGET void bf16RowDotsAvx2(int64_t begin, int64_t end, int64_t K, c
 
 #define SHARDC_GEMV_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512bf16")))
 
-/// acc + the products of 32 bf16 elements of w and x, in pairs: lane i adds
-/// w[2i+1] x[2i+1], then w[2i] x[2i] (vdpbf16ps; subnormals count as zero).
-SHARDC_GEMV_BF16_TARGET inline __m512 dot32(__m512 acc, const uint16_t *w, __m512i x) {
-  return _mm512_dpbf16_ps(acc, (__m512bh)_mm512_loadu_si512(w), (__m512bh)x);
-}
+// vdpbf16ps: lane i of acc adds w[2i+1] x[2i+1], then w[2i] x[2i], of 32 bf16
+// elements of a row and a vector (subnormals count as zero).
 
-/// The same for the `m` first of 32 elements, the others read as zeros.
-SHARDC_GEMV_BF16_TARGET inline __m512 dot32(__m512 acc, const uint16_t *w, __mmask32 m, __m512i x) {
-  return _mm512_dpbf16_ps(acc, (__m512bh)_mm512_maskz_loadu_epi16(m, w), (__m512bh)x);
-}
-
-/// y[r] = W[r, 0:K] . x for r in [begin, end) on the CPU's bf16 dot-product
-/// instruction, which takes bf16 as it is stored: no widening, half the
-/// instructions of the AVX2 kernel per element. W and x bf16, x contiguous.
-/// A row's last partial run of 32 is read under a mask, zeros in both
-/// operands beyond K, so nothing past the row is read.
+/// Y[v * ldy + r] = W[r, 0:K] . X[v, 0:K] for r in [begin, end) and each of
+/// V vectors (X's rows, K apart), on the CPU's bf16 dot-product instruction,
+/// which takes bf16 as it is stored: no widening, half the instructions of
+/// the AVX2 kernel per element. Each load of a row of W serves the V
+/// vectors, each load of a vector four rows. W and X bf16. A row's last
+/// partial run of 32 is read under a mask, zeros in both operands beyond K,
+/// so nothing past the row is read. Each element is summed in the same
+/// order whatever V and the rows around it.
+template <int V>
 SHARDC_GEMV_BF16_TARGET void bf16RowDotsAvx512(int64_t begin, int64_t end, int64_t K,
-                                               const uint16_t *W, int64_t ld, const uint16_t *x,
-                                               float *y) {
+                                               const uint16_t *W, int64_t ld, const uint16_t *X,
+                                               float *Y, int64_t ldy) {
   int64_t K32 = K / 32 * 32;
   __mmask32 last = (__mmask32)((uint64_t(1) << (K - K32)) - 1);
-  __m512i xLast = _mm512_maskz_loadu_epi16(last, x + K32);
+  __m512i xLast[V];
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v)
+    xLast[v] = _mm512_maskz_loadu_epi16(last, X + v * K + K32);
   int64_t r = begin;
   for (; r + 4 <= end; r += 4) {
-    const uint16_t *w0 = W + r * ld, *w1 = w0 + ld, *w2 = w1 + ld, *w3 = w2 + ld;
-    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    const uint16_t *w[4] = {W + r * ld, W + (r + 1) * ld, W + (r + 2) * ld, W + (r + 3) * ld};
+    __m512 acc[4][V];
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v)
+        acc[i][v] = _mm512_setzero_ps();
     for (int64_t k = 0; k < K32; k += 32) {
-      __m512i xk = _mm512_loadu_si512(x + k);
-      a0 = dot32(a0, w0 + k, xk);
-      a1 = dot32(a1, w1 + k, xk);
-      a2 = dot32(a2, w2 + k, xk);
-      a3 = dot32(a3, w3 + k, xk);
+      __m512i xk[V];
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v)
+        xk[v] = _mm512_loadu_si512(X + v * K + k);
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {
+        __m512i wk = _mm512_loadu_si512(w[i] + k);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v)
+          acc[i][v] = _mm512_dpbf16_ps(acc[i][v], (__m512bh)wk, (__m512bh)xk[v]);
+      }
     }
-    if (last) {
-      a0 = dot32(a0, w0 + K32, last, xLast);
-      a1 = dot32(a1, w1 + K32, last, xLast);
-      a2 = dot32(a2, w2 + K32, last, xLast);
-      a3 = dot32(a3, w3 + K32, last, xLast);
-    }
-    y[r] = _mm512_reduce_add_ps(a0);
-    y[r + 1] = _mm512_reduce_add_ps(a1);
-    y[r + 2] = _mm512_reduce_add_ps(a2);
-    y[r + 3] = _mm512_reduce_add_ps(a3);
+    if (last)
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {
+        __m512i wk = _mm512_maskz_loadu_epi16(last, w[i] + K32);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v)
+          acc[i][v] = _mm512_dpbf16_ps(acc[i][v], (__m512bh)wk, (__m512bh)xLast[v]);
+      }
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v)
+        Y[v * ldy + r + i] = _mm512_reduce_add_ps(acc[i][v]);
   }
   for (; r < end; ++r) {
     const uint16_t *w = W + r * ld;
-    __m512 a = _mm512_setzero_ps();
-    for (int64_t k = 0; k < K32; k += 32)
-      a = dot32(a, w + k, _mm512_loadu_si512(x + k));
-    if (last)
-      a = dot32(a, w + K32, last, xLast);
-    y[r] = _mm512_reduce_add_ps(a);
+    __m512 acc[V];
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v)
+      acc[v] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < K32; k += 32) {
+      __m512i wk = _mm512_loadu_si512(w + k);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v)
+        acc[v] =
+            _mm512_dpbf16_ps(acc[v], (__m512bh)wk, (__m512bh)_mm512_loadu_si512(X + v * K + k));
+    }
+    if (last) {
+      __m512i wk = _mm512_maskz_loadu_epi16(last, w + K32);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v)
+        acc[v] = _mm512_dpbf16_ps(acc[v], (__m512bh)wk, (__m512bh)xLast[v]);
+    }
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v)
+      Y[v * ldy + r] = _mm512_reduce_add_ps(acc[v]);
+  }
+}
+
+/// bf16RowDotsAvx512 for any number of vectors, four at a time.
+void bf16RowDotsAvx512(int64_t begin, int64_t end, int64_t K, const uint16_t *W, int64_t ld,
+                       const uint16_t *X, int64_t vectors, float *Y, int64_t ldy) {
+  for (int64_t v = 0; v < vectors; v += 4) {
+    const uint16_t *x = X + v * K;
+    float *y = Y + v * ldy;
+    switch (std::min<int64_t>(4, vectors - v)) {
+    case 1:
+      bf16RowDotsAvx512<1>(begin, end, K, W, ld, x, y, ldy);
+      break;
+    case 2:
+      bf16RowDotsAvx512<2>(begin, end, K, W, ld, x, y, ldy);
+      break;
+    case 3:
+      bf16RowDotsAvx512<3>(begin, end, K, W, ld, x, y, ldy);
+      break;
+    default:
+      bf16RowDotsAvx512<4>(begin, end, K, W, ld, x, y, ldy);
+    }
   }
 }
 
@@ -178,11 +227,12 @@ bool cpuHasAvx2Fma() {
 
 } // namespace
 
-bool bf16MatrixVector(int64_t rows, int64_t K, const void *matrix, DType wType, int64_t ld,
-                      const void *x, DType xType, int64_t incx, float *y) {
+bool bf16MatrixVectors(int64_t rows, int64_t K, const void *matrix, DType wType, int64_t ld,
+                       const void *x, DType xType, int64_t vectors, int64_t vstride, int64_t incx,
+                       float *y, int64_t ldy) {
 #if defined(__x86_64__) && defined(__GNUC__)
   auto isFloat = [](DType t) { return t == DType::F32 || t == DType::BF16; };
-  if (!cpuHasAvx2Fma() || rows <= 0 || K <= 0 || !isFloat(wType) || !isFloat(xType))
+  if (!cpuHasAvx2Fma() || rows <= 0 || K <= 0 || vectors <= 0 || !isFloat(wType) || !isFloat(xType))
     return false;
   const uint16_t *W = (const uint16_t *)matrix;
   if (wType == DType::F32) { // each row rounded, packed K apart
@@ -195,56 +245,65 @@ bool bf16MatrixVector(int64_t rows, int64_t K, const void *matrix, DType wType, 
         toBf16((const float *)matrix + r * ld, rounded.data() + r * K, K);
     W = rounded.data(), ld = K;
   }
-  // The vector rounded to bf16 (as the products round it), contiguous, once
-  // per call.
+  // The vectors rounded to bf16 (as the products round them), each
+  // contiguous, K apart, once per call.
   static thread_local std::vector<uint16_t> half;
   static thread_local std::vector<float> gathered, vec;
-  half.resize(K);
-  const uint16_t *h = (const uint16_t *)x;
-  if (xType == DType::F32) {
-    const float *f = (const float *)x;
-    if (incx != 1) {
-      gathered.resize(K);
+  half.resize(vectors * K);
+  for (int64_t v = 0; v < vectors; ++v) {
+    uint16_t *hv = half.data() + v * K;
+    if (xType == DType::F32) {
+      const float *f = (const float *)x + v * vstride;
+      if (incx != 1) {
+        gathered.resize(K);
+        for (int64_t k = 0; k < K; ++k)
+          gathered[k] = f[k * incx];
+        f = gathered.data();
+      }
+      toBf16(f, hv, K);
+    } else {
+      const uint16_t *b = (const uint16_t *)x + v * vstride;
       for (int64_t k = 0; k < K; ++k)
-        gathered[k] = f[k * incx];
-      f = gathered.data();
+        hv[k] = b[k * incx];
     }
-    toBf16(f, half.data(), K);
-    h = half.data();
-  } else if (incx != 1) {
-    for (int64_t k = 0; k < K; ++k)
-      half[k] = h[k * incx];
-    h = half.data();
   }
+  const uint16_t *h = half.data();
   // Runs of four rows, so that the split keeps groups whole.
   int64_t groups = (rows + 3) / 4;
   if (bf16Instructions() && cpuHasAvx512Bw()) {
     parallelRange(
         groups,
         [&](int64_t begin, int64_t end) {
-          bf16RowDotsAvx512(begin * 4, std::min(end * 4, rows), K, W, ld, h, y);
+          bf16RowDotsAvx512(begin * 4, std::min(end * 4, rows), K, W, ld, h, vectors, y, ldy);
         },
-        rows * K);
+        rows * K * vectors);
     return true;
   }
-  // The AVX2 kernel reads the vector widened to f32.
-  vec.resize(K);
-  for (int64_t k = 0; k < K; ++k) {
-    uint32_t bits = (uint32_t)h[k] << 16;
-    std::memcpy(&vec[k], &bits, 4);
+  // The AVX2 kernel reads the vectors widened to f32.
+  vec.resize(vectors * K);
+  for (int64_t i = 0; i < vectors * K; ++i) {
+    uint32_t bits = (uint32_t)h[i] << 16;
+    std::memcpy(&vec[i], &bits, 4);
   }
-  const float *v = vec.data();
   parallelRange(
       groups,
       [&](int64_t begin, int64_t end) {
-        bf16RowDotsAvx2(begin * 4, std::min(end * 4, rows), K, W, ld, v, y);
+        for (int64_t v = 0; v < vectors; ++v)
+          bf16RowDotsAvx2(begin * 4, std::min(end * 4, rows), K, W, ld, vec.data() + v * K,
+                          y + v * ldy);
       },
-      rows * K);
+      rows * K * vectors);
   return true;
 #else
-  (void)rows, (void)K, (void)W, (void)ld, (void)x, (void)xType, (void)incx, (void)y;
+  (void)rows, (void)K, (void)matrix, (void)wType, (void)ld, (void)x, (void)xType;
+  (void)vectors, (void)vstride, (void)incx, (void)y, (void)ldy;
   return false;
 #endif
+}
+
+bool bf16MatrixVector(int64_t rows, int64_t K, const void *matrix, DType wType, int64_t ld,
+                      const void *x, DType xType, int64_t incx, float *y) {
+  return bf16MatrixVectors(rows, K, matrix, wType, ld, x, xType, 1, 0, incx, y, rows);
 }
 
 } // namespace shardc::cpu

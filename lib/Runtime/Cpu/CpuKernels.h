@@ -95,6 +95,13 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
 bool bf16MatrixVector(int64_t rows, int64_t K, const void *W, DType wType, int64_t ld,
                       const void *x, DType xType, int64_t incx, float *y);
 
+/// The same for `vectors` vectors, `vstride` elements apart: y[v * ldy + r]
+/// = W[r, 0:K] . x_v (a matrix of few rows times W^T: a batch's decode step,
+/// a short prefill), each load of W serving four of them.
+bool bf16MatrixVectors(int64_t rows, int64_t K, const void *W, DType wType, int64_t ld,
+                       const void *x, DType xType, int64_t vectors, int64_t vstride, int64_t incx,
+                       float *y, int64_t ldy);
+
 /// y = bf16(x), nearest even (NaN stays NaN), as bf16 products round their
 /// f32 operands: on the shared pool.
 void toBf16(const float *x, uint16_t *y, int64_t n);
