@@ -87,12 +87,15 @@ for round in $(seq "$rounds"); do
   gen kv1-first --mode kv-cache
   gen kv8 --mode kv-cache --batch 8 --warmup 200
   gen kv1-bf16 --mode kv-cache --precision bf16 --warmup 200
+  gen kv8-bf16 --mode kv-cache --batch 8 --precision bf16 --warmup 200
   if [ $have_torch = 1 ]; then
     run torch $py "$peers/peer_generate.py" --new-tokens 200 --repeats 1 --quiet-wait 5 \
       --warmup-tokens 200 --ckpt none
     run torch8 env SHARDC_PEERS="$peers" $py "$here/peer_generate_batch.py" --batch 8 \
       --new-tokens 200 --warmup-tokens 200
     run torch1-bf16 env SHARDC_PEERS="$peers" $py "$here/peer_generate_batch.py" --batch 1 \
+      --new-tokens 200 --warmup-tokens 200 --precision bf16
+    run torch8-bf16 env SHARDC_PEERS="$peers" $py "$here/peer_generate_batch.py" --batch 8 \
       --new-tokens 200 --warmup-tokens 200 --precision bf16
   fi
 done
@@ -151,6 +154,16 @@ row("kv-cache, batch 1, `--precision bf16`", "kv1-bf16",
     "kv-cache under autocast bf16 (peer_generate_batch.py --batch 1 --precision bf16)", kvbf)
 row("kv-cache, batch 1, `--precision bf16`", "kv1-bf16",
     "kv-cache at f32 (peer_generate.py `kvcache`, its faster row)", kv)
+kv8bf = med("torch8-bf16", "tokens_per_s") if torch_ok else None
+row("kv-cache, batch 8, `--precision bf16` (bytes/s of all 8)", "kv8-bf16",
+    "kv-cache, batch 8, under autocast bf16 (peer_generate_batch.py --batch 8 --precision bf16)",
+    kv8bf)
+if torch_ok and kv8 and kv8bf:
+    best = max(kv8, kv8bf)
+    p(f"| kv-cache, batch 8, `--precision bf16` (bytes/s of all 8) | "
+      f"{med('kv8-bf16', 'tokens_per_s'):,.0f} | {med('kv8-bf16', 'ms_per_token_median'):.3f} | "
+      f"{S['kv8-bf16'][0]['compiles']} | kv-cache, batch 8, its faster precision | {best:,.0f} | "
+      f"{med('kv8-bf16', 'tokens_per_s') / best:.1f}x |")
 if torch_ok:
     p(f"\nPyTorch's naive decoding (the growing sequence, no cache): "
       f"{med('torch', 'naive', 'tokens_per_s'):,.0f} tokens/s.")
@@ -170,6 +183,6 @@ p(f"Checkpoint: {os.path.basename(E['CKPT'])}. Commands: `shardc-gpt generate --
   f"`{sys.executable} ../shared/bench/peer_generate.py --new-tokens 200 --repeats 1 "
   f"--warmup-tokens 200 --ckpt none`, `{sys.executable} bench/peer_generate_batch.py --batch 8 "
   f"--new-tokens 200 --warmup-tokens 200`, `{sys.executable} bench/peer_generate_batch.py "
-  f"--batch 1 --new-tokens 200 --warmup-tokens 200 --precision bf16`; "
+  f"--batch 1|8 --new-tokens 200 --warmup-tokens 200 --precision bf16`; "
   f"`--precision bf16` rows add that flag to shardc-gpt generate.")
 PY
