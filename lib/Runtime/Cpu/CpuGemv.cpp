@@ -1,4 +1,4 @@
-//===- CpuGemv.cpp - bf16 matrix-vector products --------------------------===//
+//===- CpuGemv.cpp - matrix-vector products -------------------------------===//
 //
 // A decode step multiplies one row of activations by each weight matrix.
 // Such a product reads the matrix once and does two flops per element, so
@@ -23,8 +23,13 @@
 // vector serves four rows, and the rows split across the shared pool in
 // contiguous runs.
 //
+// Up to eight vectors at once (a batch's decode step, a short prefill) go
+// four per load of the matrix. At f32 the same shape (sgemm on so few rows
+// packs the matrix first) has an AVX-512 FMA kernel; one vector at f32
+// stays with sgemv, which streams the matrix as fast.
+//
 // Each output element is summed in one fixed order (lanes, then the lanes
-// added), whatever the thread count.
+// added), whatever the thread count and the vectors beside it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -213,6 +218,109 @@ void bf16RowDotsAvx512(int64_t begin, int64_t end, int64_t K, const uint16_t *W,
   }
 }
 
+#define SHARDC_GEMV_F32_TARGET __attribute__((target("avx512f")))
+
+/// Y[v * ldy + r] = W[r, 0:K] . X[v, 0:K] for r in [begin, end) and each of
+/// V vectors (X's rows, K apart), all f32, with AVX-512 FMAs: each load of
+/// a row of W serves the V vectors, each load of a vector four rows. A
+/// row's last partial run of 16 is read under a mask. Each element is
+/// summed in the same order whatever V and the rows around it.
+template <int V>
+SHARDC_GEMV_F32_TARGET void f32RowDotsAvx512(int64_t begin, int64_t end, int64_t K, const float *W,
+                                             int64_t ld, const float *X, float *Y, int64_t ldy) {
+  int64_t K16 = K / 16 * 16;
+  __mmask16 last = (__mmask16)((1u << (K - K16)) - 1);
+  __m512 xLast[V];
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v)
+    xLast[v] = _mm512_maskz_loadu_ps(last, X + v * K + K16);
+  int64_t r = begin;
+  for (; r + 4 <= end; r += 4) {
+    const float *w[4] = {W + r * ld, W + (r + 1) * ld, W + (r + 2) * ld, W + (r + 3) * ld};
+    __m512 acc[4][V];
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v)
+        acc[i][v] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < K16; k += 16) {
+      __m512 xk[V];
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v)
+        xk[v] = _mm512_loadu_ps(X + v * K + k);
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {
+        __m512 wk = _mm512_loadu_ps(w[i] + k);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v)
+          acc[i][v] = _mm512_fmadd_ps(wk, xk[v], acc[i][v]);
+      }
+    }
+    if (last)
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {
+        __m512 wk = _mm512_maskz_loadu_ps(last, w[i] + K16);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v)
+          acc[i][v] = _mm512_fmadd_ps(wk, xLast[v], acc[i][v]);
+      }
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v)
+        Y[v * ldy + r + i] = _mm512_reduce_add_ps(acc[i][v]);
+  }
+  for (; r < end; ++r) {
+    const float *w = W + r * ld;
+    __m512 acc[V];
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v)
+      acc[v] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < K16; k += 16) {
+      __m512 wk = _mm512_loadu_ps(w + k);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v)
+        acc[v] = _mm512_fmadd_ps(wk, _mm512_loadu_ps(X + v * K + k), acc[v]);
+    }
+    if (last) {
+      __m512 wk = _mm512_maskz_loadu_ps(last, w + K16);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v)
+        acc[v] = _mm512_fmadd_ps(wk, xLast[v], acc[v]);
+    }
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v)
+      Y[v * ldy + r] = _mm512_reduce_add_ps(acc[v]);
+  }
+}
+
+/// f32RowDotsAvx512 for any number of vectors, four at a time.
+void f32RowDotsAvx512(int64_t begin, int64_t end, int64_t K, const float *W, int64_t ld,
+                      const float *X, int64_t vectors, float *Y, int64_t ldy) {
+  for (int64_t v = 0; v < vectors; v += 4) {
+    const float *x = X + v * K;
+    float *y = Y + v * ldy;
+    switch (std::min<int64_t>(4, vectors - v)) {
+    case 1:
+      f32RowDotsAvx512<1>(begin, end, K, W, ld, x, y, ldy);
+      break;
+    case 2:
+      f32RowDotsAvx512<2>(begin, end, K, W, ld, x, y, ldy);
+      break;
+    case 3:
+      f32RowDotsAvx512<3>(begin, end, K, W, ld, x, y, ldy);
+      break;
+    default:
+      f32RowDotsAvx512<4>(begin, end, K, W, ld, x, y, ldy);
+    }
+  }
+}
+
+bool cpuHasAvx512F() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+
 bool cpuHasAvx512Bw() {
   static const bool has = __builtin_cpu_supports("avx512bw");
   return has;
@@ -297,6 +405,33 @@ bool bf16MatrixVectors(int64_t rows, int64_t K, const void *matrix, DType wType,
 #else
   (void)rows, (void)K, (void)matrix, (void)wType, (void)ld, (void)x, (void)xType;
   (void)vectors, (void)vstride, (void)incx, (void)y, (void)ldy;
+  return false;
+#endif
+}
+
+bool f32MatrixVectors(int64_t rows, int64_t K, const float *W, int64_t ld, const float *x,
+                      int64_t vectors, int64_t vstride, int64_t incx, float *y, int64_t ldy) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (!cpuHasAvx512F() || rows <= 0 || K <= 0 || vectors <= 0)
+    return false;
+  // The vectors gathered contiguous, K apart.
+  static thread_local std::vector<float> packed;
+  packed.resize(vectors * K);
+  for (int64_t v = 0; v < vectors; ++v)
+    for (int64_t k = 0; k < K; ++k)
+      packed[v * K + k] = x[v * vstride + k * incx];
+  const float *X = packed.data();
+  int64_t groups = (rows + 3) / 4; // runs of four rows, kept whole by the split
+  parallelRange(
+      groups,
+      [&](int64_t begin, int64_t end) {
+        f32RowDotsAvx512(begin * 4, std::min(end * 4, rows), K, W, ld, X, vectors, y, ldy);
+      },
+      rows * K * vectors);
+  return true;
+#else
+  (void)rows, (void)K, (void)W, (void)ld, (void)x, (void)vectors, (void)vstride, (void)incx;
+  (void)y, (void)ldy;
   return false;
 #endif
 }

@@ -102,6 +102,12 @@ bool bf16MatrixVectors(int64_t rows, int64_t K, const void *W, DType wType, int6
                        const void *x, DType xType, int64_t vectors, int64_t vstride, int64_t incx,
                        float *y, int64_t ldy);
 
+/// The f32 product of the same shape, y[v * ldy + r] = W[r, 0:K] . x_v, on
+/// AVX-512 FMAs (false, with nothing written, without them): four vectors
+/// per load of W, where sgemm on so few rows packs W first.
+bool f32MatrixVectors(int64_t rows, int64_t K, const float *W, int64_t ld, const float *x,
+                      int64_t vectors, int64_t vstride, int64_t incx, float *y, int64_t ldy);
+
 /// y = bf16(x), nearest even (NaN stays NaN), as bf16 products round their
 /// f32 operands: on the shared pool.
 void toBf16(const float *x, uint16_t *y, int64_t n);
