@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -109,6 +110,30 @@ SHARDC_GEMV_TARGET void bf16RowDotsAvx2(int64_t begin, int64_t end, int64_t K, c
       b = _mm256_fmadd_ps(widen8(w + k + 8), _mm256_loadu_ps(x + k + 8), b);
     }
     y[r] = tail(w, sum8(_mm256_add_ps(a, b)));
+  }
+}
+
+/// kernel(V, x, y) for the vectors of X (K apart) four at a time, V an
+/// std::integral_constant of 1 to 4, with y where their results start.
+template <class T, class Kernel>
+void fourAtATime(int64_t K, const T *X, int64_t vectors, float *Y, int64_t ldy,
+                 const Kernel &kernel) {
+  for (int64_t v = 0; v < vectors; v += 4) {
+    const T *x = X + v * K;
+    float *y = Y + v * ldy;
+    switch (std::min<int64_t>(4, vectors - v)) {
+    case 1:
+      kernel(std::integral_constant<int, 1>{}, x, y);
+      break;
+    case 2:
+      kernel(std::integral_constant<int, 2>{}, x, y);
+      break;
+    case 3:
+      kernel(std::integral_constant<int, 3>{}, x, y);
+      break;
+    default:
+      kernel(std::integral_constant<int, 4>{}, x, y);
+    }
   }
 }
 
@@ -196,28 +221,6 @@ SHARDC_GEMV_BF16_TARGET void bf16RowDotsAvx512(int64_t begin, int64_t end, int64
   }
 }
 
-/// bf16RowDotsAvx512 for any number of vectors, four at a time.
-void bf16RowDotsAvx512(int64_t begin, int64_t end, int64_t K, const uint16_t *W, int64_t ld,
-                       const uint16_t *X, int64_t vectors, float *Y, int64_t ldy) {
-  for (int64_t v = 0; v < vectors; v += 4) {
-    const uint16_t *x = X + v * K;
-    float *y = Y + v * ldy;
-    switch (std::min<int64_t>(4, vectors - v)) {
-    case 1:
-      bf16RowDotsAvx512<1>(begin, end, K, W, ld, x, y, ldy);
-      break;
-    case 2:
-      bf16RowDotsAvx512<2>(begin, end, K, W, ld, x, y, ldy);
-      break;
-    case 3:
-      bf16RowDotsAvx512<3>(begin, end, K, W, ld, x, y, ldy);
-      break;
-    default:
-      bf16RowDotsAvx512<4>(begin, end, K, W, ld, x, y, ldy);
-    }
-  }
-}
-
 #define SHARDC_GEMV_F32_TARGET __attribute__((target("avx512f")))
 
 /// Y[v * ldy + r] = W[r, 0:K] . X[v, 0:K] for r in [begin, end) and each of
@@ -294,28 +297,6 @@ SHARDC_GEMV_F32_TARGET void f32RowDotsAvx512(int64_t begin, int64_t end, int64_t
   }
 }
 
-/// f32RowDotsAvx512 for any number of vectors, four at a time.
-void f32RowDotsAvx512(int64_t begin, int64_t end, int64_t K, const float *W, int64_t ld,
-                      const float *X, int64_t vectors, float *Y, int64_t ldy) {
-  for (int64_t v = 0; v < vectors; v += 4) {
-    const float *x = X + v * K;
-    float *y = Y + v * ldy;
-    switch (std::min<int64_t>(4, vectors - v)) {
-    case 1:
-      f32RowDotsAvx512<1>(begin, end, K, W, ld, x, y, ldy);
-      break;
-    case 2:
-      f32RowDotsAvx512<2>(begin, end, K, W, ld, x, y, ldy);
-      break;
-    case 3:
-      f32RowDotsAvx512<3>(begin, end, K, W, ld, x, y, ldy);
-      break;
-    default:
-      f32RowDotsAvx512<4>(begin, end, K, W, ld, x, y, ldy);
-    }
-  }
-}
-
 bool cpuHasAvx512F() {
   static const bool has = __builtin_cpu_supports("avx512f");
   return has;
@@ -382,7 +363,10 @@ bool bf16MatrixVectors(int64_t rows, int64_t K, const void *matrix, DType wType,
     parallelRange(
         groups,
         [&](int64_t begin, int64_t end) {
-          bf16RowDotsAvx512(begin * 4, std::min(end * 4, rows), K, W, ld, h, vectors, y, ldy);
+          fourAtATime(K, h, vectors, y, ldy, [&](auto V, const uint16_t *x, float *yv) {
+            bf16RowDotsAvx512<decltype(V)::value>(begin * 4, std::min(end * 4, rows), K, W, ld, x,
+                                                  yv, ldy);
+          });
         },
         rows * K * vectors);
     return true;
@@ -425,7 +409,10 @@ bool f32MatrixVectors(int64_t rows, int64_t K, const float *W, int64_t ld, const
   parallelRange(
       groups,
       [&](int64_t begin, int64_t end) {
-        f32RowDotsAvx512(begin * 4, std::min(end * 4, rows), K, W, ld, X, vectors, y, ldy);
+        fourAtATime(K, X, vectors, y, ldy, [&](auto V, const float *x, float *yv) {
+          f32RowDotsAvx512<decltype(V)::value>(begin * 4, std::min(end * 4, rows), K, W, ld, x, yv,
+                                               ldy);
+        });
       },
       rows * K * vectors);
   return true;
