@@ -81,47 +81,50 @@ std::optional<MatrixView> matrixView(const Shape &shape, const std::vector<int64
   return v;
 }
 
+/// How a product reads one operand: its matrices in place, or (`pack`) a
+/// copy with its dimensions in `order` (batch, rows, columns), read packed.
+struct OperandLayout {
+  bool pack = false;
+  std::vector<int64_t> order;
+  MatrixView view;
+};
+
+/// The operand of `shape` whose matrices have batch dims `batch`, rows
+/// `rows` and columns `cols`: in place where BLAS can read its matrices
+/// (attention's [B,T,H,hd] per head: rows H*hd apart), else packed into
+/// [items, R, C].
+OperandLayout operandLayout(const Shape &shape, const std::vector<int64_t> &batch,
+                            const std::vector<int64_t> &rows, const std::vector<int64_t> &cols,
+                            int64_t items, int64_t R, int64_t C) {
+  OperandLayout o;
+  if (std::optional<MatrixView> v = matrixView(shape, batch, rows, cols)) {
+    o.view = *v;
+    return o;
+  }
+  o.pack = true;
+  o.order = batch;
+  o.order.insert(o.order.end(), rows.begin(), rows.end());
+  o.order.insert(o.order.end(), cols.begin(), cols.end());
+  o.view = *matrixView(Shape{items, R, C}, {0}, {1}, {2});
+  return o;
+}
+
 /// How a product step reads its operands, decoded from its attributes and
 /// shapes: the same at every call of a plan.
 struct ProductLayout {
   std::vector<int64_t> attrs;
   Shape lhs, rhs;
   DotGeneralDims dims;
-  /// Each operand's matrices in place, or (packed) the order its
-  /// dimensions are copied in and the view of the copy.
-  bool packA = false, packB = false;
-  std::vector<int64_t> orderA, orderB;
-  MatrixView a, b;
+  OperandLayout a, b;
 };
 
 ProductLayout layoutOf(const PlanStep &s, const Shape &lhs, const Shape &rhs) {
-  ProductLayout l{s.attrs, lhs, rhs, DotGeneralDims::decode(s.attrs, lhs, rhs), false, false, {},
-                  {},      {},  {}};
+  ProductLayout l{s.attrs, lhs, rhs, DotGeneralDims::decode(s.attrs, lhs, rhs), {}, {}};
   const DotGeneralDims &d = l.dims;
   if (d.B * d.M * d.N * d.K == 0)
     return l; // no product runs: nothing to read
-  auto cat = [](std::vector<int64_t> a, const std::vector<int64_t> &x,
-                const std::vector<int64_t> &y) {
-    a.insert(a.end(), x.begin(), x.end());
-    a.insert(a.end(), y.begin(), y.end());
-    return a;
-  };
-  // Each operand in place where BLAS can read its matrices (attention's
-  // [B,T,H,hd] per head: rows H*hd apart), else a packed copy.
-  if (std::optional<MatrixView> av = matrixView(lhs, d.lhsBatching, d.lhsFree, d.lhsContracting)) {
-    l.a = *av;
-  } else {
-    l.packA = true;
-    l.orderA = cat(d.lhsBatching, d.lhsFree, d.lhsContracting);
-    l.a = *matrixView(Shape{d.B, d.M, d.K}, {0}, {1}, {2});
-  }
-  if (std::optional<MatrixView> bv = matrixView(rhs, d.rhsBatching, d.rhsContracting, d.rhsFree)) {
-    l.b = *bv;
-  } else {
-    l.packB = true;
-    l.orderB = cat(d.rhsBatching, d.rhsContracting, d.rhsFree);
-    l.b = *matrixView(Shape{d.B, d.K, d.N}, {0}, {1}, {2});
-  }
+  l.a = operandLayout(lhs, d.lhsBatching, d.lhsFree, d.lhsContracting, d.B, d.M, d.K);
+  l.b = operandLayout(rhs, d.rhsBatching, d.rhsContracting, d.rhsFree, d.B, d.K, d.N);
   return l;
 }
 
@@ -157,30 +160,24 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
     std::fill_n((float *)b.ptr[s.outputs[0]], dims.B * M * N, 0.0f);
     return true;
   }
-  const void *A = b.ptr[s.inputs[0]], *Bm = b.ptr[s.inputs[1]];
-  size_t aSize = dtypeSize(lv.dtype), bSize = dtypeSize(rv.dtype);
   // Packed copies live in per-thread buffers that only grow: a fresh
   // allocation of this size would be mapped and faulted in page by page on
   // every step.
   static thread_local std::vector<float> aCopy, bCopy;
-  auto copyBuffer = [](std::vector<float> &buf, int64_t elements, size_t size) {
-    size_t floats = (elements * size + 3) / 4;
-    if (buf.size() < floats)
-      buf.resize(floats);
-    return buf.data();
+  auto read = [](const void *x, const PlanValue &v, const OperandLayout &o,
+                 std::vector<float> &copy) {
+    if (!o.pack)
+      return x;
+    size_t size = dtypeSize(v.dtype), floats = (numElements(v.shape) * size + 3) / 4;
+    if (copy.size() < floats)
+      copy.resize(floats);
+    permute(x, size, v.shape, o.order, copy.data());
+    return (const void *)copy.data();
   };
-  if (layout.packA) {
-    void *copy = copyBuffer(aCopy, numElements(lv.shape), aSize);
-    permute(A, aSize, lv.shape, layout.orderA, copy);
-    A = copy;
-  }
-  if (layout.packB) {
-    void *copy = copyBuffer(bCopy, numElements(rv.shape), bSize);
-    permute(Bm, bSize, rv.shape, layout.orderB, copy);
-    Bm = copy;
-  }
-  gemm(M, N, K, A, lv.dtype, layout.a, Bm, rv.dtype, layout.b, (float *)b.ptr[s.outputs[0]],
-       dims.precision);
+  const void *A = read(b.ptr[s.inputs[0]], lv, layout.a, aCopy);
+  const void *Bm = read(b.ptr[s.inputs[1]], rv, layout.b, bCopy);
+  gemm(M, N, K, A, lv.dtype, layout.a.view, Bm, rv.dtype, layout.b.view,
+       (float *)b.ptr[s.outputs[0]], dims.precision);
   return true;
 }
 

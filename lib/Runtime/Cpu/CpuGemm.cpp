@@ -86,11 +86,11 @@ void useBlasThreads(int threads) {
 /// blasGemm).
 constexpr int64_t kTinyProductMacs = 1 << 14;
 
-/// The most rows of A a bf16 product with a matrix read by rows (B^T) runs
-/// as matrix-vector products, each load of the matrix serving four rows (a
+/// The most rows of A a product with a matrix read by rows (B^T) runs as
+/// matrix-vector products, each load of the matrix serving four rows (a
 /// batch of 8's decode step, a prefill of 8 positions): they read the
 /// matrix as it is stored, where the library paths widened or packed it
-/// first (slower than f32 on these shapes).
+/// first (at bf16, slower than f32 on these shapes).
 constexpr int64_t kFewRows = 8;
 
 /// SHARDC_LOG=debug: which library and kernel each product shape gets.
@@ -761,18 +761,16 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
   // order of the other.
   MatrixView ra = a, rb = b;
   bool pack = hasGaps(a, M, K) || hasGaps(b, K, N);
-  // A matrix read by rows times one vector (a decode step's weights): a
-  // bf16 matrix read as it is, at half the bytes of f32, rather than
-  // widened to f32 first. An f32 one takes the same kernel, so the bits do
-  // not depend on which operand was stored at bf16.
+  // A matrix read by rows times one vector, or a few (a decode step's
+  // weights): a bf16 matrix read as it is, at half the bytes of f32, rather
+  // than widened to f32 first. An f32 one takes the same kernel, so the
+  // bits do not depend on which operand was stored at bf16.
   if (precision == MatmulPrecision::BF16 && library == GemmLibrary::Auto && a.items() == 1) {
-    bool done = (M == 1 && b.trans &&
-                 bf16MatrixVector(N, K, B, bType, b.ld, A, aType, a.trans ? a.ld : 1, C)) ||
-                (N == 1 && M > 1 && !a.trans &&
-                 bf16MatrixVector(M, K, A, aType, a.ld, B, bType, b.trans ? 1 : b.ld, C)) ||
-                (M > 1 && M <= kFewRows && b.trans &&
+    bool done = (M <= kFewRows && b.trans &&
                  bf16MatrixVectors(N, K, B, bType, b.ld, A, aType, M, a.trans ? 1 : a.ld,
-                                   a.trans ? a.ld : 1, C, N));
+                                   a.trans ? a.ld : 1, C, N)) ||
+                (N == 1 && M > 1 && !a.trans &&
+                 bf16MatrixVector(M, K, A, aType, a.ld, B, bType, b.trans ? 1 : b.ld, C));
     if (done) {
       if (debugLog())
         debugOnce(productName("bf16", M, N, K, a, b) + ": the matrix-vector kernel");
