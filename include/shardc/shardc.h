@@ -43,6 +43,9 @@ class ProcessGroup;
 class CompileCache;
 
 /// A global array laid out on the devices of a mesh: one shard per device.
+/// A handle, like a jax.Array: copies share the shards and the layout, so
+/// passing the same parameters to every call copies no buffers and makes
+/// no allocations.
 class DeviceArray {
 public:
   DeviceArray(NamedSharding sharding, Shape globalShape, std::vector<Array> shards);
@@ -51,9 +54,9 @@ public:
   DeviceArray(NamedSharding sharding, Shape globalShape, DType dtype, std::vector<Array> shards,
               ProcessGroup *processes);
 
-  const NamedSharding &sharding() const { return sharding_; }
-  const Shape &shape() const { return globalShape_; }
-  DType dtype() const { return dtype_; }
+  const NamedSharding &sharding() const { return layout_->sharding; }
+  const Shape &shape() const { return layout_->globalShape; }
+  DType dtype() const { return layout_->dtype; }
   /// shards()[d] is device d's shard; under several processes, only those
   /// of this process's devices are held (the others are empty).
   const std::vector<Array> &shards() const { return *shards_; }
@@ -73,9 +76,12 @@ public:
   std::string visualize() const;
 
 private:
-  NamedSharding sharding_;
-  Shape globalShape_;
-  DType dtype_;
+  struct Layout {
+    NamedSharding sharding;
+    Shape globalShape;
+    DType dtype;
+  };
+  std::shared_ptr<const Layout> layout_;
   std::shared_ptr<std::vector<Array>> shards_;
   ProcessGroup *processes_ = nullptr;
 };

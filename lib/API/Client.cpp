@@ -39,13 +39,14 @@ int processCount() {
 //===----------------------------------------------------------------------===//
 
 DeviceArray::DeviceArray(NamedSharding sharding, Shape globalShape, std::vector<Array> shards)
-    : sharding_(std::move(sharding)), globalShape_(std::move(globalShape)),
-      dtype_(shards.front().dtype()),
+    : layout_(std::make_shared<const Layout>(
+          Layout{std::move(sharding), std::move(globalShape), shards.front().dtype()})),
       shards_(std::make_shared<std::vector<Array>>(std::move(shards))) {}
 
 DeviceArray::DeviceArray(NamedSharding sharding, Shape globalShape, DType dtype,
                          std::vector<Array> shards, ProcessGroup *processes)
-    : sharding_(std::move(sharding)), globalShape_(std::move(globalShape)), dtype_(dtype),
+    : layout_(std::make_shared<const Layout>(
+          Layout{std::move(sharding), std::move(globalShape), dtype})),
       shards_(std::make_shared<std::vector<Array>>(std::move(shards))), processes_(processes) {}
 
 const Array &DeviceArray::localShard() const {
@@ -59,16 +60,16 @@ std::vector<Array> DeviceArray::takeShards() && {
 }
 
 Array DeviceArray::fetch() const {
-  StatusOr<Array> global = fetchGlobal(processes_, sharding_, *shards_, globalShape_);
+  StatusOr<Array> global = fetchGlobal(processes_, sharding(), *shards_, shape());
   if (!global.ok()) { // the transfer between processes failed: nothing to go on with
-    std::fprintf(stderr, "error: fetching a %s: %s\n",
-                 Array(dtype_, globalShape_).typeString().c_str(), global.message().c_str());
+    std::fprintf(stderr, "error: fetching a %s: %s\n", Array(dtype(), shape()).typeString().c_str(),
+                 global.message().c_str());
     processes_->abort(1);
   }
   return std::move(*global);
 }
 
-std::string DeviceArray::visualize() const { return sharding_.visualize(globalShape_); }
+std::string DeviceArray::visualize() const { return sharding().visualize(shape()); }
 
 //===----------------------------------------------------------------------===//
 // Executable

@@ -224,7 +224,10 @@ StatusOr<Array> Generator::runDecode(const std::vector<uint8_t> &tokens, int64_t
   StatusOr<shardc::DeviceArray> pos = put(Array::fromInts(DType::I32, {}, {position}), {});
   if (!x.ok() || !pos.ok())
     return !x.ok() ? x.status() : pos.status();
-  std::vector<shardc::DeviceArray> args{std::move(*x), std::move(*pos)};
+  std::vector<shardc::DeviceArray> args;
+  args.reserve(2 + caches_.size() + params_.size());
+  args.push_back(std::move(*x));
+  args.push_back(std::move(*pos));
   // The caches are handed over (donated): the step writes into them.
   std::move(caches_.begin(), caches_.end(), std::back_inserter(args));
   caches_.clear();

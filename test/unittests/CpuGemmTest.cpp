@@ -188,6 +188,38 @@ TEST(CpuGemm, F32MatchesTheProductOnEveryPath) {
           << c.name << " on " << libraryName(library);
 }
 
+// A decode step's row against the weights (read by rows) gives the same
+// bits alone as among up to eight rows: a sequence decodes to the same
+// bytes whatever the batch beside it, at f32 as at bf16, inside a team and
+// outside one.
+TEST(CpuGemm, ARowAgainstRowsGivesTheSameBitsInABatch) {
+  const int64_t N = 261, K = 1043; // off the lanes and the groups of four
+  std::mt19937 rng(11);
+  Operand a(1, 8, K, false, 0, rng), b(1, K, N, true, 0, rng);
+  setBlasThreads(2, /*concurrentCallers=*/false);
+  for (bool team : {false, true})
+    for (MatmulPrecision precision : {MatmulPrecision::F32, MatmulPrecision::BF16})
+      for (int64_t rows = 2; rows <= 8; rows += 3) {
+        std::vector<float> together(rows * N), alone(N);
+        auto run = [&] {
+          gemm(rows, N, K, a.data.data(), a.view, b.data.data(), b.view, together.data(),
+               precision);
+          for (int64_t i = 0; i < rows; ++i) {
+            gemm(1, N, K, a.data.data() + i * K, a.view, b.data.data(), b.view, alone.data(),
+                 precision);
+            ASSERT_EQ(std::memcmp(alone.data(), together.data() + i * N, N * sizeof(float)), 0)
+                << "row " << i << " of " << rows << " at " << matmulPrecisionName(precision)
+                << (team ? " inside a team" : "");
+          }
+        };
+        if (team)
+          runInOneRegion(2, run);
+        else
+          run();
+      }
+  setBlasThreads(1, /*concurrentCallers=*/false);
+}
+
 // Inside a plan's one region (RegionTeam.h) the products that split their
 // work through the team give the product too, at every precision.
 TEST(CpuGemm, ProductsInsideOneRegionMatchTheProduct) {

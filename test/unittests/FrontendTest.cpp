@@ -587,6 +587,28 @@ TEST(Frontend, KeptDonatedArgumentIsNotWritten) {
   }
 }
 
+TEST(Frontend, ACopiedDeviceArrayIsAHandleToTheSameArray) {
+  // Passing the same parameters to every call copies handles: the copy
+  // shares the shards and the layout, and outlives the original.
+  Client client = cpuClient();
+  Mesh mesh{{"data"}, {2}};
+  Array x = randomArray({4, 6}, 31);
+  StatusOr<DeviceArray> a = client.device_put(x, {mesh, {{"data"}, {}}});
+  ASSERT_TRUE(a.ok()) << a.message();
+  std::optional<DeviceArray> original(*a);
+  DeviceArray copy = *original;
+  EXPECT_EQ(&copy.shards(), &original->shards());
+  EXPECT_EQ(&copy.sharding(), &original->sharding());
+  EXPECT_EQ(&copy.shape(), &original->shape());
+  original.reset();
+  EXPECT_EQ(copy.shape(), (Shape{4, 6}));
+  EXPECT_EQ(copy.dtype(), DType::F32);
+  EXPECT_EQ(copy.sharding().spec, (PartitionSpec{{"data"}, {}}));
+  EXPECT_EQ(copy.fetch(), x);
+  ASSERT_EQ(copy.shards().size(), 2u);
+  EXPECT_EQ(copy.shards()[1].shape(), (Shape{2, 6}));
+}
+
 TEST(Frontend, DynamicSliceErrorsNameTheProblem) {
   Client client = cpuClient();
   Jitted f = client.jit([](const std::vector<Tensor> &in) {

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <unordered_map>
 
 namespace shardc::cpu {
 
@@ -107,35 +108,71 @@ void foldInto(Reduction kind, const float *v, int64_t len, double &a) {
   }
 }
 
+/// A Fused step's program, decoded and validated once per thread and step:
+/// a decode step runs some twenty fused steps of a few hundred elements,
+/// and decoding each at every call (a dozen allocations) cost about as much
+/// as its kernel. A step at the same address is decoded again when its
+/// attributes or operand counts differ (another plan).
+struct KnownProgram {
+  std::vector<int64_t> attrs;
+  size_t inputs = 0, outputs = 0;
+  FusedProgram program;
+  Status valid = Status::success();
+};
+
+const KnownProgram &programOf(const PlanStep &step) {
+  static thread_local std::unordered_map<const PlanStep *, KnownProgram> known;
+  if (auto it = known.find(&step); it != known.end() && it->second.attrs == step.attrs &&
+                                   it->second.inputs == step.inputs.size() &&
+                                   it->second.outputs == step.outputs.size())
+    return it->second;
+  if (known.size() >= 4096) // a bound, not a policy
+    known.clear();
+  KnownProgram k{step.attrs, step.inputs.size(), step.outputs.size(),
+                 FusedProgram::decode(step.attrs)};
+  k.valid = k.program.validate(step.inputs.size(), step.outputs.size());
+  return known[&step] = std::move(k);
+}
+
 /// Runs a native kernel over the step's n elements. Ranges split over the
 /// shared OpenMP pool like the tile program's, but at row boundaries when
 /// the program reduces rows, so each row's accumulator has one writer.
 Status runCompiled(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
                    const FusedProgram &p, FusedKernelFn kernel, int64_t n) {
-  std::vector<const float *> in;
+  // The operands' addresses and the accumulators live in per-thread
+  // buffers that only grow (a fused step does not run inside another).
+  static thread_local std::vector<const float *> in;
+  static thread_local std::vector<float *> out;
+  static thread_local std::vector<std::vector<double>> acc;
+  static thread_local std::vector<double *> accPtr;
+  in.clear();
   for (int32_t id : step.inputs)
     in.push_back((const float *)buffers.ptr[id]);
-  std::vector<float *> out;
+  out.clear();
   for (size_t o = 0; o < p.outputs.size(); ++o)
     out.push_back((float *)buffers.ptr[step.outputs[o]]);
   // Accumulate in double, like the interpreter.
-  std::vector<std::vector<double>> acc;
-  std::vector<double *> accPtr;
-  for (const auto &red : p.reductions) {
-    acc.emplace_back(n / red.cols, reductionIdentity(red.kind));
-    accPtr.push_back(acc.back().data());
+  if (acc.size() < p.reductions.size())
+    acc.resize(p.reductions.size());
+  accPtr.clear();
+  for (size_t k = 0; k < p.reductions.size(); ++k) {
+    const auto &red = p.reductions[k];
+    acc[k].assign(n / red.cols, reductionIdentity(red.kind));
+    accPtr.push_back(acc[k].data());
   }
   int64_t align = 1;
   for (const auto &red : p.reductions)
     align = align == 1 ? red.cols : align == red.cols ? align : 0;
+  // Other threads run ranges too: they get this thread's buffers, not
+  // their own thread_local ones.
+  auto ins = in.data();
+  auto outs = out.data();
+  auto accs = accPtr.data();
   if (align <= 0) { // rows of different lengths: one writer for every accumulator
-    kernel(in.data(), out.data(), accPtr.data(), 0, n);
+    kernel(ins, outs, accs, 0, n);
   } else {
     parallelRange(
-        n / align,
-        [&](int64_t u0, int64_t u1) {
-          kernel(in.data(), out.data(), accPtr.data(), u0 * align, u1 * align);
-        },
+        n / align, [&](int64_t u0, int64_t u1) { kernel(ins, outs, accs, u0 * align, u1 * align); },
         n);
   }
   for (size_t k = 0; k < p.reductions.size(); ++k) {
@@ -169,11 +206,11 @@ std::vector<FusedKernelFn> fusedKernelsFor(const Plan &plan) {
 }
 
 Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
-  FusedProgram p = FusedProgram::decode(step.attrs);
+  const KnownProgram &known = programOf(step);
+  if (!known.valid.ok())
+    return known.valid;
+  const FusedProgram &p = known.program;
   int64_t numRegs = (int64_t)(p.inputs.size() + p.instructions.size());
-  Status valid = p.validate(step.inputs.size(), step.outputs.size());
-  if (!valid.ok())
-    return valid;
 
   int64_t n = fusedElements(plan, step, p);
   FusedKernelFn kernel = nullptr;
