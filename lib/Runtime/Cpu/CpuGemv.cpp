@@ -113,6 +113,22 @@ SHARDC_GEMV_TARGET void bf16RowDotsAvx2(int64_t begin, int64_t end, int64_t K, c
   }
 }
 
+/// While a group of four rows is read, the group this many rows ahead is
+/// fetched into L1: the hardware prefetcher alone left about a tenth of the
+/// L3's bandwidth unused (a decode step's f32 weights, 12.8 MB over two
+/// threads: 168 against 190 GB/s on a Zen 5).
+constexpr int64_t kPrefetchRows = 8;
+
+/// The rows kPrefetchRows ahead of the group at row r of [r, end), or
+/// nulls where they lie past the range (prefetches never fault, but rows
+/// another thread reads are not this one's to fetch).
+template <class T>
+inline void rowsAhead(const T *W, int64_t ld, int64_t r, int64_t end, const T *ahead[4]) {
+  bool inside = r + kPrefetchRows + 4 <= end;
+  for (int i = 0; i < 4; ++i)
+    ahead[i] = inside ? W + (r + kPrefetchRows + i) * ld : nullptr;
+}
+
 /// kernel(V, x, y) for the vectors of X (K apart) four at a time, V an
 /// std::integral_constant of 1 to 4, with y where their results start.
 template <class T, class Kernel>
@@ -163,6 +179,8 @@ SHARDC_GEMV_BF16_TARGET void bf16RowDotsAvx512(int64_t begin, int64_t end, int64
   int64_t r = begin;
   for (; r + 4 <= end; r += 4) {
     const uint16_t *w[4] = {W + r * ld, W + (r + 1) * ld, W + (r + 2) * ld, W + (r + 3) * ld};
+    const uint16_t *ahead[4];
+    rowsAhead(W, ld, r, end, ahead);
     __m512 acc[4][V];
 #pragma GCC unroll 4
     for (int i = 0; i < 4; ++i)
@@ -170,6 +188,10 @@ SHARDC_GEMV_BF16_TARGET void bf16RowDotsAvx512(int64_t begin, int64_t end, int64
       for (int v = 0; v < V; ++v)
         acc[i][v] = _mm512_setzero_ps();
     for (int64_t k = 0; k < K32; k += 32) {
+      if (ahead[0])
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i)
+          _mm_prefetch((const char *)(ahead[i] + k), _MM_HINT_T0);
       __m512i xk[V];
 #pragma GCC unroll 4
       for (int v = 0; v < V; ++v)
@@ -240,6 +262,8 @@ SHARDC_GEMV_F32_TARGET void f32RowDotsAvx512(int64_t begin, int64_t end, int64_t
   int64_t r = begin;
   for (; r + 4 <= end; r += 4) {
     const float *w[4] = {W + r * ld, W + (r + 1) * ld, W + (r + 2) * ld, W + (r + 3) * ld};
+    const float *ahead[4];
+    rowsAhead(W, ld, r, end, ahead);
     __m512 acc[4][V];
 #pragma GCC unroll 4
     for (int i = 0; i < 4; ++i)
@@ -247,6 +271,10 @@ SHARDC_GEMV_F32_TARGET void f32RowDotsAvx512(int64_t begin, int64_t end, int64_t
       for (int v = 0; v < V; ++v)
         acc[i][v] = _mm512_setzero_ps();
     for (int64_t k = 0; k < K16; k += 16) {
+      if (ahead[0])
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i)
+          _mm_prefetch((const char *)(ahead[i] + k), _MM_HINT_T0);
       __m512 xk[V];
 #pragma GCC unroll 4
       for (int v = 0; v < V; ++v)
