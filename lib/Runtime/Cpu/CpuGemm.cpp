@@ -534,7 +534,11 @@ void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView 
       for (int64_t i = begin; i < end; ++i)
         tinyProduct(M, N, K, A + aOff[i], a, B + bOff[i], b, C + i * M * N, row.data());
     };
-    parallelRange(batch, items, batch * M * N * K);
+    // Each item reads its B whole (a head's keys or values, from L3 by
+    // the time the next decode step comes round, past the weights read in
+    // between): reading, not multiplying, is what the items cost, and what
+    // makes them worth the team. Bytes count as work.
+    parallelRange(batch, items, batch * std::max(M * N * K, (M * K + K * N) * 4));
     return;
   }
   // A product of few rows with a large matrix (a decode step of a batch)
