@@ -749,6 +749,11 @@ Generator transposeOp(DType dtype) {
     Array x4 = randomArray(dtype, randomShape(rng, 4), Values::Signed, rng);
     for (std::vector<int64_t> p4 : {std::vector<int64_t>{0, 2, 1, 3}, {0, 2, 3, 1}, {3, 1, 0, 2}})
       add(x4, p4);
+    // Ten dimensions, every one moved: more than a kernel's walk holds
+    // inline.
+    Array x10 = randomArray(dtype, {2, 3, 2, 2, 3, 2, 2, 2, 3, 2}, Values::Signed, rng);
+    add(x10, {9, 8, 7, 6, 5, 4, 3, 2, 1, 0});
+    add(x10, {1, 0, 3, 2, 5, 4, 7, 6, 9, 8});
   };
 }
 

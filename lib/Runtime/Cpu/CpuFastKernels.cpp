@@ -353,7 +353,7 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   }
 }
 
-void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn, int64_t work) {
+void parallelRange(int64_t n, RangeFn fn, int64_t work) {
   bool large = (work < 0 ? n : work) >= (int64_t(1) << 16) && n > 1;
   // Inside a plan's one region (RegionTeam.h): the team takes the ranges,
   // and a range a team thread runs stays on that thread.

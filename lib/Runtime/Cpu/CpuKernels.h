@@ -10,6 +10,7 @@
 #define SHARDC_LIB_RUNTIME_CPU_CPUKERNELS_H
 
 #include "DeviceGroup.h"
+#include "RangeFn.h"
 
 #include "shardc/Runtime/FusedKernel.h"
 #include "shardc/Runtime/Plan.h"
@@ -148,7 +149,7 @@ void enterDeviceThread();
 /// Runs fn(begin, end) over [0, n) in contiguous chunks, on the shared
 /// OpenMP pool when the work (elements touched, default n) is large enough
 /// to pay for waking it (2^16 and more), else in one call.
-void parallelRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn, int64_t work = -1);
+void parallelRange(int64_t n, RangeFn fn, int64_t work = -1);
 
 /// Runs a non-collective step.
 Status runKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);

@@ -21,14 +21,68 @@ namespace shardc::cpu {
 
 namespace {
 
+/// A few int64s (a rank's worth: sizes, strides, an index), inline up to
+/// eight and on the heap beyond. The kernels here build a handful per step,
+/// and as vectors they were most of a decode step's allocations.
+class Dims {
+public:
+  explicit Dims(size_t n = 0, int64_t value = 0) { assign(n, value); }
+  Dims(const Dims &o) { *this = o; }
+  Dims &operator=(const Dims &o) {
+    if (this != &o) {
+      assign(o.n_, 0);
+      std::copy(o.data(), o.data() + o.n_, data());
+    }
+    return *this;
+  }
+  void assign(size_t n, int64_t value) {
+    n_ = n;
+    if (n > kInline)
+      heap_.assign(n, value);
+    else
+      std::fill(inline_, inline_ + n, value);
+  }
+  void push_back(int64_t v) {
+    if (n_ == kInline)
+      heap_.assign(inline_, inline_ + kInline);
+    if (n_ >= kInline)
+      heap_.push_back(v);
+    else
+      inline_[n_] = v;
+    ++n_;
+  }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  int64_t &operator[](size_t i) { return data()[i]; }
+  int64_t operator[](size_t i) const { return data()[i]; }
+  int64_t &back() { return data()[n_ - 1]; }
+  int64_t back() const { return data()[n_ - 1]; }
+
+private:
+  static constexpr size_t kInline = 8;
+  int64_t *data() { return n_ > kInline ? heap_.data() : inline_; }
+  const int64_t *data() const { return n_ > kInline ? heap_.data() : inline_; }
+  int64_t inline_[kInline];
+  std::vector<int64_t> heap_;
+  size_t n_ = 0;
+};
+
+/// Row-major element strides of `shape`.
+Dims stridesIn(const Shape &shape) {
+  Dims s(shape.size(), 1);
+  for (int64_t d = (int64_t)shape.size() - 2; d >= 0; --d)
+    s[d] = s[d + 1] * shape[d + 1];
+  return s;
+}
+
 /// Dimensions of a walk: sizes with one stride per operand.
 struct Walk {
-  std::vector<int64_t> size, in, out; // element strides
+  Dims size, in, out; // element strides
 };
 
 /// Merges dimension pairs whose strides are contiguous in both operands and
 /// drops size-1 dimensions.
-Walk collapse(const Shape &shape, const std::vector<int64_t> &in, const std::vector<int64_t> &out) {
+Walk collapse(const Shape &shape, const Dims &in, const Dims &out) {
   Walk w;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1)
@@ -44,9 +98,9 @@ Walk collapse(const Shape &shape, const std::vector<int64_t> &in, const std::vec
     w.out.push_back(out[d]);
   }
   if (w.size.empty()) {
-    w.size = {1};
-    w.in = {1};
-    w.out = {1};
+    w.size.push_back(1);
+    w.in.push_back(1);
+    w.out.push_back(1);
   }
   return w;
 }
@@ -56,7 +110,7 @@ Walk collapse(const Shape &shape, const std::vector<int64_t> &in, const std::vec
 /// a time.
 struct Cursor {
   const Walk &w;
-  std::vector<int64_t> idx;
+  Dims idx;
   int64_t in = 0, out = 0; // element offsets
 
   Cursor(const Walk &w, int64_t o) : w(w), idx(w.size.size(), 0) {
@@ -130,7 +184,7 @@ bool copyBySize(size_t es, const uint8_t *x, uint8_t *y, const Walk &w) {
 
 bool transpose(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
-  std::vector<int64_t> is = stridesOf(in.shape), os = stridesOf(out.shape), from(s.attrs.size());
+  Dims is = stridesIn(in.shape), os = stridesIn(out.shape), from(s.attrs.size());
   for (size_t i = 0; i < s.attrs.size(); ++i)
     from[i] = is[s.attrs[i]];
   return copyBySize(dtypeSize(out.dtype), b.ptr[s.inputs[0]], b.ptr[s.outputs[0]],
@@ -139,8 +193,7 @@ bool transpose(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 
 bool broadcast(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
-  std::vector<int64_t> is = stridesOf(in.shape), os = stridesOf(out.shape);
-  std::vector<int64_t> from(out.shape.size(), 0);
+  Dims is = stridesIn(in.shape), os = stridesIn(out.shape), from(out.shape.size(), 0);
   for (size_t i = 0; i < s.attrs.size(); ++i)
     if (in.shape[i] != 1)
       from[s.attrs[i]] = is[i];
@@ -151,7 +204,7 @@ bool broadcast(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 bool slice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &in = plan.values[s.inputs[0]], &out = plan.values[s.outputs[0]];
   size_t r = in.shape.size(), es = dtypeSize(out.dtype);
-  std::vector<int64_t> is = stridesOf(in.shape), os = stridesOf(out.shape), from(r);
+  Dims is = stridesIn(in.shape), os = stridesIn(out.shape), from(r);
   int64_t base = 0;
   for (size_t d = 0; d < r; ++d) {
     base += s.attrs[d] * is[d];
@@ -166,7 +219,7 @@ bool slice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 /// StableHLO clamps it, as an element offset into the operand.
 int64_t dynamicCorner(const Plan &plan, const PlanStep &s, size_t first, const Shape &operand,
                       const Shape &box, const DeviceBuffers &b) {
-  std::vector<int64_t> strides = stridesOf(operand);
+  Dims strides = stridesIn(operand);
   int64_t offset = 0;
   for (size_t d = 0; d < operand.size(); ++d) {
     int32_t id = s.inputs[first + d];
@@ -182,7 +235,7 @@ bool dynamicSlice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   size_t es = dtypeSize(out.dtype);
   int64_t base = dynamicCorner(plan, s, 1, in.shape, out.shape, b);
   return copyBySize(es, b.ptr[s.inputs[0]] + base * es, b.ptr[s.outputs[0]],
-                    collapse(out.shape, stridesOf(in.shape), stridesOf(out.shape)));
+                    collapse(out.shape, stridesIn(in.shape), stridesIn(out.shape)));
 }
 
 /// The row indices (input 1, i32 or i64) of a take or scatter_add into a
@@ -209,7 +262,7 @@ bool take(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   const PlanValue &table = plan.values[s.inputs[0]];
   int64_t rows = table.shape[0];
   size_t rowBytes = rows ? table.bytes() / rows : 0;
-  std::vector<int64_t> at;
+  static thread_local std::vector<int64_t> at; // only this thread reads it
   if (!rowIndices(plan, s, b, rows, at))
     return false;
   const uint8_t *t = b.ptr[s.inputs[0]];
@@ -269,7 +322,7 @@ bool dynamicUpdateSlice(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
     std::memcpy(y, b.ptr[s.inputs[0]], in.bytes());
   int64_t base = dynamicCorner(plan, s, 2, in.shape, update.shape, b);
   return copyBySize(es, b.ptr[s.inputs[1]], y + base * es,
-                    collapse(update.shape, stridesOf(update.shape), stridesOf(in.shape)));
+                    collapse(update.shape, stridesIn(update.shape), stridesIn(in.shape)));
 }
 
 bool concatenate(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
@@ -353,7 +406,7 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   for (size_t i = 1; i < s.attrs.size(); ++i)
     reduced[s.attrs[i]] = true;
   // Result strides for the kept dimensions, 0 for the reduced ones.
-  std::vector<int64_t> is = stridesOf(in.shape), os(r, 0);
+  Dims is = stridesIn(in.shape), os(r, 0);
   int64_t stride = 1;
   for (int64_t d = (int64_t)r - 1; d >= 0; --d)
     if (!reduced[d]) {
@@ -430,14 +483,14 @@ bool reduce(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 
 void permute(const void *x, size_t elementSize, const Shape &shape,
              const std::vector<int64_t> &perm, void *out) {
-  std::vector<int64_t> is = stridesOf(shape), from(perm.size());
+  Dims is = stridesIn(shape), from(perm.size());
   Shape outShape(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) {
     outShape[i] = shape[perm[i]];
     from[i] = is[perm[i]];
   }
   copyBySize(elementSize, (const uint8_t *)x, (uint8_t *)out,
-             collapse(outShape, from, stridesOf(outShape)));
+             collapse(outShape, from, stridesIn(outShape)));
 }
 
 bool runLayoutKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {

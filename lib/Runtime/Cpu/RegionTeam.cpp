@@ -25,7 +25,7 @@ struct Team {
   /// The team's threads still running the current handover.
   std::atomic<int> running{0};
   bool over = false;
-  const std::function<void(int64_t, int64_t)> *fn = nullptr;
+  const RangeFn *fn = nullptr;
   int64_t n = 0;
   /// The first exception a team thread's range threw; the leader rethrows it.
   std::atomic<bool> failed{false};
@@ -118,7 +118,7 @@ void runInOneRegion(int threads, const std::function<void()> &body) {
 #endif
 }
 
-bool teamRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
+bool teamRange(int64_t n, RangeFn fn) {
   Team *team = led;
   if (!team)
     return false;

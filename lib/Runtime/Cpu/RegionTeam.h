@@ -19,6 +19,8 @@
 #ifndef SHARDC_LIB_RUNTIME_CPU_REGIONTEAM_H
 #define SHARDC_LIB_RUNTIME_CPU_REGIONTEAM_H
 
+#include "RangeFn.h"
+
 #include <cstdint>
 #include <functional>
 
@@ -41,7 +43,7 @@ bool inRegionTeamWorker();
 /// Runs fn over [0, n) split in contiguous ranges across the team the
 /// calling thread leads, its own range first, and returns when every range
 /// has run. Returns false, running nothing, where it leads no team.
-bool teamRange(int64_t n, const std::function<void(int64_t, int64_t)> &fn);
+bool teamRange(int64_t n, RangeFn fn);
 
 } // namespace shardc::cpu
 
