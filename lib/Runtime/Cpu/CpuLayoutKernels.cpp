@@ -135,7 +135,11 @@ struct Cursor {
 };
 
 /// y[out offsets] = x[in offsets] over the walk, elements of type T; the
-/// outer iterations are split over the shared thread pool.
+/// outer iterations are split over the shared thread pool. A copy is
+/// worth its bytes: often it reads what the step before wrote on both
+/// threads, and on one thread alone it would fetch the other's half line
+/// by line from that core's cache (18 us instead of 2 for attention's
+/// 128 KB q, k and v slices of a padded decode step).
 template <typename T> void copyWalk(const T *x, T *y, const Walk &w) {
   size_t r = w.size.size();
   int64_t n = w.size[r - 1], si = w.in[r - 1], so = w.out[r - 1];
@@ -160,7 +164,7 @@ template <typename T> void copyWalk(const T *x, T *y, const Walk &w) {
               ys[i * so] = xs[i * si];
         }
       },
-      outer * n);
+      outer * n * (int64_t)sizeof(T));
 }
 
 bool copyBySize(size_t es, const uint8_t *x, uint8_t *y, const Walk &w) {
