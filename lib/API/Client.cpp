@@ -112,7 +112,12 @@ StatusOr<std::vector<DeviceArray>> Executable::run(const std::vector<DeviceArray
     return Status::error("@" + plan.entry + " takes " + std::to_string(plan.args.size()) +
                          " arguments, got " + std::to_string(args.size()));
   std::vector<DeviceArrays> resharded(args.size()), owned(args.size());
-  std::vector<std::vector<const Array *>> shards(args.size());
+  // The shards' addresses, in lists kept from call to call on this thread
+  // (a decode step passes some sixty arguments; no backend calls back in).
+  static thread_local std::vector<std::vector<const Array *>> shards;
+  shards.resize(args.size());
+  for (auto &list : shards)
+    list.clear();
   for (size_t i = 0; i < args.size(); ++i) {
     const DeviceArray &a = args[i];
     DType want = plan.values[plan.args[i]].dtype;

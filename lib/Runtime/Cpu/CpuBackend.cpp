@@ -95,6 +95,7 @@ public:
               {},
               std::vector<DeviceArrays>(plan.results.size(), DeviceArrays(n)),
               std::vector<Status>(n, Status::success()),
+              nullptr,
               {},
               {}};
     for (int64_t d = mine->first; d < mine->first + mine->count; ++d)
@@ -110,7 +111,7 @@ public:
     group.localDevices = mine->count;
     growArenas(plan, call.local);
     // Fused kernels are chosen once for every device (see fusedKernelsFor).
-    call.kernels = fusedKernels(plan);
+    call.kernels = &fusedKernels(plan, call.unkeptKernels);
     if (threads == 1 && oneRegion(plan)) {
       cpu::runInOneRegion(cpu::sharedThreadPoolSize(),
                           [&] { runDevice(call, group, call.local[0]); });
@@ -149,7 +150,9 @@ private:
     std::vector<DeviceArrays> written;
     std::vector<DeviceArrays> results;
     std::vector<Status> status; // per device
-    std::vector<FusedKernelFn> kernels;
+    /// The fused steps' kernels: kept by the backend, or unkeptKernels.
+    const std::vector<FusedKernelFn> *kernels = nullptr;
+    std::vector<FusedKernelFn> unkeptKernels;
     std::vector<int64_t> local; // the devices this process runs
   };
 
@@ -178,6 +181,10 @@ private:
         return same;
     if (Status valid = checkShardArguments(plan, args, local); !valid.ok())
       return valid;
+    // A plan (by its id) that fitted once fits again: the check asks the
+    // system for its limits, three calls a decode step need not make.
+    if (plan.id != 0 && fitting.count(plan.id))
+      return mine;
     int64_t perDevice = plan.arenaBytes;
     for (int32_t r : plan.results)
       perDevice += (int64_t)plan.values[r].bytes();
@@ -186,6 +193,11 @@ private:
                                     perDevice * (int64_t)local.size());
         !fits.ok())
       return fits;
+    if (plan.id != 0) {
+      if (fitting.size() >= 1024) // a bound, not a policy
+        fitting.clear();
+      fitting.insert(plan.id);
+    }
     return mine;
   }
 
@@ -231,7 +243,7 @@ private:
     const Plan &plan = call.plan;
     uint8_t *arena = arenas[d].data.get();
     cpu::DeviceBuffers buffers{d, std::vector<uint8_t *>(plan.values.size(), nullptr),
-                               &call.kernels};
+                               call.kernels};
     for (size_t v = 0; v < plan.values.size(); ++v)
       if (plan.values[v].offset >= 0)
         buffers.ptr[v] = arena + plan.values[v].offset;
@@ -316,9 +328,13 @@ private:
     std::vector<std::pair<size_t, std::vector<int64_t>>> fused; // step, encoding
     std::vector<FusedKernelFn> kernels;
 
+    /// A plan with an id (Plan::id names its contents) matches by the id
+    /// that keys it; one without, by its fused steps' encodings.
     bool matches(const Plan &plan, uint64_t current) const {
       if (generation != current || plan.steps.size() != steps)
         return false;
+      if (plan.id != 0)
+        return true;
       size_t k = 0;
       for (size_t s = 0; s < plan.steps.size(); ++s)
         if (plan.steps[s].op == OpCode::Fused &&
@@ -331,30 +347,34 @@ private:
   /// The fused kernels of `plan`'s steps (cpu::fusedKernelsFor), kept per
   /// plan once the compiler's answers are final: asking again decodes,
   /// validates and looks up every fused step, a tenth of a small step's
-  /// time (26 us of a 350 us decode step). A kept answer serves only a plan
-  /// whose fused steps are those it was chosen for, compared by their
-  /// encodings, so a plan allocated where another was freed never gets the
-  /// other's kernels.
-  std::vector<FusedKernelFn> fusedKernels(const Plan &plan) {
+  /// time (26 us of a 350 us decode step). A kept answer is keyed by the
+  /// plan's id, or for a plan without one by its address and checked
+  /// against its fused steps' encodings, so a plan allocated where another
+  /// was freed never gets the other's kernels. The answer is returned in
+  /// place (valid until the next call), or in `unkept` while the compiler
+  /// is still deciding.
+  const std::vector<FusedKernelFn> &fusedKernels(const Plan &plan,
+                                                 std::vector<FusedKernelFn> &unkept) {
     uint64_t generation = fusedKernelCompilerGeneration();
-    if (auto it = keptKernels.find(&plan);
+    std::pair<uint64_t, const Plan *> key{plan.id, plan.id ? nullptr : &plan};
+    if (auto it = keptKernels.find(key);
         it != keptKernels.end() && it->second.matches(plan, generation))
       return it->second.kernels;
-    std::vector<FusedKernelFn> kernels = cpu::fusedKernelsFor(plan);
+    unkept = cpu::fusedKernelsFor(plan);
     FusedKernelCompiler *compiler = fusedKernelCompiler();
     if (!compiler)
-      return kernels;
-    KeptKernels kept{generation, plan.steps.size(), {}, kernels};
+      return unkept;
+    KeptKernels kept{generation, plan.steps.size(), {}, unkept};
     for (size_t s = 0; s < plan.steps.size(); ++s)
       if (plan.steps[s].op == OpCode::Fused) {
         if (!compiler->settled(plan.steps[s].attrs))
-          return kernels; // asked again next call
-        kept.fused.push_back({s, plan.steps[s].attrs});
+          return unkept; // asked again next call
+        if (plan.id == 0)
+          kept.fused.push_back({s, plan.steps[s].attrs});
       }
     if (keptKernels.size() >= 64) // a bound, not a policy: few plans run in turn
       keptKernels.clear();
-    keptKernels[&plan] = std::move(kept);
-    return kernels;
+    return (keptKernels[key] = std::move(kept)).kernels;
   }
 
   /// runsInOneRegion, kept per plan (by Plan::id, which names its contents;
@@ -422,8 +442,9 @@ private:
   CpuBackendOptions options;
   std::set<uint64_t> agreed; // plan hashes every process has been seen to run
   std::vector<Arena> arenas;
-  std::map<const Plan *, KeptKernels> keptKernels;
+  std::map<std::pair<uint64_t, const Plan *>, KeptKernels> keptKernels;
   std::map<uint64_t, bool> oneRegionPlans;
+  std::set<uint64_t> fitting; // plans (by id) whose call fits in memory
   std::map<std::string, double> profileMs;
   // Last: its threads stop before the state above that they use goes.
   cpu::DeviceThreads deviceThreads;
