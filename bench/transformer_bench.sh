@@ -258,7 +258,11 @@ if S.get("b-shardc-twin"):
       f"{2 * median_ratio('b-shardc-twin', 'b-shardc-1'):.2f}x |")
     p(f"\nshardc-gpt's 2 devices reach {ratio_of_medians('b-shardc-2', 'b-shardc-twin') / 2:.0%} "
       "of what two independent 1-core processes do on this machine; the rest of the gap to "
-      "2x is the machine's (two cores sharing memory and caches).")
+      "2x is the machine's (two cores sharing memory and caches). The devices run the same "
+      "steps at the same moment, so their memory-bound steps (GELU's passes over [16,128,1024]) "
+      "contend for the memory where the twin processes drift out of phase: on an instance whose "
+      "memory delivers about 40 GB/s in all, which one core alone can take, those steps run "
+      "2-2.5 times as long as in the 1-core run.")
 p("")
 
 p("## c. Tensor parallel against data parallel, 2 devices, batch 32\n")
