@@ -224,18 +224,25 @@ TEST(CpuGemm, ARowAgainstRowsGivesTheSameBitsInABatch) {
 // work through the team give the product too, at every precision.
 TEST(CpuGemm, ProductsInsideOneRegionMatchTheProduct) {
   setBlasThreads(2, /*concurrentCallers=*/false);
-  for (MatmulPrecision precision :
-       {MatmulPrecision::F32, MatmulPrecision::BF16, MatmulPrecision::TF32})
-    for (const Case &c : kCases) {
-      if (!productSuitsOneRegion(c.batch, c.M, c.N, c.K))
-        continue;
-      double error = INFINITY;
-      runInOneRegion(2, [&] {
-        EXPECT_TRUE(leadsRegionTeam() || sharedThreadPoolSize() < 2);
-        error = relativeError(c, precision, GemmLibrary::Auto);
-      });
-      EXPECT_LT(error, 1e-5) << c.name << " at " << matmulPrecisionName(precision);
-    }
+  // bf16 on the CPU's bf16 instructions, and on the AVX2 kernels of CPUs
+  // without them: the other thread runs its half of either.
+  for (bool instructions : {true, false}) {
+    allowBf16Instructions(instructions);
+    for (MatmulPrecision precision :
+         {MatmulPrecision::F32, MatmulPrecision::BF16, MatmulPrecision::TF32})
+      for (const Case &c : kCases) {
+        if (!productSuitsOneRegion(c.batch, c.M, c.N, c.K))
+          continue;
+        double error = INFINITY;
+        runInOneRegion(2, [&] {
+          EXPECT_TRUE(leadsRegionTeam() || sharedThreadPoolSize() < 2);
+          error = relativeError(c, precision, GemmLibrary::Auto);
+        });
+        EXPECT_LT(error, 1e-5) << c.name << " at " << matmulPrecisionName(precision)
+                               << (instructions ? "" : " (emulated)");
+      }
+  }
+  allowBf16Instructions(true);
   setBlasThreads(1, /*concurrentCallers=*/false);
 }
 

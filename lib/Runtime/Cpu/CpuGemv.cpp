@@ -405,11 +405,14 @@ bool bf16MatrixVectors(int64_t rows, int64_t K, const void *matrix, DType wType,
     uint32_t bits = (uint32_t)h[i] << 16;
     std::memcpy(&vec[i], &bits, 4);
   }
+  // Other threads run ranges too: they read this thread's vectors, not
+  // their own thread_local ones.
+  const float *widened = vec.data();
   parallelRange(
       groups,
       [&](int64_t begin, int64_t end) {
         for (int64_t v = 0; v < vectors; ++v)
-          bf16RowDotsAvx2(begin * 4, std::min(end * 4, rows), K, W, ld, vec.data() + v * K,
+          bf16RowDotsAvx2(begin * 4, std::min(end * 4, rows), K, W, ld, widened + v * K,
                           y + v * ldy);
       },
       rows * K * vectors);
