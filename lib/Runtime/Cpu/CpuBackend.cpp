@@ -25,6 +25,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #ifdef __linux__
@@ -181,9 +182,9 @@ private:
         return same;
     if (Status valid = checkShardArguments(plan, args, local); !valid.ok())
       return valid;
-    // A plan (by its id) that fitted once fits again: the check asks the
-    // system for its limits, three calls a decode step need not make.
-    if (plan.id != 0 && fitting.count(plan.id))
+    // A plan (by its id) that fitted once fits again.
+    KnownPlan *known = knownPlan(plan);
+    if (known && known->fits)
       return mine;
     int64_t perDevice = plan.arenaBytes;
     for (int32_t r : plan.results)
@@ -193,11 +194,8 @@ private:
                                     perDevice * (int64_t)local.size());
         !fits.ok())
       return fits;
-    if (plan.id != 0) {
-      if (fitting.size() >= 1024) // a bound, not a policy
-        fitting.clear();
-      fitting.insert(plan.id);
-    }
+    if (known)
+      known->fits = true;
     return mine;
   }
 
@@ -377,16 +375,32 @@ private:
     return (keptKernels[key] = std::move(kept)).kernels;
   }
 
-  /// runsInOneRegion, kept per plan (by Plan::id, which names its contents;
-  /// plans assembled by hand, without one, are looked at every call).
-  bool oneRegion(const Plan &plan) {
+  /// What the backend learns of a plan once and keeps (by Plan::id, which
+  /// names its contents): whether it runs in one region (runsInOneRegion),
+  /// and whether a call of it fits in memory (the check asks the system for
+  /// its limits, three calls a decode step need not make).
+  struct KnownPlan {
+    std::optional<bool> oneRegion;
+    bool fits = false;
+  };
+
+  /// The record of `plan`, or null for a plan assembled by hand (without
+  /// an id), which is looked at every call.
+  KnownPlan *knownPlan(const Plan &plan) {
     if (plan.id == 0)
+      return nullptr;
+    if (knownPlans.size() >= 1024 && !knownPlans.count(plan.id)) // a bound, not a policy
+      knownPlans.clear();
+    return &knownPlans[plan.id];
+  }
+
+  bool oneRegion(const Plan &plan) {
+    KnownPlan *known = knownPlan(plan);
+    if (!known)
       return runsInOneRegion(plan);
-    if (auto it = oneRegionPlans.find(plan.id); it != oneRegionPlans.end())
-      return it->second;
-    if (oneRegionPlans.size() >= 1024) // a bound, not a policy
-      oneRegionPlans.clear();
-    return oneRegionPlans[plan.id] = runsInOneRegion(plan);
+    if (!known->oneRegion)
+      known->oneRegion = runsInOneRegion(plan);
+    return *known->oneRegion;
   }
 
   /// Time per step on device 0 (SHARDC_PROFILE), slowest first.
@@ -443,8 +457,7 @@ private:
   std::set<uint64_t> agreed; // plan hashes every process has been seen to run
   std::vector<Arena> arenas;
   std::map<std::pair<uint64_t, const Plan *>, KeptKernels> keptKernels;
-  std::map<uint64_t, bool> oneRegionPlans;
-  std::set<uint64_t> fitting; // plans (by id) whose call fits in memory
+  std::map<uint64_t, KnownPlan> knownPlans;
   std::map<std::string, double> profileMs;
   // Last: its threads stop before the state above that they use goes.
   cpu::DeviceThreads deviceThreads;

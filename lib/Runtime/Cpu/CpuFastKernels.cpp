@@ -135,12 +135,10 @@ ProductLayout layoutOf(const PlanStep &s, const Shape &lhs, const Shape &rhs) {
 /// shapes differ (another plan).
 const ProductLayout &productLayout(const PlanStep &s, const Shape &lhs, const Shape &rhs) {
   static thread_local std::unordered_map<const PlanStep *, ProductLayout> known;
-  if (auto it = known.find(&s); it != known.end() && it->second.attrs == s.attrs &&
-                                it->second.lhs == lhs && it->second.rhs == rhs)
-    return it->second;
-  if (known.size() >= 4096) // a bound, not a policy
-    known.clear();
-  return known[&s] = layoutOf(s, lhs, rhs);
+  return keptForStep(
+      known, s,
+      [&](const ProductLayout &l) { return l.attrs == s.attrs && l.lhs == lhs && l.rhs == rhs; },
+      [&] { return layoutOf(s, lhs, rhs); });
 }
 
 bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {

@@ -122,16 +122,18 @@ struct KnownProgram {
 
 const KnownProgram &programOf(const PlanStep &step) {
   static thread_local std::unordered_map<const PlanStep *, KnownProgram> known;
-  if (auto it = known.find(&step); it != known.end() && it->second.attrs == step.attrs &&
-                                   it->second.inputs == step.inputs.size() &&
-                                   it->second.outputs == step.outputs.size())
-    return it->second;
-  if (known.size() >= 4096) // a bound, not a policy
-    known.clear();
-  KnownProgram k{step.attrs, step.inputs.size(), step.outputs.size(),
-                 FusedProgram::decode(step.attrs)};
-  k.valid = k.program.validate(step.inputs.size(), step.outputs.size());
-  return known[&step] = std::move(k);
+  return keptForStep(
+      known, step,
+      [&](const KnownProgram &k) {
+        return k.attrs == step.attrs && k.inputs == step.inputs.size() &&
+               k.outputs == step.outputs.size();
+      },
+      [&] {
+        KnownProgram k{step.attrs, step.inputs.size(), step.outputs.size(),
+                       FusedProgram::decode(step.attrs)};
+        k.valid = k.program.validate(step.inputs.size(), step.outputs.size());
+        return k;
+      });
 }
 
 /// Runs a native kernel over the step's n elements. Ranges split over the

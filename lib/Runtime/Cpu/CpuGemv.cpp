@@ -129,6 +129,13 @@ inline void rowsAhead(const T *W, int64_t ld, int64_t r, int64_t end, const T *a
     ahead[i] = inside ? W + (r + kPrefetchRows + i) * ld : nullptr;
 }
 
+/// Fetches the next cache line, at element k, of each row rowsAhead gave.
+template <class T> inline void fetchAhead(const T *const ahead[4], int64_t k) {
+  if (ahead[0])
+    for (int i = 0; i < 4; ++i)
+      _mm_prefetch((const char *)(ahead[i] + k), _MM_HINT_T0);
+}
+
 /// kernel(V, x, y) for the vectors of X (K apart) four at a time, V an
 /// std::integral_constant of 1 to 4, with y where their results start.
 template <class T, class Kernel>
@@ -188,10 +195,7 @@ SHARDC_GEMV_BF16_TARGET void bf16RowDotsAvx512(int64_t begin, int64_t end, int64
       for (int v = 0; v < V; ++v)
         acc[i][v] = _mm512_setzero_ps();
     for (int64_t k = 0; k < K32; k += 32) {
-      if (ahead[0])
-#pragma GCC unroll 4
-        for (int i = 0; i < 4; ++i)
-          _mm_prefetch((const char *)(ahead[i] + k), _MM_HINT_T0);
+      fetchAhead(ahead, k);
       __m512i xk[V];
 #pragma GCC unroll 4
       for (int v = 0; v < V; ++v)
@@ -271,10 +275,7 @@ SHARDC_GEMV_F32_TARGET void f32RowDotsAvx512(int64_t begin, int64_t end, int64_t
       for (int v = 0; v < V; ++v)
         acc[i][v] = _mm512_setzero_ps();
     for (int64_t k = 0; k < K16; k += 16) {
-      if (ahead[0])
-#pragma GCC unroll 4
-        for (int i = 0; i < 4; ++i)
-          _mm_prefetch((const char *)(ahead[i] + k), _MM_HINT_T0);
+      fetchAhead(ahead, k);
       __m512 xk[V];
 #pragma GCC unroll 4
       for (int v = 0; v < V; ++v)

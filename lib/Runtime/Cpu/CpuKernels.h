@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <string>
+#include <unordered_map>
 
 namespace shardc::cpu {
 
@@ -150,6 +151,20 @@ void enterDeviceThread();
 /// OpenMP pool when the work (elements touched, default n) is large enough
 /// to pay for waking it (2^16 and more), else in one call.
 void parallelRange(int64_t n, RangeFn fn, int64_t work = -1);
+
+/// A value derived from step `s`, kept in `known` (a thread's own map) so
+/// that a small step's decoding (a dozen allocations) is not redone at
+/// every call. `same(kept)` says whether a kept value still describes `s`:
+/// another plan's step may sit at the same address. `make()` derives it.
+template <class T, class Same, class Make>
+const T &keptForStep(std::unordered_map<const PlanStep *, T> &known, const PlanStep &s,
+                     const Same &same, const Make &make) {
+  if (auto it = known.find(&s); it != known.end() && same(it->second))
+    return it->second;
+  if (known.size() >= 4096) // a bound, not a policy
+    known.clear();
+  return known[&s] = make();
+}
 
 /// Runs a non-collective step.
 Status runKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
