@@ -1,6 +1,7 @@
 // RUN: shardc-opt %s --shardc-lower-to-plan="entry=forward_backward" -o /dev/null | FileCheck %s
 // RUN: shardc-opt %s --shardc-lower-to-plan="entry=shared_leaf" -o /dev/null | FileCheck %s --check-prefix=SHARED
 // RUN: shardc-opt %s --shardc-lower-to-plan="entry=pick" -o /dev/null | FileCheck %s --check-prefix=PICK
+// RUN: shardc-opt %s --shardc-lower-to-plan="entry=kept_for_product" -o /dev/null | FileCheck %s --check-prefix=KEEP
 
 // What a forward pass computes elementwise from one value and its backward
 // pass reads again after a product (the cut): recomputed after the cut from
@@ -65,4 +66,31 @@ func.func @pick(%x: tensor<512x512xf32>, %w: tensor<512x512xf32>, %labels: tenso
       : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   %g = shardc.select %hit, %z, %zero : tensor<512x512xi1>, tensor<512x512xf32>
   return %g : tensor<512x512xf32>
+}
+
+// A forward value a product reads where it is made (`y`, stored for it
+// anyway) and only a product reads again after the cut (a GELU's output
+// and its weight gradient): a copy there would be a pass of its own over
+// memory, so `y` is kept. `t`, read after the cut by an elementwise step,
+// with `h` alive for that step, is still recomputed inside its fused pass.
+// KEEP-LABEL: plan @kept_for_product
+// KEEP: v[[H:[0-9]+]]:f32[512x512]@{{[0-9]+}} = dot_general v0, v1
+// KEEP-NEXT: v[[Y:[0-9]+]]:f32[512x512]@{{[0-9]+}} = fused v[[H]]{{$}}
+// KEEP-NEXT: v[[Z:[0-9]+]]:f32[512x512]@{{[0-9]+}} = dot_general v[[Y]], v1
+// KEEP-NEXT: = fused v[[H]], v[[Z]]{{$}}
+// KEEP-NEXT: = dot_general v[[Y]], v[[Z]]
+// KEEP-NEXT: results:
+func.func @kept_for_product(%x: tensor<512x512xf32>, %w: tensor<512x512xf32>) -> (tensor<512x512xf32>, tensor<512x512xf32>) {
+  %h = shardc.dot_general %x, %w contracting_dims = [1] x [0]
+      : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %a = shardc.mul %h, %h : tensor<512x512xf32>
+  %t = shardc.tanh %a : tensor<512x512xf32>
+  %y = shardc.mul %t, %h : tensor<512x512xf32>
+  %z = shardc.dot_general %y, %w contracting_dims = [1] x [0]
+      : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %gw = shardc.dot_general %y, %z contracting_dims = [0] x [0]
+      : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %m = shardc.mul %z, %t : tensor<512x512xf32>
+  %u = shardc.add %m, %h : tensor<512x512xf32>
+  return %gw, %u : tensor<512x512xf32>, tensor<512x512xf32>
 }

@@ -434,4 +434,46 @@ private:
 
 void fuseElementwise(Plan &plan, const FuseOptions &options) { Fuser(plan, options).run(); }
 
+void placeReadersAfterProducts(Plan &plan) {
+  std::vector<int64_t> producer(plan.values.size(), -1);
+  for (size_t s = 0; s < plan.steps.size(); ++s)
+    for (int32_t id : plan.steps[s].outputs)
+      producer[id] = (int64_t)s;
+  // For each product, the first Fused step that reads its result over as
+  // many elements and could run right after it.
+  std::vector<int64_t> follower(plan.steps.size(), -1), moved(plan.steps.size(), -1);
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const PlanStep &step = plan.steps[s];
+    if (step.op != OpCode::Fused || step.outputs.empty())
+      continue;
+    int64_t count = numElements(plan.values[step.outputs[0]].shape);
+    int64_t product = -1, ready = -1; // the product read; the last producer of the others
+    for (int32_t id : step.inputs) {
+      int64_t p = producer[id];
+      if (p >= 0 && plan.steps[p].op == OpCode::DotGeneral &&
+          numElements(plan.values[id].shape) == count)
+        product = std::max(product, p);
+    }
+    if (product < 0 || follower[product] >= 0)
+      continue;
+    for (int32_t id : step.inputs)
+      if (producer[id] != product)
+        ready = std::max(ready, producer[id]);
+    if (ready > product)
+      continue;
+    follower[product] = (int64_t)s;
+    moved[s] = product;
+  }
+  std::vector<PlanStep> out;
+  out.reserve(plan.steps.size());
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    if (moved[s] >= 0)
+      continue;
+    out.push_back(std::move(plan.steps[s]));
+    if (follower[s] >= 0)
+      out.push_back(std::move(plan.steps[follower[s]]));
+  }
+  plan.steps = std::move(out);
+}
+
 } // namespace shardc

@@ -5,7 +5,9 @@
 // in a later stretch than the one that made it is stored across the cut.
 // Such a value is recomputed in the reader's stretch when its chain is
 // short, and when the values recomputed from the same leaves weigh more
-// than the leaves kept alive for them.
+// than the leaves kept alive for them. A value a product reads where it is
+// made, and only products read later, is kept: its copy would be a pass of
+// its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,13 +71,22 @@ public:
       // another count (a row statistic broadcast over its rows) would be
       // cut from its group by the copy.
       int64_t count = numElements(plan.values[v].shape);
-      bool fits = true;
+      bool fits = true, storedAnyway = false, farFuses = false;
       for (size_t r : readers[v])
         if (stretch[r] != stretch[producer[v]]) {
           lastFar[v] = std::max(lastFar[v], (int64_t)r);
           fits &= !copyable[r] || numElements(plan.values[plan.steps[r].outputs[0]].shape) == count;
+          farFuses |= copyable[r];
+        } else {
+          storedAnyway |= plan.steps[r].op == OpCode::DotGeneral;
         }
       if (lastFar[v] < 0 || !fits)
+        continue;
+      // Stored for a product where it is made, and read later only by steps
+      // a copy cannot fuse with (a weight gradient's product): recomputed,
+      // it would be a pass over memory of its own, reading its leaves and
+      // writing it again, to save its bytes in between. It is kept.
+      if (storedAnyway && !farFuses)
         continue;
       std::set<int32_t> leaves;
       size_t chain = 0;

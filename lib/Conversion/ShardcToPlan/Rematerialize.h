@@ -27,6 +27,12 @@ namespace shardc {
 /// the same way wherever they run (no fast math, no FMA contraction), so
 /// the results are those of the plan without it, bit for bit. Runs before
 /// fuseElementwise.
+///
+/// A value stored anyway for a product where it is made, and read after the
+/// cut only by steps a copy cannot fuse with (a GELU's output, read again
+/// by its weight gradient's product), is not a candidate: its copy would be
+/// a pass over memory of its own (reading the leaves, writing the value
+/// again) bought with the bytes it frees.
 void rematerializeElementwise(Plan &plan);
 
 } // namespace shardc

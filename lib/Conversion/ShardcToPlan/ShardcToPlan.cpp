@@ -296,6 +296,7 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes,
 
   rematerializeElementwise(plan);
   fuseElementwise(plan, fuse);
+  placeReadersAfterProducts(plan);
   expandSplats(plan);
   mergeAllReduces(plan, std::max<int64_t>(0, allReduceBucketBytes));
 

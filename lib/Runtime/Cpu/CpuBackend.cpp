@@ -279,19 +279,27 @@ private:
     std::vector<bool> direct;
     cpu::DeviceBuffers buffers = buffersOf(call, d, direct);
     bool profile = options.profile;
-    for (const PlanStep &step : plan.steps) {
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      const PlanStep &step = plan.steps[i];
       auto start =
           profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-      auto account = [&] {
+      auto account = [&](const char *what) {
         if (profile && d == 0)
-          profileMs[step.location + " " + opCodeName(step.op)] +=
+          profileMs[step.location + " " + what] +=
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                   .count();
       };
+      // A product and the elementwise step that reads it next run together.
+      if (i + 1 < plan.steps.size() &&
+          cpu::runProductAndReader(plan, step, plan.steps[i + 1], buffers)) {
+        account("dot_general+fused");
+        ++i;
+        continue;
+      }
       if (isCollective(step.op)) {
         if (!cpu::runCollective(plan, step, buffers, group))
           return; // another device failed
-        account();
+        account(opCodeName(step.op));
         continue;
       }
       Status s = cpu::runKernel(plan, step, buffers);
@@ -302,7 +310,7 @@ private:
         group.barrier.abort();
         return;
       }
-      account();
+      account(opCodeName(step.op));
     }
     for (size_t r = 0; r < plan.results.size(); ++r) {
       if (direct[r])

@@ -141,7 +141,12 @@ const ProductLayout &productLayout(const PlanStep &s, const Shape &lhs, const Sh
       [&] { return layoutOf(s, lhs, rhs); });
 }
 
-bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+/// Product step `s` on device buffers `b`: false where its operand types
+/// have no fast path. With `blockBytes` (a single product, not a batch),
+/// its result is made in blocks of whole rows of about that size, and
+/// `afterBlock(e0, e1)` runs after elements [e0, e1) of it are written.
+bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b, int64_t blockBytes = 0,
+                const RangeFn *afterBlock = nullptr) {
   const PlanValue &lv = plan.values[s.inputs[0]], &rv = plan.values[s.inputs[1]];
   const ProductLayout &layout = productLayout(s, lv.shape, rv.shape);
   const DotGeneralDims &dims = layout.dims;
@@ -174,8 +179,29 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   };
   const void *A = read(b.ptr[s.inputs[0]], lv, layout.a, aCopy);
   const void *Bm = read(b.ptr[s.inputs[1]], rv, layout.b, bCopy);
-  gemm(M, N, K, A, lv.dtype, layout.a.view, Bm, rv.dtype, layout.b.view,
-       (float *)b.ptr[s.outputs[0]], dims.precision);
+  float *C = (float *)b.ptr[s.outputs[0]];
+  // Blocks of kBlockRowMultiple rows at least (fewer would cost the
+  // product's kernels their speed).
+  constexpr int64_t kBlockRowMultiple = 16;
+  int64_t rows = blockBytes / (N * (int64_t)sizeof(float));
+  rows = std::max<int64_t>(kBlockRowMultiple, rows / kBlockRowMultiple * kBlockRowMultiple);
+  if (blockBytes <= 0 || dims.B != 1 || 2 * rows > M) {
+    gemm(M, N, K, A, lv.dtype, layout.a.view, Bm, rv.dtype, layout.b.view, C, dims.precision);
+    if (afterBlock)
+      (*afterBlock)(0, dims.B * M * N);
+    return true;
+  }
+  // Row m of A starts m elements in when it is read transposed (A's
+  // columns are its rows), m rows in otherwise.
+  const MatrixView &av = layout.a.view;
+  int64_t rowStep = (av.trans ? 1 : av.ld) * (int64_t)dtypeSize(lv.dtype);
+  for (int64_t r0 = 0; r0 < M; r0 += rows) {
+    int64_t r1 = std::min(M, r0 + rows);
+    gemm(r1 - r0, N, K, (const uint8_t *)A + r0 * rowStep, lv.dtype, av, Bm, rv.dtype,
+         layout.b.view, C + r0 * N, dims.precision);
+    if (afterBlock)
+      (*afterBlock)(r0 * N, r1 * N);
+  }
   return true;
 }
 
@@ -314,6 +340,11 @@ bool constant(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
 }
 
 } // namespace
+
+bool dotGeneralInBlocks(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
+                        int64_t blockBytes, RangeFn afterBlock) {
+  return dotGeneral(plan, step, buffers, blockBytes, &afterBlock);
+}
 
 bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
   switch (step.op) {

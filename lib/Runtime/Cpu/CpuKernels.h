@@ -147,6 +147,23 @@ void setBlasThreads(int threads, bool concurrentCallers);
 /// threads' (its OpenMP default thread count set to the BLAS count).
 void enterDeviceThread();
 
+/// Product step `step` made in blocks of whole rows of its result, about
+/// `blockBytes` each, with `afterBlock(e0, e1)` run after elements [e0, e1)
+/// of the result are written (once, over all of it, for a batch of
+/// products or a result of fewer than two blocks). False, with nothing
+/// run, where its operand types have no fast path.
+bool dotGeneralInBlocks(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
+                        int64_t blockBytes, RangeFn afterBlock);
+
+/// Runs product step `dot` and the Fused step `reader` that reads its result
+/// element by element, block by block: each block of the result is read
+/// back from the core's cache, where the two steps one after the other
+/// would write all of it to memory and read it back. The results are those
+/// of the two steps. False, with nothing run, where the pair does not
+/// qualify (see CpuFused.cpp); the caller then runs the steps themselves.
+bool runProductAndReader(const Plan &plan, const PlanStep &dot, const PlanStep &reader,
+                         DeviceBuffers &buffers);
+
 /// Runs fn(begin, end) over [0, n) in contiguous chunks, on the shared
 /// OpenMP pool when the work (elements touched, default n) is large enough
 /// to pay for waking it (2^16 and more), else in one call.
