@@ -182,17 +182,24 @@ TEST(CpuGemm, ALargeProductAfterASmallOneGetsEveryThread) {
 }
 
 TEST(CpuGemm, F32MatchesTheProductOnEveryPath) {
-  for (GemmLibrary library : libraries())
-    for (const Case &c : kCases)
-      EXPECT_LT(relativeError(c, MatmulPrecision::F32, library), 1e-5)
-          << c.name << " on " << libraryName(library);
+  // The matrix-vector kernels on AVX-512, and on AVX2 as a CPU without it
+  // runs them.
+  for (bool avx512 : {true, false}) {
+    allowAvx512Kernels(avx512);
+    for (GemmLibrary library : libraries())
+      for (const Case &c : kCases)
+        EXPECT_LT(relativeError(c, MatmulPrecision::F32, library), 1e-5)
+            << c.name << " on " << libraryName(library) << (avx512 ? "" : " (AVX2)");
+  }
+  allowAvx512Kernels(true);
 }
 
 // A decode step's row against the weights (read by rows) gives the same
 // bits alone as among up to eight rows: a sequence decodes to the same
 // bytes whatever the batch beside it, inside a team and outside one. That
-// holds where the backend's matrix-vector kernels run: f32 on AVX-512, bf16
-// on the bf16 instructions or on the AVX2 kernel that emulates them.
+// holds where the backend's matrix-vector kernels run: f32 on AVX-512 or
+// AVX2, bf16 on the bf16 instructions or on the AVX2 kernel that emulates
+// them.
 TEST(CpuGemm, ARowAgainstRowsGivesTheSameBitsInABatch) {
 #if defined(__x86_64__) && defined(__GNUC__)
   const bool avx512 = __builtin_cpu_supports("avx512f");
@@ -203,11 +210,13 @@ TEST(CpuGemm, ARowAgainstRowsGivesTheSameBitsInABatch) {
   struct Path {
     MatmulPrecision precision;
     bool instructions; // bf16: on the CPU's bf16 instructions where it has them
+    bool avx512;       // f32: on the AVX-512 kernel where the CPU has it
     bool runs;
   };
-  const Path paths[] = {{MatmulPrecision::F32, true, avx512},
-                        {MatmulPrecision::BF16, true, avx2},
-                        {MatmulPrecision::BF16, false, avx2}};
+  const Path paths[] = {{MatmulPrecision::F32, true, true, avx512},
+                        {MatmulPrecision::F32, true, false, avx2},
+                        {MatmulPrecision::BF16, true, true, avx2},
+                        {MatmulPrecision::BF16, false, true, avx2}};
   const int64_t N = 261, K = 1043; // off the lanes and the groups of four
   std::mt19937 rng(11);
   Operand a(1, 8, K, false, 0, rng), b(1, K, N, true, 0, rng);
@@ -216,6 +225,7 @@ TEST(CpuGemm, ARowAgainstRowsGivesTheSameBitsInABatch) {
     if (!path.runs)
       continue;
     allowBf16Instructions(path.instructions);
+    allowAvx512Kernels(path.avx512);
     for (bool team : {false, true})
       for (int64_t rows = 2; rows <= 8; rows += 3) {
         std::vector<float> together(rows * N), alone(N);
@@ -227,7 +237,8 @@ TEST(CpuGemm, ARowAgainstRowsGivesTheSameBitsInABatch) {
                  path.precision);
             ASSERT_EQ(std::memcmp(alone.data(), together.data() + i * N, N * sizeof(float)), 0)
                 << "row " << i << " of " << rows << " at " << matmulPrecisionName(path.precision)
-                << (path.instructions ? "" : " (emulated)") << (team ? " inside a team" : "");
+                << (path.instructions ? "" : " (emulated)") << (path.avx512 ? "" : " (AVX2)")
+                << (team ? " inside a team" : "");
           }
         };
         if (team)
@@ -237,6 +248,7 @@ TEST(CpuGemm, ARowAgainstRowsGivesTheSameBitsInABatch) {
       }
   }
   allowBf16Instructions(true);
+  allowAvx512Kernels(true);
   setBlasThreads(1, /*concurrentCallers=*/false);
 }
 
@@ -245,9 +257,11 @@ TEST(CpuGemm, ARowAgainstRowsGivesTheSameBitsInABatch) {
 TEST(CpuGemm, ProductsInsideOneRegionMatchTheProduct) {
   setBlasThreads(2, /*concurrentCallers=*/false);
   // bf16 on the CPU's bf16 instructions, and on the AVX2 kernels of CPUs
-  // without them: the other thread runs its half of either.
+  // without them; f32 on the AVX-512 and on the AVX2 matrix-vector kernel:
+  // the other thread runs its half of either.
   for (bool instructions : {true, false}) {
     allowBf16Instructions(instructions);
+    allowAvx512Kernels(instructions);
     for (MatmulPrecision precision :
          {MatmulPrecision::F32, MatmulPrecision::BF16, MatmulPrecision::TF32})
       for (const Case &c : kCases) {
@@ -259,10 +273,11 @@ TEST(CpuGemm, ProductsInsideOneRegionMatchTheProduct) {
           error = relativeError(c, precision, GemmLibrary::Auto);
         });
         EXPECT_LT(error, 1e-5) << c.name << " at " << matmulPrecisionName(precision)
-                               << (instructions ? "" : " (emulated)");
+                               << (instructions ? "" : " (emulated, AVX2)");
       }
   }
   allowBf16Instructions(true);
+  allowAvx512Kernels(true);
   setBlasThreads(1, /*concurrentCallers=*/false);
 }
 

@@ -24,9 +24,10 @@
 // contiguous runs.
 //
 // Up to eight vectors at once (a batch's decode step, a short prefill) go
-// four per load of the matrix. At f32 the same shape (sgemm on so few rows
-// packs the matrix first) has an AVX-512 FMA kernel; one vector at f32
-// stays with sgemv, which streams the matrix as fast.
+// four per load of the matrix. At f32 the same shapes (sgemv read the
+// matrix at about 0.9 times the rate, sgemm on so few rows packs it first)
+// have an AVX-512 FMA kernel, and an AVX2 one (two vectors per load of the
+// matrix: AVX2 has sixteen registers) where AVX-512 is missing.
 //
 // Each output element is summed in one fixed order (lanes, then the lanes
 // added), whatever the thread count and the vectors beside it.
@@ -326,9 +327,90 @@ SHARDC_GEMV_F32_TARGET void f32RowDotsAvx512(int64_t begin, int64_t end, int64_t
   }
 }
 
+/// The same with AVX2 FMAs, eight lanes: for V of 1 or 2 vectors (their
+/// accumulators for four rows, the vectors' runs and a row's fill eleven
+/// of the sixteen registers). A row's last partial run of 8 is read under
+/// a mask. Each element is summed in the same order whatever V and the
+/// rows around it.
+template <int V>
+SHARDC_GEMV_TARGET void f32RowDotsAvx2(int64_t begin, int64_t end, int64_t K, const float *W,
+                                       int64_t ld, const float *X, float *Y, int64_t ldy) {
+  static_assert(V == 1 || V == 2, "two vectors at most per load of a row");
+  int64_t K8 = K / 8 * 8;
+  alignas(32) int32_t lanes[8];
+  for (int i = 0; i < 8; ++i)
+    lanes[i] = i < K - K8 ? -1 : 0;
+  const __m256i last = _mm256_load_si256(reinterpret_cast<const __m256i *>(lanes));
+  const bool partial = K8 < K;
+  __m256 xLast[V];
+  for (int v = 0; v < V; ++v)
+    xLast[v] = _mm256_maskload_ps(X + v * K + K8, last);
+  int64_t r = begin;
+  for (; r + 4 <= end; r += 4) {
+    const float *w[4] = {W + r * ld, W + (r + 1) * ld, W + (r + 2) * ld, W + (r + 3) * ld};
+    const float *ahead[4];
+    rowsAhead(W, ld, r, end, ahead);
+    __m256 acc[4][V];
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i)
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v)
+        acc[i][v] = _mm256_setzero_ps();
+    for (int64_t k = 0; k < K8; k += 8) {
+      if ((k & 15) == 0) // a cache line is 16 floats
+        fetchAhead(ahead, k);
+      __m256 xk[V];
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v)
+        xk[v] = _mm256_loadu_ps(X + v * K + k);
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {
+        __m256 wk = _mm256_loadu_ps(w[i] + k);
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v)
+          acc[i][v] = _mm256_fmadd_ps(wk, xk[v], acc[i][v]);
+      }
+    }
+    if (partial)
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {
+        __m256 wk = _mm256_maskload_ps(w[i] + K8, last);
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v)
+          acc[i][v] = _mm256_fmadd_ps(wk, xLast[v], acc[i][v]);
+      }
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i)
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v)
+        Y[v * ldy + r + i] = sum8(acc[i][v]);
+  }
+  for (; r < end; ++r) {
+    const float *w = W + r * ld;
+    __m256 acc[V];
+    for (int v = 0; v < V; ++v)
+      acc[v] = _mm256_setzero_ps();
+    for (int64_t k = 0; k < K8; k += 8) {
+      __m256 wk = _mm256_loadu_ps(w + k);
+      for (int v = 0; v < V; ++v)
+        acc[v] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(X + v * K + k), acc[v]);
+    }
+    if (partial) {
+      __m256 wk = _mm256_maskload_ps(w + K8, last);
+      for (int v = 0; v < V; ++v)
+        acc[v] = _mm256_fmadd_ps(wk, xLast[v], acc[v]);
+    }
+    for (int v = 0; v < V; ++v)
+      Y[v * ldy + r] = sum8(acc[v]);
+  }
+}
+
+/// Tests: false makes the f32 kernel take its AVX2 path on an AVX-512 CPU.
+bool avx512KernelsAllowed = true;
+
 bool cpuHasAvx512F() {
   static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
+  return has && avx512KernelsAllowed;
 }
 
 bool cpuHasAvx512Bw() {
@@ -428,7 +510,7 @@ bool bf16MatrixVectors(int64_t rows, int64_t K, const void *matrix, DType wType,
 bool f32MatrixVectors(int64_t rows, int64_t K, const float *W, int64_t ld, const float *x,
                       int64_t vectors, int64_t vstride, int64_t incx, float *y, int64_t ldy) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (!cpuHasAvx512F() || rows <= 0 || K <= 0 || vectors <= 0)
+  if (!(cpuHasAvx512F() || cpuHasAvx2Fma()) || rows <= 0 || K <= 0 || vectors <= 0)
     return false;
   // The vectors gathered contiguous, K apart.
   static thread_local std::vector<float> packed;
@@ -438,13 +520,27 @@ bool f32MatrixVectors(int64_t rows, int64_t K, const float *W, int64_t ld, const
       packed[v * K + k] = x[v * vstride + k * incx];
   const float *X = packed.data();
   int64_t groups = (rows + 3) / 4; // runs of four rows, kept whole by the split
+  if (cpuHasAvx512F()) {
+    parallelRange(
+        groups,
+        [&](int64_t begin, int64_t end) {
+          fourAtATime(K, X, vectors, y, ldy, [&](auto V, const float *x, float *yv) {
+            f32RowDotsAvx512<decltype(V)::value>(begin * 4, std::min(end * 4, rows), K, W, ld, x,
+                                                 yv, ldy);
+          });
+        },
+        rows * K * vectors);
+    return true;
+  }
   parallelRange(
       groups,
       [&](int64_t begin, int64_t end) {
-        fourAtATime(K, X, vectors, y, ldy, [&](auto V, const float *x, float *yv) {
-          f32RowDotsAvx512<decltype(V)::value>(begin * 4, std::min(end * 4, rows), K, W, ld, x, yv,
-                                               ldy);
-        });
+        int64_t r0 = begin * 4, r1 = std::min(end * 4, rows);
+        for (int64_t v = 0; v < vectors; v += 2)
+          if (v + 1 < vectors)
+            f32RowDotsAvx2<2>(r0, r1, K, W, ld, X + v * K, y + v * ldy, ldy);
+          else
+            f32RowDotsAvx2<1>(r0, r1, K, W, ld, X + v * K, y + v * ldy, ldy);
       },
       rows * K * vectors);
   return true;
@@ -452,6 +548,14 @@ bool f32MatrixVectors(int64_t rows, int64_t K, const float *W, int64_t ld, const
   (void)rows, (void)K, (void)W, (void)ld, (void)x, (void)vectors, (void)vstride, (void)incx;
   (void)y, (void)ldy;
   return false;
+#endif
+}
+
+void allowAvx512Kernels(bool allow) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  avx512KernelsAllowed = allow;
+#else
+  (void)allow;
 #endif
 }
 

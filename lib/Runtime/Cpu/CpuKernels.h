@@ -105,8 +105,9 @@ bool bf16MatrixVectors(int64_t rows, int64_t K, const void *W, DType wType, int6
                        float *y, int64_t ldy);
 
 /// The f32 product of the same shape, y[v * ldy + r] = W[r, 0:K] . x_v, on
-/// AVX-512 FMAs (false, with nothing written, without them): four vectors
-/// per load of W, where sgemm on so few rows packs W first.
+/// AVX-512 FMAs (four vectors per load of W) or else AVX2 FMAs (two), where
+/// sgemm on so few rows packs W first; false, with nothing written, on a
+/// CPU with neither.
 bool f32MatrixVectors(int64_t rows, int64_t K, const float *W, int64_t ld, const float *x,
                       int64_t vectors, int64_t vstride, int64_t incx, float *y, int64_t ldy);
 
@@ -125,6 +126,9 @@ void sayOnce(const char *level, const std::string &line);
 bool bf16Instructions();
 /// Tests: false makes bf16 products take the emulated path.
 void allowBf16Instructions(bool allow);
+/// Tests: false makes the f32 matrix-vector kernel take its AVX2 path on a
+/// CPU with AVX-512, as it runs on one without.
+void allowAvx512Kernels(bool allow);
 
 /// Threads a kernel may use on an OpenMP pool it shares with BLAS: the BLAS
 /// thread count when OpenBLAS is the OpenMP build, else 1.
