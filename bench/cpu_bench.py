@@ -16,8 +16,9 @@ placing inputs, the plan on the CPU backend, gathering results):
 Rounds interleave shardc and the peer; medians of the rounds are reported.
 Both sides load Debian's OpenMP build of OpenBLAS (the peers' convention, see
 ../shared/bench/README.md: with the pthread build torch's and OpenBLAS's
-thread pools fight). Run with OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset
-(run.sh does) so OpenBLAS picks its best kernels for both sides.
+thread pools fight). OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset
+(here and in run.sh), so OpenBLAS picks its own kernel for both sides, as
+installed; the note under the table names it.
 """
 import argparse
 import json
@@ -192,8 +193,11 @@ def main():
     p.add_argument("--out", default=None, help="also write the table to this file")
     p.add_argument("--blas", default="openmp", choices=["openmp", "pthread", "system"])
     args = p.parse_args()
+    # Both sides run as installed: OpenBLAS picks its own kernel for the CPU.
+    for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        os.environ.pop(name, None)
     sys.path.insert(0, os.path.join(HERE, "..", "..", "shared", "bench"))
-    from common import use_blas  # the peers' OpenBLAS selection
+    from common import OPENBLAS_DIRS, cpu_model, use_blas  # the peers' OpenBLAS selection
     use_blas(args.blas)
 
     import torch
@@ -238,9 +242,16 @@ def main():
     header = ("| workload | shardc (CPU backend) | peer | peer result | peer time / shardc time |\n"
               "| --- | --- | --- | --- | --- |\n")
     table = header + "".join(f"| {' | '.join(r)} |\n" for r in rows)
-    note = (f"\n{args.threads} threads, {args.blas} OpenBLAS on both sides; medians of "
-            f"{args.rounds} interleaved rounds; torch {torch.__version__}; "
-            f"{time.strftime('%Y-%m-%d')}.\n")
+    core = "system library"
+    if args.blas in OPENBLAS_DIRS:
+        core = subprocess.run([os.path.join(HERE, "openblas_core.sh"), OPENBLAS_DIRS[args.blas]],
+                              capture_output=True, text=True).stdout.strip() or "unknown"
+    cpu = cpu_model()
+    cpu = (f"{cpu.get('model_name')} (CPU family {cpu.get('cpu_family')}, model "
+           f"{cpu.get('model')}), avx512f {'yes' if cpu.get('avx512f') else 'no'}")
+    note = (f"\n{cpu}; {args.threads} threads, {args.blas} OpenBLAS on both sides (its "
+            f"kernel for this CPU: {core}); medians of {args.rounds} interleaved rounds; torch "
+            f"{torch.__version__}; {time.strftime('%Y-%m-%d')}.\n")
     print(table + note)
     if args.out:
         open(args.out, "w").write(table + note)

@@ -116,6 +116,7 @@ done
 
 mkdir -p "$(dirname "$out")"
 export ROUNDS=$rounds HAVE_TORCH=$have_torch CKPT="$ckpt"
+export OPENBLAS_CORE="$("$here/openblas_core.sh")"
 $py - "$samples" <<'PY' | tee "$out"
 import collections, json, os, statistics, subprocess, sys, time
 S = collections.defaultdict(list)
@@ -138,7 +139,8 @@ p("# Tiny Transformer generation: shardc-gpt against PyTorch\n")
 p(f"{info.get('Model name', '?')}, {info.get('CPU(s)', '?')} cores, avx512f "
   f"{'yes' if 'avx512f' in flags else 'no'}, AMX {'yes' if 'amx_tile' in flags else 'no'}; "
   f"{time.strftime('%Y-%m-%d')}. Greedy, prompt \"ROMEO:\", 200 new bytes, context 128 "
-  f"(both slide past it), 2 threads, OpenMP OpenBLAS on both sides. Medians of "
+  f"(both slide past it), 2 threads, OpenMP OpenBLAS on both sides (its kernel for this "
+  f"CPU: {E['OPENBLAS_CORE']}). Medians of "
   f"{E['ROUNDS']} interleaved rounds. shardc-gpt times a generation after an untimed one of "
   f"the same length in the same process (--warmup 200: the compile-cache lookup happens "
   f"there), each configuration having run once before the rounds (its plans, fused kernels "

@@ -163,6 +163,7 @@ done
 
 mkdir -p "$(dirname "$out")"
 export ROUNDS=$rounds STEPS=$steps WARM=$w TIMED=$timed BLAS_DESC="$blas" HAVE_TORCH=$have_torch
+export OPENBLAS_CORE="$("$here/openblas_core.sh")"
 export GPT="$gpt" DATA="$data" PEERS="$peers"
 $py - "$samples" <<'PY' | tee "$out"
 import collections, json, os, statistics, subprocess, sys, time
@@ -210,7 +211,7 @@ p(f"# Tiny Transformer training: shardc-gpt against PyTorch\n")
 p(f"{info.get('Model name', '?')}, {info.get('CPU(s)', '?')} cores, "
   f"avx512f {'yes' if 'avx512f' in flags else 'no'}, "
   f"AMX {'yes (' + ', '.join(amx) + ')' if amx else 'no'}; {time.strftime('%Y-%m-%d')}. "
-  f"BLAS on both sides: {E['BLAS_DESC']}"
+  f"BLAS on both sides: {E['BLAS_DESC']}, its kernel for this CPU {E['OPENBLAS_CORE']}"
   + (f"; torch {torch_version}" if torch_version else "") + ".")
 p(f"Model: byte vocab 256, d_model 256, 4 heads, FFN 1024, 4 pre-LN blocks, "
   f"context 128, AdamW wd 0.01; Tiny Shakespeare ({E['DATA']}). "
