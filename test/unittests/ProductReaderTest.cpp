@@ -27,13 +27,15 @@ using I = FusedProgram::Instruction;
 /// y = tanh(x . w) + b for x [M, K], w [K, N], b [N], returned as a copy;
 /// the product's result `p` and the output `y` at the arena offsets given. With `producedX`, x
 /// is computed in the arena (the negation of an argument, at `xOffset`)
-/// rather than an argument; with `apart`, a constant step runs between the
-/// product and its reader.
+/// rather than an argument; with `transposedX`, x is stored [K, M] and read
+/// transposed; with `bf16Y`, the reader stores y rounded to bf16; with
+/// `apart`, a constant step runs between the product and its reader.
 struct Layout {
   int64_t M = 2560, K = 48, N = 1024; // 10 MB: blocks of 4, 4 and 2 MB
   int64_t pOffset = 0, yOffset = int64_t(12) << 20;
   bool producedX = false;
   int64_t xOffset = int64_t(24) << 20;
+  bool transposedX = false, bf16Y = false;
   bool apart = false;
 };
 
@@ -52,16 +54,20 @@ Plan planOf(const Layout &l) {
     p.argGlobalShapes.push_back(shape);
     return id;
   };
-  int32_t x = arg({l.M, l.K}), w = arg({l.K, l.N}), b = arg({l.N});
+  Shape xShape = l.transposedX ? Shape{l.K, l.M} : Shape{l.M, l.K};
+  int32_t x = arg(xShape), w = arg({l.K, l.N}), b = arg({l.N});
   int64_t arena = l.yOffset + l.M * l.N * 4;
   if (l.producedX) {
-    int32_t neg = value({l.M, l.K}, l.xOffset);
+    int32_t neg = value(xShape, l.xOffset);
     p.steps.push_back(PlanStep{OpCode::Neg, {x}, {neg}, {}, {}, {}, "neg"});
     x = neg;
     arena = std::max(arena, l.xOffset + l.M * l.K * 4);
   }
   int32_t prod = value({l.M, l.N}, l.pOffset);
-  p.steps.push_back(PlanStep{OpCode::DotGeneral, {x, w}, {prod}, {0, 1, 1, 0}, {}, {}, "dot"});
+  // No batch dimensions, one contracting dimension: x's (1, or 0 when it
+  // is stored transposed) with w's 0.
+  p.steps.push_back(PlanStep{
+      OpCode::DotGeneral, {x, w}, {prod}, {0, 1, l.transposedX ? 0 : 1, 0}, {}, {}, "dot"});
   if (l.apart) {
     int32_t c = value({1}, arena);
     arena += 64;
@@ -73,11 +79,16 @@ Plan planOf(const Layout &l) {
   prog.inputs = {{FusedProgram::Whole, 0}, {FusedProgram::AlongRows, l.N}};
   prog.instructions = {I{OpCode::Tanh, 0, 0, 0}, I{OpCode::Add, 2, 1, 0}};
   prog.outputs = {3};
+  DType yType = l.bf16Y ? DType::BF16 : DType::F32;
+  if (l.bf16Y)
+    prog.outputTypes = {DType::BF16};
   int32_t y = value({l.M, l.N}, l.yOffset);
+  p.values[y].dtype = yType;
   p.steps.push_back(PlanStep{OpCode::Fused, {prod, b}, {y}, prog.encode(), {}, {}, "reader"});
   // The result is a copy (a result may be written where the caller gets it,
   // outside the arena).
   int32_t z = value({l.M, l.N}, arena);
+  p.values[z].dtype = yType;
   arena += l.M * l.N * 4;
   p.steps.push_back(PlanStep{OpCode::Reshape, {y}, {z}, {}, {}, {}, "copy"});
   p.results = {z};
@@ -119,7 +130,8 @@ protected:
     std::mt19937 rng(7);
     std::normal_distribution<float> normal(0, 0.3f);
     std::vector<Array> args;
-    for (Shape s : {Shape{l.M, l.K}, Shape{l.K, l.N}, Shape{l.N}}) {
+    for (Shape s :
+         {l.transposedX ? Shape{l.K, l.M} : Shape{l.M, l.K}, Shape{l.K, l.N}, Shape{l.N}}) {
       Array a = Array::uninitialized(DType::F32, s);
       for (int64_t i = 0; i < a.numElements(); ++i)
         a.data<float>()[i] = normal(rng);
@@ -146,10 +158,13 @@ protected:
       for (int64_t n = 0; n < l.N; ++n) {
         double dot = 0;
         for (int64_t k = 0; k < l.K; ++k)
-          dot += (double)x[m * l.K + k] * w[k * l.N + n];
+          dot += (double)x[l.transposedX ? k * l.M + m : m * l.K + k] * w[k * l.N + n];
         double want = std::tanh(sign * dot) + b[n];
-        float got = joint.y.data<float>()[m * l.N + n], apart = alone.y.data<float>()[m * l.N + n];
-        mismatches += std::fabs(got - want) > 1e-5 || std::fabs(got - apart) > 1e-5;
+        double got = joint.y.getDouble(m * l.N + n), apart = alone.y.getDouble(m * l.N + n);
+        // bf16 keeps 8 bits of the value: half a unit in the last place
+        // from the exact value, and a unit from a rounding of another sum.
+        double tolerance = l.bf16Y ? std::fabs(want) / 128 + 1e-6 : 1e-5;
+        mismatches += std::fabs(got - want) > tolerance || std::fabs(got - apart) > tolerance;
       }
     EXPECT_EQ(mismatches, 0);
   }
@@ -164,6 +179,18 @@ TEST_F(ProductReaderTest, AProductAndItsReaderRunTogether) {
 TEST_F(ProductReaderTest, RowsThatDoNotFillTheLastBlock) {
   Layout l;
   l.M = 2500; // not a multiple of any block's rows
+  expectAgree(l, true);
+}
+
+TEST_F(ProductReaderTest, ATransposedOperandIsReadBlockByBlock) {
+  Layout l;
+  l.transposedX = true; // row m of x starts m elements in
+  expectAgree(l, true);
+}
+
+TEST_F(ProductReaderTest, AReaderStoringBf16RunsTogether) {
+  Layout l;
+  l.bf16Y = true;
   expectAgree(l, true);
 }
 
