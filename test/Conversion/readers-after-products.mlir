@@ -1,6 +1,7 @@
 // RUN: shardc-opt %s --shardc-lower-to-plan="entry=backward" -o /dev/null | FileCheck %s
 // RUN: shardc-opt %s --shardc-lower-to-plan="entry=late_input" -o /dev/null | FileCheck %s --check-prefix=LATE
 // RUN: shardc-opt %s --shardc-lower-to-plan="entry=two_readers" -o /dev/null | FileCheck %s --check-prefix=TWO
+// RUN: shardc-opt %s --shardc-lower-to-plan="entry=later_reader" -o /dev/null | FileCheck %s --check-prefix=LATER
 
 // A fused step that reads a product's result element by element moves to
 // right after that product when its other inputs exist there: the CPU
@@ -58,4 +59,22 @@ func.func @two_readers(%x: tensor<512x512xf32>, %w: tensor<512x512xf32>) -> (ten
   %e = shardc.mul %p, %c : tensor<512x512xf32>
   %f = shardc.sqrt %e : tensor<512x512xf32>
   return %b, %f : tensor<512x512xf32>, tensor<512x512xf32>
+}
+
+// A fused step that is not the product's first reader, and whose inputs
+// another step reads in between, stays where it is (as a copy
+// rematerialization places late would: moved up to its product, it would
+// keep its output alive across what lies between, and free nothing).
+// LATER-LABEL: plan @later_reader
+// LATER: v[[P:[0-9]+]]:f32[512x512]@{{[0-9]+}} = dot_general v0, v1
+// LATER-NEXT: = dot_general v[[P]], v1
+// LATER-NEXT: = fused v[[P]]{{$}}
+func.func @later_reader(%x: tensor<512x512xf32>, %w: tensor<512x512xf32>) -> (tensor<512x512xf32>, tensor<512x512xf32>) {
+  %p = shardc.dot_general %x, %w contracting_dims = [1] x [0]
+      : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %q = shardc.dot_general %p, %w contracting_dims = [1] x [0]
+      : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  %t = shardc.tanh %p : tensor<512x512xf32>
+  %u = shardc.mul %t, %t : tensor<512x512xf32>
+  return %q, %u : tensor<512x512xf32>, tensor<512x512xf32>
 }

@@ -31,7 +31,7 @@ using I = FusedProgram::Instruction;
 /// transposed; with `bf16Y`, the reader stores y rounded to bf16; with
 /// `apart`, a constant step runs between the product and its reader.
 struct Layout {
-  int64_t M = 2560, K = 48, N = 1024; // 10 MB: blocks of 4, 4 and 2 MB
+  int64_t M = 2560, K = 48, N = 1024; // 10 MB: three blocks of about 3.3 MB
   int64_t pOffset = 0, yOffset = int64_t(12) << 20;
   bool producedX = false;
   int64_t xOffset = int64_t(24) << 20;

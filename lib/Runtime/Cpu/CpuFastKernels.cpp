@@ -161,6 +161,8 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b, int64_t b
     return true; // nothing to write (BLAS rejects a leading dimension of 0)
   if (K == 0) {  // an empty sum: zeros (BLAS returns without writing)
     std::fill_n((float *)b.ptr[s.outputs[0]], dims.B * M * N, 0.0f);
+    if (afterBlock)
+      (*afterBlock)(0, dims.B * M * N);
     return true;
   }
   // Packed copies live in per-thread buffers that only grow: a fresh
@@ -180,23 +182,28 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b, int64_t b
   const void *A = read(b.ptr[s.inputs[0]], lv, layout.a, aCopy);
   const void *Bm = read(b.ptr[s.inputs[1]], rv, layout.b, bCopy);
   float *C = (float *)b.ptr[s.outputs[0]];
-  // Blocks of kBlockRowMultiple rows at least (fewer would cost the
-  // product's kernels their speed).
-  constexpr int64_t kBlockRowMultiple = 16;
-  int64_t rows = blockBytes / (N * (int64_t)sizeof(float));
-  rows = std::max<int64_t>(kBlockRowMultiple, rows / kBlockRowMultiple * kBlockRowMultiple);
-  if (blockBytes <= 0 || dims.B != 1 || 2 * rows > M) {
-    gemm(M, N, K, A, lv.dtype, layout.a.view, Bm, rv.dtype, layout.b.view, C, dims.precision);
+  // Blocks of equal rows (to one), each of at least kMinBlockRows / 2: a
+  // block of a few rows would take the matrix-vector kernels, which sum in
+  // another order, and cost the product's kernels their speed.
+  constexpr int64_t kMinBlockRows = 32;
+  const MatrixView &av = layout.a.view;
+  int64_t target = std::max(kMinBlockRows, blockBytes / (N * (int64_t)sizeof(float)));
+  // At bf16 or tf32 a product rounds its operands into buffers first, and a
+  // block of a transposed A's rows has gaps: both would be packed again for
+  // every block.
+  bool rounds = dims.precision != MatmulPrecision::F32;
+  if (blockBytes <= 0 || dims.B != 1 || 2 * target > M || (rounds && av.trans)) {
+    gemm(M, N, K, A, lv.dtype, av, Bm, rv.dtype, layout.b.view, C, dims.precision);
     if (afterBlock)
       (*afterBlock)(0, dims.B * M * N);
     return true;
   }
+  int64_t blocks = (M + target - 1) / target;
   // Row m of A starts m elements in when it is read transposed (A's
   // columns are its rows), m rows in otherwise.
-  const MatrixView &av = layout.a.view;
   int64_t rowStep = (av.trans ? 1 : av.ld) * (int64_t)dtypeSize(lv.dtype);
-  for (int64_t r0 = 0; r0 < M; r0 += rows) {
-    int64_t r1 = std::min(M, r0 + rows);
+  for (int64_t i = 0; i < blocks; ++i) {
+    int64_t r0 = M * i / blocks, r1 = M * (i + 1) / blocks;
     gemm(r1 - r0, N, K, (const uint8_t *)A + r0 * rowStep, lv.dtype, av, Bm, rv.dtype,
          layout.b.view, C + r0 * N, dims.precision);
     if (afterBlock)

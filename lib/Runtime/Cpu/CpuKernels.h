@@ -151,20 +151,25 @@ void setBlasThreads(int threads, bool concurrentCallers);
 /// threads' (its OpenMP default thread count set to the BLAS count).
 void enterDeviceThread();
 
-/// Product step `step` made in blocks of whole rows of its result, about
-/// `blockBytes` each, with `afterBlock(e0, e1)` run after elements [e0, e1)
-/// of the result are written (once, over all of it, for a batch of
-/// products or a result of fewer than two blocks). False, with nothing
-/// run, where its operand types have no fast path.
+/// Product step `step` made in blocks of whole rows of its result, of
+/// equal rows and about `blockBytes` each, with `afterBlock(e0, e1)` run
+/// after elements [e0, e1) of the result are written (once, over all of it,
+/// for a batch of products, a result of fewer than two blocks, or a
+/// transposed A at bf16 or tf32, whose blocks would be packed again each).
+/// False, with nothing run, where its operand types have no fast path.
 bool dotGeneralInBlocks(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
                         int64_t blockBytes, RangeFn afterBlock);
 
 /// Runs product step `dot` and the Fused step `reader` that reads its result
 /// element by element, block by block: each block of the result is read
 /// back from the core's cache, where the two steps one after the other
-/// would write all of it to memory and read it back. The results are those
-/// of the two steps. False, with nothing run, where the pair does not
-/// qualify (see CpuFused.cpp); the caller then runs the steps themselves.
+/// would write all of it to memory and read it back. The reader computes
+/// what it would alone; each block of the product is a product of its own
+/// rows, which the library chosen for its shape may sum in another order
+/// than the whole product's (the same bits where it sums each element
+/// alike at any row count, as the Tiny Transformer's steps measured). False,
+/// with nothing run, where the pair does not qualify (see CpuFused.cpp);
+/// the caller then runs the steps themselves.
 bool runProductAndReader(const Plan &plan, const PlanStep &dot, const PlanStep &reader,
                          DeviceBuffers &buffers);
 
