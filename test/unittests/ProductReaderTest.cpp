@@ -209,6 +209,12 @@ TEST_F(ProductReaderTest, AReaderWritingOverTheProductsOperandRunsApart) {
   expectAgree(l, false);
 }
 
+TEST_F(ProductReaderTest, AnEmptySumStillRunsItsReader) {
+  Layout l;
+  l.K = 0; // the product is zeros, y is b in every row
+  expectAgree(l, true);
+}
+
 TEST_F(ProductReaderTest, SmallProductsRunAsTwoSteps) {
   Layout l;
   l.M = 1024; // 4 MB: less than two blocks
