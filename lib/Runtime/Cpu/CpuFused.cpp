@@ -136,23 +136,36 @@ const KnownProgram &programOf(const PlanStep &step) {
       });
 }
 
+/// The addresses of a Fused step's inputs and of its first `outputs`
+/// outputs, as its native kernel takes them, in per-thread lists that only
+/// grow (a fused step does not run inside another). Other threads that run
+/// ranges of the kernel read these lists through the pointers returned, not
+/// their own thread_local ones.
+struct KernelOperands {
+  const float *const *in;
+  float *const *out;
+};
+KernelOperands kernelOperands(const PlanStep &step, const DeviceBuffers &buffers, size_t outputs) {
+  static thread_local std::vector<const float *> in;
+  static thread_local std::vector<float *> out;
+  in.clear();
+  for (int32_t id : step.inputs)
+    in.push_back((const float *)buffers.ptr[id]);
+  out.clear();
+  for (size_t o = 0; o < outputs; ++o)
+    out.push_back((float *)buffers.ptr[step.outputs[o]]);
+  return {in.data(), out.data()};
+}
+
 /// Runs a native kernel over the step's n elements. Ranges split over the
 /// shared OpenMP pool like the tile program's, but at row boundaries when
 /// the program reduces rows, so each row's accumulator has one writer.
 Status runCompiled(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
                    const FusedProgram &p, FusedKernelFn kernel, int64_t n) {
-  // The operands' addresses and the accumulators live in per-thread
-  // buffers that only grow (a fused step does not run inside another).
-  static thread_local std::vector<const float *> in;
-  static thread_local std::vector<float *> out;
+  KernelOperands operands = kernelOperands(step, buffers, p.outputs.size());
+  // The accumulators live in per-thread buffers that only grow too.
   static thread_local std::vector<std::vector<double>> acc;
   static thread_local std::vector<double *> accPtr;
-  in.clear();
-  for (int32_t id : step.inputs)
-    in.push_back((const float *)buffers.ptr[id]);
-  out.clear();
-  for (size_t o = 0; o < p.outputs.size(); ++o)
-    out.push_back((float *)buffers.ptr[step.outputs[o]]);
   // Accumulate in double, like the interpreter.
   if (acc.size() < p.reductions.size())
     acc.resize(p.reductions.size());
@@ -165,10 +178,9 @@ Status runCompiled(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   int64_t align = 1;
   for (const auto &red : p.reductions)
     align = align == 1 ? red.cols : align == red.cols ? align : 0;
-  // Other threads run ranges too: they get this thread's buffers, not
-  // their own thread_local ones.
-  auto ins = in.data();
-  auto outs = out.data();
+  // Other threads run ranges too: they get this thread's buffers.
+  const float *const *ins = operands.in;
+  float *const *outs = operands.out;
   auto accs = accPtr.data();
   if (align <= 0) { // rows of different lengths: one writer for every accumulator
     kernel(ins, outs, accs, 0, n);
@@ -278,20 +290,13 @@ bool runProductAndReader(const Plan &plan, const PlanStep &dot, const PlanStep &
         (o != result || plan.values[out].dtype != DType::F32))
       return false;
   }
-  static thread_local std::vector<const float *> in;
-  static thread_local std::vector<float *> out;
-  in.clear();
-  for (int32_t id : reader.inputs)
-    in.push_back((const float *)buffers.ptr[id]);
-  out.clear();
-  for (int32_t id : reader.outputs)
-    out.push_back((float *)buffers.ptr[id]);
-  // Other threads run ranges too: they read this thread's lists.
-  const float *const *ins = in.data();
-  float *const *outs = out.data();
+  KernelOperands operands = kernelOperands(reader, buffers, reader.outputs.size());
   auto afterBlock = [&](int64_t e0, int64_t e1) {
     parallelRange(
-        e1 - e0, [&](int64_t b0, int64_t b1) { kernel(ins, outs, nullptr, e0 + b0, e0 + b1); },
+        e1 - e0,
+        [&](int64_t b0, int64_t b1) {
+          kernel(operands.in, operands.out, nullptr, e0 + b0, e0 + b1);
+        },
         e1 - e0);
   };
   return dotGeneralInBlocks(plan, dot, buffers, kBlockBytes, afterBlock);
