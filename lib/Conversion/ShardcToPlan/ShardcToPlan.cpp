@@ -10,6 +10,7 @@
 
 #include "BufferAssignment.h"
 #include "FuseElementwise.h"
+#include "PlaceReaders.h"
 #include "MergeCollectives.h"
 #include "Rematerialize.h"
 
