@@ -1,0 +1,440 @@
+//===- CpuAttention.cpp - scaled dot-product attention in one pass --------===//
+//
+// Attention of the layout of JAX's dot_product_attention (q [B,T,N,H], k
+// and v [B,S,N,H]) as one kernel per (batch, head) item, whose [T,S]
+// scores and probabilities live in the thread's cache instead of memory.
+// The forward pass keeps each query row's log-sum-exp beside its output;
+// the backward pass recomputes the probabilities from it, as FlashAttention
+// does, so nothing of size [B,N,T,S] is ever stored.
+//
+// Within an item every product is "rows times a matrix read by rows": a
+// block of four rows of the left operand against 32 columns of the right,
+// eight vector accumulators over the shared dimension. The left operand is
+// read by rows or by columns (P and dS for the key and value gradients);
+// a right operand the product would read by columns is packed transposed
+// first (K for the scores, V for dP). Causal and
+// length masks shorten each row block's range instead of adding -inf: a
+// query row reads keys [0, hi) only, and a key row is read by queries
+// [lo, T) only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace shardc::cpu {
+
+namespace {
+
+// The 16-float vectors below live in always-inline helpers of functions
+// cloned per instruction set; no vector crosses a call, so the ABI note GCC
+// gives for the default clone does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+typedef float Lanes __attribute__((vector_size(64), aligned(4), may_alias));
+typedef int32_t ILanes __attribute__((vector_size(64), aligned(4), may_alias));
+constexpr int64_t kLanes = 16;
+
+#define SHARDC_INLINE inline __attribute__((always_inline))
+
+SHARDC_INLINE Lanes load(const float *p) { return *reinterpret_cast<const Lanes *>(p); }
+SHARDC_INLINE void store(float *p, Lanes v) { *reinterpret_cast<Lanes *>(p) = v; }
+SHARDC_INLINE Lanes splat(float x) { return Lanes{} + x; }
+
+/// e^x lane by lane, for x <= 0 (a score less its row's maximum): Cephes'
+/// range reduction and degree-6 polynomial, within 2 ulp of expf; below
+/// -87 it flushes to 0.
+SHARDC_INLINE Lanes expNonPositive(Lanes x) {
+  x = x < splat(-87.0f) ? splat(-87.0f) : x;
+  Lanes n = x * 1.44269504088896341f + 0.5f;
+  ILanes ni = __builtin_convertvector(n, ILanes);
+  // Truncation rounds toward zero: one less where n was negative and not whole.
+  Lanes nf = __builtin_convertvector(ni, Lanes);
+  ILanes fix = nf > n;
+  ni += fix; // true lanes are -1
+  nf = __builtin_convertvector(ni, Lanes);
+  Lanes r = x - nf * 0.693359375f + nf * 2.12194440e-4f;
+  Lanes p = splat(1.9875691500e-4f);
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  Lanes y = p * r * r + r + 1.0f;
+  ILanes scale = (ni + 127) << 23;
+  Lanes two;
+  std::memcpy(&two, &scale, sizeof two);
+  return y * two;
+}
+
+/// 0, 1, ..., 15.
+SHARDC_INLINE Lanes iota() {
+  return Lanes{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+}
+
+/// C[m, 0:nHi) = alpha * sum over k in [kLo, kHi) of A(m,k) B(k, :), for
+/// rows [m0, m1), where A(m,k) = a[m * ars + k * acs] (a matrix read by
+/// rows, acs = 1, or by columns, ars = 1) and B(k,n) = b[k * ldb + n].
+SHARDC_INLINE void rowsTimes(int64_t m0, int64_t m1, int64_t kLo, int64_t kHi, int64_t nHi,
+                             const float *a, int64_t ars, int64_t acs, const float *b,
+                             int64_t ldb, float *c, int64_t ldc, float alpha) {
+  int64_t m = m0;
+  for (; m + 4 <= m1; m += 4) {
+    const float *a0 = a + m * ars, *a1 = a0 + ars, *a2 = a1 + ars, *a3 = a2 + ars;
+    float *c0 = c + m * ldc, *c1 = c0 + ldc, *c2 = c1 + ldc, *c3 = c2 + ldc;
+    int64_t n = 0;
+    for (; n + 2 * kLanes <= nHi; n += 2 * kLanes) {
+      Lanes x00{}, x01{}, x10{}, x11{}, x20{}, x21{}, x30{}, x31{};
+      for (int64_t k = kLo; k < kHi; ++k) {
+        const float *bk = b + k * ldb + n;
+        Lanes b0 = load(bk), b1 = load(bk + kLanes);
+        int64_t ak = k * acs;
+        Lanes s0 = splat(a0[ak]), s1 = splat(a1[ak]), s2 = splat(a2[ak]), s3 = splat(a3[ak]);
+        x00 += s0 * b0, x01 += s0 * b1;
+        x10 += s1 * b0, x11 += s1 * b1;
+        x20 += s2 * b0, x21 += s2 * b1;
+        x30 += s3 * b0, x31 += s3 * b1;
+      }
+      store(c0 + n, x00 * alpha), store(c0 + n + kLanes, x01 * alpha);
+      store(c1 + n, x10 * alpha), store(c1 + n + kLanes, x11 * alpha);
+      store(c2 + n, x20 * alpha), store(c2 + n + kLanes, x21 * alpha);
+      store(c3 + n, x30 * alpha), store(c3 + n + kLanes, x31 * alpha);
+    }
+    for (; n + kLanes <= nHi; n += kLanes) {
+      Lanes x0{}, x1{}, x2{}, x3{};
+      for (int64_t k = kLo; k < kHi; ++k) {
+        Lanes bk = load(b + k * ldb + n);
+        int64_t ak = k * acs;
+        x0 += splat(a0[ak]) * bk, x1 += splat(a1[ak]) * bk;
+        x2 += splat(a2[ak]) * bk, x3 += splat(a3[ak]) * bk;
+      }
+      store(c0 + n, x0 * alpha), store(c1 + n, x1 * alpha);
+      store(c2 + n, x2 * alpha), store(c3 + n, x3 * alpha);
+    }
+    for (; n < nHi; ++n) {
+      float x0 = 0, x1 = 0, x2 = 0, x3 = 0;
+      for (int64_t k = kLo; k < kHi; ++k) {
+        float bk = b[k * ldb + n];
+        int64_t ak = k * acs;
+        x0 += a0[ak] * bk, x1 += a1[ak] * bk, x2 += a2[ak] * bk, x3 += a3[ak] * bk;
+      }
+      c0[n] = x0 * alpha, c1[n] = x1 * alpha, c2[n] = x2 * alpha, c3[n] = x3 * alpha;
+    }
+  }
+  for (; m < m1; ++m) {
+    const float *am = a + m * ars;
+    float *cm = c + m * ldc;
+    int64_t n = 0;
+    for (; n + kLanes <= nHi; n += kLanes) {
+      Lanes x{};
+      for (int64_t k = kLo; k < kHi; ++k)
+        x += splat(am[k * acs]) * load(b + k * ldb + n);
+      store(cm + n, x * alpha);
+    }
+    for (; n < nHi; ++n) {
+      float x = 0;
+      for (int64_t k = kLo; k < kHi; ++k)
+        x += am[k * acs] * b[k * ldb + n];
+      cm[n] = x * alpha;
+    }
+  }
+}
+
+/// Rows [0, rows) of a [rows, cols] matrix copied transposed into
+/// `out` [cols, rows] (x(r, c) = x[r * ld + c]).
+/// In tiles of 16 x 16: a row of the copy is 4 * rows bytes past the last,
+/// and writing a whole column at a time would fall on few cache sets.
+SHARDC_INLINE void transposeInto(const float *x, int64_t ld, int64_t rows, int64_t cols,
+                                 float *out) {
+  constexpr int64_t kTile = 16;
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t r = r0; r < r1; ++r)
+          out[c * rows + r] = x[r * ld + c];
+    }
+}
+
+/// Rows of a strided [rows, H] matrix (row stride `ld`) packed.
+SHARDC_INLINE void packRows(const float *x, int64_t ld, int64_t rows, int64_t H, float *out) {
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(out + r * H, x + r * ld, H * sizeof(float));
+}
+
+SHARDC_INLINE float dot(const float *x, const float *y, int64_t n) {
+  Lanes acc{};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    acc += load(x + i) * load(y + i);
+  float s = 0;
+  for (int64_t l = 0; l < kLanes; ++l)
+    s += acc[l];
+  for (; i < n; ++i)
+    s += x[i] * y[i];
+  return s;
+}
+
+/// Per-thread buffers that only grow.
+struct Scratch {
+  std::vector<float> q, k, kt, v, vt, o, dout, p, ds;
+  std::vector<int64_t> hi, lo;
+};
+
+Scratch &threadScratch() {
+  static thread_local Scratch s;
+  return s;
+}
+
+float *sized(std::vector<float> &v, int64_t n) {
+  if ((int64_t)v.size() < n)
+    v.resize(n);
+  return v.data();
+}
+
+/// The key range of each query row (hi[t]: keys [0, hi[t]) are seen) and
+/// the query range of each key row (lo[s]: queries [lo[s], T) see it, or
+/// lo[s] = T where none does) of batch item b.
+void ranges(const AttentionDims &d, const int32_t *kvLengths, int64_t b, Scratch &w) {
+  int64_t len = kvLengths ? std::clamp<int64_t>(kvLengths[b], 0, d.S) : d.S;
+  w.hi.resize(d.T);
+  w.lo.resize(d.S);
+  for (int64_t t = 0; t < d.T; ++t)
+    w.hi[t] = d.causal ? std::min(len, t + 1) : len;
+  for (int64_t s = 0; s < d.S; ++s)
+    w.lo[s] = s >= len ? d.T : (d.causal ? std::min(s, d.T) : 0);
+}
+
+constexpr int64_t kRowBlock = 4;
+
+/// The widest key range of query rows [t0, t1) (ranges grow with t).
+int64_t hiOf(const Scratch &w, int64_t t0, int64_t t1) {
+  int64_t h = 0;
+  for (int64_t t = t0; t < t1; ++t)
+    h = std::max(h, w.hi[t]);
+  return h;
+}
+
+/// The first query row reading any of key rows [s0, s1).
+int64_t loOf(const Scratch &w, int64_t s0, int64_t s1) {
+  int64_t l = std::numeric_limits<int64_t>::max();
+  for (int64_t s = s0; s < s1; ++s)
+    l = std::min(l, w.lo[s]);
+  return l;
+}
+
+/// The probabilities P [T,S] of item (b, n) from packed q and kt, and each
+/// row's log-sum-exp (from `lseIn` where given, else computed into `lse`).
+/// Entries outside a row's key range are 0.
+SHARDC_INLINE void probabilities(const AttentionDims &d, Scratch &w, const float *q, const float *kt,
+                                 float *p, const float *lseIn, float *lse, int64_t lseStride) {
+  int64_t T = d.T, S = d.S, H = d.H;
+  float scale = (float)d.scale;
+  for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
+    int64_t t1 = std::min(T, t0 + kRowBlock);
+    rowsTimes(t0, t1, 0, H, hiOf(w, t0, t1), q, H, 1, kt, S, p, S, scale);
+  }
+  for (int64_t t = 0; t < T; ++t) {
+    float *row = p + t * S;
+    int64_t hi = w.hi[t];
+    if (hi == 0) {
+      std::fill(row, row + S, 0.0f);
+      if (!lseIn)
+        lse[t * lseStride] = -std::numeric_limits<float>::infinity();
+      continue;
+    }
+    // Whole vectors up to hi, then one with the lanes past hi masked off
+    // (the buffer has a vector's room past its last row).
+    int64_t full = hi / kLanes * kLanes;
+    ILanes tail = iota() < (float)(hi - full);
+    float shift;
+    if (lseIn) {
+      shift = lseIn[t * lseStride];
+    } else {
+      Lanes top = splat(-std::numeric_limits<float>::infinity());
+      for (int64_t s = 0; s < full; s += kLanes) {
+        Lanes x = load(row + s);
+        top = x > top ? x : top;
+      }
+      if (full < hi) {
+        Lanes x = load(row + full);
+        top = tail && x > top ? x : top;
+      }
+      shift = top[0];
+      for (int64_t l = 1; l < kLanes; ++l)
+        shift = std::max(shift, top[l]);
+    }
+    Lanes sum{};
+    for (int64_t s = 0; s < full; s += kLanes) {
+      Lanes e = expNonPositive(load(row + s) - shift);
+      store(row + s, e);
+      sum += e;
+    }
+    if (full < hi) {
+      Lanes e = tail ? expNonPositive(load(row + full) - shift) : Lanes{};
+      float lanes[kLanes];
+      store(lanes, e);
+      std::memcpy(row + full, lanes, (hi - full) * sizeof(float));
+      sum += e;
+    }
+    float total = 0;
+    for (int64_t l = 0; l < kLanes; ++l)
+      total += sum[l];
+    std::fill(row + hi, row + S, 0.0f);
+    if (!lseIn) {
+      float inv = 1.0f / total;
+      for (int64_t s = 0; s < hi; ++s)
+        row[s] *= inv;
+      lse[t * lseStride] = shift + std::log(total);
+    }
+  }
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+void forwardItems(const AttentionDims &d, const float *q, const float *k, const float *v,
+                  const int32_t *kvLengths, float *out, float *lse, int64_t begin, int64_t end) {
+  int64_t T = d.T, S = d.S, N = d.N, H = d.H, ld = N * H;
+  Scratch &w = threadScratch();
+  float *qp = sized(w.q, T * H), *kt = sized(w.kt, H * S), *vp = sized(w.v, S * H);
+  float *p = sized(w.p, T * S + kLanes), *o = sized(w.o, T * H);
+  for (int64_t item = begin; item < end; ++item) {
+    int64_t b = item / N, n = item % N;
+    ranges(d, kvLengths, b, w);
+    packRows(q + b * T * ld + n * H, ld, T, H, qp);
+    transposeInto(k + b * S * ld + n * H, ld, S, H, kt);
+    packRows(v + b * S * ld + n * H, ld, S, H, vp);
+    float *lseRow = lse + (b * N + n) * T;
+    probabilities(d, w, qp, kt, p, nullptr, lseRow, 1);
+    for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
+      int64_t t1 = std::min(T, t0 + kRowBlock);
+      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, p, S, 1, vp, H, o, H, 1.0f);
+    }
+    float *dst = out + b * T * ld + n * H;
+    for (int64_t t = 0; t < T; ++t)
+      std::memcpy(dst + t * ld, o + t * H, H * sizeof(float));
+  }
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+void backwardItems(const AttentionDims &d, const float *q, const float *k, const float *v,
+                   const int32_t *kvLengths, const float *out, const float *lse,
+                   const float *dout, const float *dlse, float *dq, float *dk, float *dv,
+                   int64_t begin, int64_t end) {
+  int64_t T = d.T, S = d.S, N = d.N, H = d.H, ld = N * H;
+  float scale = (float)d.scale;
+  Scratch &w = threadScratch();
+  float *qp = sized(w.q, T * H), *kp = sized(w.k, S * H), *kt = sized(w.kt, H * S);
+  float *vt = sized(w.vt, H * S), *op = sized(w.o, T * H), *gp = sized(w.dout, T * H);
+  float *p = sized(w.p, T * S + kLanes), *ds = sized(w.ds, T * S);
+  // Gradients of one item go to its own rows, packed here first.
+  float *gq = sized(w.v, std::max(T, S) * H);
+  for (int64_t item = begin; item < end; ++item) {
+    int64_t b = item / N, n = item % N;
+    ranges(d, kvLengths, b, w);
+    int64_t qOff = b * T * ld + n * H, kOff = b * S * ld + n * H;
+    packRows(q + qOff, ld, T, H, qp);
+    packRows(k + kOff, ld, S, H, kp);
+    transposeInto(kp, H, S, H, kt);
+    transposeInto(v + kOff, ld, S, H, vt);
+    packRows(out + qOff, ld, T, H, op);
+    packRows(dout + qOff, ld, T, H, gp);
+    const float *lseRow = lse + (b * N + n) * T;
+    probabilities(d, w, qp, kt, p, lseRow, nullptr, 1);
+    // dP = dO V^T over each row's keys, then dS = P (dP - D), where D is
+    // the row's dO . O less the gradient of its log-sum-exp.
+    for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
+      int64_t t1 = std::min(T, t0 + kRowBlock);
+      rowsTimes(t0, t1, 0, H, hiOf(w, t0, t1), gp, H, 1, vt, S, ds, S, 1.0f);
+    }
+    for (int64_t t = 0; t < T; ++t) {
+      float *dsRow = ds + t * S;
+      const float *pRow = p + t * S;
+      int64_t hi = w.hi[t];
+      float D = dot(gp + t * H, op + t * H, H) - (dlse ? dlse[(b * N + n) * T + t] : 0.0f);
+      for (int64_t s = 0; s < hi; ++s)
+        dsRow[s] = pRow[s] * (dsRow[s] - D);
+      std::fill(dsRow + hi, dsRow + S, 0.0f);
+    }
+    // dQ = scale dS K.
+    for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
+      int64_t t1 = std::min(T, t0 + kRowBlock);
+      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, ds, S, 1, kp, H, gq, H, scale);
+    }
+    for (int64_t t = 0; t < T; ++t)
+      std::memcpy(dq + qOff + t * ld, gq + t * H, H * sizeof(float));
+    // dK = scale dS^T Q and dV = P^T dO, over the queries that read each key.
+    for (int64_t s0 = 0; s0 < S; s0 += kRowBlock) {
+      int64_t s1 = std::min(S, s0 + kRowBlock);
+      rowsTimes(s0, s1, std::min(T, loOf(w, s0, s1)), T, H, ds, 1, S, qp, H, gq, H, scale);
+    }
+    for (int64_t s = 0; s < S; ++s)
+      std::memcpy(dk + kOff + s * ld, gq + s * H, H * sizeof(float));
+    for (int64_t s0 = 0; s0 < S; s0 += kRowBlock) {
+      int64_t s1 = std::min(S, s0 + kRowBlock);
+      rowsTimes(s0, s1, std::min(T, loOf(w, s0, s1)), T, H, p, 1, S, gp, H, gq, H, 1.0f);
+    }
+    for (int64_t s = 0; s < S; ++s)
+      std::memcpy(dv + kOff + s * ld, gq + s * H, H * sizeof(float));
+  }
+}
+
+/// Bytes an item reads and writes, as parallelRange counts work.
+int64_t itemWork(const AttentionDims &d) {
+  return (d.T + d.S) * d.H * 4 + d.T * d.S * d.H;
+}
+
+} // namespace
+
+void attentionForward(const AttentionDims &d, const float *q, const float *k, const float *v,
+                      const int32_t *kvLengths, float *out, float *lse) {
+  int64_t items = d.B * d.N;
+  if (items == 0 || d.T == 0)
+    return;
+  if (d.S == 0 || d.H == 0) { // nothing to attend to, or an empty head
+    for (int64_t i = 0; i < d.B * d.T * d.N * d.H; ++i)
+      out[i] = 0;
+    std::fill(lse, lse + items * d.T,
+              d.S == 0 ? -std::numeric_limits<float>::infinity() : std::log((float)d.S));
+    if (d.S != 0 && (kvLengths || d.causal)) { // each row's own count of keys
+      Scratch &w = threadScratch();
+      for (int64_t b = 0; b < d.B; ++b) {
+        ranges(d, kvLengths, b, w);
+        for (int64_t n = 0; n < d.N; ++n)
+          for (int64_t t = 0; t < d.T; ++t)
+            lse[(b * d.N + n) * d.T + t] =
+                w.hi[t] ? std::log((float)w.hi[t]) : -std::numeric_limits<float>::infinity();
+      }
+    }
+    return;
+  }
+  auto run = [&](int64_t begin, int64_t end) {
+    forwardItems(d, q, k, v, kvLengths, out, lse, begin, end);
+  };
+  parallelRange(items, run, items * itemWork(d));
+}
+
+void attentionBackward(const AttentionDims &d, const float *q, const float *k, const float *v,
+                       const int32_t *kvLengths, const float *out, const float *lse,
+                       const float *dout, const float *dlse, float *dq, float *dk, float *dv) {
+  int64_t items = d.B * d.N;
+  std::fill(dq, dq + d.B * d.T * d.N * d.H, 0.0f);
+  std::fill(dk, dk + d.B * d.S * d.N * d.H, 0.0f);
+  std::fill(dv, dv + d.B * d.S * d.N * d.H, 0.0f);
+  if (items == 0 || d.T == 0 || d.S == 0 || d.H == 0)
+    return;
+  auto run = [&](int64_t begin, int64_t end) {
+    backwardItems(d, q, k, v, kvLengths, out, lse, dout, dlse, dq, dk, dv, begin, end);
+  };
+  parallelRange(items, run, items * 3 * itemWork(d));
+}
+
+} // namespace shardc::cpu

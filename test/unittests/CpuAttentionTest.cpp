@@ -1,0 +1,276 @@
+//===- CpuAttentionTest.cpp - attention in one pass, against doubles ------===//
+//
+// cpu::attentionForward and attentionBackward against attention computed
+// in double precision the long way (scores, softmax, products, each stored
+// whole), whose gradients are checked in turn by central differences of
+// its own loss. Shapes cover causal and not, lengths per batch item
+// (including one that sees no key), heads narrower than a vector and
+// rows not a multiple of the kernels' blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cpu/CpuKernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <ostream>
+#include <random>
+#include <vector>
+
+using namespace shardc::cpu;
+
+namespace {
+
+struct Case {
+  const char *name;
+  int64_t B, T, S, N, H;
+  bool causal;
+  std::vector<int32_t> lengths; // empty: no lengths
+};
+
+void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
+
+using Vec = std::vector<double>;
+
+struct Inputs {
+  Vec q, k, v, gout, glse; // glse: the loss's weights on lse
+};
+
+int64_t at(int64_t b, int64_t t, int64_t n, int64_t h, int64_t T, int64_t N, int64_t H) {
+  return ((b * T + t) * N + n) * H + h;
+}
+
+bool sees(const Case &c, int64_t b, int64_t t, int64_t s) {
+  if (!c.lengths.empty() && s >= c.lengths[b])
+    return false;
+  return !c.causal || s <= t;
+}
+
+/// out and lse in doubles.
+void reference(const Case &c, double scale, const Inputs &in, Vec &out, Vec &lse) {
+  out.assign(c.B * c.T * c.N * c.H, 0);
+  lse.assign(c.B * c.N * c.T, -INFINITY);
+  for (int64_t b = 0; b < c.B; ++b)
+    for (int64_t n = 0; n < c.N; ++n)
+      for (int64_t t = 0; t < c.T; ++t) {
+        Vec score(c.S, -INFINITY);
+        double top = -INFINITY;
+        for (int64_t s = 0; s < c.S; ++s) {
+          if (!sees(c, b, t, s))
+            continue;
+          double x = 0;
+          for (int64_t h = 0; h < c.H; ++h)
+            x += in.q[at(b, t, n, h, c.T, c.N, c.H)] * in.k[at(b, s, n, h, c.S, c.N, c.H)];
+          score[s] = x * scale;
+          top = std::max(top, score[s]);
+        }
+        if (top == -INFINITY)
+          continue;
+        double sum = 0;
+        for (int64_t s = 0; s < c.S; ++s)
+          sum += score[s] == -INFINITY ? 0 : std::exp(score[s] - top);
+        lse[(b * c.N + n) * c.T + t] = top + std::log(sum);
+        for (int64_t s = 0; s < c.S; ++s) {
+          if (score[s] == -INFINITY)
+            continue;
+          double p = std::exp(score[s] - top) / sum;
+          for (int64_t h = 0; h < c.H; ++h)
+            out[at(b, t, n, h, c.T, c.N, c.H)] += p * in.v[at(b, s, n, h, c.S, c.N, c.H)];
+        }
+      }
+}
+
+/// The loss the gradients are of: sum(out * gout) + sum(lse * glse) over
+/// rows that see a key.
+double loss(const Case &c, double scale, const Inputs &in) {
+  Vec out, lse;
+  reference(c, scale, in, out, lse);
+  double l = 0;
+  for (size_t i = 0; i < out.size(); ++i)
+    l += out[i] * in.gout[i];
+  for (size_t i = 0; i < lse.size(); ++i)
+    if (std::isfinite(lse[i]))
+      l += lse[i] * in.glse[i];
+  return l;
+}
+
+/// The gradients of loss() in doubles, by the chain rule.
+void referenceGrad(const Case &c, double scale, const Inputs &in, Vec &dq, Vec &dk, Vec &dv) {
+  dq.assign(in.q.size(), 0);
+  dk.assign(in.k.size(), 0);
+  dv.assign(in.v.size(), 0);
+  Vec out, lse;
+  reference(c, scale, in, out, lse);
+  for (int64_t b = 0; b < c.B; ++b)
+    for (int64_t n = 0; n < c.N; ++n)
+      for (int64_t t = 0; t < c.T; ++t) {
+        double l = lse[(b * c.N + n) * c.T + t];
+        if (!std::isfinite(l))
+          continue;
+        Vec p(c.S, 0), dp(c.S, 0);
+        double D = -in.glse[(b * c.N + n) * c.T + t];
+        for (int64_t h = 0; h < c.H; ++h)
+          D += in.gout[at(b, t, n, h, c.T, c.N, c.H)] * out[at(b, t, n, h, c.T, c.N, c.H)];
+        for (int64_t s = 0; s < c.S; ++s) {
+          if (!sees(c, b, t, s))
+            continue;
+          double x = 0, g = 0;
+          for (int64_t h = 0; h < c.H; ++h) {
+            x += in.q[at(b, t, n, h, c.T, c.N, c.H)] * in.k[at(b, s, n, h, c.S, c.N, c.H)];
+            g += in.gout[at(b, t, n, h, c.T, c.N, c.H)] * in.v[at(b, s, n, h, c.S, c.N, c.H)];
+          }
+          p[s] = std::exp(x * scale - l);
+          dp[s] = g;
+        }
+        for (int64_t s = 0; s < c.S; ++s) {
+          double ds = p[s] * (dp[s] - D);
+          for (int64_t h = 0; h < c.H; ++h) {
+            dv[at(b, s, n, h, c.S, c.N, c.H)] += p[s] * in.gout[at(b, t, n, h, c.T, c.N, c.H)];
+            dq[at(b, t, n, h, c.T, c.N, c.H)] += scale * ds * in.k[at(b, s, n, h, c.S, c.N, c.H)];
+            dk[at(b, s, n, h, c.S, c.N, c.H)] += scale * ds * in.q[at(b, t, n, h, c.T, c.N, c.H)];
+          }
+        }
+      }
+}
+
+Inputs randomInputs(const Case &c, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal(0, 1);
+  auto fill = [&](int64_t n) {
+    Vec x(n);
+    for (double &e : x) // values f32 holds exactly
+      e = (double)(float)normal(rng);
+    return x;
+  };
+  Inputs in;
+  in.q = fill(c.B * c.T * c.N * c.H);
+  in.k = fill(c.B * c.S * c.N * c.H);
+  in.v = fill(c.B * c.S * c.N * c.H);
+  in.gout = fill(c.B * c.T * c.N * c.H);
+  in.glse = fill(c.B * c.N * c.T);
+  return in;
+}
+
+std::vector<float> toF32(const Vec &x) { return std::vector<float>(x.begin(), x.end()); }
+
+/// max |got - want| / (1 + max |want|).
+double error(const std::vector<float> &got, const Vec &want) {
+  double worst = 0, scale = 0;
+  for (size_t i = 0; i < want.size(); ++i)
+    if (std::isfinite(want[i]))
+      scale = std::max(scale, std::fabs(want[i]));
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (!std::isfinite(want[i])) {
+      if (got[i] != want[i])
+        return INFINITY;
+      continue;
+    }
+    worst = std::max(worst, std::fabs(got[i] - want[i]));
+  }
+  return worst / (1 + scale);
+}
+
+class AttentionKernel : public testing::TestWithParam<Case> {};
+
+TEST_P(AttentionKernel, MatchesDoubles) {
+  const Case &c = GetParam();
+  double scale = 1 / std::sqrt((double)std::max<int64_t>(c.H, 1));
+  Inputs in = randomInputs(c, 7);
+  AttentionDims d{c.B, c.T, c.S, c.N, c.H, scale, c.causal};
+  const int32_t *lengths = c.lengths.empty() ? nullptr : c.lengths.data();
+  std::vector<float> q = toF32(in.q), k = toF32(in.k), v = toF32(in.v);
+  std::vector<float> out(c.B * c.T * c.N * c.H, NAN), lse(c.B * c.N * c.T, NAN);
+  attentionForward(d, q.data(), k.data(), v.data(), lengths, out.data(), lse.data());
+  Vec wantOut, wantLse;
+  reference(c, scale, in, wantOut, wantLse);
+  EXPECT_LT(error(out, wantOut), 2e-6) << "out";
+  EXPECT_LT(error(lse, wantLse), 2e-6) << "lse";
+
+  std::vector<float> gout = toF32(in.gout), glse = toF32(in.glse);
+  std::vector<float> dq(q.size(), NAN), dk(k.size(), NAN), dv(v.size(), NAN);
+  attentionBackward(d, q.data(), k.data(), v.data(), lengths, out.data(), lse.data(), gout.data(),
+                    glse.data(), dq.data(), dk.data(), dv.data());
+  Vec wq, wk, wv;
+  referenceGrad(c, scale, in, wq, wk, wv);
+  EXPECT_LT(error(dq, wq), 1e-5) << "dq";
+  EXPECT_LT(error(dk, wk), 1e-5) << "dk";
+  EXPECT_LT(error(dv, wv), 1e-5) << "dv";
+
+  // Without a gradient of lse, as a loss of the output alone.
+  Inputs plain = in;
+  std::fill(plain.glse.begin(), plain.glse.end(), 0.0);
+  attentionBackward(d, q.data(), k.data(), v.data(), lengths, out.data(), lse.data(), gout.data(),
+                    nullptr, dq.data(), dk.data(), dv.data());
+  referenceGrad(c, scale, plain, wq, wk, wv);
+  EXPECT_LT(error(dq, wq), 1e-5) << "dq without dlse";
+  EXPECT_LT(error(dk, wk), 1e-5) << "dk without dlse";
+  EXPECT_LT(error(dv, wv), 1e-5) << "dv without dlse";
+}
+
+const Case kCases[] = {
+    {"causal", 2, 37, 37, 3, 20, true, {}},
+    {"causal_model_head", 1, 128, 128, 2, 64, true, {}},
+    {"cross", 2, 5, 23, 2, 16, false, {}},
+    {"decode_lengths", 3, 1, 40, 2, 64, false, {1, 40, 17}},
+    {"causal_lengths_empty", 3, 9, 9, 1, 8, true, {0, 4, 9}},
+    {"wide_keys_tail", 1, 6, 70, 1, 33, false, {}},
+};
+
+INSTANTIATE_TEST_SUITE_P(Cases, AttentionKernel, testing::ValuesIn(kCases),
+                         [](const testing::TestParamInfo<Case> &i) { return i.param.name; });
+
+/// The reference's gradients are those of its loss, by central
+/// differences, so the kernel is held to the derivative itself.
+TEST(AttentionReference, GradientsMatchFiniteDifferences) {
+  for (const Case &c : {Case{"causal", 2, 5, 5, 2, 3, true, {}},
+                        Case{"lengths", 2, 3, 6, 1, 4, false, {2, 6}}}) {
+    double scale = 0.7;
+    Inputs in = randomInputs(c, 11);
+    Vec dq, dk, dv;
+    referenceGrad(c, scale, in, dq, dk, dv);
+    auto check = [&](Vec Inputs::*field, const Vec &grad, const char *what) {
+      for (size_t i = 0; i < grad.size(); ++i) {
+        Inputs up = in, down = in;
+        const double h = 1e-5;
+        (up.*field)[i] += h;
+        (down.*field)[i] -= h;
+        double fd = (loss(c, scale, up) - loss(c, scale, down)) / (2 * h);
+        EXPECT_NEAR(grad[i], fd, 1e-6 * (1 + std::fabs(fd))) << c.name << " " << what << i;
+      }
+    };
+    check(&Inputs::q, dq, "dq");
+    check(&Inputs::k, dk, "dk");
+    check(&Inputs::v, dv, "dv");
+  }
+}
+
+TEST(AttentionKernel, RowWithoutKeysIsZeroAndMinusInfinity) {
+  AttentionDims d{1, 2, 3, 1, 4, 0.5, false};
+  std::vector<float> q(8, 1), k(12, 1), v(12, 2), out(8, NAN), lse(2, NAN);
+  int32_t none = 0;
+  attentionForward(d, q.data(), k.data(), v.data(), &none, out.data(), lse.data());
+  for (float x : out)
+    EXPECT_EQ(x, 0.0f);
+  EXPECT_EQ(lse[0], -std::numeric_limits<float>::infinity());
+  std::vector<float> g(8, 1), dq(8, NAN), dk(12, NAN), dv(12, NAN);
+  attentionBackward(d, q.data(), k.data(), v.data(), &none, out.data(), lse.data(), g.data(),
+                    nullptr, dq.data(), dk.data(), dv.data());
+  for (float x : dq)
+    EXPECT_EQ(x, 0.0f);
+  for (size_t i = 0; i < dk.size(); ++i)
+    EXPECT_EQ(dk[i] + dv[i], 0.0f);
+}
+
+/// Scores far apart: the largest key dominates without overflow.
+TEST(AttentionKernel, LargeScoresStayFinite) {
+  AttentionDims d{1, 1, 2, 1, 1, 1.0, false};
+  std::vector<float> q{100}, k{10, -10}, v{3, 5}, out(1), lse(1);
+  attentionForward(d, q.data(), k.data(), v.data(), nullptr, out.data(), lse.data());
+  EXPECT_FLOAT_EQ(out[0], 3.0f);
+  EXPECT_FLOAT_EQ(lse[0], 1000.0f);
+}
+
+} // namespace
+
