@@ -224,8 +224,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, AttentionKernel, testing::ValuesIn(kCases),
 /// The reference's gradients are those of its loss, by central
 /// differences, so the kernel is held to the derivative itself.
 TEST(AttentionReference, GradientsMatchFiniteDifferences) {
-  for (const Case &c : {Case{"causal", 2, 5, 5, 2, 3, true, {}},
-                        Case{"lengths", 2, 3, 6, 1, 4, false, {2, 6}}}) {
+  for (const Case &c :
+       {Case{"causal", 2, 5, 5, 2, 3, true, {}}, Case{"lengths", 2, 3, 6, 1, 4, false, {2, 6}}}) {
     double scale = 0.7;
     Inputs in = randomInputs(c, 11);
     Vec dq, dk, dv;
@@ -273,4 +273,3 @@ TEST(AttentionKernel, LargeScoresStayFinite) {
 }
 
 } // namespace
-

@@ -44,6 +44,7 @@ constexpr int64_t kLanes = 16;
 
 SHARDC_INLINE Lanes load(const float *p) { return *reinterpret_cast<const Lanes *>(p); }
 SHARDC_INLINE void store(float *p, Lanes v) { *reinterpret_cast<Lanes *>(p) = v; }
+// A broadcast (0 + x would be an addition: it is not x for x = -0).
 SHARDC_INLINE Lanes splat(float x) { return Lanes{} + x; }
 
 /// e^x lane by lane, for x <= 0 (a score less its row's maximum): Cephes'
@@ -73,16 +74,14 @@ SHARDC_INLINE Lanes expNonPositive(Lanes x) {
 }
 
 /// 0, 1, ..., 15.
-SHARDC_INLINE Lanes iota() {
-  return Lanes{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-}
+SHARDC_INLINE Lanes iota() { return Lanes{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}; }
 
 /// C[m, 0:nHi) = alpha * sum over k in [kLo, kHi) of A(m,k) B(k, :), for
 /// rows [m0, m1), where A(m,k) = a[m * ars + k * acs] (a matrix read by
 /// rows, acs = 1, or by columns, ars = 1) and B(k,n) = b[k * ldb + n].
 SHARDC_INLINE void rowsTimes(int64_t m0, int64_t m1, int64_t kLo, int64_t kHi, int64_t nHi,
-                             const float *a, int64_t ars, int64_t acs, const float *b,
-                             int64_t ldb, float *c, int64_t ldc, float alpha) {
+                             const float *a, int64_t ars, int64_t acs, const float *b, int64_t ldb,
+                             float *c, int64_t ldc, float alpha) {
   int64_t m = m0;
   for (; m + 4 <= m1; m += 4) {
     const float *a0 = a + m * ars, *a1 = a0 + ars, *a2 = a1 + ars, *a3 = a2 + ars;
@@ -161,12 +160,6 @@ SHARDC_INLINE void transposeInto(const float *x, int64_t ld, int64_t rows, int64
     }
 }
 
-/// Rows of a strided [rows, H] matrix (row stride `ld`) packed.
-SHARDC_INLINE void packRows(const float *x, int64_t ld, int64_t rows, int64_t H, float *out) {
-  for (int64_t r = 0; r < rows; ++r)
-    std::memcpy(out + r * H, x + r * ld, H * sizeof(float));
-}
-
 SHARDC_INLINE float dot(const float *x, const float *y, int64_t n) {
   Lanes acc{};
   int64_t i = 0;
@@ -182,7 +175,7 @@ SHARDC_INLINE float dot(const float *x, const float *y, int64_t n) {
 
 /// Per-thread buffers that only grow.
 struct Scratch {
-  std::vector<float> q, k, kt, v, vt, o, dout, p, ds;
+  std::vector<float> kt, vt, p, ds;
   std::vector<int64_t> hi, lo;
 };
 
@@ -220,6 +213,12 @@ int64_t hiOf(const Scratch &w, int64_t t0, int64_t t1) {
   return h;
 }
 
+/// The columns of scores to compute for query rows [t0, t1): their keys,
+/// rounded up to whole vectors (the rest are not read), at most S.
+int64_t columnsOf(const Scratch &w, int64_t t0, int64_t t1, int64_t S) {
+  return std::min(S, (hiOf(w, t0, t1) + kLanes - 1) / kLanes * kLanes);
+}
+
 /// The first query row reading any of key rows [s0, s1).
 int64_t loOf(const Scratch &w, int64_t s0, int64_t s1) {
   int64_t l = std::numeric_limits<int64_t>::max();
@@ -228,16 +227,18 @@ int64_t loOf(const Scratch &w, int64_t s0, int64_t s1) {
   return l;
 }
 
-/// The probabilities P [T,S] of item (b, n) from packed q and kt, and each
-/// row's log-sum-exp (from `lseIn` where given, else computed into `lse`).
-/// Entries outside a row's key range are 0.
-SHARDC_INLINE void probabilities(const AttentionDims &d, Scratch &w, const float *q, const float *kt,
-                                 float *p, const float *lseIn, float *lse, int64_t lseStride) {
+/// The probabilities P [T,S] of an item from its q (rows `ldq` apart) and
+/// kt (K transposed, packed), and each row's log-sum-exp (from `lseIn`
+/// where given, else computed into `lse`). Entries outside a row's key
+/// range are 0.
+SHARDC_INLINE void probabilities(const AttentionDims &d, Scratch &w, const float *q, int64_t ldq,
+                                 const float *kt, float *p, const float *lseIn, float *lse,
+                                 int64_t lseStride) {
   int64_t T = d.T, S = d.S, H = d.H;
   float scale = (float)d.scale;
   for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
     int64_t t1 = std::min(T, t0 + kRowBlock);
-    rowsTimes(t0, t1, 0, H, hiOf(w, t0, t1), q, H, 1, kt, S, p, S, scale);
+    rowsTimes(t0, t1, 0, H, columnsOf(w, t0, t1, S), q, ldq, 1, kt, S, p, S, scale);
   }
   for (int64_t t = 0; t < T; ++t) {
     float *row = p + t * S;
@@ -295,6 +296,10 @@ SHARDC_INLINE void probabilities(const AttentionDims &d, Scratch &w, const float
   }
 }
 
+// Operands and results are read and written where they are, rows N * H
+// apart; only the operands a product reads by columns (K, and V for dP)
+// are packed, transposed.
+
 #if defined(__GNUC__) && defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
@@ -302,23 +307,17 @@ void forwardItems(const AttentionDims &d, const float *q, const float *k, const 
                   const int32_t *kvLengths, float *out, float *lse, int64_t begin, int64_t end) {
   int64_t T = d.T, S = d.S, N = d.N, H = d.H, ld = N * H;
   Scratch &w = threadScratch();
-  float *qp = sized(w.q, T * H), *kt = sized(w.kt, H * S), *vp = sized(w.v, S * H);
-  float *p = sized(w.p, T * S + kLanes), *o = sized(w.o, T * H);
+  float *kt = sized(w.kt, H * S), *p = sized(w.p, T * S + kLanes);
   for (int64_t item = begin; item < end; ++item) {
     int64_t b = item / N, n = item % N;
+    int64_t qOff = b * T * ld + n * H, kOff = b * S * ld + n * H;
     ranges(d, kvLengths, b, w);
-    packRows(q + b * T * ld + n * H, ld, T, H, qp);
-    transposeInto(k + b * S * ld + n * H, ld, S, H, kt);
-    packRows(v + b * S * ld + n * H, ld, S, H, vp);
-    float *lseRow = lse + (b * N + n) * T;
-    probabilities(d, w, qp, kt, p, nullptr, lseRow, 1);
+    transposeInto(k + kOff, ld, S, H, kt);
+    probabilities(d, w, q + qOff, ld, kt, p, nullptr, lse + item * T, 1);
     for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
       int64_t t1 = std::min(T, t0 + kRowBlock);
-      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, p, S, 1, vp, H, o, H, 1.0f);
+      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, p, S, 1, v + kOff, ld, out + qOff, ld, 1.0f);
     }
-    float *dst = out + b * T * ld + n * H;
-    for (int64_t t = 0; t < T; ++t)
-      std::memcpy(dst + t * ld, o + t * H, H * sizeof(float));
   }
 }
 
@@ -332,65 +331,47 @@ void backwardItems(const AttentionDims &d, const float *q, const float *k, const
   int64_t T = d.T, S = d.S, N = d.N, H = d.H, ld = N * H;
   float scale = (float)d.scale;
   Scratch &w = threadScratch();
-  float *qp = sized(w.q, T * H), *kp = sized(w.k, S * H), *kt = sized(w.kt, H * S);
-  float *vt = sized(w.vt, H * S), *op = sized(w.o, T * H), *gp = sized(w.dout, T * H);
+  float *kt = sized(w.kt, H * S), *vt = sized(w.vt, H * S);
   float *p = sized(w.p, T * S + kLanes), *ds = sized(w.ds, T * S);
-  // Gradients of one item go to its own rows, packed here first.
-  float *gq = sized(w.v, std::max(T, S) * H);
   for (int64_t item = begin; item < end; ++item) {
     int64_t b = item / N, n = item % N;
-    ranges(d, kvLengths, b, w);
     int64_t qOff = b * T * ld + n * H, kOff = b * S * ld + n * H;
-    packRows(q + qOff, ld, T, H, qp);
-    packRows(k + kOff, ld, S, H, kp);
-    transposeInto(kp, H, S, H, kt);
+    const float *qi = q + qOff, *ki = k + kOff, *oi = out + qOff, *gi = dout + qOff;
+    ranges(d, kvLengths, b, w);
+    transposeInto(ki, ld, S, H, kt);
     transposeInto(v + kOff, ld, S, H, vt);
-    packRows(out + qOff, ld, T, H, op);
-    packRows(dout + qOff, ld, T, H, gp);
-    const float *lseRow = lse + (b * N + n) * T;
-    probabilities(d, w, qp, kt, p, lseRow, nullptr, 1);
+    probabilities(d, w, qi, ld, kt, p, lse + item * T, nullptr, 1);
     // dP = dO V^T over each row's keys, then dS = P (dP - D), where D is
     // the row's dO . O less the gradient of its log-sum-exp.
     for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
       int64_t t1 = std::min(T, t0 + kRowBlock);
-      rowsTimes(t0, t1, 0, H, hiOf(w, t0, t1), gp, H, 1, vt, S, ds, S, 1.0f);
+      rowsTimes(t0, t1, 0, H, columnsOf(w, t0, t1, S), gi, ld, 1, vt, S, ds, S, 1.0f);
     }
     for (int64_t t = 0; t < T; ++t) {
       float *dsRow = ds + t * S;
       const float *pRow = p + t * S;
       int64_t hi = w.hi[t];
-      float D = dot(gp + t * H, op + t * H, H) - (dlse ? dlse[(b * N + n) * T + t] : 0.0f);
+      float D = dot(gi + t * ld, oi + t * ld, H) - (dlse ? dlse[item * T + t] : 0.0f);
       for (int64_t s = 0; s < hi; ++s)
         dsRow[s] = pRow[s] * (dsRow[s] - D);
       std::fill(dsRow + hi, dsRow + S, 0.0f);
     }
-    // dQ = scale dS K.
+    // dQ = scale dS K; dK = scale dS^T Q and dV = P^T dO, over the queries
+    // that read each key.
     for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
       int64_t t1 = std::min(T, t0 + kRowBlock);
-      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, ds, S, 1, kp, H, gq, H, scale);
+      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, ds, S, 1, ki, ld, dq + qOff, ld, scale);
     }
-    for (int64_t t = 0; t < T; ++t)
-      std::memcpy(dq + qOff + t * ld, gq + t * H, H * sizeof(float));
-    // dK = scale dS^T Q and dV = P^T dO, over the queries that read each key.
     for (int64_t s0 = 0; s0 < S; s0 += kRowBlock) {
-      int64_t s1 = std::min(S, s0 + kRowBlock);
-      rowsTimes(s0, s1, std::min(T, loOf(w, s0, s1)), T, H, ds, 1, S, qp, H, gq, H, scale);
+      int64_t s1 = std::min(S, s0 + kRowBlock), t0 = std::min(T, loOf(w, s0, s1));
+      rowsTimes(s0, s1, t0, T, H, ds, 1, S, qi, ld, dk + kOff, ld, scale);
+      rowsTimes(s0, s1, t0, T, H, p, 1, S, gi, ld, dv + kOff, ld, 1.0f);
     }
-    for (int64_t s = 0; s < S; ++s)
-      std::memcpy(dk + kOff + s * ld, gq + s * H, H * sizeof(float));
-    for (int64_t s0 = 0; s0 < S; s0 += kRowBlock) {
-      int64_t s1 = std::min(S, s0 + kRowBlock);
-      rowsTimes(s0, s1, std::min(T, loOf(w, s0, s1)), T, H, p, 1, S, gp, H, gq, H, 1.0f);
-    }
-    for (int64_t s = 0; s < S; ++s)
-      std::memcpy(dv + kOff + s * ld, gq + s * H, H * sizeof(float));
   }
 }
 
 /// Bytes an item reads and writes, as parallelRange counts work.
-int64_t itemWork(const AttentionDims &d) {
-  return (d.T + d.S) * d.H * 4 + d.T * d.S * d.H;
-}
+int64_t itemWork(const AttentionDims &d) { return (d.T + d.S) * d.H * 4 + d.T * d.S * d.H; }
 
 } // namespace
 
@@ -426,11 +407,12 @@ void attentionBackward(const AttentionDims &d, const float *q, const float *k, c
                        const int32_t *kvLengths, const float *out, const float *lse,
                        const float *dout, const float *dlse, float *dq, float *dk, float *dv) {
   int64_t items = d.B * d.N;
-  std::fill(dq, dq + d.B * d.T * d.N * d.H, 0.0f);
-  std::fill(dk, dk + d.B * d.S * d.N * d.H, 0.0f);
-  std::fill(dv, dv + d.B * d.S * d.N * d.H, 0.0f);
-  if (items == 0 || d.T == 0 || d.S == 0 || d.H == 0)
+  if (items == 0 || d.T == 0 || d.S == 0 || d.H == 0) { // every row of each item is written
+    std::fill(dq, dq + d.B * d.T * d.N * d.H, 0.0f);
+    std::fill(dk, dk + d.B * d.S * d.N * d.H, 0.0f);
+    std::fill(dv, dv + d.B * d.S * d.N * d.H, 0.0f);
     return;
+  }
   auto run = [&](int64_t begin, int64_t end) {
     backwardItems(d, q, k, v, kvLengths, out, lse, dout, dlse, dq, dk, dv, begin, end);
   };
