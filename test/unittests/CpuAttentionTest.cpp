@@ -3,9 +3,10 @@
 // cpu::attentionForward and attentionBackward against attention computed
 // in double precision the long way (scores, softmax, products, each stored
 // whole), whose gradients are checked in turn by central differences of
-// its own loss. Shapes cover causal and not, lengths per batch item
-// (including one that sees no key), heads narrower than a vector and
-// rows not a multiple of the kernels' blocks.
+// its own loss (of the output and of the log-sum-exp). Shapes cover causal
+// and not, lengths per batch item (including one that sees no key), heads
+// narrower than a vector, rows not a multiple of the kernels' blocks, and
+// q, k and v packed in one tensor.
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,6 +179,7 @@ TEST_P(AttentionKernel, MatchesDoubles) {
   const Case &c = GetParam();
   double scale = 1 / std::sqrt((double)std::max<int64_t>(c.H, 1));
   Inputs in = randomInputs(c, 7);
+  std::fill(in.glse.begin(), in.glse.end(), 0.0); // the gradients are of the output's
   AttentionDims d{c.B, c.T, c.S, c.N, c.H, scale, c.causal};
   const int32_t *lengths = c.lengths.empty() ? nullptr : c.lengths.data();
   std::vector<float> q = toF32(in.q), k = toF32(in.k), v = toF32(in.v);
@@ -187,26 +189,46 @@ TEST_P(AttentionKernel, MatchesDoubles) {
   reference(c, scale, in, wantOut, wantLse);
   EXPECT_LT(error(out, wantOut), 2e-6) << "out";
   EXPECT_LT(error(lse, wantLse), 2e-6) << "lse";
+  std::vector<float> again(out.size(), NAN);
+  attentionForward(d, q.data(), k.data(), v.data(), lengths, again.data());
+  EXPECT_EQ(again, out) << "without lse";
 
-  std::vector<float> gout = toF32(in.gout), glse = toF32(in.glse);
+  std::vector<float> gout = toF32(in.gout);
   std::vector<float> dq(q.size(), NAN), dk(k.size(), NAN), dv(v.size(), NAN);
-  attentionBackward(d, q.data(), k.data(), v.data(), lengths, out.data(), lse.data(), gout.data(),
-                    glse.data(), dq.data(), dk.data(), dv.data());
+  attentionBackward(d, q.data(), k.data(), v.data(), lengths, gout.data(), dq.data(), dk.data(),
+                    dv.data());
   Vec wq, wk, wv;
   referenceGrad(c, scale, in, wq, wk, wv);
   EXPECT_LT(error(dq, wq), 1e-5) << "dq";
   EXPECT_LT(error(dk, wk), 1e-5) << "dk";
   EXPECT_LT(error(dv, wv), 1e-5) << "dv";
 
-  // Without a gradient of lse, as a loss of the output alone.
-  Inputs plain = in;
-  std::fill(plain.glse.begin(), plain.glse.end(), 0.0);
-  attentionBackward(d, q.data(), k.data(), v.data(), lengths, out.data(), lse.data(), gout.data(),
-                    nullptr, dq.data(), dk.data(), dv.data());
-  referenceGrad(c, scale, plain, wq, wk, wv);
-  EXPECT_LT(error(dq, wq), 1e-5) << "dq without dlse";
-  EXPECT_LT(error(dk, wk), 1e-5) << "dk without dlse";
-  EXPECT_LT(error(dv, wv), 1e-5) << "dv without dlse";
+  // Self-attention reads q, k and v from one packed [B,T,3,N,H] tensor
+  // and writes its gradient alike, with the same bits.
+  if (c.S != c.T)
+    return;
+  int64_t NH = c.N * c.H, rows = c.B * c.T;
+  std::vector<float> qkv(rows * 3 * NH);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < NH; ++i) {
+      qkv[r * 3 * NH + i] = q[r * NH + i];
+      qkv[r * 3 * NH + NH + i] = k[r * NH + i];
+      qkv[r * 3 * NH + 2 * NH + i] = v[r * NH + i];
+    }
+  AttentionDims packed = d;
+  packed.qRow = packed.kRow = packed.vRow = 3 * NH;
+  std::vector<float> packedOut(out.size(), NAN), dqkv(qkv.size(), NAN);
+  attentionForward(packed, qkv.data(), qkv.data() + NH, qkv.data() + 2 * NH, lengths,
+                   packedOut.data());
+  EXPECT_EQ(packedOut, out) << "packed";
+  attentionBackward(packed, qkv.data(), qkv.data() + NH, qkv.data() + 2 * NH, lengths, gout.data(),
+                    dqkv.data(), dqkv.data() + NH, dqkv.data() + 2 * NH);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < NH; ++i) {
+      ASSERT_EQ(dqkv[r * 3 * NH + i], dq[r * NH + i]) << "packed dq row " << r;
+      ASSERT_EQ(dqkv[r * 3 * NH + NH + i], dk[r * NH + i]) << "packed dk row " << r;
+      ASSERT_EQ(dqkv[r * 3 * NH + 2 * NH + i], dv[r * NH + i]) << "packed dv row " << r;
+    }
 }
 
 const Case kCases[] = {
@@ -255,8 +277,8 @@ TEST(AttentionKernel, RowWithoutKeysIsZeroAndMinusInfinity) {
     EXPECT_EQ(x, 0.0f);
   EXPECT_EQ(lse[0], -std::numeric_limits<float>::infinity());
   std::vector<float> g(8, 1), dq(8, NAN), dk(12, NAN), dv(12, NAN);
-  attentionBackward(d, q.data(), k.data(), v.data(), &none, out.data(), lse.data(), g.data(),
-                    nullptr, dq.data(), dk.data(), dv.data());
+  attentionBackward(d, q.data(), k.data(), v.data(), &none, g.data(), dq.data(), dk.data(),
+                    dv.data());
   for (float x : dq)
     EXPECT_EQ(x, 0.0f);
   for (size_t i = 0; i < dk.size(); ++i)

@@ -3,9 +3,11 @@
 // Attention of the layout of JAX's dot_product_attention (q [B,T,N,H], k
 // and v [B,S,N,H]) as one kernel per (batch, head) item, whose [T,S]
 // scores and probabilities live in the thread's cache instead of memory.
-// The forward pass keeps each query row's log-sum-exp beside its output;
-// the backward pass recomputes the probabilities from it, as FlashAttention
-// does, so nothing of size [B,N,T,S] is ever stored.
+// The backward pass recomputes an item's probabilities, as FlashAttention
+// does, so nothing of size [B,N,T,S] is ever stored; the sum D of each
+// query row that it needs (dO . O) is that of P dP, so the forward's output
+// is not read either. Operands may be views with rows further apart than
+// N * H: q, k and v of one packed [B,T,3,N,H] tensor.
 //
 // Within an item every product is "rows times a matrix read by rows": a
 // block of four rows of the left operand against 32 columns of the right,
@@ -228,12 +230,10 @@ int64_t loOf(const Scratch &w, int64_t s0, int64_t s1) {
 }
 
 /// The probabilities P [T,S] of an item from its q (rows `ldq` apart) and
-/// kt (K transposed, packed), and each row's log-sum-exp (from `lseIn`
-/// where given, else computed into `lse`). Entries outside a row's key
-/// range are 0.
+/// kt (K transposed, packed), and, where `lse` is given, each row's
+/// log-sum-exp of its scaled scores. Entries outside a row's key range are 0.
 SHARDC_INLINE void probabilities(const AttentionDims &d, Scratch &w, const float *q, int64_t ldq,
-                                 const float *kt, float *p, const float *lseIn, float *lse,
-                                 int64_t lseStride) {
+                                 const float *kt, float *p, float *lse) {
   int64_t T = d.T, S = d.S, H = d.H;
   float scale = (float)d.scale;
   for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
@@ -245,31 +245,26 @@ SHARDC_INLINE void probabilities(const AttentionDims &d, Scratch &w, const float
     int64_t hi = w.hi[t];
     if (hi == 0) {
       std::fill(row, row + S, 0.0f);
-      if (!lseIn)
-        lse[t * lseStride] = -std::numeric_limits<float>::infinity();
+      if (lse)
+        lse[t] = -std::numeric_limits<float>::infinity();
       continue;
     }
     // Whole vectors up to hi, then one with the lanes past hi masked off
     // (the buffer has a vector's room past its last row).
     int64_t full = hi / kLanes * kLanes;
     ILanes tail = iota() < (float)(hi - full);
-    float shift;
-    if (lseIn) {
-      shift = lseIn[t * lseStride];
-    } else {
-      Lanes top = splat(-std::numeric_limits<float>::infinity());
-      for (int64_t s = 0; s < full; s += kLanes) {
-        Lanes x = load(row + s);
-        top = x > top ? x : top;
-      }
-      if (full < hi) {
-        Lanes x = load(row + full);
-        top = tail && x > top ? x : top;
-      }
-      shift = top[0];
-      for (int64_t l = 1; l < kLanes; ++l)
-        shift = std::max(shift, top[l]);
+    Lanes top = splat(-std::numeric_limits<float>::infinity());
+    for (int64_t s = 0; s < full; s += kLanes) {
+      Lanes x = load(row + s);
+      top = x > top ? x : top;
     }
+    if (full < hi) {
+      Lanes x = load(row + full);
+      top = tail && x > top ? x : top;
+    }
+    float shift = top[0];
+    for (int64_t l = 1; l < kLanes; ++l)
+      shift = std::max(shift, top[l]);
     Lanes sum{};
     for (int64_t s = 0; s < full; s += kLanes) {
       Lanes e = expNonPositive(load(row + s) - shift);
@@ -287,36 +282,37 @@ SHARDC_INLINE void probabilities(const AttentionDims &d, Scratch &w, const float
     for (int64_t l = 0; l < kLanes; ++l)
       total += sum[l];
     std::fill(row + hi, row + S, 0.0f);
-    if (!lseIn) {
-      float inv = 1.0f / total;
-      for (int64_t s = 0; s < hi; ++s)
-        row[s] *= inv;
-      lse[t * lseStride] = shift + std::log(total);
-    }
+    float inv = 1.0f / total;
+    for (int64_t s = 0; s < hi; ++s)
+      row[s] *= inv;
+    if (lse)
+      lse[t] = shift + std::log(total);
   }
 }
 
-// Operands and results are read and written where they are, rows N * H
-// apart; only the operands a product reads by columns (K, and V for dP)
-// are packed, transposed.
+// Operands and results are read and written where they are, their rows
+// apart by the dims' strides; only the operands a product reads by columns
+// (K, and V for dP) are packed, transposed.
 
 #if defined(__GNUC__) && defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 void forwardItems(const AttentionDims &d, const float *q, const float *k, const float *v,
                   const int32_t *kvLengths, float *out, float *lse, int64_t begin, int64_t end) {
-  int64_t T = d.T, S = d.S, N = d.N, H = d.H, ld = N * H;
+  int64_t T = d.T, S = d.S, N = d.N, H = d.H;
+  int64_t lq = d.qRows(), lk = d.kRows(), lv = d.vRows(), lo = d.outRows();
   Scratch &w = threadScratch();
   float *kt = sized(w.kt, H * S), *p = sized(w.p, T * S + kLanes);
   for (int64_t item = begin; item < end; ++item) {
     int64_t b = item / N, n = item % N;
-    int64_t qOff = b * T * ld + n * H, kOff = b * S * ld + n * H;
     ranges(d, kvLengths, b, w);
-    transposeInto(k + kOff, ld, S, H, kt);
-    probabilities(d, w, q + qOff, ld, kt, p, nullptr, lse + item * T, 1);
+    transposeInto(k + b * S * lk + n * H, lk, S, H, kt);
+    probabilities(d, w, q + b * T * lq + n * H, lq, kt, p, lse ? lse + item * T : nullptr);
+    const float *vi = v + b * S * lv + n * H;
+    float *oi = out + b * T * lo + n * H;
     for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
       int64_t t1 = std::min(T, t0 + kRowBlock);
-      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, p, S, 1, v + kOff, ld, out + qOff, ld, 1.0f);
+      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, p, S, 1, vi, lv, oi, lo, 1.0f);
     }
   }
 }
@@ -325,33 +321,33 @@ void forwardItems(const AttentionDims &d, const float *q, const float *k, const 
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 void backwardItems(const AttentionDims &d, const float *q, const float *k, const float *v,
-                   const int32_t *kvLengths, const float *out, const float *lse,
-                   const float *dout, const float *dlse, float *dq, float *dk, float *dv,
+                   const int32_t *kvLengths, const float *dout, float *dq, float *dk, float *dv,
                    int64_t begin, int64_t end) {
-  int64_t T = d.T, S = d.S, N = d.N, H = d.H, ld = N * H;
+  int64_t T = d.T, S = d.S, N = d.N, H = d.H;
+  int64_t lq = d.qRows(), lk = d.kRows(), lv = d.vRows(), lo = d.outRows();
   float scale = (float)d.scale;
   Scratch &w = threadScratch();
   float *kt = sized(w.kt, H * S), *vt = sized(w.vt, H * S);
   float *p = sized(w.p, T * S + kLanes), *ds = sized(w.ds, T * S);
   for (int64_t item = begin; item < end; ++item) {
     int64_t b = item / N, n = item % N;
-    int64_t qOff = b * T * ld + n * H, kOff = b * S * ld + n * H;
-    const float *qi = q + qOff, *ki = k + kOff, *oi = out + qOff, *gi = dout + qOff;
+    int64_t qOff = b * T * lq + n * H, kOff = b * S * lk + n * H, vOff = b * S * lv + n * H;
+    const float *qi = q + qOff, *ki = k + kOff, *gi = dout + b * T * lo + n * H;
     ranges(d, kvLengths, b, w);
-    transposeInto(ki, ld, S, H, kt);
-    transposeInto(v + kOff, ld, S, H, vt);
-    probabilities(d, w, qi, ld, kt, p, lse + item * T, nullptr, 1);
+    transposeInto(ki, lk, S, H, kt);
+    transposeInto(v + vOff, lv, S, H, vt);
+    probabilities(d, w, qi, lq, kt, p, nullptr);
     // dP = dO V^T over each row's keys, then dS = P (dP - D), where D is
-    // the row's dO . O less the gradient of its log-sum-exp.
+    // the row's sum of P dP (which is dO . O).
     for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
       int64_t t1 = std::min(T, t0 + kRowBlock);
-      rowsTimes(t0, t1, 0, H, columnsOf(w, t0, t1, S), gi, ld, 1, vt, S, ds, S, 1.0f);
+      rowsTimes(t0, t1, 0, H, columnsOf(w, t0, t1, S), gi, lo, 1, vt, S, ds, S, 1.0f);
     }
     for (int64_t t = 0; t < T; ++t) {
       float *dsRow = ds + t * S;
       const float *pRow = p + t * S;
       int64_t hi = w.hi[t];
-      float D = dot(gi + t * ld, oi + t * ld, H) - (dlse ? dlse[item * T + t] : 0.0f);
+      float D = dot(pRow, dsRow, hi);
       for (int64_t s = 0; s < hi; ++s)
         dsRow[s] = pRow[s] * (dsRow[s] - D);
       std::fill(dsRow + hi, dsRow + S, 0.0f);
@@ -360,18 +356,25 @@ void backwardItems(const AttentionDims &d, const float *q, const float *k, const
     // that read each key.
     for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
       int64_t t1 = std::min(T, t0 + kRowBlock);
-      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, ds, S, 1, ki, ld, dq + qOff, ld, scale);
+      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, ds, S, 1, ki, lk, dq + qOff, lq, scale);
     }
     for (int64_t s0 = 0; s0 < S; s0 += kRowBlock) {
       int64_t s1 = std::min(S, s0 + kRowBlock), t0 = std::min(T, loOf(w, s0, s1));
-      rowsTimes(s0, s1, t0, T, H, ds, 1, S, qi, ld, dk + kOff, ld, scale);
-      rowsTimes(s0, s1, t0, T, H, p, 1, S, gi, ld, dv + kOff, ld, 1.0f);
+      rowsTimes(s0, s1, t0, T, H, ds, 1, S, qi, lq, dk + kOff, lk, scale);
+      rowsTimes(s0, s1, t0, T, H, p, 1, S, gi, lo, dv + vOff, lv, 1.0f);
     }
   }
 }
 
 /// Bytes an item reads and writes, as parallelRange counts work.
 int64_t itemWork(const AttentionDims &d) { return (d.T + d.S) * d.H * 4 + d.T * d.S * d.H; }
+
+/// Sets the rows of each item of an operand laid out by `rows` (floats
+/// between positions) to zero: a result whose items compute nothing.
+void zeroRows(float *x, int64_t B, int64_t positions, int64_t N, int64_t H, int64_t rows) {
+  for (int64_t r = 0; r < B * positions; ++r)
+    std::fill(x + r * rows, x + r * rows + N * H, 0.0f);
+}
 
 } // namespace
 
@@ -381,19 +384,16 @@ void attentionForward(const AttentionDims &d, const float *q, const float *k, co
   if (items == 0 || d.T == 0)
     return;
   if (d.S == 0 || d.H == 0) { // nothing to attend to, or an empty head
-    for (int64_t i = 0; i < d.B * d.T * d.N * d.H; ++i)
-      out[i] = 0;
-    std::fill(lse, lse + items * d.T,
-              d.S == 0 ? -std::numeric_limits<float>::infinity() : std::log((float)d.S));
-    if (d.S != 0 && (kvLengths || d.causal)) { // each row's own count of keys
-      Scratch &w = threadScratch();
-      for (int64_t b = 0; b < d.B; ++b) {
-        ranges(d, kvLengths, b, w);
-        for (int64_t n = 0; n < d.N; ++n)
-          for (int64_t t = 0; t < d.T; ++t)
-            lse[(b * d.N + n) * d.T + t] =
-                w.hi[t] ? std::log((float)w.hi[t]) : -std::numeric_limits<float>::infinity();
-      }
+    zeroRows(out, d.B, d.T, d.N, d.H, d.outRows());
+    if (!lse)
+      return;
+    Scratch &w = threadScratch();
+    for (int64_t b = 0; b < d.B; ++b) { // all scores 0: the log of each row's count of keys
+      ranges(d, kvLengths, b, w);
+      for (int64_t n = 0; n < d.N; ++n)
+        for (int64_t t = 0; t < d.T; ++t)
+          lse[(b * d.N + n) * d.T + t] =
+              w.hi[t] ? std::log((float)w.hi[t]) : -std::numeric_limits<float>::infinity();
     }
     return;
   }
@@ -404,17 +404,17 @@ void attentionForward(const AttentionDims &d, const float *q, const float *k, co
 }
 
 void attentionBackward(const AttentionDims &d, const float *q, const float *k, const float *v,
-                       const int32_t *kvLengths, const float *out, const float *lse,
-                       const float *dout, const float *dlse, float *dq, float *dk, float *dv) {
+                       const int32_t *kvLengths, const float *dout, float *dq, float *dk,
+                       float *dv) {
   int64_t items = d.B * d.N;
   if (items == 0 || d.T == 0 || d.S == 0 || d.H == 0) { // every row of each item is written
-    std::fill(dq, dq + d.B * d.T * d.N * d.H, 0.0f);
-    std::fill(dk, dk + d.B * d.S * d.N * d.H, 0.0f);
-    std::fill(dv, dv + d.B * d.S * d.N * d.H, 0.0f);
+    zeroRows(dq, d.B, d.T, d.N, d.H, d.qRows());
+    zeroRows(dk, d.B, d.S, d.N, d.H, d.kRows());
+    zeroRows(dv, d.B, d.S, d.N, d.H, d.vRows());
     return;
   }
   auto run = [&](int64_t begin, int64_t end) {
-    backwardItems(d, q, k, v, kvLengths, out, lse, dout, dlse, dq, dk, dv, begin, end);
+    backwardItems(d, q, k, v, kvLengths, dout, dq, dk, dv, begin, end);
   };
   parallelRange(items, run, items * 3 * itemWork(d));
 }

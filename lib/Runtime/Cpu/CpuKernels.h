@@ -174,29 +174,37 @@ bool runProductAndReader(const Plan &plan, const PlanStep &dot, const PlanStep &
                          DeviceBuffers &buffers);
 
 /// Scaled dot-product attention in the layout of JAX's
-/// dot_product_attention: q [B,T,N,H], k and v [B,S,N,H], all f32 and
-/// row-major. Query t of batch item b sees key s where s < kvLengths[b]
-/// (where given: [B] i32, clamped to [0, S]) and, when `causal`, s <= t.
+/// dot_product_attention: q [B,T,N,H], k and v [B,S,N,H], f32, each item
+/// (b, n) a [positions, H] block whose rows are `qRow` (`kRow`, `vRow`)
+/// floats apart, N * H where 0: q, k and v of a packed [B,T,3,N,H] tensor
+/// have rows 3 N H apart. Query t of batch item b sees key s where s <
+/// kvLengths[b] (where given: [B] i32, clamped to [0, S]) and, when
+/// `causal`, s <= t.
 struct AttentionDims {
   int64_t B = 0, T = 0, S = 0, N = 0, H = 0;
   double scale = 1;
   bool causal = false;
+  int64_t qRow = 0, kRow = 0, vRow = 0, outRow = 0;
+  int64_t qRows() const { return qRow ? qRow : N * H; }
+  int64_t kRows() const { return kRow ? kRow : N * H; }
+  int64_t vRows() const { return vRow ? vRow : N * H; }
+  int64_t outRows() const { return outRow ? outRow : N * H; }
 };
 
-/// out [B,T,N,H] = softmax(scale q k^T over the keys each query sees) v,
-/// and lse [B,N,T], each row's log-sum-exp of its scaled scores. A row that
-/// sees no key gets zeros and -inf. Runs one (b, n) item at a time with its
+/// out (laid out as [B,T,N,H] with rows `outRow` apart) = softmax(scale q
+/// k^T over the keys each query sees) v, and, where `lse` is given, lse
+/// [B,N,T], each row's log-sum-exp of its scaled scores. A row that sees no
+/// key gets zeros (and -inf). Runs one (b, n) item at a time with its
 /// scores in the thread's cache (CpuAttention.cpp); nothing [T,S] is stored.
 void attentionForward(const AttentionDims &dims, const float *q, const float *k, const float *v,
-                      const int32_t *kvLengths, float *out, float *lse);
+                      const int32_t *kvLengths, float *out, float *lse = nullptr);
 
-/// The gradients of attentionForward's q, k and v (dq [B,T,N,H], dk and dv
-/// [B,S,N,H]) from its operands, its results (out, lse) and their
-/// gradients (dout; dlse [B,N,T], or null for none). The probabilities are
-/// recomputed from lse.
+/// The gradients of attentionForward's q, k and v, laid out as they are
+/// (dq's rows qRow apart, ...), from the operands and the output's gradient
+/// dout (laid out as the output). The probabilities are recomputed.
 void attentionBackward(const AttentionDims &dims, const float *q, const float *k, const float *v,
-                       const int32_t *kvLengths, const float *out, const float *lse,
-                       const float *dout, const float *dlse, float *dq, float *dk, float *dv);
+                       const int32_t *kvLengths, const float *dout, float *dq, float *dk,
+                       float *dv);
 
 /// Runs fn(begin, end) over [0, n) in contiguous chunks, on the shared
 /// OpenMP pool when the work (elements touched, default n) is large enough
