@@ -198,6 +198,13 @@ Tensor take(const Tensor &table, const Tensor &indices, CallSite site = {});
 /// `table` with `updates` added at the rows `indices` (the adjoint of take).
 Tensor scatter_add(const Tensor &table, const Tensor &indices, const Tensor &updates,
                    CallSite site = {});
+/// Scaled dot-product self-attention of packed queries, keys and values
+/// (shardc.qkv_attention): qkv [B, T, 3, N, H] of f32 or f64, along dimension 2 the
+/// queries, keys and values of N heads of width H; per batch item and head
+/// softmax(scale q k^T) v over every key, or with `causal` over the keys at
+/// and before each query's position: [B, T, N, H]. Backends need not store
+/// the [B, N, T, T] scores; its gradient is one op too.
+Tensor qkv_attention(const Tensor &qkv, bool causal, double scale, CallSite site = {});
 /// Asks the partitioner to lay `x` out by `spec` over the function's mesh.
 Tensor with_sharding_constraint(const Tensor &x, const PartitionSpec &spec, CallSite site = {});
 

@@ -759,6 +759,24 @@ Tensor take(const Tensor &table, const Tensor &indices, CallSite site) {
   return record(g, "shardc.take", {table.id(), indices.id()}, table.dtype(), out, "", site);
 }
 
+Tensor qkv_attention(const Tensor &qkv, bool causal, double scale, CallSite site) {
+  Graph &g = graphOf(qkv, site, "qkv_attention");
+  if ((qkv.dtype() != DType::F32 && qkv.dtype() != DType::F64) || qkv.rank() != 5 ||
+      qkv.shape()[2] != 3)
+    fail(site, "qkv_attention",
+         "qkv must be [B, T, 3, N, H] of f32 or f64 (queries, keys and values along dimension "
+         "2), got " +
+             qkv.typeString());
+  if (!std::isfinite(scale) || scale <= 0)
+    fail(site, "qkv_attention", "scale must be positive and finite, got " + std::to_string(scale));
+  const Shape &s = qkv.shape();
+  char attrs[96];
+  std::snprintf(attrs, sizeof attrs, "causal = %s, scale = %.17e : f64", causal ? "true" : "false",
+                scale);
+  return record(g, "shardc.qkv_attention", {qkv.id()}, qkv.dtype(), {s[0], s[1], s[3], s[4]}, attrs,
+                site);
+}
+
 Tensor scatter_add(const Tensor &table, const Tensor &indices, const Tensor &updates,
                    CallSite site) {
   Graph &g = graphOf(table, site, "scatter_add");

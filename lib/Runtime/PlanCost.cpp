@@ -57,6 +57,14 @@ PlanCost analyzePlanCost(const Plan &plan) {
                                                 plan.values[step.inputs[1]].shape);
       cost.productFlops += 2.0 * (double)d.B * (double)d.M * (double)d.N * (double)d.K;
     }
+    // Attention's products: scores and values (two [T,T,H] per batch item
+    // and head) forward, five backward; a causal item computes half.
+    if (step.op == OpCode::QkvAttention || step.op == OpCode::QkvAttentionGrad) {
+      const Shape &s = plan.values[step.inputs[0]].shape;
+      double T = (double)s[1], pairs = step.attrs[0] ? T * (T + 1) / 2 : T * T;
+      double products = step.op == OpCode::QkvAttention ? 2 : 5;
+      cost.productFlops += 2.0 * products * (double)s[0] * (double)s[3] * pairs * (double)s[4];
+    }
   }
   return cost;
 }

@@ -821,6 +821,30 @@ TEST_F(Autodiff, Take) {
           "tensor<2x3xf64>", {kUniform, indexBelow(3)});
 }
 
+// Attention of packed q, k, v: its gradient is one op, qkv_attention_grad,
+// held here to the finite differences of the reference, causal and not,
+// with heads of width 3 at 5 positions.
+TEST_F(Autodiff, QkvAttention) {
+  for (const char *causal : {"true", "false"})
+    checkOp("%q: tensor<2x5x3x2x3xf64>",
+            std::string("  %y = shardc.qkv_attention %q causal = ") + causal +
+                " scale = 0.7 : (tensor<2x5x3x2x3xf64>) -> tensor<2x5x2x3xf64>",
+            "tensor<2x5x2x3xf64>");
+}
+
+// The gradient op has no gradient of its own.
+TEST_F(Autodiff, RejectsQkvAttentionGrad) {
+  expectRejected(R"mlir(
+    func.func @f(%q: tensor<1x2x3x1x2xf64>, %d: tensor<1x2x1x2xf64>) -> tensor<f64> {
+      %g = shardc.qkv_attention_grad %q, %d causal = true scale = 1.0
+           : (tensor<1x2x3x1x2xf64>, tensor<1x2x1x2xf64>) -> tensor<1x2x3x1x2xf64>
+      %l = shardc.reduce sum %g dims = [0, 1, 2, 3, 4] : (tensor<1x2x3x1x2xf64>) -> tensor<f64>
+      return %l : tensor<f64>
+    }
+  )mlir",
+                 {}, "has no gradient rule");
+}
+
 // The rows a take gathers twice get both adjoints: rows 1, 0, 1, 1.
 TEST_F(Autodiff, TakeRepeatedIndices) {
   checkOp("%t: tensor<3x2xf64>",

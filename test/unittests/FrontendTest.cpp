@@ -392,6 +392,12 @@ TEST(Frontend, TraceErrorsAreClear) {
               "dimension 2 out of range");
   expectError([](auto &in) { return std::vector<Tensor>{argmax(in[0], 1)}; }, {i},
               "argmax: takes floating-point values, not i32[4x8]");
+  ArgSpec packed{"qkv", DType::F32, {2, 4, 3, 2, 8}, {}};
+  expectError([](auto &in) { return std::vector<Tensor>{qkv_attention(in[0], true, 0.5)}; }, {m},
+              "qkv_attention: qkv must be [B, T, 3, N, H] of f32 or f64 (queries, keys and values "
+              "along dimension 2), got f32[4x8]");
+  expectError([](auto &in) { return std::vector<Tensor>{qkv_attention(in[0], true, -1.0)}; },
+              {packed}, "qkv_attention: scale must be positive and finite");
   expectError([](auto &in) { return std::vector<Tensor>{argmax(in[0], 2)}; }, {m},
               "dimension 2 out of range");
   expectError([](auto &in) { return std::vector<Tensor>{psum(in[0], {"data"})}; }, {m},
@@ -840,6 +846,61 @@ TEST(Frontend, ValueAndGradMatchesFiniteDifferences) {
           ((*value.call(plus))[0].getDouble(0) - (*value.call(minus))[0].getDouble(0)) / (2 * h);
       EXPECT_NEAR(out->at(1 + k).getDouble(i), fd, 2e-3 + 2e-2 * std::fabs(fd))
           << "argument " << a << " element " << i;
+    }
+  }
+}
+
+/// Attention spelled out of the dialect's other ops, as the Tiny
+/// Transformer had it: q k^T per head, a -1e9 causal mask, softmax, times
+/// v; qkv [B,T,3,N,H] -> [B,T,N,H].
+static Tensor composedAttention(const Tensor &qkv, bool causal, double scale) {
+  const Shape &s = qkv.shape();
+  int64_t B = s[0], T = s[1], N = s[3], H = s[4];
+  auto part = [&](int64_t i) {
+    return reshape(slice(qkv, {0, 0, i, 0, 0}, {B, T, i + 1, N, H}), {B, T, N, H});
+  };
+  Tensor scores = dot_general(part(0), part(1), {{0, 2}, {0, 2}, {3}, {3}}) * scale; // [B,N,T,T]
+  if (causal) {
+    Array mask(DType::F32, {T, T});
+    for (int64_t i = 0; i < T; ++i)
+      for (int64_t j = i + 1; j < T; ++j)
+        mask.setDouble(i * T + j, -1e9);
+    scores = scores + constant(mask);
+  }
+  Tensor y = dot_general(softmax(scores, -1), part(2), {{0, 1}, {0, 2}, {3}, {1}}); // [B,N,T,H]
+  return transpose(y, {0, 2, 1, 3});
+}
+
+// qkv_attention and its gradient (one op each) give what the composed
+// attention gives, value and gradient, on one device and split by batch
+// items and heads over a 2x2 mesh (the CPU backend's one-pass kernels).
+TEST(Frontend, QkvAttentionMatchesComposedAttention) {
+  Client client = cpuClient();
+  std::vector<Array> args{randomArray({4, 12, 3, 2, 8}, 41), randomArray({4, 12, 2, 8}, 42)};
+  for (bool causal : {true, false}) {
+    auto loss = [causal](bool fused) -> TracedFn {
+      return [causal, fused](const std::vector<Tensor> &in) {
+        Tensor y =
+            fused ? qkv_attention(in[0], causal, 0.35) : composedAttention(in[0], causal, 0.35);
+        return std::vector<Tensor>{sum(y * in[1])};
+      };
+    };
+    for (bool split : {false, true}) {
+      SCOPED_TRACE(std::string(causal ? "causal" : "not causal") + (split ? ", split" : ""));
+      JitOptions options;
+      options.transform = JitOptions::Transform::ValueAndGrad;
+      options.wrt = {0};
+      if (split) {
+        options.mesh = Mesh{{"data", "model"}, {2, 2}};
+        options.inShardings = {{options.mesh, {{"data"}, {}, {}, {"model"}, {}}},
+                               {options.mesh, {{"data"}, {}, {"model"}, {}}}};
+      }
+      std::vector<Array> fused = run(client, loss(true), args, options);
+      std::vector<Array> composed = run(client, loss(false), args, options);
+      ASSERT_EQ(fused.size(), 2u);
+      ASSERT_EQ(composed.size(), 2u);
+      expectNear(fused[0], composed[0].toDoubles(), 1e-5);
+      expectNear(fused[1], composed[1].toDoubles(), 1e-5);
     }
   }
 }

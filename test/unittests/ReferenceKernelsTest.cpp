@@ -1140,6 +1140,87 @@ TEST(ReferenceStructured, ArgMaxChecksItsStep) {
             "has 0 attribute numbers, expected 1 (dim)");
 }
 
+/// qkv_attention (or with `dout` its gradient) of f64 `qkv` by the table.
+StatusOr<Array> qkvAttention(const Array &qkv, bool causal, double scale,
+                             const Array *dout = nullptr) {
+  int64_t bits;
+  std::memcpy(&bits, &scale, sizeof bits);
+  std::vector<int64_t> attrs{causal, bits};
+  const Shape &q = qkv.shape();
+  Shape rows{q[0], q[1], q[3], q[4]};
+  StepSignature sig{{{qkv.dtype(), q}}, {{qkv.dtype(), dout ? q : rows}}, attrs};
+  if (dout)
+    sig.inputs.push_back({dout->dtype(), dout->shape()});
+  OpCode op = dout ? OpCode::QkvAttentionGrad : OpCode::QkvAttention;
+  std::string wrong = structuredOp(op)->check(sig);
+  if (!wrong.empty())
+    return Status::error(wrong);
+  std::vector<const Array *> inputs{&qkv};
+  if (dout)
+    inputs.push_back(dout);
+  return structuredOp(op)->reference(inputs, attrs);
+}
+
+// Two positions, one head of width 1, scale 1: q = 1 at both, keys 0 and
+// ln 3, values 2 and 6. Position 1 weighs the keys 1/4 and 3/4: 5. Causal,
+// position 0 sees its own key only: 2.
+TEST(ReferenceStructured, QkvAttentionByHand) {
+  double ln3 = std::log(3.0);
+  Array qkv = f64({1, 2, 3, 1, 1}, {1, 0, 2, /**/ 1, ln3, 6});
+  StatusOr<Array> causal = qkvAttention(qkv, true, 1.0);
+  ASSERT_TRUE(causal.ok()) << causal.message();
+  expectArray(*causal, f64({1, 2, 1, 1}, {2, 5}), 4);
+  StatusOr<Array> all = qkvAttention(qkv, false, 1.0);
+  ASSERT_TRUE(all.ok()) << all.message();
+  expectArray(*all, f64({1, 2, 1, 1}, {5, 5}), 4);
+  // Scale 1/2 with keys 0 and 2 ln 3 is the same attention.
+  Array scaled = f64({1, 2, 3, 1, 1}, {1, 0, 2, /**/ 1, 2 * ln3, 6});
+  StatusOr<Array> half = qkvAttention(scaled, true, 0.5);
+  ASSERT_TRUE(half.ok()) << half.message();
+  expectArray(*half, f64({1, 2, 1, 1}, {2, 5}), 4);
+
+  // The gradient of position 1's output: the values get its weights; the
+  // scores' gradients p (v - out) are -3/4 and 3/4, so dq1 = 3/4 ln 3 and
+  // the keys get -3/4 and 3/4. Position 0's query sees one key only: 0.
+  Array dout = f64({1, 2, 1, 1}, {0, 1});
+  StatusOr<Array> grad = qkvAttention(qkv, true, 1.0, &dout);
+  ASSERT_TRUE(grad.ok()) << grad.message();
+  expectArray(*grad, f64({1, 2, 3, 1, 1}, {0, -0.75, 0.25, /**/ 0.75 * ln3, 0.75, 0.75}), 8);
+  // Position 0's output is v0 whatever the scores.
+  Array first = f64({1, 2, 1, 1}, {1, 0});
+  StatusOr<Array> g0 = qkvAttention(qkv, true, 1.0, &first);
+  ASSERT_TRUE(g0.ok()) << g0.message();
+  expectArray(*g0, f64({1, 2, 3, 1, 1}, {0, 0, 1, /**/ 0, 0, 0}));
+}
+
+TEST(ReferenceStructured, QkvAttentionChecksItsSteps) {
+  int64_t half;
+  double scale = 0.5;
+  std::memcpy(&half, &scale, sizeof half);
+  auto check = [](OpCode op, StepSignature sig) { return structuredOp(op)->check(sig); };
+  TensorSignature qkv{DType::F32, {2, 4, 3, 2, 8}}, rows{DType::F32, {2, 4, 2, 8}};
+  EXPECT_EQ(check(OpCode::QkvAttention, {{qkv}, {rows}, {1, half}}), "");
+  EXPECT_EQ(check(OpCode::QkvAttentionGrad, {{qkv, rows}, {qkv}, {0, half}}), "");
+  EXPECT_EQ(check(OpCode::QkvAttention, {{qkv}, {rows}, {1}}),
+            "has 1 attribute numbers, expected 2 (causal, scale)");
+  EXPECT_EQ(check(OpCode::QkvAttention, {{rows}, {rows}, {1, half}}),
+            "qkv must be [B, T, 3, N, H] of f32 or f64, not 2x4x2x8 f32");
+  EXPECT_EQ(check(OpCode::QkvAttention, {{{DType::BF16, {2, 4, 3, 2, 8}}}, {rows}, {1, half}}),
+            "qkv must be [B, T, 3, N, H] of f32 or f64, not 2x4x3x2x8 bf16");
+  EXPECT_EQ(check(OpCode::QkvAttention, {{qkv}, {rows}, {2, half}}),
+            "causal must be 0 or 1, not 2");
+  EXPECT_EQ(check(OpCode::QkvAttention, {{qkv}, {rows}, {1, 0}}),
+            "scale must be positive and finite, not 0.000000");
+  EXPECT_EQ(check(OpCode::QkvAttention, {{qkv}, {qkv}, {1, half}}),
+            "the output must be 2x4x2x8 f32, not 2x4x3x2x8 f32");
+  EXPECT_EQ(check(OpCode::QkvAttentionGrad, {{qkv, qkv}, {qkv}, {1, half}}),
+            "dout must be 2x4x2x8 f32, not 2x4x3x2x8 f32");
+  EXPECT_EQ(check(OpCode::QkvAttentionGrad, {{qkv}, {qkv}, {1, half}}),
+            "takes 2 inputs and 1 output");
+  EXPECT_EQ(check(OpCode::QkvAttentionGrad, {{qkv, rows}, {rows}, {1, half}}),
+            "the output must be 2x4x3x2x8 f32, not 2x4x2x8 f32");
+}
+
 TEST(ReferenceStructured, TakeAndScatterAddCheckTheirSteps) {
   auto take = [](StepSignature sig) { return structuredOp(OpCode::Take)->check(sig); };
   auto scatter = [](StepSignature sig) { return structuredOp(OpCode::ScatterAdd)->check(sig); };

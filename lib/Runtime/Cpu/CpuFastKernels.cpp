@@ -346,6 +346,29 @@ bool constant(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
+/// qkv_attention and its gradient at f32: q, k and v read in place from the
+/// packed operand (rows 3 N H floats apart), the gradient written alike.
+bool qkvAttention(const Plan &plan, const PlanStep &s, DeviceBuffers &b, bool grad) {
+  if (plan.values[s.inputs[0]].dtype != DType::F32)
+    return false;
+  const Shape &shape = plan.values[s.inputs[0]].shape;
+  AttentionDims d;
+  d.B = shape[0], d.T = d.S = shape[1], d.N = shape[3], d.H = shape[4];
+  d.causal = s.attrs[0] != 0;
+  std::memcpy(&d.scale, &s.attrs[1], sizeof d.scale);
+  int64_t NH = d.N * d.H;
+  d.qRow = d.kRow = d.vRow = 3 * NH;
+  const float *qkv = (const float *)b.ptr[s.inputs[0]];
+  if (!grad) {
+    attentionForward(d, qkv, qkv + NH, qkv + 2 * NH, nullptr, (float *)b.ptr[s.outputs[0]]);
+    return true;
+  }
+  float *g = (float *)b.ptr[s.outputs[0]];
+  attentionBackward(d, qkv, qkv + NH, qkv + 2 * NH, nullptr, (const float *)b.ptr[s.inputs[1]], g,
+                    g + NH, g + 2 * NH);
+  return true;
+}
+
 } // namespace
 
 bool dotGeneralInBlocks(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
@@ -368,6 +391,9 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   case OpCode::DynamicSlice:
   case OpCode::DynamicUpdateSlice:
     return runLayoutKernel(plan, step, buffers);
+  case OpCode::QkvAttention:
+  case OpCode::QkvAttentionGrad:
+    return qkvAttention(plan, step, buffers, step.op == OpCode::QkvAttentionGrad);
   case OpCode::Iota:
     return iota(plan, step, buffers);
   case OpCode::Compare:

@@ -669,6 +669,168 @@ void launchScatterAdd(const StructuredLaunch &step) {
         step.inputs[2], n, step.errors.firstFailingStep, step.stepIndex);
 }
 
+// qkv_attention and its gradient by the definition: one thread per query
+// row (b, n, t) for the output and dq, one per key row (b, n, s) for dk
+// and dv. q, k and v are rows 3 N H elements apart in the packed operand;
+// the gradient is written alike. Sums in the element type (f32 or f64),
+// scores recomputed where needed; the statistics of each query row (max,
+// sum, D) pass from the first kernel of the gradient to the second in a
+// stream-ordered buffer.
+struct AttentionShape {
+  int64_t B, T, N, H;
+  bool causal;
+  double scale;
+};
+
+template <typename T>
+__device__ T attentionScore(const T *qkv, const AttentionShape &a, int64_t b, int64_t n, int64_t t,
+                            int64_t s) {
+  int64_t row = 3 * a.N * a.H;
+  const T *q = qkv + (b * a.T + t) * row + n * a.H;
+  const T *k = qkv + (b * a.T + s) * row + a.N * a.H + n * a.H;
+  T x = 0;
+  for (int64_t h = 0; h < a.H; ++h)
+    x += q[h] * k[h];
+  return x * (T)a.scale;
+}
+
+/// The max and the sum of exp(score - max) of query row (b, n, t).
+template <typename T>
+__device__ void attentionRow(const T *qkv, const AttentionShape &a, int64_t b, int64_t n, int64_t t,
+                             T &top, T &sum) {
+  int64_t seen = a.causal ? t + 1 : a.T;
+  top = -INFINITY;
+  for (int64_t s = 0; s < seen; ++s)
+    top = max(top, attentionScore(qkv, a, b, n, t, s));
+  sum = 0;
+  for (int64_t s = 0; s < seen; ++s)
+    sum += exp(attentionScore(qkv, a, b, n, t, s) - top);
+}
+
+template <typename T> __global__ void qkvAttentionKernel(const T *qkv, T *out, AttentionShape a) {
+  SHARDC_GRID_STRIDE(i, a.B * a.N * a.T) {
+    int64_t t = i % a.T, n = (i / a.T) % a.N, b = i / (a.T * a.N);
+    int64_t row = 3 * a.N * a.H, seen = a.causal ? t + 1 : a.T;
+    T top, sum;
+    attentionRow(qkv, a, b, n, t, top, sum);
+    T *o = out + ((b * a.T + t) * a.N + n) * a.H;
+    for (int64_t h = 0; h < a.H; ++h)
+      o[h] = 0;
+    for (int64_t s = 0; s < seen; ++s) {
+      T p = exp(attentionScore(qkv, a, b, n, t, s) - top) / sum;
+      const T *v = qkv + (b * a.T + s) * row + 2 * a.N * a.H + n * a.H;
+      for (int64_t h = 0; h < a.H; ++h)
+        o[h] += p * v[h];
+    }
+  }
+}
+
+/// dP[t, s] = dout[t] . v[s].
+template <typename T>
+__device__ T attentionDp(const T *qkv, const T *dout, const AttentionShape &a, int64_t b, int64_t n,
+                         int64_t t, int64_t s) {
+  const T *g = dout + ((b * a.T + t) * a.N + n) * a.H;
+  const T *v = qkv + (b * a.T + s) * 3 * a.N * a.H + 2 * a.N * a.H + n * a.H;
+  T x = 0;
+  for (int64_t h = 0; h < a.H; ++h)
+    x += g[h] * v[h];
+  return x;
+}
+
+template <typename T>
+__global__ void qkvAttentionQueryGradKernel(const T *qkv, const T *dout, T *grad, T *stats,
+                                            AttentionShape a) {
+  SHARDC_GRID_STRIDE(i, a.B * a.N * a.T) {
+    int64_t t = i % a.T, n = (i / a.T) % a.N, b = i / (a.T * a.N);
+    int64_t row = 3 * a.N * a.H, seen = a.causal ? t + 1 : a.T;
+    T top, sum, D = 0;
+    attentionRow(qkv, a, b, n, t, top, sum);
+    for (int64_t s = 0; s < seen; ++s)
+      D += exp(attentionScore(qkv, a, b, n, t, s) - top) / sum *
+           attentionDp(qkv, dout, a, b, n, t, s);
+    stats[3 * i] = top, stats[3 * i + 1] = sum, stats[3 * i + 2] = D;
+    T *dq = grad + (b * a.T + t) * row + n * a.H;
+    for (int64_t h = 0; h < a.H; ++h)
+      dq[h] = 0;
+    for (int64_t s = 0; s < seen; ++s) {
+      T p = exp(attentionScore(qkv, a, b, n, t, s) - top) / sum;
+      T ds = p * (attentionDp(qkv, dout, a, b, n, t, s) - D) * (T)a.scale;
+      const T *k = qkv + (b * a.T + s) * row + a.N * a.H + n * a.H;
+      for (int64_t h = 0; h < a.H; ++h)
+        dq[h] += ds * k[h];
+    }
+  }
+}
+
+template <typename T>
+__global__ void qkvAttentionKeyGradKernel(const T *qkv, const T *dout, T *grad, const T *stats,
+                                          AttentionShape a) {
+  SHARDC_GRID_STRIDE(i, a.B * a.N * a.T) {
+    int64_t s = i % a.T, n = (i / a.T) % a.N, b = i / (a.T * a.N);
+    int64_t row = 3 * a.N * a.H;
+    T *dk = grad + (b * a.T + s) * row + a.N * a.H + n * a.H, *dv = dk + a.N * a.H;
+    for (int64_t h = 0; h < a.H; ++h)
+      dk[h] = dv[h] = 0;
+    for (int64_t t = a.causal ? s : 0; t < a.T; ++t) {
+      const T *st = stats + 3 * ((b * a.N + n) * a.T + t);
+      T p = exp(attentionScore(qkv, a, b, n, t, s) - st[0]) / st[1];
+      T ds = p * (attentionDp(qkv, dout, a, b, n, t, s) - st[2]) * (T)a.scale;
+      const T *q = qkv + (b * a.T + t) * row + n * a.H;
+      const T *g = dout + ((b * a.T + t) * a.N + n) * a.H;
+      for (int64_t h = 0; h < a.H; ++h) {
+        dk[h] += ds * q[h];
+        dv[h] += p * g[h];
+      }
+    }
+  }
+}
+
+AttentionShape attentionShape(const StructuredLaunch &step) {
+  const Shape &shape = step.inputValues[0]->shape;
+  double scale;
+  std::memcpy(&scale, &step.attrs[1], sizeof scale);
+  return {shape[0], shape[1], shape[3], shape[4], step.attrs[0] != 0, scale};
+}
+
+template <typename T> void qkvAttention(const StructuredLaunch &step) {
+  AttentionShape a = attentionShape(step);
+  int64_t n = a.B * a.N * a.T;
+  if (n > 0 && a.H > 0)
+    qkvAttentionKernel<T>
+        <<<gridFor(n), kBlock, 0, step.stream>>>((const T *)step.inputs[0], (T *)step.output, a);
+}
+
+template <typename T> void qkvAttentionGrad(const StructuredLaunch &step) {
+  AttentionShape a = attentionShape(step);
+  int64_t n = a.B * a.N * a.T;
+  if (n <= 0 || a.H <= 0)
+    return;
+  // A failed allocation is the runtime's last error, which the backend reads
+  // after every step.
+  T *stats = nullptr;
+  if (cudaMallocAsync((void **)&stats, 3 * n * sizeof(T), step.stream) != cudaSuccess)
+    return;
+  const T *qkv = (const T *)step.inputs[0], *dout = (const T *)step.inputs[1];
+  T *grad = (T *)step.output;
+  qkvAttentionQueryGradKernel<T><<<gridFor(n), kBlock, 0, step.stream>>>(qkv, dout, grad, stats, a);
+  qkvAttentionKeyGradKernel<T><<<gridFor(n), kBlock, 0, step.stream>>>(qkv, dout, grad, stats, a);
+  (void)cudaFreeAsync(stats, step.stream);
+}
+
+void launchQkvAttention(const StructuredLaunch &step) {
+  if (step.inputValues[0]->dtype == DType::F64)
+    qkvAttention<double>(step);
+  else
+    qkvAttention<float>(step);
+}
+
+void launchQkvAttentionGrad(const StructuredLaunch &step) {
+  if (step.inputValues[0]->dtype == DType::F64)
+    qkvAttentionGrad<double>(step);
+  else
+    qkvAttentionGrad<float>(step);
+}
+
 void launchNaiveMatmul(DType dtype, const void *a, const void *b, void *c, int64_t batch, int64_t m,
                        int64_t n, int64_t k, cudaStream_t stream) {
   int64_t total = batch * m * n;

@@ -181,6 +181,21 @@ func.func @argmax(%logits: tensor<4x256xf32>, %x: tensor<3x5x2xbf16>)
   return %a, %b : tensor<4xi32>, tensor<5x2xi32>
 }
 
+// CHECK-LABEL: func.func @qkv_attention
+// CHECK: [[Y:%.+]] = shardc.qkv_attention %{{.*}} causal = true scale = 1.250000e-01 : (tensor<2x16x3x4x8xf32>) -> tensor<2x16x4x8xf32>
+// CHECK: [[G:%.+]] = shardc.qkv_attention_grad %{{.*}}, [[Y]] causal = false scale = 3.000000e-01 : (tensor<2x16x3x4x8xf32>, tensor<2x16x4x8xf32>) -> tensor<2x16x3x4x8xf32>
+// CHECK: return [[Y]], [[G]]
+// GENERIC: "shardc.qkv_attention"(%{{.*}}) <{causal = true, scale = 1.250000e-01 : f64}> : (tensor<2x16x3x4x8xf32>) -> tensor<2x16x4x8xf32>
+// GENERIC: "shardc.qkv_attention_grad"(%{{.*}}, %{{.*}}) <{causal = false, scale = 3.000000e-01 : f64}>
+func.func @qkv_attention(%qkv: tensor<2x16x3x4x8xf32>)
+    -> (tensor<2x16x4x8xf32>, tensor<2x16x3x4x8xf32>) {
+  %y = shardc.qkv_attention %qkv causal = true scale = 0.125
+       : (tensor<2x16x3x4x8xf32>) -> tensor<2x16x4x8xf32>
+  %g = shardc.qkv_attention_grad %qkv, %y causal = false scale = 0.3
+       : (tensor<2x16x3x4x8xf32>, tensor<2x16x4x8xf32>) -> tensor<2x16x3x4x8xf32>
+  return %y, %g : tensor<2x16x4x8xf32>, tensor<2x16x3x4x8xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//

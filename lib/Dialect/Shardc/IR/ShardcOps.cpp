@@ -16,6 +16,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallSet.h"
 
+#include <cmath>
+#include <cstring>
+
 using namespace mlir;
 using namespace shardc;
 
@@ -190,6 +193,66 @@ LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *context, std::optional<Loc
   shape.erase(shape.begin() + dim);
   results.push_back(RankedTensorType::get(shape, IntegerType::get(context, 32)));
   return success();
+}
+
+/// The result shape [B, T, N, H] of attention over `qkv` [B, T, 3, N, H],
+/// or an error naming `op`.
+static FailureOr<SmallVector<int64_t>> attentionShape(std::optional<Location> loc, StringRef opName,
+                                                      RankedTensorType qkv, double scale) {
+  std::string op = "'" + opName.str() + "' op ";
+  if (qkv.getRank() != 5 || qkv.getDimSize(2) != 3)
+    return emitOptionalError(loc, op,
+                             "qkv must be [B, T, 3, N, H] (queries, keys and values "
+                             "along dimension 2), not ",
+                             qkv);
+  if (!std::isfinite(scale) || scale <= 0)
+    return emitOptionalError(loc, op, "scale must be positive and finite, not ", scale);
+  return SmallVector<int64_t>{qkv.getDimSize(0), qkv.getDimSize(1), qkv.getDimSize(3),
+                              qkv.getDimSize(4)};
+}
+
+/// {causal, the bits of scale as an f64}.
+static std::vector<int64_t> attentionPlanAttrs(bool causal, double scale) {
+  int64_t bits;
+  std::memcpy(&bits, &scale, sizeof bits);
+  return {causal ? 1 : 0, bits};
+}
+
+LogicalResult QkvAttentionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                               Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto qkv = cast<RankedTensorType>(adaptor.getQkv().getType());
+  FailureOr<SmallVector<int64_t>> shape = attentionShape(loc, QkvAttentionOp::getOperationName(),
+                                                         qkv, adaptor.getScale().convertToDouble());
+  if (failed(shape))
+    return failure();
+  results.push_back(RankedTensorType::get(*shape, qkv.getElementType()));
+  return success();
+}
+
+std::vector<int64_t> QkvAttentionOp::getPlanAttrs() {
+  return attentionPlanAttrs(getCausal(), getScale().convertToDouble());
+}
+
+LogicalResult QkvAttentionGradOp::inferReturnTypes(MLIRContext *context,
+                                                   std::optional<Location> loc, Adaptor adaptor,
+                                                   SmallVectorImpl<Type> &results) {
+  auto qkv = cast<RankedTensorType>(adaptor.getQkv().getType());
+  auto dout = cast<RankedTensorType>(adaptor.getDout().getType());
+  FailureOr<SmallVector<int64_t>> shape = attentionShape(
+      loc, QkvAttentionGradOp::getOperationName(), qkv, adaptor.getScale().convertToDouble());
+  if (failed(shape))
+    return failure();
+  auto want = RankedTensorType::get(*shape, qkv.getElementType());
+  if (dout != want)
+    return emitOptionalError(loc, "'", QkvAttentionGradOp::getOperationName(),
+                             "' op dout must have the attention result's type ", want, ", not ",
+                             dout);
+  results.push_back(qkv);
+  return success();
+}
+
+std::vector<int64_t> QkvAttentionGradOp::getPlanAttrs() {
+  return attentionPlanAttrs(getCausal(), getScale().convertToDouble());
 }
 
 //===----------------------------------------------------------------------===//

@@ -230,6 +230,30 @@ ShardingRule ArgMaxOp::getShardingRule() {
   return rule;
 }
 
+/// Batch items and heads pass through; positions, the q/k/v dimension and
+/// the head width stay whole (every query reads every key of its head, and
+/// a score sums over the whole width). The gradient has the same factors,
+/// with dout laid out as the forward's result.
+static ShardingRule attentionRule(Value qkv, bool grad) {
+  ShardingRule rule;
+  std::vector<int64_t> s = shapeOf(qkv);
+  int64_t b = rule.addFactor(s[0], FactorKind::PassThrough);
+  int64_t t = rule.addFactor(s[1], FactorKind::NeedReplication);
+  int64_t three = rule.addFactor(s[2], FactorKind::NeedReplication);
+  int64_t n = rule.addFactor(s[3], FactorKind::PassThrough);
+  int64_t h = rule.addFactor(s[4], FactorKind::NeedReplication);
+  std::vector<int64_t> packed{b, t, three, n, h}, rows{b, t, n, h};
+  if (grad)
+    rule.setDims({packed, rows}, {packed});
+  else
+    rule.setDims({packed}, {rows});
+  return rule;
+}
+
+ShardingRule QkvAttentionOp::getShardingRule() { return attentionRule(getQkv(), false); }
+
+ShardingRule QkvAttentionGradOp::getShardingRule() { return attentionRule(getQkv(), true); }
+
 /// Operand dimension i and result dimension dims[i] share a factor unless the
 /// operand is broadcast there (size 1); other result dimensions are new.
 ShardingRule BroadcastInDimOp::getShardingRule() {

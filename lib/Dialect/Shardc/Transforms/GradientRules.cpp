@@ -379,6 +379,11 @@ MaybeGrads structuralGrads(Emitter &e, Operation *op, Value g) {
         Value updates = TakeOp::create(b, e.loc, g, s.getIndices());
         return Grads{g, Value(), updates};
       })
+      .Case([&](QkvAttentionOp a) {
+        return Grads{
+            QkvAttentionGradOp::create(b, e.loc, a.getQkv(), g, a.getCausalAttr(), a.getScaleAttr())
+                .getResult()};
+      })
       .Default([](Operation *) { return std::nullopt; });
 }
 

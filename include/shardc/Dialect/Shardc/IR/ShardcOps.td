@@ -362,6 +362,68 @@ def Shardc_ArgMaxOp : Shardc_Op<"argmax", [ShardingRule, Pure, InferTypeOpAdapto
   }];
 }
 
+def Shardc_QkvAttentionOp : Shardc_Op<"qkv_attention", [ShardingRule, Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "Scaled dot-product self-attention of packed queries, keys and values";
+  let description = [{
+    `qkv` is `[B, T, 3, N, H]`: along its third dimension the queries, keys
+    and values of `N` heads of width `H` at `T` positions (the layout
+    flash-attn's `qkvpacked` functions take, and the one a single product
+    by a `[d, 3, N, H]` weight gives). Per batch item and head, the result
+    `[B, T, N, H]` is `softmax(scale * q k^T) v` over the keys each query
+    sees: all of them, or with `causal`, those at its position and before.
+    f32 or f64. Its gradient is `shardc.qkv_attention_grad`.
+
+    Backends need not store the `[B, N, T, T]` scores: the CPU backend runs
+    each (batch, head) item of f32 in one pass with its scores in cache. A
+    structured op of the table: the plan's attributes are `{causal, the
+    bits of scale as an f64}`.
+
+    ```mlir
+    %y = shardc.qkv_attention %qkv causal = true scale = 0.125
+         : (tensor<2x16x3x4x8xf32>) -> tensor<2x16x4x8xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32, F64]>:$qkv, BoolAttr:$causal, F64Attr:$scale);
+  let results = (outs StaticShapeTensorOf<[F32, F64]>:$result);
+  let assemblyFormat = [{
+    $qkv `causal` `=` $causal `scale` `=` $scale attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The plan step's attributes (OpCodes.def: {causal, scale's bits}).
+    std::vector<int64_t> getPlanAttrs();
+  }];
+}
+
+def Shardc_QkvAttentionGradOp : Shardc_Op<"qkv_attention_grad", [ShardingRule, Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "The gradient of shardc.qkv_attention with respect to its packed operand";
+  let description = [{
+    From `qkv` and the gradient `dout` of `shardc.qkv_attention`'s result
+    (with the same `causal` and `scale`), the gradient of `qkv`, in its
+    layout `[B, T, 3, N, H]`: the queries' gradient, then the keys', then
+    the values'. The probabilities are recomputed from `qkv`, so the forward
+    op's result is not an operand. It has no gradient of its own.
+
+    ```mlir
+    %g = shardc.qkv_attention_grad %qkv, %dy causal = true scale = 0.125
+         : (tensor<2x16x3x4x8xf32>, tensor<2x16x4x8xf32>) -> tensor<2x16x3x4x8xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32, F64]>:$qkv,
+                       StaticShapeTensorOf<[F32, F64]>:$dout, BoolAttr:$causal, F64Attr:$scale);
+  let results = (outs StaticShapeTensorOf<[F32, F64]>:$result);
+  let assemblyFormat = [{
+    $qkv `,` $dout `causal` `=` $causal `scale` `=` $scale attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The plan step's attributes (OpCodes.def: {causal, scale's bits}).
+    std::vector<int64_t> getPlanAttrs();
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//

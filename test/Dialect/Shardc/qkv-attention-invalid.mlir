@@ -1,0 +1,64 @@
+// RUN: shardc-opt %s -split-input-file -verify-diagnostics
+
+// shardc.qkv_attention and its gradient: the packed operand's layout, the
+// scale, the element type, and the gradient's dout.
+
+func.func @not_packed(%x: tensor<2x16x4x8xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error@+2 {{qkv must be [B, T, 3, N, H] (queries, keys and values along dimension 2), not 'tensor<2x16x4x8xf32>'}}
+  // expected-error@+1 {{'shardc.qkv_attention' op failed to infer returned types}}
+  %y = shardc.qkv_attention %x causal = true scale = 0.125 : (tensor<2x16x4x8xf32>) -> tensor<2x16x4x8xf32>
+  return %y : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @two_parts(%x: tensor<2x16x2x4x8xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error@+2 {{qkv must be [B, T, 3, N, H]}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %y = shardc.qkv_attention %x causal = false scale = 0.125 : (tensor<2x16x2x4x8xf32>) -> tensor<2x16x4x8xf32>
+  return %y : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @negative_scale(%x: tensor<2x16x3x4x8xf32>) -> tensor<2x16x4x8xf32> {
+  // expected-error@+2 {{scale must be positive and finite, not -1.250000e-01}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %y = shardc.qkv_attention %x causal = true scale = -0.125 : (tensor<2x16x3x4x8xf32>) -> tensor<2x16x4x8xf32>
+  return %y : tensor<2x16x4x8xf32>
+}
+
+// -----
+
+func.func @result_shape(%x: tensor<2x16x3x4x8xf32>) -> tensor<2x16x8xf32> {
+  // expected-error@+2 {{'shardc.qkv_attention' op inferred type(s) 'tensor<2x16x4x8xf32>' are incompatible with return type(s) of operation 'tensor<2x16x8xf32>'}}
+  // expected-error@+1 {{'shardc.qkv_attention' op failed to infer returned types}}
+  %y = shardc.qkv_attention %x causal = true scale = 0.125 : (tensor<2x16x3x4x8xf32>) -> tensor<2x16x8xf32>
+  return %y : tensor<2x16x8xf32>
+}
+
+// -----
+
+func.func @bf16(%x: tensor<2x16x3x4x8xbf16>) -> tensor<2x16x4x8xbf16> {
+  // expected-error@+1 {{operand #0 must be statically shaped tensor of 32-bit float or 64-bit float values}}
+  %y = shardc.qkv_attention %x causal = true scale = 0.125 : (tensor<2x16x3x4x8xbf16>) -> tensor<2x16x4x8xbf16>
+  return %y : tensor<2x16x4x8xbf16>
+}
+
+// -----
+
+func.func @grad_dout(%x: tensor<2x16x3x4x8xf32>, %dy: tensor<2x16x4x4xf32>) -> tensor<2x16x3x4x8xf32> {
+  // expected-error@+2 {{dout must have the attention result's type 'tensor<2x16x4x8xf32>', not 'tensor<2x16x4x4xf32>'}}
+  // expected-error@+1 {{'shardc.qkv_attention_grad' op failed to infer returned types}}
+  %g = shardc.qkv_attention_grad %x, %dy causal = true scale = 0.125 : (tensor<2x16x3x4x8xf32>, tensor<2x16x4x4xf32>) -> tensor<2x16x3x4x8xf32>
+  return %g : tensor<2x16x3x4x8xf32>
+}
+
+// -----
+
+func.func @grad_mixed_types(%x: tensor<2x16x3x4x8xf32>, %dy: tensor<2x16x4x8xf64>) -> tensor<2x16x3x4x8xf32> {
+  // expected-error@+2 {{dout must have the attention result's type 'tensor<2x16x4x8xf32>', not 'tensor<2x16x4x8xf64>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %g = shardc.qkv_attention_grad %x, %dy causal = true scale = 0.125 : (tensor<2x16x3x4x8xf32>, tensor<2x16x4x8xf64>) -> tensor<2x16x3x4x8xf32>
+  return %g : tensor<2x16x3x4x8xf32>
+}

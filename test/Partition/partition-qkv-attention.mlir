@@ -1,0 +1,53 @@
+// RUN: shardc-opt %s --shardc-propagate --shardc-partition | FileCheck %s
+
+// qkv_attention and its gradient split by batch items and heads, which are
+// independent: each device attends over its own items and heads, with no
+// communication. Positions, the q/k/v dimension and the head width stay
+// whole: a split there is gathered first. Each function also runs
+// partitioned against unsharded on simulated devices, and through the CPU
+// backend's one-pass kernel (PartitionEquivalenceTest).
+
+shardc.mesh @mesh_2x2 = <["data"=2, "model"=2]>
+shardc.mesh @mesh_4 = <["x"=4]>
+
+// Batch over "data", heads over "model" (tensor parallelism's layout).
+// CHECK-LABEL: func.func @batch_and_heads
+// CHECK-SAME: [[Q:%[a-z0-9]+]]: tensor<2x8x3x2x4xf32>
+// CHECK-SAME: -> (tensor<2x8x2x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {"model"}, {}]>})
+// CHECK-NOT: shardc.all_
+// CHECK: [[Y:%[a-z0-9]+]] = shardc.qkv_attention [[Q]] causal = true scale = 5.000000e-01 : (tensor<2x8x3x2x4xf32>) -> tensor<2x8x2x4xf32>
+// CHECK-NOT: shardc.all_
+// CHECK: return [[Y]]
+func.func @batch_and_heads(
+    %qkv: tensor<4x8x3x4x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {}, {"model"}, {}]>})
+    -> tensor<4x8x4x4xf32> {
+  %y = shardc.qkv_attention %qkv causal = true scale = 0.5 : (tensor<4x8x3x4x4xf32>) -> tensor<4x8x4x4xf32>
+  return %y : tensor<4x8x4x4xf32>
+}
+
+// Positions split (a sequence-parallel layout): gathered whole before the
+// op, which needs every key of a head.
+// CHECK-LABEL: func.func @positions_split
+// CHECK: shardc.all_gather {{.*}} on @mesh_4 ["x"] dim = 1
+// CHECK: shardc.qkv_attention {{.*}} : (tensor<2x8x3x2x4xf32>) -> tensor<2x8x2x4xf32>
+func.func @positions_split(
+    %qkv: tensor<2x8x3x2x4xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}, {}, {}, {}]>})
+    -> tensor<2x8x2x4xf32> {
+  %y = shardc.qkv_attention %qkv causal = false scale = 0.25 : (tensor<2x8x3x2x4xf32>) -> tensor<2x8x2x4xf32>
+  return %y : tensor<2x8x2x4xf32>
+}
+
+// The gradient, batch over "data" and heads over "model": dout comes laid
+// out as the forward's result, the gradient as qkv.
+// CHECK-LABEL: func.func @grad_batch_and_heads
+// CHECK-NOT: shardc.all_
+// CHECK: shardc.qkv_attention_grad {{.*}} causal = true scale = 5.000000e-01 : (tensor<2x8x3x2x4xf32>, tensor<2x8x2x4xf32>) -> tensor<2x8x3x2x4xf32>
+// CHECK-NOT: shardc.all_
+// CHECK: return
+func.func @grad_batch_and_heads(
+    %qkv: tensor<4x8x3x4x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {}, {"model"}, {}]>},
+    %dy: tensor<4x8x4x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {"model"}, {}]>})
+    -> tensor<4x8x3x4x4xf32> {
+  %g = shardc.qkv_attention_grad %qkv, %dy causal = true scale = 0.5 : (tensor<4x8x3x4x4xf32>, tensor<4x8x4x4xf32>) -> tensor<4x8x3x4x4xf32>
+  return %g : tensor<4x8x3x4x4xf32>
+}
