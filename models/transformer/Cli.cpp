@@ -21,7 +21,8 @@ const char *kUsage =
     "                        [--stop-after N] [--log-every K] [--clip-norm C]\n"
     "                        [--weight-decay WD] [--precision f32|bf16|tf32]\n"
     "                        [--fsdp on|off] [--remat none|block|dots]\n"
-    "                        [--sequence-parallel [on|off]] [--emit-mlir PATH]\n"
+    "                        [--sequence-parallel [on|off]] [--attention fused|composed]\n"
+    "                        [--emit-mlir PATH]\n"
     "                        [--d-model D] [--heads H] [--d-ff F] [--layers L] [--context T]\n"
     "       shardc-gpt generate --checkpoint PATH --prompt TEXT --tokens N [--temperature T]\n"
     "                        [--top-k K] [--seed S] [--mode padded|kv-cache] [--batch B]\n"
@@ -100,6 +101,16 @@ Remat toRemat(const std::string &opt, const std::string &v) {
 const char *rematName(Remat r) {
   return r == Remat::Block ? "block" : r == Remat::Dots ? "dots" : "none";
 }
+
+Attention toAttention(const std::string &opt, const std::string &v) {
+  if (v == "fused")
+    return Attention::Fused;
+  if (v == "composed")
+    return Attention::Composed;
+  usage(opt + ": unknown attention '" + v + "' (choices: fused, composed)");
+}
+
+const char *attentionName(Attention a) { return a == Attention::Fused ? "fused" : "composed"; }
 
 bool toOnOff(const std::string &opt, const std::string &v) {
   if (v != "on" && v != "off")

@@ -37,6 +37,8 @@ std::string toPrecision(const std::string &opt, const std::string &v);
 /// --remat's value: none, block or dots.
 Remat toRemat(const std::string &opt, const std::string &v);
 const char *rematName(Remat r);
+Attention toAttention(const std::string &opt, const std::string &v);
+const char *attentionName(Attention a);
 bool toOnOff(const std::string &opt, const std::string &v);
 /// The mesh from --mesh data=D,model=M (or --devices N: data=N), checked
 /// against --devices.

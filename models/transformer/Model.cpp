@@ -226,14 +226,15 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
                              " tokens, more than the context (" + std::to_string(c.context) + ")");
   Tensor pos = T == c.context ? p[1] : shardc::slice(p[1], {0, 0}, {T, c.dModel}); // [T,d]
   Tensor x = stream.split(shardc::take(p[0], tokens) + pos);                       // [B,T,d]
-  Tensor mask = causalMask(T, c.dtype);                                            // [T,T]
+  bool fused = options.attention == Attention::Fused;
+  Tensor mask = fused ? Tensor() : causalMask(T, c.dtype); // [T,T]
   const double scale = 1.0 / std::sqrt((double)hd);
   const Tensor *w = p + 2;
   // One block: [x, its 12 weights] -> [x'].
   auto block = [&](const std::vector<Tensor> &in) {
     Tensor x = in[0];
     const Tensor *w = in.data() + 1;
-    // ---- attention: x + proj(softmax(q k^T / sqrt(hd) + mask) v)
+    // ---- attention: x + proj(softmax(q k^T / sqrt(hd), causal) v)
     Tensor h = stream.regathered(shardc::layer_norm(x, w[0], w[1])); // [B,T,d]
     Tensor qkv =
         stream.columns(weightProduct(h, w[2], {{}, {}, {2}, {3}}) + w[3], 3); // [B,T,3,H,hd]
@@ -241,16 +242,23 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
       return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, T, i + 1, H, hd}),
                              {B, T, H, hd});
     };
-    Tensor q = part(0), k = part(1), v = part(2);
     if (caches) {
-      caches->push_back(shardc::transpose(k, {0, 2, 1, 3})); // [B,H,T,hd]
-      caches->push_back(shardc::transpose(v, {0, 2, 1, 3}));
+      caches->push_back(shardc::transpose(part(1), {0, 2, 1, 3})); // [B,H,T,hd]
+      caches->push_back(shardc::transpose(part(2), {0, 2, 1, 3}));
     }
-    Tensor scores = shardc::dot_general(q, k, {{0, 2}, {0, 2}, {3}, {3}}); // [B,H,T,T]
-    Tensor probs = shardc::softmax(scores * scale + mask, -1);             // [B,H,T,T]
-    Tensor y = stream.columns(shardc::dot_general(probs, v, {{0, 1}, {0, 2}, {3}, {1}}),
-                              1);                                          // [B,H,T,hd]
-    Tensor attn = weightProduct(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,T,d]
+    Tensor attn;
+    if (fused) { // q, k and v read in place from qkv
+      Tensor y = stream.columns(shardc::qkv_attention(qkv, /*causal=*/true, scale),
+                                2);                                   // [B,T,H,hd]
+      attn = weightProduct(y, w[4], {{}, {}, {2, 3}, {1, 2}}) + w[5]; // [B,T,d]
+    } else {
+      Tensor q = part(0), k = part(1), v = part(2);
+      Tensor scores = shardc::dot_general(q, k, {{0, 2}, {0, 2}, {3}, {3}}); // [B,H,T,T]
+      Tensor probs = shardc::softmax(scores * scale + mask, -1);             // [B,H,T,T]
+      Tensor y = stream.columns(shardc::dot_general(probs, v, {{0, 1}, {0, 2}, {3}, {1}}),
+                                1);                                   // [B,H,T,hd]
+      attn = weightProduct(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5]; // [B,T,d]
+    }
     return std::vector<Tensor>{feedForward(stream.split(x + attn), w, stream)};
   };
   shardc::TracedFn run = block;

@@ -88,6 +88,13 @@ enum class Remat {
   Dots,  // holds each block's input and products, recomputes the rest
 };
 
+/// How a block's attention is computed.
+enum class Attention {
+  Fused,    // one op, shardc.qkv_attention, and one for its gradient: no
+            // [B,H,T,T] scores or probabilities are stored
+  Composed, // the products, the mask and the softmax as separate ops
+};
+
 /// How the training loss is traced; none changes its values.
 struct LossOptions {
   /// Checkpoints each block (shardc::checkpoint): fewer values held for
@@ -98,6 +105,8 @@ struct LossOptions {
   /// the sequence (annotations only; the mesh needs "data" and "model",
   /// and "model" must divide the window).
   bool sequenceParallel = false;
+  /// The attention of every block (the functions of generation use Fused).
+  Attention attention = Attention::Fused;
 };
 
 /// The mean next-byte cross-entropy. Arguments: tokens i32[B,T], targets

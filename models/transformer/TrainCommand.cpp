@@ -83,6 +83,8 @@ Cli parse(int argc, char **argv) {
       t.fsdp = toOnOff(a, v);
     else if (a == "--remat")
       t.remat = toRemat(a, v);
+    else if (a == "--attention")
+      t.attention = toAttention(a, v);
     else if (a == "--sequence-parallel")
       t.sequenceParallel = toOnOff(a, v);
     else if (a == "--emit-mlir")
@@ -182,7 +184,7 @@ int trainMain(int argc, char **argv) {
     params += shardc::numElements(p.shape);
   report("Tiny Transformer: %lld parameters (%s); data %s: %zu train / %zu val bytes\n"
          "mesh %s (%lld simulated devices%s), batch %lld x %lld tokens, AdamW lr %g, "
-         "warm-up %lld, cosine to %g x, clip %g, %s products%s%s%s%s\n",
+         "warm-up %lld, cosine to %g x, clip %g, %s products%s%s%s%s%s\n",
          (long long)params, o.config.toString().c_str(), dataPath.c_str(), data->train.size(),
          data->val.size(), trainer.meshString().c_str(), (long long)(o.data * o.model),
          processes ? (" in " + std::to_string(processes->size()) + " processes").c_str() : "",
@@ -196,6 +198,7 @@ int trainMain(int argc, char **argv) {
          o.sequenceParallel ? ", sequence split over \"model\" between the blocks' "
                               "tensor-parallel regions"
                             : "",
+         o.attention == gpt::Attention::Composed ? ", attention composed of separate ops" : "",
          cli.resume.empty()
              ? ""
              : (", resumed at step " + std::to_string(trainer.step()) + " from " + cli.resume)
@@ -294,7 +297,7 @@ int trainMain(int argc, char **argv) {
               "\"val_ppl\": %.3f, "
               "\"peak_bytes_per_device\": %lld, \"state_bytes_per_device\": %lld, "
               "\"compile_s\": %.2f, \"cache_hits\": %lld, \"cache_misses\": %lld, \"fsdp\": %s, "
-              "\"remat\": \"%s\", \"sequence_parallel\": %s}\n",
+              "\"remat\": \"%s\", \"sequence_parallel\": %s, \"attention\": \"%s\"}\n",
               (long long)trainer.step(), trainer.meshString().c_str(),
               (long long)(o.data * o.model), (long long)o.batch, (long long)o.config.context,
               o.precision.c_str(), med > 0 ? tokensPerStep / med * 1e3 : 0.0, med, lossFirst,
@@ -302,7 +305,8 @@ int trainMain(int argc, char **argv) {
               (long long)(trainer.stateBytesPerDevice() + trainer.stepBufferBytesPerDevice()),
               (long long)trainer.stateBytesPerDevice(), *compileS,
               (long long)(cache.memoryHits + cache.diskHits), (long long)cache.misses,
-              o.fsdp ? "true" : "false", rematName(o.remat), o.sequenceParallel ? "true" : "false");
+              o.fsdp ? "true" : "false", rematName(o.remat), o.sequenceParallel ? "true" : "false",
+              attentionName(o.attention));
   return 0;
 }
 

@@ -59,6 +59,7 @@ shardc::TracedFn lossFor(const TrainOptions &o, const shardc::Mesh &mesh, bool t
   LossOptions lossOptions;
   lossOptions.remat = train ? o.remat : Remat::None;
   lossOptions.sequenceParallel = o.sequenceParallel;
+  lossOptions.attention = o.attention;
   shardc::TracedFn loss = lossFunction(o.config, lossOptions);
   if (!o.fsdp)
     return loss;

@@ -28,15 +28,16 @@ namespace gpt {
 
 struct TrainOptions {
   Config config;
-  int64_t data = 1, model = 1;   // mesh ["data"=D, "model"=M]
-  bool fsdp = false;             // parameters and AdamW state split over "data" too
-  Remat remat = Remat::None;     // what the step's backward pass recomputes
-  bool sequenceParallel = false; // Megatron-LM sequence parallelism over "model"
-  int64_t steps = 300;           // total steps of the schedule
-  int64_t batch = 32;            // global batch (split over "data")
-  double lr = 1e-3;              // peak learning rate
-  int64_t warmup = 30;           // linear warm-up steps
-  double finalLrFraction = 0.1;  // cosine decay to this fraction of lr
+  int64_t data = 1, model = 1;            // mesh ["data"=D, "model"=M]
+  bool fsdp = false;                      // parameters and AdamW state split over "data" too
+  Remat remat = Remat::None;              // what the step's backward pass recomputes
+  bool sequenceParallel = false;          // Megatron-LM sequence parallelism over "model"
+  Attention attention = Attention::Fused; // one op per block's attention, or composed
+  int64_t steps = 300;                    // total steps of the schedule
+  int64_t batch = 32;                     // global batch (split over "data")
+  double lr = 1e-3;                       // peak learning rate
+  int64_t warmup = 30;                    // linear warm-up steps
+  double finalLrFraction = 0.1;           // cosine decay to this fraction of lr
   double weightDecay = 0.01;
   double clipNorm = 1.0;         // global gradient norm; 0: off
   std::string precision = "f32"; // products: f32, bf16 or tf32 (JitOptions::precision)
