@@ -205,6 +205,16 @@ Tensor scatter_add(const Tensor &table, const Tensor &indices, const Tensor &upd
 /// and before each query's position: [B, T, N, H]. Backends need not store
 /// the [B, N, T, T] scores; its gradient is one op too.
 Tensor qkv_attention(const Tensor &qkv, bool causal, double scale, CallSite site = {});
+/// Scaled dot-product attention (shardc.attention), JAX's
+/// dot_product_attention: q [B, T, N, H], k and v [B, S, N, H], of f32 or
+/// f64; per batch item and head softmax(scale q k^T) v over the keys each
+/// query sees: those below kvLengths[b] (where given: [B] i32, JAX's
+/// key_value_seq_lengths) and, with `causal`, at or before its position.
+/// [B, T, N, H]; a query that sees no key gets zeros. No gradient (use
+/// qkv_attention for self-attention in training).
+Tensor dot_product_attention(const Tensor &q, const Tensor &k, const Tensor &v, double scale,
+                             bool causal = false, const Tensor &kvLengths = Tensor(),
+                             CallSite site = {});
 /// Asks the partitioner to lay `x` out by `spec` over the function's mesh.
 Tensor with_sharding_constraint(const Tensor &x, const PartitionSpec &spec, CallSite site = {});
 

@@ -777,6 +777,37 @@ Tensor qkv_attention(const Tensor &qkv, bool causal, double scale, CallSite site
                 site);
 }
 
+Tensor dot_product_attention(const Tensor &q, const Tensor &k, const Tensor &v, double scale,
+                             bool causal, const Tensor &kvLengths, CallSite site) {
+  const char *op = "dot_product_attention";
+  Graph &g = graphOf(q, site, op);
+  graphOf(k, site, op);
+  graphOf(v, site, op);
+  if ((q.dtype() != DType::F32 && q.dtype() != DType::F64) || q.rank() != 4)
+    fail(site, op, "q must be [B, T, N, H] of f32 or f64, got " + q.typeString());
+  const Shape &qs = q.shape(), &ks = k.shape();
+  if (k.dtype() != q.dtype() || k.rank() != 4 || ks[0] != qs[0] || ks[2] != qs[2] || ks[3] != qs[3])
+    fail(site, op,
+         "k must be [B, S, N, H] with q's B, N, H and dtype, got " + k.typeString() + " for q " +
+             q.typeString());
+  if (v.dtype() != k.dtype() || v.shape() != ks)
+    fail(site, op, "v must be " + k.typeString() + ", got " + v.typeString());
+  if (!std::isfinite(scale) || scale <= 0)
+    fail(site, op, "scale must be positive and finite, got " + std::to_string(scale));
+  std::vector<int> operands{q.id(), k.id(), v.id()};
+  if (kvLengths.graph()) {
+    graphOf(kvLengths, site, op);
+    if (kvLengths.dtype() != DType::I32 || kvLengths.shape() != Shape{qs[0]})
+      fail(site, op,
+           "kv_lengths must be i32[" + std::to_string(qs[0]) + "], got " + kvLengths.typeString());
+    operands.push_back(kvLengths.id());
+  }
+  char attrs[96];
+  std::snprintf(attrs, sizeof attrs, "causal = %s, scale = %.17e : f64", causal ? "true" : "false",
+                scale);
+  return record(g, "shardc.attention", operands, q.dtype(), qs, attrs, site);
+}
+
 Tensor scatter_add(const Tensor &table, const Tensor &indices, const Tensor &updates,
                    CallSite site) {
   Graph &g = graphOf(table, site, "scatter_add");

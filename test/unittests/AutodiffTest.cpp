@@ -845,6 +845,20 @@ TEST_F(Autodiff, RejectsQkvAttentionGrad) {
                  {}, "has no gradient rule");
 }
 
+// attention (over separate keys and values, a decoding step's) has no
+// gradient rule: differentiating through it is an error, not zeros.
+TEST_F(Autodiff, RejectsAttention) {
+  expectRejected(R"mlir(
+    func.func @f(%q: tensor<1x1x1x2xf64>, %k: tensor<1x3x1x2xf64>) -> tensor<f64> {
+      %y = shardc.attention %q, %k, %k causal = false scale = 1.0
+           : (tensor<1x1x1x2xf64>, tensor<1x3x1x2xf64>, tensor<1x3x1x2xf64>) -> tensor<1x1x1x2xf64>
+      %l = shardc.reduce sum %y dims = [0, 1, 2, 3] : (tensor<1x1x1x2xf64>) -> tensor<f64>
+      return %l : tensor<f64>
+    }
+  )mlir",
+                 {}, "has no gradient rule");
+}
+
 // The rows a take gathers twice get both adjoints: rows 1, 0, 1, 1.
 TEST_F(Autodiff, TakeRepeatedIndices) {
   checkOp("%t: tensor<3x2xf64>",

@@ -398,6 +398,17 @@ TEST(Frontend, TraceErrorsAreClear) {
               "along dimension 2), got f32[4x8]");
   expectError([](auto &in) { return std::vector<Tensor>{qkv_attention(in[0], true, -1.0)}; },
               {packed}, "qkv_attention: scale must be positive and finite");
+  ArgSpec rows{"rows", DType::F32, {2, 4, 2, 8}, {}}, keys{"keys", DType::F32, {2, 6, 4, 8}, {}};
+  expectError(
+      [](auto &in) { return std::vector<Tensor>{dot_product_attention(in[0], in[1], in[1], 0.5)}; },
+      {rows, keys},
+      "dot_product_attention: k must be [B, S, N, H] with q's B, N, H and dtype, got "
+      "f32[2x6x4x8] for q f32[2x4x2x8]");
+  expectError(
+      [](auto &in) {
+        return std::vector<Tensor>{dot_product_attention(in[0], in[0], in[0], 0.5, false, in[1])};
+      },
+      {rows, i}, "dot_product_attention: kv_lengths must be i32[2], got i32[4x8]");
   expectError([](auto &in) { return std::vector<Tensor>{argmax(in[0], 2)}; }, {m},
               "dimension 2 out of range");
   expectError([](auto &in) { return std::vector<Tensor>{psum(in[0], {"data"})}; }, {m},
@@ -902,6 +913,49 @@ TEST(Frontend, QkvAttentionMatchesComposedAttention) {
       expectNear(fused[0], composed[0].toDoubles(), 1e-5);
       expectNear(fused[1], composed[1].toDoubles(), 1e-5);
     }
+  }
+}
+
+// dot_product_attention with per-item lengths against the same attention
+// composed with a -1e9 mask past each item's length, on one device and
+// split by batch items and heads (the CPU backend's one-pass kernel).
+TEST(Frontend, DotProductAttentionMatchesComposedAttention) {
+  Client client = cpuClient();
+  const int64_t B = 2, T = 3, S = 10, N = 2, H = 8;
+  std::vector<int64_t> lengths{4, 10};
+  std::vector<Array> args{randomArray({B, T, N, H}, 51), randomArray({B, S, N, H}, 52),
+                          randomArray({B, S, N, H}, 53),
+                          Array::fromInts(DType::I32, {B}, {lengths[0], lengths[1]})};
+  Array mask(DType::F32, {B, N, T, S});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < N * T; ++i)
+      for (int64_t s = lengths[b]; s < S; ++s)
+        mask.setDouble((b * N * T + i) * S + s, -1e9);
+  TracedFn fused = [](const std::vector<Tensor> &in) {
+    return std::vector<Tensor>{dot_product_attention(in[0], in[1], in[2], 0.3, false, in[3])};
+  };
+  TracedFn composed = [mask](const std::vector<Tensor> &in) {
+    Tensor scores = dot_general(in[0], in[1], {{0, 2}, {0, 2}, {3}, {3}}) * 0.3; // [B,N,T,S]
+    Tensor y = dot_general(softmax(scores + constant(mask), -1), in[2],
+                           {{0, 1}, {0, 2}, {3}, {1}}); // [B,N,T,H]
+    return std::vector<Tensor>{transpose(y, {0, 2, 1, 3})};
+  };
+  for (bool split : {false, true}) {
+    SCOPED_TRACE(split ? "split" : "one device");
+    JitOptions options;
+    if (split) {
+      options.mesh = Mesh{{"data", "model"}, {2, 2}};
+      PartitionSpec rows{{"data"}, {}, {"model"}, {}};
+      options.inShardings = {{options.mesh, rows},
+                             {options.mesh, rows},
+                             {options.mesh, rows},
+                             {options.mesh, {{"data"}}}};
+    }
+    std::vector<Array> got = run(client, fused, args, options);
+    std::vector<Array> want = run(client, composed, args, options);
+    ASSERT_EQ(got.size(), 1u);
+    ASSERT_EQ(want.size(), 1u);
+    expectNear(got[0], want[0].toDoubles(), 1e-5);
   }
 }
 

@@ -1193,6 +1193,75 @@ TEST(ReferenceStructured, QkvAttentionByHand) {
   expectArray(*g0, f64({1, 2, 3, 1, 1}, {0, 0, 1, /**/ 0, 0, 0}));
 }
 
+/// attention of f64 q, k, v (and lengths) by the table.
+StatusOr<Array> attention(const Array &q, const Array &k, const Array &v, bool causal, double scale,
+                          const Array *lengths = nullptr) {
+  int64_t bits;
+  std::memcpy(&bits, &scale, sizeof bits);
+  std::vector<int64_t> attrs{causal, bits};
+  StepSignature sig{{{q.dtype(), q.shape()}, {k.dtype(), k.shape()}, {v.dtype(), v.shape()}},
+                    {{q.dtype(), q.shape()}},
+                    attrs};
+  std::vector<const Array *> inputs{&q, &k, &v};
+  if (lengths) {
+    sig.inputs.push_back({lengths->dtype(), lengths->shape()});
+    inputs.push_back(lengths);
+  }
+  std::string wrong = structuredOp(OpCode::Attention)->check(sig);
+  if (!wrong.empty())
+    return Status::error(wrong);
+  return structuredOp(OpCode::Attention)->reference(inputs, attrs);
+}
+
+// qkv_attention's case with q, k and v apart: two positions, keys 0 and
+// ln 3, values 2 and 6. Lengths cut the keys each batch item sees (none:
+// zeros; more than S: all).
+TEST(ReferenceStructured, AttentionByHand) {
+  double ln3 = std::log(3.0);
+  Array q = f64({1, 2, 1, 1}, {1, 1}), k = f64({1, 2, 1, 1}, {0, ln3}),
+        v = f64({1, 2, 1, 1}, {2, 6});
+  StatusOr<Array> all = attention(q, k, v, false, 1.0);
+  ASSERT_TRUE(all.ok()) << all.message();
+  expectArray(*all, f64({1, 2, 1, 1}, {5, 5}), 4);
+  StatusOr<Array> causal = attention(q, k, v, true, 1.0);
+  ASSERT_TRUE(causal.ok()) << causal.message();
+  expectArray(*causal, f64({1, 2, 1, 1}, {2, 5}), 4);
+  for (auto [len, want] : {std::pair<int64_t, Doubles>{1, {2, 2}}, {0, {0, 0}}, {9, {5, 5}}}) {
+    Array lengths = Array::fromInts(DType::I32, {1}, {len});
+    StatusOr<Array> cut = attention(q, k, v, false, 1.0, &lengths);
+    ASSERT_TRUE(cut.ok()) << cut.message();
+    expectArray(*cut, f64({1, 2, 1, 1}, want), 4);
+  }
+  // One query over three keys (a decoding step): the same as its row of
+  // the self-attention.
+  Array q1 = f64({1, 1, 1, 1}, {1});
+  StatusOr<Array> one = attention(q1, k, v, false, 1.0);
+  ASSERT_TRUE(one.ok()) << one.message();
+  expectArray(*one, f64({1, 1, 1, 1}, {5}), 4);
+}
+
+TEST(ReferenceStructured, AttentionChecksItsSteps) {
+  int64_t half;
+  double scale = 0.5;
+  std::memcpy(&half, &scale, sizeof half);
+  auto check = [](StepSignature sig) { return structuredOp(OpCode::Attention)->check(sig); };
+  TensorSignature q{DType::F32, {2, 1, 4, 8}}, kv{DType::F32, {2, 16, 4, 8}}, len{DType::I32, {2}};
+  EXPECT_EQ(check({{q, kv, kv}, {q}, {0, half}}), "");
+  EXPECT_EQ(check({{q, kv, kv, len}, {q}, {0, half}}), "");
+  EXPECT_EQ(check({{q, kv}, {q}, {0, half}}),
+            "takes 3 or 4 inputs (q, k, v, kv_lengths) and 1 output");
+  EXPECT_EQ(check({{kv, q, q}, {kv}, {0, half}}), ""); // 16 queries over one key
+  EXPECT_EQ(check({{q, {DType::F32, {2, 16, 2, 8}}, kv}, {q}, {0, half}}),
+            "k must be [B, S, N, H] with q's B, N, H and type, not 2x16x2x8 f32");
+  EXPECT_EQ(check({{q, kv, {DType::F64, {2, 16, 4, 8}}}, {q}, {0, half}}),
+            "v must be 2x16x4x8 f32, not 2x16x4x8 f64");
+  EXPECT_EQ(check({{q, kv, kv, {DType::I64, {2}}}, {q}, {0, half}}),
+            "kv_lengths must be [2] i32, not 2 i64");
+  EXPECT_EQ(check({{q, kv, kv}, {kv}, {0, half}}),
+            "the output must be 2x1x4x8 f32, not 2x16x4x8 f32");
+  EXPECT_EQ(check({{q, kv, kv}, {q}, {3, half}}), "causal must be 0 or 1, not 3");
+}
+
 TEST(ReferenceStructured, QkvAttentionChecksItsSteps) {
   int64_t half;
   double scale = 0.5;

@@ -174,11 +174,11 @@ template <int b> SHARDC_INLINE void transposeStage(Lanes (&r)[kLanes]) {
     }
 }
 
-/// Rows [0, rows) of a [rows, cols] matrix copied transposed into
-/// `out` [cols, rows] (x(r, c) = x[r * ld + c]): whole 16 x 16 tiles in
-/// vectors, the edges element by element.
-SHARDC_INLINE void transposeInto(const float *x, int64_t ld, int64_t rows, int64_t cols,
-                                 float *out) {
+/// Rows [0, rows) of a [rows, cols] matrix copied transposed into `out`
+/// [cols, ldo] (x(r, c) = x[r * ld + c] to out[c * ldo + r]): whole 16 x
+/// 16 tiles in vectors, the edges element by element.
+SHARDC_INLINE void transposeInto(const float *x, int64_t ld, int64_t rows, int64_t cols, float *out,
+                                 int64_t ldo) {
   int64_t r16 = rows / kLanes * kLanes, c16 = cols / kLanes * kLanes;
   for (int64_t r0 = 0; r0 < r16; r0 += kLanes)
     for (int64_t c0 = 0; c0 < c16; c0 += kLanes) {
@@ -190,11 +190,11 @@ SHARDC_INLINE void transposeInto(const float *x, int64_t ld, int64_t rows, int64
       transposeStage<4>(t);
       transposeStage<8>(t);
       for (int i = 0; i < kLanes; ++i)
-        store(out + (c0 + i) * rows + r0, t[i]);
+        store(out + (c0 + i) * ldo + r0, t[i]);
     }
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = r < r16 ? c16 : 0; c < cols; ++c)
-      out[c * rows + r] = x[r * ld + c];
+      out[c * ldo + r] = x[r * ld + c];
 }
 
 /// Asks for rows [0, rows) of a [rows, H] block (rows `ld` floats apart) in
@@ -361,7 +361,10 @@ void forwardItems(const AttentionDims &d, const float *q, const float *k, const 
   for (int64_t item = begin; item < end; ++item) {
     int64_t b = item / N, n = item % N;
     ranges(d, kvLengths, b, w);
-    transposeInto(k + b * S * lk + n * H, lk, S, H, kt);
+    // Only the keys some query sees (a decoding step's cache is mostly
+    // past its position).
+    int64_t seen = w.hi[T - 1];
+    transposeInto(k + b * S * lk + n * H, lk, seen, H, kt, S);
     if (item + 1 < end) {
       int64_t nb = (item + 1) / N, nn = (item + 1) % N;
       prefetchRows(k + nb * S * lk + nn * H, lk, S, H);
@@ -395,8 +398,9 @@ void backwardItems(const AttentionDims &d, const float *q, const float *k, const
     int64_t qOff = b * T * lq + n * H, kOff = b * S * lk + n * H, vOff = b * S * lv + n * H;
     const float *qi = q + qOff, *ki = k + kOff, *gi = dout + b * T * lo + n * H;
     ranges(d, kvLengths, b, w);
-    transposeInto(ki, lk, S, H, kt);
-    transposeInto(v + vOff, lv, S, H, vt);
+    int64_t seen = w.hi[T - 1];
+    transposeInto(ki, lk, seen, H, kt, S);
+    transposeInto(v + vOff, lv, seen, H, vt, S);
     if (item + 1 < end) {
       int64_t nb = (item + 1) / N, nn = (item + 1) % N;
       prefetchRows(k + nb * S * lk + nn * H, lk, S, H);

@@ -369,6 +369,22 @@ bool qkvAttention(const Plan &plan, const PlanStep &s, DeviceBuffers &b, bool gr
   return true;
 }
 
+/// attention at f32: q [B,T,N,H], k and v [B,S,N,H], kv_lengths [B].
+bool attention(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &q = plan.values[s.inputs[0]];
+  if (q.dtype != DType::F32)
+    return false;
+  AttentionDims d;
+  d.B = q.shape[0], d.T = q.shape[1], d.N = q.shape[2], d.H = q.shape[3];
+  d.S = plan.values[s.inputs[1]].shape[1];
+  d.causal = s.attrs[0] != 0;
+  std::memcpy(&d.scale, &s.attrs[1], sizeof d.scale);
+  const int32_t *lengths = s.inputs.size() == 4 ? (const int32_t *)b.ptr[s.inputs[3]] : nullptr;
+  attentionForward(d, (const float *)b.ptr[s.inputs[0]], (const float *)b.ptr[s.inputs[1]],
+                   (const float *)b.ptr[s.inputs[2]], lengths, (float *)b.ptr[s.outputs[0]]);
+  return true;
+}
+
 } // namespace
 
 bool dotGeneralInBlocks(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
@@ -391,6 +407,8 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   case OpCode::DynamicSlice:
   case OpCode::DynamicUpdateSlice:
     return runLayoutKernel(plan, step, buffers);
+  case OpCode::Attention:
+    return attention(plan, step, buffers);
   case OpCode::QkvAttention:
   case OpCode::QkvAttentionGrad:
     return qkvAttention(plan, step, buffers, step.op == OpCode::QkvAttentionGrad);

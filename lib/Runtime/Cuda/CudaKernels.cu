@@ -831,6 +831,66 @@ void launchQkvAttentionGrad(const StructuredLaunch &step) {
     qkvAttentionGrad<float>(step);
 }
 
+// attention by the definition: one thread per query row (b, t, n), over
+// the keys it sees (kv_lengths, causal), q [B,T,N,H], k and v [B,S,N,H].
+template <typename T>
+__global__ void attentionKernel(const T *q, const T *k, const T *v, const int32_t *lengths, T *out,
+                                int64_t B, int64_t Tq, int64_t S, int64_t N, int64_t H, bool causal,
+                                double scale) {
+  SHARDC_GRID_STRIDE(i, B * Tq * N) {
+    int64_t n = i % N, t = (i / N) % Tq, b = i / (N * Tq);
+    int64_t seen = lengths ? (int64_t)lengths[b] : S;
+    seen = seen < 0 ? 0 : seen > S ? S : seen;
+    if (causal && seen > t + 1)
+      seen = t + 1;
+    const T *qt = q + i * H;
+    T *o = out + i * H;
+    for (int64_t h = 0; h < H; ++h)
+      o[h] = 0;
+    if (seen == 0)
+      continue;
+    auto score = [&](int64_t s) {
+      const T *ks = k + ((b * S + s) * N + n) * H;
+      T x = 0;
+      for (int64_t h = 0; h < H; ++h)
+        x += qt[h] * ks[h];
+      return x * (T)scale;
+    };
+    T top = -INFINITY, sum = 0;
+    for (int64_t s = 0; s < seen; ++s)
+      top = max(top, score(s));
+    for (int64_t s = 0; s < seen; ++s)
+      sum += exp(score(s) - top);
+    for (int64_t s = 0; s < seen; ++s) {
+      T p = exp(score(s) - top) / sum;
+      const T *vs = v + ((b * S + s) * N + n) * H;
+      for (int64_t h = 0; h < H; ++h)
+        o[h] += p * vs[h];
+    }
+  }
+}
+
+template <typename T> void attention(const StructuredLaunch &step) {
+  const Shape &q = step.inputValues[0]->shape;
+  int64_t B = q[0], Tq = q[1], N = q[2], H = q[3], S = step.inputValues[1]->shape[1];
+  double scale;
+  std::memcpy(&scale, &step.attrs[1], sizeof scale);
+  int64_t n = B * Tq * N;
+  if (n <= 0 || H <= 0)
+    return;
+  const int32_t *lengths = step.inputs.size() == 4 ? (const int32_t *)step.inputs[3] : nullptr;
+  attentionKernel<T><<<gridFor(n), kBlock, 0, step.stream>>>(
+      (const T *)step.inputs[0], (const T *)step.inputs[1], (const T *)step.inputs[2], lengths,
+      (T *)step.output, B, Tq, S, N, H, step.attrs[0] != 0, scale);
+}
+
+void launchAttention(const StructuredLaunch &step) {
+  if (step.inputValues[0]->dtype == DType::F64)
+    attention<double>(step);
+  else
+    attention<float>(step);
+}
+
 void launchNaiveMatmul(DType dtype, const void *a, const void *b, void *c, int64_t batch, int64_t m,
                        int64_t n, int64_t k, cudaStream_t stream) {
   int64_t total = batch * m * n;

@@ -181,6 +181,22 @@ func.func @argmax(%logits: tensor<4x256xf32>, %x: tensor<3x5x2xbf16>)
   return %a, %b : tensor<4xi32>, tensor<5x2xi32>
 }
 
+// CHECK-LABEL: func.func @attention
+// CHECK: [[A:%.+]] = shardc.attention %{{.*}}, %{{.*}}, %{{.*}} lengths %{{.*}} causal = false scale = 1.250000e-01 : (tensor<2x1x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2xi32>) -> tensor<2x1x4x8xf32>
+// CHECK: [[B:%.+]] = shardc.attention %{{.*}}, %{{.*}}, %{{.*}} causal = true scale = 5.000000e-01 : (tensor<2x16x4x8xf64>, tensor<2x16x4x8xf64>, tensor<2x16x4x8xf64>) -> tensor<2x16x4x8xf64>
+// CHECK: return [[A]], [[B]]
+// GENERIC: "shardc.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{causal = false, scale = 1.250000e-01 : f64}> : (tensor<2x1x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2xi32>) -> tensor<2x1x4x8xf32>
+func.func @attention(%q: tensor<2x1x4x8xf32>, %k: tensor<2x16x4x8xf32>, %v: tensor<2x16x4x8xf32>,
+                     %len: tensor<2xi32>, %x: tensor<2x16x4x8xf64>)
+    -> (tensor<2x1x4x8xf32>, tensor<2x16x4x8xf64>) {
+  %a = shardc.attention %q, %k, %v lengths %len causal = false scale = 0.125
+       : (tensor<2x1x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2xi32>)
+       -> tensor<2x1x4x8xf32>
+  %b = shardc.attention %x, %x, %x causal = true scale = 0.5
+       : (tensor<2x16x4x8xf64>, tensor<2x16x4x8xf64>, tensor<2x16x4x8xf64>) -> tensor<2x16x4x8xf64>
+  return %a, %b : tensor<2x1x4x8xf32>, tensor<2x16x4x8xf64>
+}
+
 // CHECK-LABEL: func.func @qkv_attention
 // CHECK: [[Y:%.+]] = shardc.qkv_attention %{{.*}} causal = true scale = 1.250000e-01 : (tensor<2x16x3x4x8xf32>) -> tensor<2x16x4x8xf32>
 // CHECK: [[G:%.+]] = shardc.qkv_attention_grad %{{.*}}, [[Y]] causal = false scale = 3.000000e-01 : (tensor<2x16x3x4x8xf32>, tensor<2x16x4x8xf32>) -> tensor<2x16x3x4x8xf32>

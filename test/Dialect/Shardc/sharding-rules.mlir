@@ -47,11 +47,14 @@
 // CHECK: shardc.take {{.*}}shardc.sharding_rule = "([i, k], [j]) -> ([j, k]) {i=10, j=5, k=3} need_replication={i} linear={0}"
 // CHECK: shardc.scatter_add {{.*}}shardc.sharding_rule = "([i, k], [j], [j, k]) -> ([i, k]) {i=10, j=5, k=3} reduction={j} need_replication={i} linear={0, 2} accumulator=0"
 // CHECK: shardc.qkv_attention {{.*}}shardc.sharding_rule = "([i, j, k, l, m]) -> ([i, j, l, m]) {i=2, j=6, k=3, l=4, m=5} need_replication={j, k, m}"
+// CHECK: shardc.attention {{.*}}shardc.sharding_rule = "([i, j, l, m], [i, k, l, m], [i, k, l, m], [i]) -> ([i, j, l, m]) {i=2, j=1, k=6, l=4, m=5} need_replication={k, m}"
+// CHECK: shardc.attention {{.*}}shardc.sharding_rule = "([i, j, l, m], [i, k, l, m], [i, k, l, m]) -> ([i, j, l, m]) {i=2, j=6, k=6, l=4, m=5} need_replication={j, k, m}"
 // CHECK: shardc.qkv_attention_grad {{.*}}shardc.sharding_rule = "([i, j, k, l, m], [i, j, l, m]) -> ([i, j, k, l, m]) {i=2, j=6, k=3, l=4, m=5} need_replication={j, k, m}"
 func.func @ops(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %v: tensor<16xf32>,
                %b3: tensor<4x6x8xf32>, %c3: tensor<4x8x5xf32>, %idx: tensor<5xi32>,
                %p: tensor<i32>, %upd: tensor<8x2xf32>, %t: tensor<10x3xf32>, %u: tensor<5x3xf32>,
-               %qkv: tensor<2x6x3x4x5xf32>) {
+               %qkv: tensor<2x6x3x4x5xf32>, %q1: tensor<2x1x4x5xf32>, %kv: tensor<2x6x4x5xf32>,
+               %lens: tensor<2xi32>) {
   %c = shardc.constant dense<1.0> : tensor<8x16xf32>
   %io = shardc.iota dim = 1 : tensor<8x16xi32>
   %n = shardc.neg %x : tensor<8x16xf32>
@@ -83,6 +86,8 @@ func.func @ops(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %v: tensor<16xf32>,
   %tk = shardc.take %t, %idx : (tensor<10x3xf32>, tensor<5xi32>) -> tensor<5x3xf32>
   %sa = shardc.scatter_add %t, %idx, %u : (tensor<10x3xf32>, tensor<5xi32>, tensor<5x3xf32>) -> tensor<10x3xf32>
   %att = shardc.qkv_attention %qkv causal = true scale = 0.5 : (tensor<2x6x3x4x5xf32>) -> tensor<2x6x4x5xf32>
+  %dec = shardc.attention %q1, %kv, %kv lengths %lens causal = false scale = 0.5 : (tensor<2x1x4x5xf32>, tensor<2x6x4x5xf32>, tensor<2x6x4x5xf32>, tensor<2xi32>) -> tensor<2x1x4x5xf32>
+  %self = shardc.attention %kv, %kv, %kv causal = true scale = 0.5 : (tensor<2x6x4x5xf32>, tensor<2x6x4x5xf32>, tensor<2x6x4x5xf32>) -> tensor<2x6x4x5xf32>
   %attg = shardc.qkv_attention_grad %qkv, %att causal = true scale = 0.5 : (tensor<2x6x3x4x5xf32>, tensor<2x6x4x5xf32>) -> tensor<2x6x3x4x5xf32>
   return
 }

@@ -255,6 +255,38 @@ std::vector<int64_t> QkvAttentionGradOp::getPlanAttrs() {
   return attentionPlanAttrs(getCausal(), getScale().convertToDouble());
 }
 
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  std::string op = "'" + AttentionOp::getOperationName().str() + "' op ";
+  auto q = cast<RankedTensorType>(adaptor.getQ().getType());
+  auto k = cast<RankedTensorType>(adaptor.getK().getType());
+  auto v = cast<RankedTensorType>(adaptor.getV().getType());
+  if (q.getRank() != 4)
+    return emitOptionalError(loc, op, "q must be [B, T, N, H], not ", q);
+  if (k.getRank() != 4 || k.getDimSize(0) != q.getDimSize(0) ||
+      k.getDimSize(2) != q.getDimSize(2) || k.getDimSize(3) != q.getDimSize(3) ||
+      k.getElementType() != q.getElementType())
+    return emitOptionalError(loc, op, "k must be [B, S, N, H] with q's B, N, H and type, not ", k,
+                             " for q ", q);
+  if (v != k)
+    return emitOptionalError(loc, op, "v must have k's type ", k, ", not ", v);
+  if (Value lengths = adaptor.getKvLengths()) {
+    auto t = cast<RankedTensorType>(lengths.getType());
+    if (t.getRank() != 1 || t.getDimSize(0) != q.getDimSize(0))
+      return emitOptionalError(loc, op, "kv_lengths must be [B] (one length per batch item), not ",
+                               t);
+  }
+  double scale = adaptor.getScale().convertToDouble();
+  if (!std::isfinite(scale) || scale <= 0)
+    return emitOptionalError(loc, op, "scale must be positive and finite, not ", scale);
+  results.push_back(q);
+  return success();
+}
+
+std::vector<int64_t> AttentionOp::getPlanAttrs() {
+  return attentionPlanAttrs(getCausal(), getScale().convertToDouble());
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//

@@ -254,6 +254,25 @@ ShardingRule QkvAttentionOp::getShardingRule() { return attentionRule(getQkv(), 
 
 ShardingRule QkvAttentionGradOp::getShardingRule() { return attentionRule(getQkv(), true); }
 
+/// Batch items and heads pass through, the lengths by batch item; keys and
+/// the head width stay whole. Queries are independent unless causal (whose
+/// mask counts positions from the first): they may then be split too.
+ShardingRule AttentionOp::getShardingRule() {
+  ShardingRule rule;
+  std::vector<int64_t> q = shapeOf(getQ()), k = shapeOf(getK());
+  int64_t b = rule.addFactor(q[0], FactorKind::PassThrough);
+  int64_t t =
+      rule.addFactor(q[1], getCausal() ? FactorKind::NeedReplication : FactorKind::PassThrough);
+  int64_t s = rule.addFactor(k[1], FactorKind::NeedReplication);
+  int64_t n = rule.addFactor(q[2], FactorKind::PassThrough);
+  int64_t h = rule.addFactor(q[3], FactorKind::NeedReplication);
+  std::vector<std::vector<int64_t>> operands{{b, t, n, h}, {b, s, n, h}, {b, s, n, h}};
+  if (getKvLengths())
+    operands.push_back({b});
+  rule.setDims(operands, {{b, t, n, h}});
+  return rule;
+}
+
 /// Operand dimension i and result dimension dims[i] share a factor unless the
 /// operand is broadcast there (size 1); other result dimensions are new.
 ShardingRule BroadcastInDimOp::getShardingRule() {

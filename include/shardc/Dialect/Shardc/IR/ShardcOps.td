@@ -396,6 +396,40 @@ def Shardc_QkvAttentionOp : Shardc_Op<"qkv_attention", [ShardingRule, Pure,
   }];
 }
 
+def Shardc_AttentionOp : Shardc_Op<"attention", [ShardingRule, Pure, InferTypeOpAdaptor]> {
+  let summary = "Scaled dot-product attention of queries over keys and values";
+  let description = [{
+    `q` is `[B, T, N, H]`, `k` and `v` are `[B, S, N, H]` (the layout of
+    JAX's `dot_product_attention`): per batch item and head, the result
+    `[B, T, N, H]` is `softmax(scale * q k^T) v` over the keys each query
+    sees. Query `t` of item `b` sees key `s` where `s < kv_lengths[b]`
+    (where given: `[B]` i32, clamped to `[0, S]`, as JAX's
+    `key_value_seq_lengths`) and, with `causal`, `s <= t`. A query that sees
+    no key gets zeros. f32 or f64. A decoding step attends its one position
+    over a cache with it. It has no gradient rule; self-attention in
+    training is `shardc.qkv_attention`.
+
+    ```mlir
+    %y = shardc.attention %q, %k, %v lengths %len causal = false scale = 0.125
+         : (tensor<1x1x4x64xf32>, tensor<1x128x4x64xf32>, tensor<1x128x4x64xf32>,
+            tensor<1xi32>) -> tensor<1x1x4x64xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32, F64]>:$q, StaticShapeTensorOf<[F32, F64]>:$k,
+                       StaticShapeTensorOf<[F32, F64]>:$v,
+                       Optional<StaticShapeTensorOf<[I32]>>:$kv_lengths,
+                       BoolAttr:$causal, F64Attr:$scale);
+  let results = (outs StaticShapeTensorOf<[F32, F64]>:$result);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v (`lengths` $kv_lengths^)? `causal` `=` $causal `scale` `=` $scale
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The plan step's attributes (OpCodes.def: {causal, scale's bits}).
+    std::vector<int64_t> getPlanAttrs();
+  }];
+}
+
 def Shardc_QkvAttentionGradOp : Shardc_Op<"qkv_attention_grad", [ShardingRule, Pure,
     InferTypeOpAdaptor]> {
   let summary = "The gradient of shardc.qkv_attention with respect to its packed operand";

@@ -1,8 +1,8 @@
 // RUN: shardc-opt %s --shardc-propagate --shardc-partition | FileCheck %s
 
-// qkv_attention and its gradient split by batch items and heads, which are
-// independent: each device attends over its own items and heads, with no
-// communication. Positions, the q/k/v dimension and the head width stay
+// attention, and qkv_attention and its gradient, split by batch items and
+// heads, which are independent: each device attends over its own items and
+// heads, with no communication. Positions, the q/k/v dimension and the head width stay
 // whole: a split there is gathered first. Each function also runs
 // partitioned against unsharded on simulated devices, and through the CPU
 // backend's one-pass kernel (PartitionEquivalenceTest).
@@ -50,4 +50,35 @@ func.func @grad_batch_and_heads(
     -> tensor<4x8x3x4x4xf32> {
   %g = shardc.qkv_attention_grad %qkv, %dy causal = true scale = 0.5 : (tensor<4x8x3x4x4xf32>, tensor<4x8x4x4xf32>) -> tensor<4x8x3x4x4xf32>
   return %g : tensor<4x8x3x4x4xf32>
+}
+
+// attention of one position over a cache (a decoding step's), with its
+// lengths: batch over "data", heads over "model"; the lengths follow the
+// batch.
+// CHECK-LABEL: func.func @decode_batch_and_heads
+// CHECK-NOT: shardc.all_
+// CHECK: shardc.attention {{.*}} lengths {{.*}} causal = false scale = 5.000000e-01 : (tensor<2x1x2x4xf32>, tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>, tensor<2xi32>) -> tensor<2x1x2x4xf32>
+// CHECK-NOT: shardc.all_
+// CHECK: return
+func.func @decode_batch_and_heads(
+    %q: tensor<4x1x4x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {"model"}, {}]>},
+    %k: tensor<4x8x4x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {"model"}, {}]>},
+    %v: tensor<4x8x4x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {"model"}, {}]>},
+    %len: tensor<4xi32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}]>})
+    -> tensor<4x1x4x4xf32> {
+  %y = shardc.attention %q, %k, %v lengths %len causal = false scale = 0.5 : (tensor<4x1x4x4xf32>, tensor<4x8x4x4xf32>, tensor<4x8x4x4xf32>, tensor<4xi32>) -> tensor<4x1x4x4xf32>
+  return %y : tensor<4x1x4x4xf32>
+}
+
+// Queries split (not causal, so each is independent), keys split too: the
+// keys are gathered, the queries stay split.
+// CHECK-LABEL: func.func @queries_split
+// CHECK: shardc.all_gather {{.*}} on @mesh_4 ["x"] dim = 1 : tensor<2x2x2x4xf32> -> tensor<2x8x2x4xf32>
+// CHECK: shardc.attention {{.*}} : (tensor<2x2x2x4xf32>, tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>) -> tensor<2x2x2x4xf32>
+func.func @queries_split(
+    %q: tensor<2x8x2x4xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}, {}, {}]>},
+    %k: tensor<2x8x2x4xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}, {}, {}]>})
+    -> (tensor<2x8x2x4xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}, {}, {}]>}) {
+  %y = shardc.attention %q, %k, %k causal = false scale = 0.25 : (tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>) -> tensor<2x8x2x4xf32>
+  return %y : tensor<2x8x2x4xf32>
 }

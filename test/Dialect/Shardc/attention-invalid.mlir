@@ -1,7 +1,8 @@
 // RUN: shardc-opt %s -split-input-file -verify-diagnostics
 
 // shardc.qkv_attention and its gradient: the packed operand's layout, the
-// scale, the element type, and the gradient's dout.
+// scale, the element type, and the gradient's dout; shardc.attention: the
+// layouts of q, k and v, and the lengths.
 
 func.func @not_packed(%x: tensor<2x16x4x8xf32>) -> tensor<2x16x4x8xf32> {
   // expected-error@+2 {{qkv must be [B, T, 3, N, H] (queries, keys and values along dimension 2), not 'tensor<2x16x4x8xf32>'}}
@@ -61,4 +62,48 @@ func.func @grad_mixed_types(%x: tensor<2x16x3x4x8xf32>, %dy: tensor<2x16x4x8xf64
   // expected-error@+1 {{failed to infer returned types}}
   %g = shardc.qkv_attention_grad %x, %dy causal = true scale = 0.125 : (tensor<2x16x3x4x8xf32>, tensor<2x16x4x8xf64>) -> tensor<2x16x3x4x8xf32>
   return %g : tensor<2x16x3x4x8xf32>
+}
+
+// -----
+
+func.func @attention_q_rank(%q: tensor<2x4x8xf32>, %k: tensor<2x16x4x8xf32>) -> tensor<2x4x8xf32> {
+  // expected-error@+2 {{q must be [B, T, N, H], not 'tensor<2x4x8xf32>'}}
+  // expected-error@+1 {{'shardc.attention' op failed to infer returned types}}
+  %y = shardc.attention %q, %k, %k causal = false scale = 0.125 : (tensor<2x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// -----
+
+func.func @attention_heads(%q: tensor<2x1x4x8xf32>, %k: tensor<2x16x2x8xf32>) -> tensor<2x1x4x8xf32> {
+  // expected-error@+2 {{k must be [B, S, N, H] with q's B, N, H and type, not 'tensor<2x16x2x8xf32>' for q 'tensor<2x1x4x8xf32>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %y = shardc.attention %q, %k, %k causal = false scale = 0.125 : (tensor<2x1x4x8xf32>, tensor<2x16x2x8xf32>, tensor<2x16x2x8xf32>) -> tensor<2x1x4x8xf32>
+  return %y : tensor<2x1x4x8xf32>
+}
+
+// -----
+
+func.func @attention_values(%q: tensor<2x1x4x8xf32>, %k: tensor<2x16x4x8xf32>, %v: tensor<2x12x4x8xf32>) -> tensor<2x1x4x8xf32> {
+  // expected-error@+2 {{v must have k's type 'tensor<2x16x4x8xf32>', not 'tensor<2x12x4x8xf32>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %y = shardc.attention %q, %k, %v causal = false scale = 0.125 : (tensor<2x1x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x12x4x8xf32>) -> tensor<2x1x4x8xf32>
+  return %y : tensor<2x1x4x8xf32>
+}
+
+// -----
+
+func.func @attention_lengths(%q: tensor<2x1x4x8xf32>, %k: tensor<2x16x4x8xf32>, %n: tensor<3xi32>) -> tensor<2x1x4x8xf32> {
+  // expected-error@+2 {{kv_lengths must be [B] (one length per batch item), not 'tensor<3xi32>'}}
+  // expected-error@+1 {{failed to infer returned types}}
+  %y = shardc.attention %q, %k, %k lengths %n causal = false scale = 0.125 : (tensor<2x1x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<3xi32>) -> tensor<2x1x4x8xf32>
+  return %y : tensor<2x1x4x8xf32>
+}
+
+// -----
+
+func.func @attention_length_type(%q: tensor<2x1x4x8xf32>, %k: tensor<2x16x4x8xf32>, %n: tensor<2xi64>) -> tensor<2x1x4x8xf32> {
+  // expected-error@+1 {{operand #3 must be statically shaped tensor of 32-bit signless integer values, but got 'tensor<2xi64>'}}
+  %y = shardc.attention %q, %k, %k lengths %n causal = false scale = 0.125 : (tensor<2x1x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2x16x4x8xf32>, tensor<2xi64>) -> tensor<2x1x4x8xf32>
+  return %y : tensor<2x1x4x8xf32>
 }
