@@ -168,7 +168,7 @@ std::vector<shardc::ArgSpec> Generator::argSpecs(bool decode, int64_t window) co
     args.push_back(spec(names[0], DType::I32, {batch_, 1}, batchSpec(mesh_, 2)));
     args.push_back(spec(names[1], DType::I32, {}, {}));
     for (int64_t i = 0; i < 2 * config_.layers; ++i)
-      args.push_back(spec(names[2 + i], config_.dtype, {batch_, H, T, hd}, cacheSpec(mesh_)));
+      args.push_back(spec(names[2 + i], config_.dtype, {batch_, T, H, hd}, cacheSpec(mesh_)));
   }
   for (const ParamInfo &p : parameters(config_))
     args.push_back(spec(p.name, paramType(p), p.shape, paramSpec(p, mesh_)));

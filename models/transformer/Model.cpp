@@ -214,7 +214,7 @@ Tensor feedForward(const Tensor &x, const Tensor *w, const Stream &stream) {
 
 /// The logits for tokens [B,T]; `p` are the parameters in parameters()
 /// order. With `caches`, appends each block's keys and values as
-/// [B,H,T,hd] (the layout of the decode step's caches).
+/// [B,T,H,hd] (the layout of the decode step's caches).
 Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
                std::vector<Tensor> *caches = nullptr, const LossOptions &options = {}) {
   Remat remat = options.remat;
@@ -243,8 +243,8 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
                              {B, T, H, hd});
     };
     if (caches) {
-      caches->push_back(shardc::transpose(part(1), {0, 2, 1, 3})); // [B,H,T,hd]
-      caches->push_back(shardc::transpose(part(2), {0, 2, 1, 3}));
+      caches->push_back(part(1)); // [B,T,H,hd]
+      caches->push_back(part(2));
     }
     Tensor attn;
     if (fused) { // q, k and v read in place from qkv
@@ -309,10 +309,10 @@ shardc::TracedFn prefillFunction(const Config &config) {
     // positions; the decode step's mask keeps the zeros after them out.
     int64_t W = in[0].dim(1), T = config.context;
     for (size_t i = 1; i < out.size() && W < T; ++i) {
-      Tensor &cache = out[i]; // [B,H,W,hd]
+      Tensor &cache = out[i]; // [B,W,H,hd]
       Tensor rest =
-          shardc::full({cache.dim(0), cache.dim(1), T - W, cache.dim(3)}, 0, config.dtype);
-      cache = shardc::concatenate({cache, rest}, 2); // [B,H,T,hd]
+          shardc::full({cache.dim(0), T - W, cache.dim(2), cache.dim(3)}, 0, config.dtype);
+      cache = shardc::concatenate({cache, rest}, 1); // [B,T,H,hd]
     }
     out[0] = logitsAt(logits, in[1]);
     out.push_back(shardc::argmax(out[0], 1));
@@ -324,33 +324,31 @@ shardc::TracedFn decodeFunction(const Config &c) {
   return [c](const std::vector<Tensor> &in) {
     const Tensor &token = in[0], &position = in[1];
     const Tensor *cache = in.data() + 2, *p = cache + 2 * c.layers;
-    int64_t B = token.dim(0), H = c.heads, hd = c.headDim(), T = c.context, d = c.dModel;
+    int64_t B = token.dim(0), H = c.heads, hd = c.headDim(), d = c.dModel;
     Tensor zero = shardc::full({}, 0, position.dtype());
     Tensor pos = shardc::dynamic_slice(p[1], {position, zero}, {1, d}); // [1,d]
     Tensor x = shardc::take(p[0], token) + pos;                         // [B,1,d]
-    // The positions after this one hold stale keys: -1e9 keeps them out,
-    // as the causal mask keeps the padding out of a padded window.
-    Tensor mask =
-        shardc::astype(shardc::greater(shardc::iota({T}, 0), position), c.dtype) * -1e9; // [T]
+    // The positions after this one hold stale keys (or a prefill's zeros):
+    // each batch item attends over positions 0..position only.
+    Tensor lengths = shardc::broadcast_to(position + 1, {B}); // [B]
     const double scale = 1.0 / std::sqrt((double)hd);
     std::vector<Tensor> out(1);
     const Tensor *w = p + 2;
     for (int64_t l = 0; l < c.layers; ++l, w += 12) {
       Tensor h = shardc::layer_norm(x, w[0], w[1]);                   // [B,1,d]
       Tensor qkv = weightProduct(h, w[2], {{}, {}, {2}, {3}}) + w[3]; // [B,1,3,H,hd]
-      auto part = [&](int64_t i) {                                    // [B,H,1,hd]
+      auto part = [&](int64_t i) {                                    // [B,1,H,hd]
         return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, 1, i + 1, H, hd}),
-                               {B, H, 1, hd});
+                               {B, 1, H, hd});
       };
       // This position's key and value go into the caches in place.
       Tensor k = shardc::dynamic_update_slice(cache[2 * l], part(1),
-                                              {zero, zero, position, zero}); // [B,H,T,hd]
+                                              {zero, position, zero, zero}); // [B,T,H,hd]
       Tensor v =
-          shardc::dynamic_update_slice(cache[2 * l + 1], part(2), {zero, zero, position, zero});
-      Tensor scores = shardc::dot_general(part(0), k, {{0, 1}, {0, 1}, {3}, {3}}); // [B,H,1,T]
-      Tensor probs = shardc::softmax(scores * scale + mask, -1);                   // [B,H,1,T]
-      Tensor y = shardc::dot_general(probs, v, {{0, 1}, {0, 1}, {3}, {2}});        // [B,H,1,hd]
-      Tensor attn = weightProduct(y, w[4], {{}, {}, {1, 3}, {1, 2}}) + w[5];       // [B,1,d]
+          shardc::dynamic_update_slice(cache[2 * l + 1], part(2), {zero, position, zero, zero});
+      Tensor y = shardc::dot_product_attention(part(0), k, v, scale, /*causal=*/false,
+                                               lengths);                     // [B,1,H,hd]
+      Tensor attn = weightProduct(y, w[4], {{}, {}, {2, 3}, {1, 2}}) + w[5]; // [B,1,d]
       x = feedForward(x + attn, w, Stream{});
       out.push_back(k);
       out.push_back(v);
@@ -363,12 +361,12 @@ shardc::TracedFn decodeFunction(const Config &c) {
 }
 
 shardc::PartitionSpec cacheSpec(const shardc::Mesh &mesh) {
-  shardc::PartitionSpec spec(4); // [B,H,T,hd]
+  shardc::PartitionSpec spec(4); // [B,T,H,hd]
   int data = mesh.axisIndex("data"), model = mesh.axisIndex("model");
   if (data >= 0 && mesh.axisSizes[data] > 1)
     spec[0] = {"data"};
   if (model >= 0 && mesh.axisSizes[model] > 1)
-    spec[1] = {"model"};
+    spec[2] = {"model"};
   return spec;
 }
 

@@ -125,8 +125,9 @@ shardc::TracedFn logitsFunction(const Config &config);
 shardc::TracedFn nextTokenLogitsFunction(const Config &config);
 
 /// Key/value-cache decoding, in two executables. The caches are one key
-/// and one value array per block, each [B, H, context, hd], in block order
-/// (K0, V0, K1, V1, ...).
+/// and one value array per block, each [B, context, H, hd] (the layout of
+/// qkv's slices and of shardc.attention's keys), in block order (K0, V0,
+/// K1, V1, ...).
 ///
 /// prefill: arguments as nextTokenLogitsFunction's (a padded window of at
 /// most the context's length); results the next-token logits [B,V], the
@@ -137,7 +138,9 @@ shardc::TracedFn prefillFunction(const Config &config);
 /// goes; the window holds positions 0..position), the caches, then the
 /// parameters; results the next-token logits [B,V], the caches with this
 /// position's keys and values written in (in place when the caches are
-/// donated), then the greedy tokens i32[B]. Costs one position's work, not the window's.
+/// donated), then the greedy tokens i32[B]. Costs one position's work, not the window's:
+/// each block's attention is one shardc.attention over the caches' first
+/// position + 1 entries.
 shardc::TracedFn decodeFunction(const Config &config);
 /// The caches' layout: batch over "data", heads over "model" (as the
 /// tensor-parallel attention weights split them), so a decode step needs
