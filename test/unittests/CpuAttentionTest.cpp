@@ -238,6 +238,8 @@ const Case kCases[] = {
     {"decode_lengths", 3, 1, 40, 2, 64, false, {1, 40, 17}},
     {"causal_lengths_empty", 3, 9, 9, 1, 8, true, {0, 4, 9}},
     {"wide_keys_tail", 1, 6, 70, 1, 33, false, {}},
+    {"few_queries_lengths", 2, 3, 37, 2, 32, false, {37, 20}},
+    {"few_queries_causal", 1, 4, 4, 3, 16, true, {}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, AttentionKernel, testing::ValuesIn(kCases),

@@ -260,6 +260,16 @@ void ranges(const AttentionDims &d, const int32_t *kvLengths, int64_t b, Scratch
 
 constexpr int64_t kRowBlock = 4;
 
+/// Up to this many queries an item's scores are dot products of rows
+/// (scoresByDots) rather than a product with K transposed.
+constexpr int64_t kFewQueries = 4;
+
+/// The keys any query of batch item b sees.
+int64_t seenBy(const AttentionDims &d, const int32_t *kvLengths, int64_t b) {
+  int64_t len = kvLengths ? std::clamp<int64_t>(kvLengths[b], 0, d.S) : d.S;
+  return d.causal ? std::min(len, d.T) : len;
+}
+
 /// The widest key range of query rows [t0, t1) (ranges grow with t).
 int64_t hiOf(const Scratch &w, int64_t t0, int64_t t1) {
   int64_t h = 0;
@@ -282,16 +292,54 @@ int64_t loOf(const Scratch &w, int64_t s0, int64_t s1) {
   return l;
 }
 
+/// Scores of query row q against keys [0, cols) of k (rows `lk` apart) into
+/// row[0, cols) as dot products, 16 keys at a time: their 16 vectors of
+/// partial sums transposed, then added, give the 16 scores in one vector.
+/// For a few queries (a decoding step's one), where transposing K first
+/// would cost more than the products. H is a multiple of 16; row has room
+/// for a vector past cols.
+SHARDC_INLINE void scoresByDots(const float *q, const float *k, int64_t lk, int64_t cols, int64_t H,
+                                float scale, float *row) {
+  for (int64_t s0 = 0; s0 < cols; s0 += kLanes) {
+    Lanes acc[kLanes];
+    int64_t keys = std::min(kLanes, cols - s0);
+    for (int j = 0; j < kLanes; ++j)
+      acc[j] = Lanes{};
+    for (int64_t j = 0; j < keys; ++j) {
+      const float *kj = k + (s0 + j) * lk;
+      Lanes a{};
+      for (int64_t h = 0; h < H; h += kLanes)
+        a += load(q + h) * load(kj + h);
+      acc[j] = a;
+    }
+    transposeStage<1>(acc);
+    transposeStage<2>(acc);
+    transposeStage<4>(acc);
+    transposeStage<8>(acc);
+    Lanes sum = acc[0];
+    for (int i = 1; i < kLanes; ++i)
+      sum += acc[i];
+    store(row + s0, sum * scale);
+  }
+}
+
 /// The probabilities P [T,S] of an item from its q (rows `ldq` apart) and
-/// kt (K transposed, packed), and, where `lse` is given, each row's
+/// either kt (K transposed, packed) or, where kt is null, K's rows (`lk`
+/// apart; see scoresByDots), and, where `lse` is given, each row's
 /// log-sum-exp of its scaled scores. Entries outside a row's key range are 0.
 SHARDC_INLINE void probabilities(const AttentionDims &d, Scratch &w, const float *q, int64_t ldq,
-                                 const float *kt, float *p, float *lse) {
+                                 const float *kt, const float *k, int64_t lk, float *p,
+                                 float *lse) {
   int64_t T = d.T, S = d.S, H = d.H;
   float scale = (float)d.scale;
-  for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
-    int64_t t1 = std::min(T, t0 + kRowBlock);
-    rowsTimes(t0, t1, 0, H, columnsOf(w, t0, t1, S), q, ldq, 1, kt, S, p, S, scale);
+  if (kt) {
+    for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
+      int64_t t1 = std::min(T, t0 + kRowBlock);
+      rowsTimes(t0, t1, 0, H, columnsOf(w, t0, t1, S), q, ldq, 1, kt, S, p, S, scale);
+    }
+  } else {
+    for (int64_t t = 0; t < T; ++t)
+      scoresByDots(q + t * ldq, k, lk, w.hi[t], H, scale, p + t * S);
   }
   for (int64_t t = 0; t < T; ++t) {
     float *row = p + t * S;
@@ -362,16 +410,19 @@ void forwardItems(const AttentionDims &d, const float *q, const float *k, const 
     int64_t b = item / N, n = item % N;
     ranges(d, kvLengths, b, w);
     // Only the keys some query sees (a decoding step's cache is mostly
-    // past its position).
-    int64_t seen = w.hi[T - 1];
-    transposeInto(k + b * S * lk + n * H, lk, seen, H, kt, S);
+    // past its position); a few queries take dot products instead.
+    const float *ki = k + b * S * lk + n * H;
+    bool dots = T <= kFewQueries && H % kLanes == 0;
+    if (!dots)
+      transposeInto(ki, lk, w.hi[T - 1], H, kt, S);
     if (item + 1 < end) {
-      int64_t nb = (item + 1) / N, nn = (item + 1) % N;
-      prefetchRows(k + nb * S * lk + nn * H, lk, S, H);
+      int64_t nb = (item + 1) / N, nn = (item + 1) % N, next = seenBy(d, kvLengths, nb);
+      prefetchRows(k + nb * S * lk + nn * H, lk, next, H);
       prefetchRows(q + nb * T * lq + nn * H, lq, T, H);
-      prefetchRows(v + nb * S * lv + nn * H, lv, S, H);
+      prefetchRows(v + nb * S * lv + nn * H, lv, next, H);
     }
-    probabilities(d, w, q + b * T * lq + n * H, lq, kt, p, lse ? lse + item * T : nullptr);
+    probabilities(d, w, q + b * T * lq + n * H, lq, dots ? nullptr : kt, ki, lk, p,
+                  lse ? lse + item * T : nullptr);
     const float *vi = v + b * S * lv + n * H;
     float *oi = out + b * T * lo + n * H;
     for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
@@ -408,7 +459,7 @@ void backwardItems(const AttentionDims &d, const float *q, const float *k, const
       prefetchRows(q + nb * T * lq + nn * H, lq, T, H);
       prefetchRows(dout + nb * T * lo + nn * H, lo, T, H);
     }
-    probabilities(d, w, qi, lq, kt, p, nullptr);
+    probabilities(d, w, qi, lq, kt, ki, lk, p, nullptr);
     // dP = dO V^T over each row's keys, then dS = P (dP - D), where D is
     // the row's sum of P dP (which is dO . O).
     for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
