@@ -14,10 +14,12 @@
 // eight vector accumulators over the shared dimension. The left operand is
 // read by rows or by columns (P and dS for the key and value gradients);
 // a right operand the product would read by columns is packed transposed
-// first (K for the scores, V for dP). Causal and
-// length masks shorten each row block's range instead of adding -inf: a
-// query row reads keys [0, hi) only, and a key row is read by queries
-// [lo, T) only.
+// first (K for the scores, V for dP), in 16 x 16 tiles of shuffles, as far
+// as some query sees. Up to four queries (a decoding step's) take their
+// scores as dot products of rows instead. Causal and length masks shorten
+// each row block's range instead of adding -inf: a query row reads keys
+// [0, hi) only, and a key row is read by queries [lo, T) only. The next
+// item's rows are prefetched while one computes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -245,11 +247,16 @@ float *sized(std::vector<float> &v, int64_t n) {
   return v.data();
 }
 
+/// Batch item b's keys: [0, its length).
+int64_t keysOf(const AttentionDims &d, const int32_t *kvLengths, int64_t b) {
+  return kvLengths ? std::clamp<int64_t>(kvLengths[b], 0, d.S) : d.S;
+}
+
 /// The key range of each query row (hi[t]: keys [0, hi[t]) are seen) and
 /// the query range of each key row (lo[s]: queries [lo[s], T) see it, or
 /// lo[s] = T where none does) of batch item b.
 void ranges(const AttentionDims &d, const int32_t *kvLengths, int64_t b, Scratch &w) {
-  int64_t len = kvLengths ? std::clamp<int64_t>(kvLengths[b], 0, d.S) : d.S;
+  int64_t len = keysOf(d, kvLengths, b);
   w.hi.resize(d.T);
   w.lo.resize(d.S);
   for (int64_t t = 0; t < d.T; ++t)
@@ -266,7 +273,7 @@ constexpr int64_t kFewQueries = 4;
 
 /// The keys any query of batch item b sees.
 int64_t seenBy(const AttentionDims &d, const int32_t *kvLengths, int64_t b) {
-  int64_t len = kvLengths ? std::clamp<int64_t>(kvLengths[b], 0, d.S) : d.S;
+  int64_t len = keysOf(d, kvLengths, b);
   return d.causal ? std::min(len, d.T) : len;
 }
 
