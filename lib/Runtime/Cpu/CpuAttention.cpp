@@ -10,8 +10,9 @@
 // N * H: q, k and v of one packed [B,T,3,N,H] tensor.
 //
 // Within an item every product is "rows times a matrix read by rows": a
-// block of four rows of the left operand against 32 columns of the right,
-// eight vector accumulators over the shared dimension. The left operand is
+// block of four rows of the left operand against 64 columns of the right
+// (16 vector accumulators; 32 or 16 columns at the edge) over the shared
+// dimension. The left operand is
 // read by rows or by columns (P and dS for the key and value gradients);
 // a right operand the product would read by columns is packed transposed
 // first (K for the scores, V for dP), in 16 x 16 tiles of shuffles, as far
@@ -91,7 +92,25 @@ SHARDC_INLINE void rowsTimes(int64_t m0, int64_t m1, int64_t kLo, int64_t kHi, i
   for (; m + 4 <= m1; m += 4) {
     const float *a0 = a + m * ars, *a1 = a0 + ars, *a2 = a1 + ars, *a3 = a2 + ars;
     float *c0 = c + m * ldc, *c1 = c0 + ldc, *c2 = c1 + ldc, *c3 = c2 + ldc;
+    float *cr[4] = {c0, c1, c2, c3};
     int64_t n = 0;
+    for (; n + 4 * kLanes <= nHi; n += 4 * kLanes) { // 64 columns: 16 accumulators
+      Lanes x[4][4] = {};
+      for (int64_t k = kLo; k < kHi; ++k) {
+        const float *bk = b + k * ldb + n;
+        Lanes b0 = load(bk), b1 = load(bk + kLanes), b2 = load(bk + 2 * kLanes),
+              b3 = load(bk + 3 * kLanes);
+        int64_t ak = k * acs;
+        Lanes sr[4] = {splat(a0[ak]), splat(a1[ak]), splat(a2[ak]), splat(a3[ak])};
+        for (int r = 0; r < 4; ++r) {
+          x[r][0] += sr[r] * b0, x[r][1] += sr[r] * b1;
+          x[r][2] += sr[r] * b2, x[r][3] += sr[r] * b3;
+        }
+      }
+      for (int r = 0; r < 4; ++r)
+        for (int j = 0; j < 4; ++j)
+          store(cr[r] + n + j * kLanes, x[r][j] * alpha);
+    }
     for (; n + 2 * kLanes <= nHi; n += 2 * kLanes) {
       Lanes x00{}, x01{}, x10{}, x11{}, x20{}, x21{}, x30{}, x31{};
       for (int64_t k = kLo; k < kHi; ++k) {
