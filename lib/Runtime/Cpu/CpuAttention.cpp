@@ -12,8 +12,8 @@
 // Within an item every product is "rows times a matrix read by rows": a
 // block of four rows of the left operand against 64 columns of the right
 // (16 vector accumulators; 32 or 16 columns at the edge) over the shared
-// dimension. The left operand is
-// read by rows or by columns (P and dS for the key and value gradients);
+// dimension. The left operand is read by rows or by columns (P and dS for
+// the key and value gradients);
 // a right operand the product would read by columns is packed transposed
 // first (K for the scores, V for dP), in 16 x 16 tiles of shuffles, as far
 // as some query sees. Up to four queries (a decoding step's) take their
