@@ -759,6 +759,15 @@ Tensor take(const Tensor &table, const Tensor &indices, CallSite site) {
   return record(g, "shardc.take", {table.id(), indices.id()}, table.dtype(), out, "", site);
 }
 
+/// The properties of an attention op: its causal flag and scale, every
+/// digit of the scale kept.
+static std::string attentionProperties(bool causal, double scale) {
+  char text[96];
+  std::snprintf(text, sizeof text, "causal = %s, scale = %.17e : f64", causal ? "true" : "false",
+                scale);
+  return text;
+}
+
 Tensor qkv_attention(const Tensor &qkv, bool causal, double scale, CallSite site) {
   Graph &g = graphOf(qkv, site, "qkv_attention");
   if ((qkv.dtype() != DType::F32 && qkv.dtype() != DType::F64) || qkv.rank() != 5 ||
@@ -770,11 +779,8 @@ Tensor qkv_attention(const Tensor &qkv, bool causal, double scale, CallSite site
   if (!std::isfinite(scale) || scale <= 0)
     fail(site, "qkv_attention", "scale must be positive and finite, got " + std::to_string(scale));
   const Shape &s = qkv.shape();
-  char attrs[96];
-  std::snprintf(attrs, sizeof attrs, "causal = %s, scale = %.17e : f64", causal ? "true" : "false",
-                scale);
-  return record(g, "shardc.qkv_attention", {qkv.id()}, qkv.dtype(), {s[0], s[1], s[3], s[4]}, attrs,
-                site);
+  return record(g, "shardc.qkv_attention", {qkv.id()}, qkv.dtype(), {s[0], s[1], s[3], s[4]},
+                attentionProperties(causal, scale), site);
 }
 
 Tensor dot_product_attention(const Tensor &q, const Tensor &k, const Tensor &v, double scale,
@@ -802,10 +808,8 @@ Tensor dot_product_attention(const Tensor &q, const Tensor &k, const Tensor &v, 
            "kv_lengths must be i32[" + std::to_string(qs[0]) + "], got " + kvLengths.typeString());
     operands.push_back(kvLengths.id());
   }
-  char attrs[96];
-  std::snprintf(attrs, sizeof attrs, "causal = %s, scale = %.17e : f64", causal ? "true" : "false",
-                scale);
-  return record(g, "shardc.attention", operands, q.dtype(), qs, attrs, site);
+  return record(g, "shardc.attention", operands, q.dtype(), qs, attentionProperties(causal, scale),
+                site);
 }
 
 Tensor scatter_add(const Tensor &table, const Tensor &indices, const Tensor &updates,

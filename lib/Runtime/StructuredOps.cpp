@@ -2,6 +2,8 @@
 
 #include "shardc/Runtime/StructuredOps.h"
 
+#include <cstring>
+
 namespace shardc {
 
 const StructuredOpEntry *structuredOp(OpCode op) {
@@ -14,6 +16,16 @@ const StructuredOpEntry *structuredOp(OpCode op) {
     if (e.op == op)
       return &e;
   return nullptr;
+}
+
+std::string signatureString(const TensorSignature &t) {
+  return shapeString(t.shape) + " " + dtypeName(t.dtype);
+}
+
+double attentionScale(const std::vector<int64_t> &attrs) {
+  double scale;
+  std::memcpy(&scale, &attrs[1], sizeof scale);
+  return scale;
 }
 
 } // namespace shardc

@@ -45,6 +45,13 @@ struct StructuredOpEntry {
 /// The entry of `op`, or null for an op outside the table.
 const StructuredOpEntry *structuredOp(OpCode op);
 
+/// "2x4x8 f32": a value's shape and element type, as checks name them.
+std::string signatureString(const TensorSignature &t);
+
+/// The scale of an attention step (attention, qkv_attention and its
+/// gradient): its attributes are {causal, the bits of scale as an f64}.
+double attentionScale(const std::vector<int64_t> &attrs);
+
 namespace structured {
 #define SHARDC_STRUCTURED(Name, ...)                                                               \
   std::string check##Name(const StepSignature &step);                                              \

@@ -15,6 +15,8 @@
 #include "CpuKernels.h"
 #include "RegionTeam.h"
 
+#include "shardc/Runtime/StructuredOps.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -355,7 +357,7 @@ bool qkvAttention(const Plan &plan, const PlanStep &s, DeviceBuffers &b, bool gr
   AttentionDims d;
   d.B = shape[0], d.T = d.S = shape[1], d.N = shape[3], d.H = shape[4];
   d.causal = s.attrs[0] != 0;
-  std::memcpy(&d.scale, &s.attrs[1], sizeof d.scale);
+  d.scale = attentionScale(s.attrs);
   int64_t NH = d.N * d.H;
   d.qRow = d.kRow = d.vRow = 3 * NH;
   const float *qkv = (const float *)b.ptr[s.inputs[0]];
@@ -378,7 +380,7 @@ bool attention(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   d.B = q.shape[0], d.T = q.shape[1], d.N = q.shape[2], d.H = q.shape[3];
   d.S = plan.values[s.inputs[1]].shape[1];
   d.causal = s.attrs[0] != 0;
-  std::memcpy(&d.scale, &s.attrs[1], sizeof d.scale);
+  d.scale = attentionScale(s.attrs);
   const int32_t *lengths = s.inputs.size() == 4 ? (const int32_t *)b.ptr[s.inputs[3]] : nullptr;
   attentionForward(d, (const float *)b.ptr[s.inputs[0]], (const float *)b.ptr[s.inputs[1]],
                    (const float *)b.ptr[s.inputs[2]], lengths, (float *)b.ptr[s.outputs[0]]);

@@ -25,10 +25,6 @@ namespace shardc::structured {
 
 namespace {
 
-std::string typeString(const TensorSignature &t) {
-  return shapeString(t.shape) + " " + dtypeName(t.dtype);
-}
-
 bool isF32OrF64(DType t) { return t == DType::F32 || t == DType::F64; }
 
 /// "" or what is wrong with the attributes {causal, scale's bits}.
@@ -37,8 +33,7 @@ std::string checkAttrs(const std::vector<int64_t> &attrs) {
     return "has " + std::to_string(attrs.size()) + " attribute numbers, expected 2 (causal, scale)";
   if (attrs[0] != 0 && attrs[0] != 1)
     return "causal must be 0 or 1, not " + std::to_string(attrs[0]);
-  double scale;
-  std::memcpy(&scale, &attrs[1], sizeof scale);
+  double scale = attentionScale(attrs);
   if (!std::isfinite(scale) || scale <= 0)
     return "scale must be positive and finite, not " + std::to_string(scale);
   return "";
@@ -52,13 +47,13 @@ std::string checkPacked(const StepSignature &step, bool grad) {
     return wrong;
   const TensorSignature &qkv = step.inputs[0], &out = step.outputs[0];
   if (!isF32OrF64(qkv.dtype) || qkv.shape.size() != 5 || qkv.shape[2] != 3)
-    return "qkv must be [B, T, 3, N, H] of f32 or f64, not " + typeString(qkv);
+    return "qkv must be [B, T, 3, N, H] of f32 or f64, not " + signatureString(qkv);
   TensorSignature rows{qkv.dtype, {qkv.shape[0], qkv.shape[1], qkv.shape[3], qkv.shape[4]}};
   if (grad && (step.inputs[1].dtype != rows.dtype || step.inputs[1].shape != rows.shape))
-    return "dout must be " + typeString(rows) + ", not " + typeString(step.inputs[1]);
+    return "dout must be " + signatureString(rows) + ", not " + signatureString(step.inputs[1]);
   const TensorSignature &want = grad ? qkv : rows;
   if (out.dtype != want.dtype || out.shape != want.shape)
-    return "the output must be " + typeString(want) + ", not " + typeString(out);
+    return "the output must be " + signatureString(want) + ", not " + signatureString(out);
   return "";
 }
 
@@ -147,8 +142,7 @@ Array toArray(DType dtype, Shape shape, const std::vector<double> &x) {
 StatusOr<Array> packed(const Array &qkv, const Array *dout, const std::vector<int64_t> &attrs) {
   const Shape &shape = qkv.shape();
   int64_t B = shape[0], T = shape[1], N = shape[3], H = shape[4], NH = N * H;
-  double scale;
-  std::memcpy(&scale, &attrs[1], sizeof scale);
+  double scale = attentionScale(attrs);
   std::vector<double> x = doubles(qkv), out(B * T * NH, 0.0), g, grad;
   // The slices of qkv (and of its gradient) are views T * 3NH per batch
   // item and 3NH per position apart, NH and 2NH in for k and v.
@@ -183,18 +177,18 @@ std::string checkAttention(const StepSignature &step) {
     return wrong;
   const TensorSignature &q = step.inputs[0], &k = step.inputs[1], &v = step.inputs[2];
   if (!isF32OrF64(q.dtype) || q.shape.size() != 4)
-    return "q must be [B, T, N, H] of f32 or f64, not " + typeString(q);
+    return "q must be [B, T, N, H] of f32 or f64, not " + signatureString(q);
   if (k.dtype != q.dtype || k.shape.size() != 4 || k.shape[0] != q.shape[0] ||
       k.shape[2] != q.shape[2] || k.shape[3] != q.shape[3])
-    return "k must be [B, S, N, H] with q's B, N, H and type, not " + typeString(k);
+    return "k must be [B, S, N, H] with q's B, N, H and type, not " + signatureString(k);
   if (v.dtype != k.dtype || v.shape != k.shape)
-    return "v must be " + typeString(k) + ", not " + typeString(v);
+    return "v must be " + signatureString(k) + ", not " + signatureString(v);
   if (step.inputs.size() == 4 &&
       (step.inputs[3].dtype != DType::I32 || step.inputs[3].shape != Shape{q.shape[0]}))
     return "kv_lengths must be [" + std::to_string(q.shape[0]) + "] i32, not " +
-           typeString(step.inputs[3]);
+           signatureString(step.inputs[3]);
   if (step.outputs[0].dtype != q.dtype || step.outputs[0].shape != q.shape)
-    return "the output must be " + typeString(q) + ", not " + typeString(step.outputs[0]);
+    return "the output must be " + signatureString(q) + ", not " + signatureString(step.outputs[0]);
   return "";
 }
 
@@ -202,8 +196,7 @@ StatusOr<Array> referenceAttention(const std::vector<const Array *> &inputs,
                                    const std::vector<int64_t> &attrs) {
   const Shape &qs = inputs[0]->shape(), &ks = inputs[1]->shape();
   int64_t B = qs[0], T = qs[1], S = ks[1], N = qs[2], H = qs[3];
-  double scale;
-  std::memcpy(&scale, &attrs[1], sizeof scale);
+  double scale = attentionScale(attrs);
   std::vector<int64_t> lengths(B, S);
   if (inputs.size() == 4)
     for (int64_t b = 0; b < B; ++b)

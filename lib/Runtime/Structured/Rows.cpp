@@ -6,10 +6,6 @@ namespace shardc::structured {
 
 static bool isIndexType(DType t) { return t == DType::I32 || t == DType::I64; }
 
-static std::string typeString(const TensorSignature &t) {
-  return shapeString(t.shape) + " " + dtypeName(t.dtype);
-}
-
 std::string checkRowsStep(const StepSignature &step, bool updates) {
   size_t inputs = updates ? 3 : 2;
   if (step.inputs.size() != inputs || step.outputs.size() != 1)
@@ -26,10 +22,10 @@ std::string checkRowsStep(const StepSignature &step, bool updates) {
   const TensorSignature &shaped = updates ? step.inputs[2] : out;
   if (shaped.shape != rows || shaped.dtype != table.dtype)
     return std::string(updates ? "the updates" : "the output") + " must be " +
-           typeString({table.dtype, rows}) + ", not " + typeString(shaped);
+           signatureString({table.dtype, rows}) + ", not " + signatureString(shaped);
   if (updates && out.shape != table.shape)
-    return "the output must have the table's type " + typeString(table) + ", not " +
-           typeString(out);
+    return "the output must have the table's type " + signatureString(table) + ", not " +
+           signatureString(out);
   return "";
 }
 
