@@ -195,6 +195,15 @@ LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *context, std::optional<Loc
   return success();
 }
 
+/// An attention op's scale must be positive and finite; `op` starts the
+/// message ("'shardc.attention' op ").
+static LogicalResult checkAttentionScale(std::optional<Location> loc, const std::string &op,
+                                         double scale) {
+  if (!std::isfinite(scale) || scale <= 0)
+    return emitOptionalError(loc, op, "scale must be positive and finite, not ", scale);
+  return success();
+}
+
 /// The result shape [B, T, N, H] of attention over `qkv` [B, T, 3, N, H],
 /// or an error naming `op`.
 static FailureOr<SmallVector<int64_t>> attentionShape(std::optional<Location> loc, StringRef opName,
@@ -205,8 +214,8 @@ static FailureOr<SmallVector<int64_t>> attentionShape(std::optional<Location> lo
                              "qkv must be [B, T, 3, N, H] (queries, keys and values "
                              "along dimension 2), not ",
                              qkv);
-  if (!std::isfinite(scale) || scale <= 0)
-    return emitOptionalError(loc, op, "scale must be positive and finite, not ", scale);
+  if (failed(checkAttentionScale(loc, op, scale)))
+    return failure();
   return SmallVector<int64_t>{qkv.getDimSize(0), qkv.getDimSize(1), qkv.getDimSize(3),
                               qkv.getDimSize(4)};
 }
@@ -276,9 +285,8 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<
       return emitOptionalError(loc, op, "kv_lengths must be [B] (one length per batch item), not ",
                                t);
   }
-  double scale = adaptor.getScale().convertToDouble();
-  if (!std::isfinite(scale) || scale <= 0)
-    return emitOptionalError(loc, op, "scale must be positive and finite, not ", scale);
+  if (failed(checkAttentionScale(loc, op, adaptor.getScale().convertToDouble())))
+    return failure();
   results.push_back(q);
   return success();
 }
