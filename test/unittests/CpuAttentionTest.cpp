@@ -5,8 +5,8 @@
 // whole), whose gradients are checked in turn by central differences of
 // its own loss (of the output and of the log-sum-exp). Shapes cover causal
 // and not, lengths per batch item (including one that sees no key), heads
-// narrower than a vector, rows not a multiple of the kernels' blocks, and
-// q, k and v packed in one tensor.
+// narrower than a vector, rows not a multiple of the kernels' blocks, q, k
+// and v packed in one tensor, and the gradients packed per batch item.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <ostream>
@@ -202,6 +203,25 @@ TEST_P(AttentionKernel, MatchesDoubles) {
   EXPECT_LT(error(dq, wq), 1e-5) << "dq";
   EXPECT_LT(error(dk, wk), 1e-5) << "dk";
   EXPECT_LT(error(dv, wv), 1e-5) << "dv";
+
+  // attention_grad's layout: dq, dk and dv of a batch item one after
+  // another ([B, T + 2 S, N, H]), with the same bits.
+  {
+    int64_t NH = c.N * c.H, item = (c.T + 2 * c.S) * NH;
+    AttentionDims grads = d;
+    grads.gradBatch = item;
+    std::vector<float> all(c.B * item, NAN);
+    attentionBackward(grads, q.data(), k.data(), v.data(), lengths, gout.data(), all.data(),
+                      all.data() + c.T * NH, all.data() + (c.T + c.S) * NH);
+    for (int64_t b = 0; b < c.B; ++b) {
+      const float *at = all.data() + b * item;
+      EXPECT_TRUE(std::equal(at, at + c.T * NH, dq.data() + b * c.T * NH)) << "dq of " << b;
+      EXPECT_TRUE(std::equal(at + c.T * NH, at + (c.T + c.S) * NH, dk.data() + b * c.S * NH))
+          << "dk of " << b;
+      EXPECT_TRUE(std::equal(at + (c.T + c.S) * NH, at + item, dv.data() + b * c.S * NH))
+          << "dv of " << b;
+    }
+  }
 
   // Self-attention reads q, k and v from one packed [B,T,3,N,H] tensor
   // and writes its gradient alike, with the same bits.

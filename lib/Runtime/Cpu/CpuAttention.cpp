@@ -474,6 +474,8 @@ void backwardItems(const AttentionDims &d, const float *q, const float *k, const
     int64_t b = item / N, n = item % N;
     int64_t qOff = b * T * lq + n * H, kOff = b * S * lk + n * H, vOff = b * S * lv + n * H;
     const float *qi = q + qOff, *ki = k + kOff, *gi = dout + b * T * lo + n * H;
+    float *dqi = dq + b * d.dqBatch() + n * H, *dki = dk + b * d.dkBatch() + n * H,
+          *dvi = dv + b * d.dvBatch() + n * H;
     ranges(d, kvLengths, b, w);
     int64_t seen = w.hi[T - 1];
     transposeInto(ki, lk, seen, H, kt, S);
@@ -505,12 +507,12 @@ void backwardItems(const AttentionDims &d, const float *q, const float *k, const
     // that read each key.
     for (int64_t t0 = 0; t0 < T; t0 += kRowBlock) {
       int64_t t1 = std::min(T, t0 + kRowBlock);
-      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, ds, S, 1, ki, lk, dq + qOff, lq, scale);
+      rowsTimes(t0, t1, 0, hiOf(w, t0, t1), H, ds, S, 1, ki, lk, dqi, lq, scale);
     }
     for (int64_t s0 = 0; s0 < S; s0 += kRowBlock) {
       int64_t s1 = std::min(S, s0 + kRowBlock), t0 = std::min(T, loOf(w, s0, s1));
-      rowsTimes(s0, s1, t0, T, H, ds, 1, S, qi, lq, dk + kOff, lk, scale);
-      rowsTimes(s0, s1, t0, T, H, p, 1, S, gi, lo, dv + vOff, lv, 1.0f);
+      rowsTimes(s0, s1, t0, T, H, ds, 1, S, qi, lq, dki, lk, scale);
+      rowsTimes(s0, s1, t0, T, H, p, 1, S, gi, lo, dvi, lv, 1.0f);
     }
   }
 }
@@ -519,10 +521,13 @@ void backwardItems(const AttentionDims &d, const float *q, const float *k, const
 int64_t itemWork(const AttentionDims &d) { return (d.T + d.S) * d.H * 4 + d.T * d.S * d.H; }
 
 /// Sets the rows of each item of an operand laid out by `rows` (floats
-/// between positions) to zero: a result whose items compute nothing.
-void zeroRows(float *x, int64_t B, int64_t positions, int64_t N, int64_t H, int64_t rows) {
-  for (int64_t r = 0; r < B * positions; ++r)
-    std::fill(x + r * rows, x + r * rows + N * H, 0.0f);
+/// between positions) and `batch` (between batch items) to zero: a result
+/// whose items compute nothing.
+void zeroRows(float *x, int64_t B, int64_t positions, int64_t N, int64_t H, int64_t rows,
+              int64_t batch) {
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t r = 0; r < positions; ++r)
+      std::fill(x + b * batch + r * rows, x + b * batch + r * rows + N * H, 0.0f);
 }
 
 } // namespace
@@ -533,7 +538,7 @@ void attentionForward(const AttentionDims &d, const float *q, const float *k, co
   if (items == 0 || d.T == 0)
     return;
   if (d.S == 0 || d.H == 0) { // nothing to attend to, or an empty head
-    zeroRows(out, d.B, d.T, d.N, d.H, d.outRows());
+    zeroRows(out, d.B, d.T, d.N, d.H, d.outRows(), d.T * d.outRows());
     if (!lse)
       return;
     Scratch &w = threadScratch();
@@ -557,9 +562,9 @@ void attentionBackward(const AttentionDims &d, const float *q, const float *k, c
                        float *dv) {
   int64_t items = d.B * d.N;
   if (items == 0 || d.T == 0 || d.S == 0 || d.H == 0) { // every row of each item is written
-    zeroRows(dq, d.B, d.T, d.N, d.H, d.qRows());
-    zeroRows(dk, d.B, d.S, d.N, d.H, d.kRows());
-    zeroRows(dv, d.B, d.S, d.N, d.H, d.vRows());
+    zeroRows(dq, d.B, d.T, d.N, d.H, d.qRows(), d.dqBatch());
+    zeroRows(dk, d.B, d.S, d.N, d.H, d.kRows(), d.dkBatch());
+    zeroRows(dv, d.B, d.S, d.N, d.H, d.vRows(), d.dvBatch());
     return;
   }
   auto run = [&](int64_t begin, int64_t end) {

@@ -179,16 +179,24 @@ bool runProductAndReader(const Plan &plan, const PlanStep &dot, const PlanStep &
 /// floats apart, N * H where 0: q, k and v of a packed [B,T,3,N,H] tensor
 /// have rows 3 N H apart. Query t of batch item b sees key s where s <
 /// kvLengths[b] (where given: [B] i32, clamped to [0, S]) and, when
-/// `causal`, s <= t.
+/// `causal`, s <= t. An operand's batch items are its positions' rows one
+/// after another. attentionBackward writes dq, dk and dv with the rows of
+/// q, k and v, and batch items `gradBatch` floats apart where it is not 0:
+/// the three of a batch item one after another, as attention_grad packs
+/// them ([B, T + 2 S, N, H]).
 struct AttentionDims {
   int64_t B = 0, T = 0, S = 0, N = 0, H = 0;
   double scale = 1;
   bool causal = false;
   int64_t qRow = 0, kRow = 0, vRow = 0, outRow = 0;
+  int64_t gradBatch = 0;
   int64_t qRows() const { return qRow ? qRow : N * H; }
   int64_t kRows() const { return kRow ? kRow : N * H; }
   int64_t vRows() const { return vRow ? vRow : N * H; }
   int64_t outRows() const { return outRow ? outRow : N * H; }
+  int64_t dqBatch() const { return gradBatch ? gradBatch : T * qRows(); }
+  int64_t dkBatch() const { return gradBatch ? gradBatch : S * kRows(); }
+  int64_t dvBatch() const { return gradBatch ? gradBatch : S * vRows(); }
 };
 
 /// out (laid out as [B,T,N,H] with rows `outRow` apart) = softmax(scale q
