@@ -210,8 +210,10 @@ Tensor qkv_attention(const Tensor &qkv, bool causal, double scale, CallSite site
 /// f64; per batch item and head softmax(scale q k^T) v over the keys each
 /// query sees: those below kvLengths[b] (where given: [B] i32, JAX's
 /// key_value_seq_lengths) and, with `causal`, at or before its position.
-/// [B, T, N, H]; a query that sees no key gets zeros. No gradient (use
-/// qkv_attention for self-attention in training).
+/// [B, T, N, H]; a query that sees no key gets zeros. Its gradient with
+/// respect to q, k and v is one op (shardc.attention_grad); for
+/// self-attention, qkv_attention reads q, k and v where one product wrote
+/// them.
 Tensor dot_product_attention(const Tensor &q, const Tensor &k, const Tensor &v, double scale,
                              bool causal = false, const Tensor &kvLengths = Tensor(),
                              CallSite site = {});

@@ -59,14 +59,16 @@ PlanCost analyzePlanCost(const Plan &plan) {
     }
     // Attention's products: scores and values (two [T,T,H] per batch item
     // and head) forward, five backward; a causal item computes half.
-    if (step.op == OpCode::Attention) { // at most: lengths may cut it
+    // Attention over separate keys: at most, as lengths may cut it.
+    if (step.op == OpCode::Attention || step.op == OpCode::AttentionGrad) {
       const Shape &q = plan.values[step.inputs[0]].shape;
       double T = (double)q[1], S = (double)plan.values[step.inputs[1]].shape[1];
       // Causal: query t sees min(t + 1, S) keys.
       double pairs = !step.attrs[0] ? T * S
                      : T <= S       ? T * (T + 1) / 2
                                     : S * (S + 1) / 2 + (T - S) * S;
-      cost.productFlops += 4.0 * (double)q[0] * (double)q[2] * pairs * (double)q[3];
+      double products = step.op == OpCode::Attention ? 2 : 5;
+      cost.productFlops += 2.0 * products * (double)q[0] * (double)q[2] * pairs * (double)q[3];
     }
     if (step.op == OpCode::QkvAttention || step.op == OpCode::QkvAttentionGrad) {
       const Shape &s = plan.values[step.inputs[0]].shape;

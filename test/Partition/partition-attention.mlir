@@ -1,9 +1,9 @@
 // RUN: shardc-opt %s --shardc-propagate --shardc-partition | FileCheck %s
 
-// attention, and qkv_attention and its gradient, split by batch items and
-// heads, which are independent: each device attends over its own items and
-// heads, with no communication. Positions, the q/k/v dimension and the head width stay
-// whole: a split there is gathered first. Each function also runs
+// attention and qkv_attention, and their gradients, split by batch items
+// and heads, which are independent: each device attends over its own items
+// and heads, with no communication. Positions, the q/k/v dimension and the
+// head width stay whole: a split there is gathered first. Each function also runs
 // partitioned against unsharded on simulated devices, and through the CPU
 // backend's one-pass kernel (PartitionEquivalenceTest).
 
@@ -81,4 +81,39 @@ func.func @queries_split(
     -> (tensor<2x8x2x4xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}, {}, {}]>}) {
   %y = shardc.attention %q, %k, %k causal = false scale = 0.25 : (tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>) -> tensor<2x8x2x4xf32>
   return %y : tensor<2x8x2x4xf32>
+}
+
+// attention's gradient over a cache with lengths, batch over "data" and
+// heads over "model": dq, dk and dv come packed along positions, each
+// device's of its own items and heads, with no communication.
+// CHECK-LABEL: func.func @attention_grad_batch_and_heads
+// CHECK-SAME: -> (tensor<2x19x2x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {"model"}, {}]>})
+// CHECK-NOT: shardc.all_
+// CHECK: shardc.attention_grad {{.*}} lengths {{.*}} causal = true scale = 5.000000e-01 : (tensor<2x3x2x4xf32>, tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>, tensor<2x3x2x4xf32>, tensor<2xi32>) -> tensor<2x19x2x4xf32>
+// CHECK-NOT: shardc.all_
+// CHECK: return
+func.func @attention_grad_batch_and_heads(
+    %q: tensor<4x3x4x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {"model"}, {}]>},
+    %k: tensor<4x8x4x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {"model"}, {}]>},
+    %v: tensor<4x8x4x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {"model"}, {}]>},
+    %dy: tensor<4x3x4x4xf32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}, {}, {"model"}, {}]>},
+    %len: tensor<4xi32> {shardc.sharding = #shardc.sharding<@mesh_2x2, [{"data"}]>})
+    -> tensor<4x19x4x4xf32> {
+  %g = shardc.attention_grad %q, %k, %v, %dy lengths %len causal = true scale = 0.5 : (tensor<4x3x4x4xf32>, tensor<4x8x4x4xf32>, tensor<4x8x4x4xf32>, tensor<4x3x4x4xf32>, tensor<4xi32>) -> tensor<4x19x4x4xf32>
+  return %g : tensor<4x19x4x4xf32>
+}
+
+// Queries split: the gradient packs them with the keys, so they and dout
+// are gathered whole first.
+// CHECK-LABEL: func.func @attention_grad_queries_split
+// CHECK: shardc.all_gather {{.*}} on @mesh_4 ["x"] dim = 1 : tensor<2x2x2x4xf32> -> tensor<2x8x2x4xf32>
+// CHECK: shardc.all_gather {{.*}} on @mesh_4 ["x"] dim = 1 : tensor<2x2x2x4xf32> -> tensor<2x8x2x4xf32>
+// CHECK: shardc.attention_grad {{.*}} : (tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>) -> tensor<2x24x2x4xf32>
+func.func @attention_grad_queries_split(
+    %q: tensor<2x8x2x4xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}, {}, {}]>},
+    %k: tensor<2x8x2x4xf32>,
+    %dy: tensor<2x8x2x4xf32> {shardc.sharding = #shardc.sharding<@mesh_4, [{}, {"x"}, {}, {}]>})
+    -> tensor<2x24x2x4xf32> {
+  %g = shardc.attention_grad %q, %k, %k, %dy causal = false scale = 0.25 : (tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>, tensor<2x8x2x4xf32>) -> tensor<2x24x2x4xf32>
+  return %g : tensor<2x24x2x4xf32>
 }

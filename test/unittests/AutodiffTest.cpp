@@ -845,14 +845,34 @@ TEST_F(Autodiff, RejectsQkvAttentionGrad) {
                  {}, "has no gradient rule");
 }
 
-// attention (over separate keys and values, a decoding step's) has no
-// gradient rule: differentiating through it is an error, not zeros.
-TEST_F(Autodiff, RejectsAttention) {
+// attention over separate keys and values: attention_grad gives the
+// gradients of q, k and v, held to the finite differences of the
+// reference: 3 queries over 5 keys with lengths (a batch item that sees
+// none, one that sees two, one all), causal and not, and causal
+// self-attention.
+TEST_F(Autodiff, Attention) {
+  for (const char *causal : {"false", "true"})
+    checkOp("%q: tensor<3x3x2x3xf64>, %k: tensor<3x5x2x3xf64>, %v: tensor<3x5x2x3xf64>",
+            std::string("  %len = shardc.constant dense<[2, 0, 5]> : tensor<3xi32>\n"
+                        "  %y = shardc.attention %q, %k, %v lengths %len causal = ") +
+                causal +
+                " scale = 0.7 : (tensor<3x3x2x3xf64>, tensor<3x5x2x3xf64>, "
+                "tensor<3x5x2x3xf64>, tensor<3xi32>) -> tensor<3x3x2x3xf64>",
+            "tensor<3x3x2x3xf64>");
+  checkOp("%q: tensor<2x4x2x3xf64>, %k: tensor<2x4x2x3xf64>, %v: tensor<2x4x2x3xf64>",
+          "  %y = shardc.attention %q, %k, %v causal = true scale = 0.7 : (tensor<2x4x2x3xf64>, "
+          "tensor<2x4x2x3xf64>, tensor<2x4x2x3xf64>) -> tensor<2x4x2x3xf64>",
+          "tensor<2x4x2x3xf64>");
+}
+
+// attention's gradient op has no gradient of its own.
+TEST_F(Autodiff, RejectsAttentionGrad) {
   expectRejected(R"mlir(
     func.func @f(%q: tensor<1x1x1x2xf64>, %k: tensor<1x3x1x2xf64>) -> tensor<f64> {
-      %y = shardc.attention %q, %k, %k causal = false scale = 1.0
-           : (tensor<1x1x1x2xf64>, tensor<1x3x1x2xf64>, tensor<1x3x1x2xf64>) -> tensor<1x1x1x2xf64>
-      %l = shardc.reduce sum %y dims = [0, 1, 2, 3] : (tensor<1x1x1x2xf64>) -> tensor<f64>
+      %g = shardc.attention_grad %q, %k, %k, %q causal = false scale = 1.0
+           : (tensor<1x1x1x2xf64>, tensor<1x3x1x2xf64>, tensor<1x3x1x2xf64>, tensor<1x1x1x2xf64>)
+           -> tensor<1x7x1x2xf64>
+      %l = shardc.reduce sum %g dims = [0, 1, 2, 3] : (tensor<1x7x1x2xf64>) -> tensor<f64>
       return %l : tensor<f64>
     }
   )mlir",

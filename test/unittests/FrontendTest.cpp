@@ -918,44 +918,61 @@ TEST(Frontend, QkvAttentionMatchesComposedAttention) {
 
 // dot_product_attention with per-item lengths against the same attention
 // composed with a -1e9 mask past each item's length, on one device and
-// split by batch items and heads (the CPU backend's one-pass kernel).
+// split by batch items and heads (the CPU backend's one-pass kernels): the
+// value, and the gradients of q, k and v (attention_grad) of a weighed sum.
 TEST(Frontend, DotProductAttentionMatchesComposedAttention) {
   Client client = cpuClient();
   const int64_t B = 2, T = 3, S = 10, N = 2, H = 8;
   std::vector<int64_t> lengths{4, 10};
-  std::vector<Array> args{randomArray({B, T, N, H}, 51), randomArray({B, S, N, H}, 52),
-                          randomArray({B, S, N, H}, 53),
-                          Array::fromInts(DType::I32, {B}, {lengths[0], lengths[1]})};
+  std::vector<Array> args{
+      randomArray({B, T, N, H}, 51), randomArray({B, S, N, H}, 52), randomArray({B, S, N, H}, 53),
+      Array::fromInts(DType::I32, {B}, {lengths[0], lengths[1]}), randomArray({B, T, N, H}, 54)};
   Array mask(DType::F32, {B, N, T, S});
   for (int64_t b = 0; b < B; ++b)
     for (int64_t i = 0; i < N * T; ++i)
       for (int64_t s = lengths[b]; s < S; ++s)
         mask.setDouble((b * N * T + i) * S + s, -1e9);
-  TracedFn fused = [](const std::vector<Tensor> &in) {
-    return std::vector<Tensor>{dot_product_attention(in[0], in[1], in[2], 0.3, false, in[3])};
-  };
-  TracedFn composed = [mask](const std::vector<Tensor> &in) {
-    Tensor scores = dot_general(in[0], in[1], {{0, 2}, {0, 2}, {3}, {3}}) * 0.3; // [B,N,T,S]
-    Tensor y = dot_general(softmax(scores + constant(mask), -1), in[2],
-                           {{0, 1}, {0, 2}, {3}, {1}}); // [B,N,T,H]
-    return std::vector<Tensor>{transpose(y, {0, 2, 1, 3})};
-  };
-  for (bool split : {false, true}) {
-    SCOPED_TRACE(split ? "split" : "one device");
-    JitOptions options;
-    if (split) {
-      options.mesh = Mesh{{"data", "model"}, {2, 2}};
-      PartitionSpec rows{{"data"}, {}, {"model"}, {}};
-      options.inShardings = {{options.mesh, rows},
-                             {options.mesh, rows},
-                             {options.mesh, rows},
-                             {options.mesh, {{"data"}}}};
+  for (bool grad : {false, true}) {
+    // The attention, or with `grad` its sum weighed by the last argument.
+    auto result = [grad](const std::vector<Tensor> &in, const Tensor &y) {
+      return std::vector<Tensor>{grad ? sum(y * in[4]) : y};
+    };
+    TracedFn fused = [&](const std::vector<Tensor> &in) {
+      return result(in, dot_product_attention(in[0], in[1], in[2], 0.3, false, in[3]));
+    };
+    TracedFn composed = [&](const std::vector<Tensor> &in) {
+      Tensor scores = dot_general(in[0], in[1], {{0, 2}, {0, 2}, {3}, {3}}) * 0.3; // [B,N,T,S]
+      Tensor y = dot_general(softmax(scores + constant(mask), -1), in[2],
+                             {{0, 1}, {0, 2}, {3}, {1}}); // [B,N,T,H]
+      return result(in, transpose(y, {0, 2, 1, 3}));
+    };
+    for (bool split : {false, true}) {
+      SCOPED_TRACE(std::string(split ? "split" : "one device") + (grad ? ", gradients" : ""));
+      JitOptions options;
+      if (grad) {
+        options.transform = JitOptions::Transform::ValueAndGrad;
+        options.wrt = {0, 1, 2};
+      }
+      if (split) {
+        options.mesh = Mesh{{"data", "model"}, {2, 2}};
+        PartitionSpec rows{{"data"}, {}, {"model"}, {}};
+        options.inShardings = {{options.mesh, rows},
+                               {options.mesh, rows},
+                               {options.mesh, rows},
+                               {options.mesh, {{"data"}}},
+                               {options.mesh, rows}};
+      }
+      std::vector<Array> got = run(client, fused, args, options);
+      std::vector<Array> want = run(client, composed, args, options);
+      ASSERT_EQ(got.size(), grad ? 4u : 1u);
+      ASSERT_EQ(want.size(), got.size());
+      for (size_t r = 0; r < got.size(); ++r)
+        expectNear(got[r], want[r].toDoubles(), 1e-5);
+      if (grad) // keys past an item's length get no gradient
+        for (int64_t s = lengths[0]; s < S; ++s)
+          for (int64_t i = 0; i < N * H; ++i)
+            ASSERT_EQ(got[2].getDouble(s * N * H + i), 0.0) << "dk at key " << s;
     }
-    std::vector<Array> got = run(client, fused, args, options);
-    std::vector<Array> want = run(client, composed, args, options);
-    ASSERT_EQ(got.size(), 1u);
-    ASSERT_EQ(want.size(), 1u);
-    expectNear(got[0], want[0].toDoubles(), 1e-5);
   }
 }
 

@@ -1262,6 +1262,69 @@ TEST(ReferenceStructured, AttentionChecksItsSteps) {
   EXPECT_EQ(check({{q, kv, kv}, {q}, {3, half}}), "causal must be 0 or 1, not 3");
 }
 
+/// attention_grad of q, k, v and dout (and lengths), checked first.
+StatusOr<Array> attentionGrad(const Array &q, const Array &k, const Array &v, const Array &dout,
+                              bool causal, double scale, const Array *lengths = nullptr) {
+  int64_t bits;
+  std::memcpy(&bits, &scale, sizeof bits);
+  std::vector<int64_t> attrs{causal, bits};
+  Shape packed{q.shape()[0], q.shape()[1] + 2 * k.shape()[1], q.shape()[2], q.shape()[3]};
+  StepSignature sig{{{q.dtype(), q.shape()},
+                     {k.dtype(), k.shape()},
+                     {v.dtype(), v.shape()},
+                     {dout.dtype(), dout.shape()}},
+                    {{q.dtype(), packed}},
+                    attrs};
+  std::vector<const Array *> inputs{&q, &k, &v, &dout};
+  if (lengths) {
+    sig.inputs.push_back({lengths->dtype(), lengths->shape()});
+    inputs.push_back(lengths);
+  }
+  std::string wrong = structuredOp(OpCode::AttentionGrad)->check(sig);
+  if (!wrong.empty())
+    return Status::error(wrong);
+  return structuredOp(OpCode::AttentionGrad)->reference(inputs, attrs);
+}
+
+// The gradient of AttentionByHand's case where only query 0's output is
+// weighed (dout = [1, 0]): its probabilities are 1/4 and 3/4, dP = v =
+// [2, 6], D = 5, so dS = [-3/4, 3/4]: dq = [3/4 ln 3, 0], dk = dS q =
+// [-3/4, 3/4], dv = P^T dout = [1/4, 3/4], one after another. A batch
+// item that sees no key has no gradient.
+TEST(ReferenceStructured, AttentionGradByHand) {
+  double ln3 = std::log(3.0);
+  Array q = f64({1, 2, 1, 1}, {1, 1}), k = f64({1, 2, 1, 1}, {0, ln3}),
+        v = f64({1, 2, 1, 1}, {2, 6}), dout = f64({1, 2, 1, 1}, {1, 0});
+  StatusOr<Array> grad = attentionGrad(q, k, v, dout, false, 1.0);
+  ASSERT_TRUE(grad.ok()) << grad.message();
+  expectArray(*grad, f64({1, 6, 1, 1}, {0.75 * ln3, 0, -0.75, 0.75, 0.25, 0.75}), 4);
+  Array none = Array::fromInts(DType::I32, {1}, {0});
+  StatusOr<Array> cut = attentionGrad(q, k, v, dout, false, 1.0, &none);
+  ASSERT_TRUE(cut.ok()) << cut.message();
+  expectArray(*cut, f64({1, 6, 1, 1}, {0, 0, 0, 0, 0, 0}), 4);
+}
+
+TEST(ReferenceStructured, AttentionGradChecksItsSteps) {
+  int64_t half;
+  double scale = 0.5;
+  std::memcpy(&half, &scale, sizeof half);
+  auto check = [](StepSignature sig) { return structuredOp(OpCode::AttentionGrad)->check(sig); };
+  TensorSignature q{DType::F32, {2, 1, 4, 8}}, kv{DType::F32, {2, 16, 4, 8}}, len{DType::I32, {2}},
+      packed{DType::F32, {2, 33, 4, 8}};
+  EXPECT_EQ(check({{q, kv, kv, q}, {packed}, {0, half}}), "");
+  EXPECT_EQ(check({{q, kv, kv, q, len}, {packed}, {1, half}}), "");
+  EXPECT_EQ(check({{q, kv, kv}, {packed}, {0, half}}),
+            "takes 4 or 5 inputs (q, k, v, dout, kv_lengths) and 1 output");
+  EXPECT_EQ(check({{q, kv, kv, kv}, {packed}, {0, half}}),
+            "dout must be 2x1x4x8 f32, not 2x16x4x8 f32");
+  EXPECT_EQ(check({{q, kv, kv, q, {DType::I64, {2}}}, {packed}, {0, half}}),
+            "kv_lengths must be [2] i32, not 2 i64");
+  EXPECT_EQ(check({{q, kv, kv, q}, {q}, {0, half}}),
+            "the output must be 2x33x4x8 f32 (dq, dk and dv along positions), not 2x1x4x8 f32");
+  EXPECT_EQ(check({{q, kv, kv, q}, {packed}, {0}}),
+            "has 1 attribute numbers, expected 2 (causal, scale)");
+}
+
 TEST(ReferenceStructured, QkvAttentionChecksItsSteps) {
   int64_t half;
   double scale = 0.5;

@@ -371,8 +371,10 @@ bool qkvAttention(const Plan &plan, const PlanStep &s, DeviceBuffers &b, bool gr
   return true;
 }
 
-/// attention at f32: q [B,T,N,H], k and v [B,S,N,H], kv_lengths [B].
-bool attention(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+/// attention at f32: q [B,T,N,H], k and v [B,S,N,H], kv_lengths [B]; and
+/// with `grad` its gradient from dout (after v), dq, dk and dv written one
+/// after another along positions ([B, T + 2S, N, H]).
+bool attention(const Plan &plan, const PlanStep &s, DeviceBuffers &b, bool grad) {
   const PlanValue &q = plan.values[s.inputs[0]];
   if (q.dtype != DType::F32)
     return false;
@@ -381,9 +383,20 @@ bool attention(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   d.S = plan.values[s.inputs[1]].shape[1];
   d.causal = s.attrs[0] != 0;
   d.scale = attentionScale(s.attrs);
-  const int32_t *lengths = s.inputs.size() == 4 ? (const int32_t *)b.ptr[s.inputs[3]] : nullptr;
-  attentionForward(d, (const float *)b.ptr[s.inputs[0]], (const float *)b.ptr[s.inputs[1]],
-                   (const float *)b.ptr[s.inputs[2]], lengths, (float *)b.ptr[s.outputs[0]]);
+  size_t lengthsAt = grad ? 4 : 3;
+  const int32_t *lengths =
+      s.inputs.size() > lengthsAt ? (const int32_t *)b.ptr[s.inputs[lengthsAt]] : nullptr;
+  const float *qp = (const float *)b.ptr[s.inputs[0]], *kp = (const float *)b.ptr[s.inputs[1]],
+              *vp = (const float *)b.ptr[s.inputs[2]];
+  float *out = (float *)b.ptr[s.outputs[0]];
+  if (!grad) {
+    attentionForward(d, qp, kp, vp, lengths, out);
+    return true;
+  }
+  int64_t NH = d.N * d.H;
+  d.gradBatch = (d.T + 2 * d.S) * NH;
+  attentionBackward(d, qp, kp, vp, lengths, (const float *)b.ptr[s.inputs[3]], out, out + d.T * NH,
+                    out + (d.T + d.S) * NH);
   return true;
 }
 
@@ -410,7 +423,8 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   case OpCode::DynamicUpdateSlice:
     return runLayoutKernel(plan, step, buffers);
   case OpCode::Attention:
-    return attention(plan, step, buffers);
+  case OpCode::AttentionGrad:
+    return attention(plan, step, buffers, step.op == OpCode::AttentionGrad);
   case OpCode::QkvAttention:
   case OpCode::QkvAttentionGrad:
     return qkvAttention(plan, step, buffers, step.op == OpCode::QkvAttentionGrad);

@@ -891,6 +891,133 @@ void launchAttention(const StructuredLaunch &step) {
     attention<float>(step);
 }
 
+// attention_grad by the definition: one thread per query row (b, t, n)
+// for dq and the row's statistics (max, sum, D), then one per key row
+// (b, s, n) for dk and dv over the queries that see it. q and dout
+// [B,T,N,H], k and v [B,S,N,H]; the gradient [B, T + 2S, N, H] holds dq,
+// dk and dv one after another along positions.
+struct AttentionGradShape {
+  int64_t B, T, S, N, H;
+  bool causal;
+  double scale;
+};
+
+/// Batch item b's keys: [0, its length clamped to [0, S]).
+__device__ int64_t keysOf(const int32_t *lengths, const AttentionGradShape &a, int64_t b) {
+  int64_t len = lengths ? (int64_t)lengths[b] : a.S;
+  return len < 0 ? 0 : len > a.S ? a.S : len;
+}
+
+/// The keys query t of batch item b sees: [0, the result).
+__device__ int64_t keysSeen(const int32_t *lengths, const AttentionGradShape &a, int64_t b,
+                            int64_t t) {
+  int64_t len = keysOf(lengths, a, b);
+  return a.causal && len > t + 1 ? t + 1 : len;
+}
+
+/// x . y over H elements.
+template <typename T> __device__ T rowDot(const T *x, const T *y, int64_t H) {
+  T sum = 0;
+  for (int64_t h = 0; h < H; ++h)
+    sum += x[h] * y[h];
+  return sum;
+}
+
+template <typename T>
+__global__ void attentionQueryGradKernel(const T *q, const T *k, const T *v, const T *dout,
+                                         const int32_t *lengths, T *grad, T *stats,
+                                         AttentionGradShape a) {
+  SHARDC_GRID_STRIDE(i, a.B * a.T * a.N) {
+    int64_t n = i % a.N, t = (i / a.N) % a.T, b = i / (a.N * a.T);
+    int64_t seen = keysSeen(lengths, a, b, t);
+    const T *qt = q + i * a.H, *gt = dout + i * a.H;
+    auto key = [&](const T *x, int64_t s) { return x + ((b * a.S + s) * a.N + n) * a.H; };
+    auto score = [&](int64_t s) { return rowDot(qt, key(k, s), a.H) * (T)a.scale; };
+    T top = -INFINITY, sum = 0, D = 0;
+    for (int64_t s = 0; s < seen; ++s)
+      top = max(top, score(s));
+    for (int64_t s = 0; s < seen; ++s)
+      sum += exp(score(s) - top);
+    for (int64_t s = 0; s < seen; ++s)
+      D += exp(score(s) - top) / sum * rowDot(gt, key(v, s), a.H);
+    stats[3 * i] = top, stats[3 * i + 1] = sum, stats[3 * i + 2] = D;
+    T *dq = grad + ((b * (a.T + 2 * a.S) + t) * a.N + n) * a.H;
+    for (int64_t h = 0; h < a.H; ++h)
+      dq[h] = 0;
+    for (int64_t s = 0; s < seen; ++s) {
+      T p = exp(score(s) - top) / sum;
+      T ds = p * (rowDot(gt, key(v, s), a.H) - D) * (T)a.scale;
+      const T *ks = key(k, s);
+      for (int64_t h = 0; h < a.H; ++h)
+        dq[h] += ds * ks[h];
+    }
+  }
+}
+
+template <typename T>
+__global__ void attentionKeyGradKernel(const T *q, const T *k, const T *v, const T *dout,
+                                       const int32_t *lengths, T *grad, const T *stats,
+                                       AttentionGradShape a) {
+  SHARDC_GRID_STRIDE(i, a.B * a.S * a.N) {
+    int64_t n = i % a.N, s = (i / a.N) % a.S, b = i / (a.N * a.S);
+    T *dk = grad + ((b * (a.T + 2 * a.S) + a.T + s) * a.N + n) * a.H;
+    T *dv = dk + a.S * a.N * a.H;
+    for (int64_t h = 0; h < a.H; ++h)
+      dk[h] = dv[h] = 0;
+    // Queries t >= s see key s when causal, all do otherwise, unless its
+    // batch item's length cuts it.
+    if (s >= keysOf(lengths, a, b))
+      continue;
+    const T *ks = k + i * a.H, *vs = v + i * a.H;
+    for (int64_t t = a.causal ? s : 0; t < a.T; ++t) {
+      int64_t row = (b * a.T + t) * a.N + n;
+      const T *st = stats + 3 * row, *qt = q + row * a.H, *gt = dout + row * a.H;
+      T p = exp(rowDot(qt, ks, a.H) * (T)a.scale - st[0]) / st[1];
+      T ds = p * (rowDot(gt, vs, a.H) - st[2]) * (T)a.scale;
+      for (int64_t h = 0; h < a.H; ++h) {
+        dk[h] += ds * qt[h];
+        dv[h] += p * gt[h];
+      }
+    }
+  }
+}
+
+template <typename T> void attentionGrad(const StructuredLaunch &step) {
+  const Shape &q = step.inputValues[0]->shape;
+  double scale;
+  std::memcpy(&scale, &step.attrs[1], sizeof scale);
+  AttentionGradShape a{q[0], q[1], step.inputValues[1]->shape[1], q[2], q[3], step.attrs[0] != 0,
+                       scale};
+  int64_t rows = a.B * a.T * a.N, keys = a.B * a.S * a.N;
+  if (a.H <= 0)
+    return;
+  const T *qp = (const T *)step.inputs[0], *kp = (const T *)step.inputs[1],
+          *vp = (const T *)step.inputs[2], *dout = (const T *)step.inputs[3];
+  const int32_t *lengths = step.inputs.size() == 5 ? (const int32_t *)step.inputs[4] : nullptr;
+  T *grad = (T *)step.output;
+  // A failed allocation is the runtime's last error, which the backend reads
+  // after every step.
+  T *stats = nullptr;
+  if (rows > 0) {
+    if (cudaMallocAsync((void **)&stats, 3 * rows * sizeof(T), step.stream) != cudaSuccess)
+      return;
+    attentionQueryGradKernel<T>
+        <<<gridFor(rows), kBlock, 0, step.stream>>>(qp, kp, vp, dout, lengths, grad, stats, a);
+  }
+  if (keys > 0)
+    attentionKeyGradKernel<T>
+        <<<gridFor(keys), kBlock, 0, step.stream>>>(qp, kp, vp, dout, lengths, grad, stats, a);
+  if (stats)
+    (void)cudaFreeAsync(stats, step.stream);
+}
+
+void launchAttentionGrad(const StructuredLaunch &step) {
+  if (step.inputValues[0]->dtype == DType::F64)
+    attentionGrad<double>(step);
+  else
+    attentionGrad<float>(step);
+}
+
 void launchNaiveMatmul(DType dtype, const void *a, const void *b, void *c, int64_t batch, int64_t m,
                        int64_t n, int64_t k, cudaStream_t stream) {
   int64_t total = batch * m * n;

@@ -1,16 +1,18 @@
-//===- Attention.cpp - attention, and of packed q, k, v with its gradient -===//
+//===- Attention.cpp - attention and its gradients ------------------------===//
 //
 // attention: inputs q [B,T,N,H], k and v [B,S,N,H] (and kv_lengths [B]
-// i32); qkv_attention: qkv [B,T,3,N,H], q, k and v its slices 0, 1, 2
-// along dimension 2; qkv_attention_grad: qkv and dout [B,T,N,H]. Each of
+// i32); attention_grad: q, k, v and dout [B,T,N,H] (and kv_lengths);
+// qkv_attention: qkv [B,T,3,N,H], q, k and v its slices 0, 1, 2 along
+// dimension 2; qkv_attention_grad: qkv and dout [B,T,N,H]. Each of
 // f32 or f64; attrs = {causal, the bits of scale as an f64}. Per batch
 // item b and head n:
 //   out[b,t,n] = sum over visible s of p[t,s] v[b,s,n],
 //   p[t,:] = softmax over visible s of scale q[b,t,n] . k[b,s,n],
 // where key s is visible to query t if s < kv_lengths[b] (clamped to
 // [0, S]; all keys without lengths) and, with causal, s <= t. A query that
-// sees no key gets zeros. The gradient is that of sum(out * dout), in
-// qkv's layout. The references compute in double precision and store each
+// sees no key gets zeros. The gradient is that of sum(out * dout): in
+// qkv's layout, or [B, T + 2S, N, H] with dq, dk and dv one after another
+// along positions. The references compute in double precision and store each
 // row's scores.
 //
 //===----------------------------------------------------------------------===//
@@ -168,6 +170,40 @@ StatusOr<Array> packed(const Array &qkv, const Array *dout, const std::vector<in
   return toArray(qkv.dtype(), shape, grad);
 }
 
+/// attention of inputs {q, k, v} (then dout where `grad`, then kv_lengths
+/// where given) by the definition, and with dout its gradient: dq, dk and
+/// dv one after another along positions.
+StatusOr<Array> separate(const std::vector<const Array *> &inputs, bool grad,
+                         const std::vector<int64_t> &attrs) {
+  const Shape &qs = inputs[0]->shape(), &ks = inputs[1]->shape();
+  int64_t B = qs[0], T = qs[1], S = ks[1], N = qs[2], H = qs[3], NH = N * H;
+  double scale = attentionScale(attrs);
+  size_t lengthsAt = grad ? 4 : 3;
+  std::vector<int64_t> lengths(B, S);
+  if (inputs.size() > lengthsAt)
+    for (int64_t b = 0; b < B; ++b)
+      lengths[b] = std::clamp<int64_t>(inputs[lengthsAt]->getInt(b), 0, S);
+  std::vector<double> q = doubles(*inputs[0]), k = doubles(*inputs[1]), v = doubles(*inputs[2]);
+  std::vector<double> out(B * T * NH, 0.0), g, dq, dk, dv;
+  if (grad) {
+    g = doubles(*inputs[3]);
+    dq.assign(q.size(), 0.0), dk.assign(k.size(), 0.0), dv.assign(v.size(), 0.0);
+  }
+  attend(B, T, S, N, H, attrs[0] != 0, scale, lengths, {&q, T * NH, NH}, {&k, S * NH, NH},
+         {&v, S * NH, NH}, out, grad ? &g : nullptr, {&dq, T * NH, NH}, {&dk, S * NH, NH},
+         {&dv, S * NH, NH});
+  if (!grad)
+    return toArray(inputs[0]->dtype(), qs, out);
+  std::vector<double> all;
+  all.reserve(dq.size() + dk.size() + dv.size());
+  for (int64_t b = 0; b < B; ++b) {
+    all.insert(all.end(), dq.begin() + b * T * NH, dq.begin() + (b + 1) * T * NH);
+    all.insert(all.end(), dk.begin() + b * S * NH, dk.begin() + (b + 1) * S * NH);
+    all.insert(all.end(), dv.begin() + b * S * NH, dv.begin() + (b + 1) * S * NH);
+  }
+  return toArray(inputs[0]->dtype(), {B, T + 2 * S, N, H}, all);
+}
+
 } // namespace
 
 std::string checkAttention(const StepSignature &step) {
@@ -194,19 +230,32 @@ std::string checkAttention(const StepSignature &step) {
 
 StatusOr<Array> referenceAttention(const std::vector<const Array *> &inputs,
                                    const std::vector<int64_t> &attrs) {
-  const Shape &qs = inputs[0]->shape(), &ks = inputs[1]->shape();
-  int64_t B = qs[0], T = qs[1], S = ks[1], N = qs[2], H = qs[3];
-  double scale = attentionScale(attrs);
-  std::vector<int64_t> lengths(B, S);
-  if (inputs.size() == 4)
-    for (int64_t b = 0; b < B; ++b)
-      lengths[b] = std::clamp<int64_t>(inputs[3]->getInt(b), 0, S);
-  std::vector<double> q = doubles(*inputs[0]), k = doubles(*inputs[1]), v = doubles(*inputs[2]);
-  std::vector<double> out(B * T * N * H, 0.0);
-  View none{nullptr, 0, 0};
-  attend(B, T, S, N, H, attrs[0] != 0, scale, lengths, {&q, T * N * H, N * H},
-         {&k, S * N * H, N * H}, {&v, S * N * H, N * H}, out, nullptr, none, none, none);
-  return toArray(inputs[0]->dtype(), qs, out);
+  return separate(inputs, false, attrs);
+}
+
+std::string checkAttentionGrad(const StepSignature &step) {
+  if ((step.inputs.size() != 4 && step.inputs.size() != 5) || step.outputs.size() != 1)
+    return "takes 4 or 5 inputs (q, k, v, dout, kv_lengths) and 1 output";
+  // The operands are attention's, with dout beside them.
+  StepSignature forward = step;
+  forward.inputs.erase(forward.inputs.begin() + 3);
+  forward.outputs = {step.inputs[0]};
+  if (std::string wrong = checkAttention(forward); !wrong.empty())
+    return wrong;
+  const TensorSignature &q = step.inputs[0], &dout = step.inputs[3];
+  if (dout.dtype != q.dtype || dout.shape != q.shape)
+    return "dout must be " + signatureString(q) + ", not " + signatureString(dout);
+  TensorSignature want{
+      q.dtype, {q.shape[0], q.shape[1] + 2 * step.inputs[1].shape[1], q.shape[2], q.shape[3]}};
+  if (step.outputs[0].dtype != want.dtype || step.outputs[0].shape != want.shape)
+    return "the output must be " + signatureString(want) +
+           " (dq, dk and dv along positions), not " + signatureString(step.outputs[0]);
+  return "";
+}
+
+StatusOr<Array> referenceAttentionGrad(const std::vector<const Array *> &inputs,
+                                       const std::vector<int64_t> &attrs) {
+  return separate(inputs, true, attrs);
 }
 
 std::string checkQkvAttention(const StepSignature &step) { return checkPacked(step, false); }

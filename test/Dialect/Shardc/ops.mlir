@@ -197,6 +197,23 @@ func.func @attention(%q: tensor<2x1x4x8xf32>, %k: tensor<2x16x4x8xf32>, %v: tens
   return %a, %b : tensor<2x1x4x8xf32>, tensor<2x16x4x8xf64>
 }
 
+// CHECK-LABEL: func.func @attention_grad
+// CHECK: [[G:%.+]] = shardc.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} lengths %{{.*}} causal = true scale = 1.250000e-01 : (tensor<2x3x4x8xf32>, tensor<2x5x4x8xf32>, tensor<2x5x4x8xf32>, tensor<2x3x4x8xf32>, tensor<2xi32>) -> tensor<2x13x4x8xf32>
+// CHECK: [[H:%.+]] = shardc.attention_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} causal = false scale = 5.000000e-01 : (tensor<1x4x2x2xf64>, tensor<1x4x2x2xf64>, tensor<1x4x2x2xf64>, tensor<1x4x2x2xf64>) -> tensor<1x12x2x2xf64>
+// CHECK: return [[G]], [[H]]
+// GENERIC: "shardc.attention_grad"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{causal = true, scale = 1.250000e-01 : f64}> : (tensor<2x3x4x8xf32>, tensor<2x5x4x8xf32>, tensor<2x5x4x8xf32>, tensor<2x3x4x8xf32>, tensor<2xi32>) -> tensor<2x13x4x8xf32>
+func.func @attention_grad(%q: tensor<2x3x4x8xf32>, %k: tensor<2x5x4x8xf32>, %dy: tensor<2x3x4x8xf32>,
+                          %len: tensor<2xi32>, %x: tensor<1x4x2x2xf64>)
+    -> (tensor<2x13x4x8xf32>, tensor<1x12x2x2xf64>) {
+  %g = shardc.attention_grad %q, %k, %k, %dy lengths %len causal = true scale = 0.125
+       : (tensor<2x3x4x8xf32>, tensor<2x5x4x8xf32>, tensor<2x5x4x8xf32>, tensor<2x3x4x8xf32>,
+          tensor<2xi32>) -> tensor<2x13x4x8xf32>
+  %h = shardc.attention_grad %x, %x, %x, %x causal = false scale = 0.5
+       : (tensor<1x4x2x2xf64>, tensor<1x4x2x2xf64>, tensor<1x4x2x2xf64>, tensor<1x4x2x2xf64>)
+       -> tensor<1x12x2x2xf64>
+  return %g, %h : tensor<2x13x4x8xf32>, tensor<1x12x2x2xf64>
+}
+
 // CHECK-LABEL: func.func @qkv_attention
 // CHECK: [[Y:%.+]] = shardc.qkv_attention %{{.*}} causal = true scale = 1.250000e-01 : (tensor<2x16x3x4x8xf32>) -> tensor<2x16x4x8xf32>
 // CHECK: [[G:%.+]] = shardc.qkv_attention_grad %{{.*}}, [[Y]] causal = false scale = 3.000000e-01 : (tensor<2x16x3x4x8xf32>, tensor<2x16x4x8xf32>) -> tensor<2x16x3x4x8xf32>

@@ -50,6 +50,7 @@
 // CHECK: shardc.attention {{.*}}shardc.sharding_rule = "([i, j, l, m], [i, k, l, m], [i, k, l, m], [i]) -> ([i, j, l, m]) {i=2, j=1, k=6, l=4, m=5} need_replication={k, m}"
 // CHECK: shardc.attention {{.*}}shardc.sharding_rule = "([i, j, l, m], [i, k, l, m], [i, k, l, m]) -> ([i, j, l, m]) {i=2, j=6, k=6, l=4, m=5} need_replication={j, k, m}"
 // CHECK: shardc.qkv_attention_grad {{.*}}shardc.sharding_rule = "([i, j, k, l, m], [i, j, l, m]) -> ([i, j, k, l, m]) {i=2, j=6, k=3, l=4, m=5} need_replication={j, k, m}"
+// CHECK: shardc.attention_grad {{.*}}shardc.sharding_rule = "([i, j, l, m], [i, k, l, m], [i, k, l, m], [i, j, l, m], [i]) -> ([i, n, l, m]) {i=2, j=1, k=6, l=4, m=5, n=13} need_replication={j, k, m, n}"
 func.func @ops(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %v: tensor<16xf32>,
                %b3: tensor<4x6x8xf32>, %c3: tensor<4x8x5xf32>, %idx: tensor<5xi32>,
                %p: tensor<i32>, %upd: tensor<8x2xf32>, %t: tensor<10x3xf32>, %u: tensor<5x3xf32>,
@@ -89,6 +90,7 @@ func.func @ops(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %v: tensor<16xf32>,
   %dec = shardc.attention %q1, %kv, %kv lengths %lens causal = false scale = 0.5 : (tensor<2x1x4x5xf32>, tensor<2x6x4x5xf32>, tensor<2x6x4x5xf32>, tensor<2xi32>) -> tensor<2x1x4x5xf32>
   %self = shardc.attention %kv, %kv, %kv causal = true scale = 0.5 : (tensor<2x6x4x5xf32>, tensor<2x6x4x5xf32>, tensor<2x6x4x5xf32>) -> tensor<2x6x4x5xf32>
   %attg = shardc.qkv_attention_grad %qkv, %att causal = true scale = 0.5 : (tensor<2x6x3x4x5xf32>, tensor<2x6x4x5xf32>) -> tensor<2x6x3x4x5xf32>
+  %decg = shardc.attention_grad %q1, %kv, %kv, %dec lengths %lens causal = false scale = 0.5 : (tensor<2x1x4x5xf32>, tensor<2x6x4x5xf32>, tensor<2x6x4x5xf32>, tensor<2x1x4x5xf32>, tensor<2xi32>) -> tensor<2x13x4x5xf32>
   return
 }
 

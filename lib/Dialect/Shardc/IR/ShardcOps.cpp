@@ -264,12 +264,11 @@ std::vector<int64_t> QkvAttentionGradOp::getPlanAttrs() {
   return attentionPlanAttrs(getCausal(), getScale().convertToDouble());
 }
 
-LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
-                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  std::string op = "'" + AttentionOp::getOperationName().str() + "' op ";
-  auto q = cast<RankedTensorType>(adaptor.getQ().getType());
-  auto k = cast<RankedTensorType>(adaptor.getK().getType());
-  auto v = cast<RankedTensorType>(adaptor.getV().getType());
+/// Checks attention's operands q [B, T, N, H], k and v [B, S, N, H] and
+/// kv_lengths [B] (where given) and its scale; `op` starts the message.
+static LogicalResult checkAttentionOperands(std::optional<Location> loc, const std::string &op,
+                                            RankedTensorType q, RankedTensorType k,
+                                            RankedTensorType v, Value lengths, double scale) {
   if (q.getRank() != 4)
     return emitOptionalError(loc, op, "q must be [B, T, N, H], not ", q);
   if (k.getRank() != 4 || k.getDimSize(0) != q.getDimSize(0) ||
@@ -279,19 +278,51 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<
                              " for q ", q);
   if (v != k)
     return emitOptionalError(loc, op, "v must have k's type ", k, ", not ", v);
-  if (Value lengths = adaptor.getKvLengths()) {
+  if (lengths) {
     auto t = cast<RankedTensorType>(lengths.getType());
     if (t.getRank() != 1 || t.getDimSize(0) != q.getDimSize(0))
       return emitOptionalError(loc, op, "kv_lengths must be [B] (one length per batch item), not ",
                                t);
   }
-  if (failed(checkAttentionScale(loc, op, adaptor.getScale().convertToDouble())))
+  return checkAttentionScale(loc, op, scale);
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto q = cast<RankedTensorType>(adaptor.getQ().getType());
+  if (failed(checkAttentionOperands(loc, "'" + AttentionOp::getOperationName().str() + "' op ", q,
+                                    cast<RankedTensorType>(adaptor.getK().getType()),
+                                    cast<RankedTensorType>(adaptor.getV().getType()),
+                                    adaptor.getKvLengths(), adaptor.getScale().convertToDouble())))
     return failure();
   results.push_back(q);
   return success();
 }
 
 std::vector<int64_t> AttentionOp::getPlanAttrs() {
+  return attentionPlanAttrs(getCausal(), getScale().convertToDouble());
+}
+
+LogicalResult AttentionGradOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                                Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  std::string op = "'" + AttentionGradOp::getOperationName().str() + "' op ";
+  auto q = cast<RankedTensorType>(adaptor.getQ().getType());
+  auto k = cast<RankedTensorType>(adaptor.getK().getType());
+  auto dout = cast<RankedTensorType>(adaptor.getDout().getType());
+  if (failed(checkAttentionOperands(loc, op, q, k, cast<RankedTensorType>(adaptor.getV().getType()),
+                                    adaptor.getKvLengths(), adaptor.getScale().convertToDouble())))
+    return failure();
+  if (dout != q)
+    return emitOptionalError(loc, op, "dout must have the attention result's type ", q, ", not ",
+                             dout);
+  // dq, dk and dv one after another along positions.
+  results.push_back(RankedTensorType::get(
+      {q.getDimSize(0), q.getDimSize(1) + 2 * k.getDimSize(1), q.getDimSize(2), q.getDimSize(3)},
+      q.getElementType()));
+  return success();
+}
+
+std::vector<int64_t> AttentionGradOp::getPlanAttrs() {
   return attentionPlanAttrs(getCausal(), getScale().convertToDouble());
 }
 

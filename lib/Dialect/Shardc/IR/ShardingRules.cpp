@@ -273,6 +273,25 @@ ShardingRule AttentionOp::getShardingRule() {
   return rule;
 }
 
+/// As attention's, with dout laid out as q, except that queries stay whole
+/// too: the result packs them with the keys and values along positions.
+ShardingRule AttentionGradOp::getShardingRule() {
+  ShardingRule rule;
+  std::vector<int64_t> q = shapeOf(getQ()), k = shapeOf(getK()), r = shapeOf(getResult());
+  int64_t b = rule.addFactor(q[0], FactorKind::PassThrough);
+  int64_t t = rule.addFactor(q[1], FactorKind::NeedReplication);
+  int64_t s = rule.addFactor(k[1], FactorKind::NeedReplication);
+  int64_t n = rule.addFactor(q[2], FactorKind::PassThrough);
+  int64_t h = rule.addFactor(q[3], FactorKind::NeedReplication);
+  int64_t packed = rule.addFactor(r[1], FactorKind::NeedReplication);
+  std::vector<std::vector<int64_t>> operands{
+      {b, t, n, h}, {b, s, n, h}, {b, s, n, h}, {b, t, n, h}};
+  if (getKvLengths())
+    operands.push_back({b});
+  rule.setDims(operands, {{b, packed, n, h}});
+  return rule;
+}
+
 /// Operand dimension i and result dimension dims[i] share a factor unless the
 /// operand is broadcast there (size 1); other result dimensions are new.
 ShardingRule BroadcastInDimOp::getShardingRule() {

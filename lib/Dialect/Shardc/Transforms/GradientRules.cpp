@@ -193,6 +193,26 @@ SmallVector<Value> concatenateGrads(Emitter &e, ConcatenateOp op, Value g) {
   return grads;
 }
 
+/// attention: attention_grad gives dq, dk and dv one after another along
+/// positions; the lengths (integers) have none.
+SmallVector<Value> attentionGrads(Emitter &e, AttentionOp op, Value g) {
+  Value all = AttentionGradOp::create(e.b, e.loc, op.getQ(), op.getK(), op.getV(), g,
+                                      op.getKvLengths(), op.getCausalAttr(), op.getScaleAttr());
+  auto at = e.typeOf(all);
+  int64_t T = e.typeOf(op.getQ()).getDimSize(1), S = e.typeOf(op.getK()).getDimSize(1);
+  auto slice = [&](int64_t from, int64_t to) -> Value {
+    SmallVector<int64_t> start(4, 0), limit(at.getShape()), strides(4, 1);
+    start[1] = from;
+    limit[1] = to;
+    return SliceOp::create(e.b, e.loc, all, e.b.getDenseI64ArrayAttr(start),
+                           e.b.getDenseI64ArrayAttr(limit), e.b.getDenseI64ArrayAttr(strides));
+  };
+  SmallVector<Value> grads{slice(0, T), slice(T, T + S), slice(T + S, T + 2 * S)};
+  if (op.getKvLengths())
+    grads.push_back(Value());
+  return grads;
+}
+
 /// reduce max/min: the gradient goes to the positions that attain the
 /// extremum, shared equally among ties.
 Value extremumGrad(Emitter &e, ReduceOp op, Value g) {
@@ -384,6 +404,7 @@ MaybeGrads structuralGrads(Emitter &e, Operation *op, Value g) {
             QkvAttentionGradOp::create(b, e.loc, a.getQkv(), g, a.getCausalAttr(), a.getScaleAttr())
                 .getResult()};
       })
+      .Case([&](AttentionOp a) { return attentionGrads(e, a, g); })
       .Default([](Operation *) { return std::nullopt; });
 }
 

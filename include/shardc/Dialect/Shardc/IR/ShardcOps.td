@@ -406,8 +406,9 @@ def Shardc_AttentionOp : Shardc_Op<"attention", [ShardingRule, Pure, InferTypeOp
     (where given: `[B]` i32, clamped to `[0, S]`, as JAX's
     `key_value_seq_lengths`) and, with `causal`, `s <= t`. A query that sees
     no key gets zeros. f32 or f64. A decoding step attends its one position
-    over a cache with it. It has no gradient rule; self-attention in
-    training is `shardc.qkv_attention`.
+    over a cache with it. Its gradient is `shardc.attention_grad`; for
+    self-attention, `shardc.qkv_attention` reads q, k and v where one
+    product wrote them.
 
     ```mlir
     %y = shardc.attention %q, %k, %v lengths %len causal = false scale = 0.125
@@ -422,6 +423,40 @@ def Shardc_AttentionOp : Shardc_Op<"attention", [ShardingRule, Pure, InferTypeOp
   let results = (outs StaticShapeTensorOf<[F32, F64]>:$result);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`lengths` $kv_lengths^)? `causal` `=` $causal `scale` `=` $scale
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The plan step's attributes (OpCodes.def: {causal, scale's bits}).
+    std::vector<int64_t> getPlanAttrs();
+  }];
+}
+
+def Shardc_AttentionGradOp : Shardc_Op<"attention_grad", [ShardingRule, Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "The gradient of shardc.attention with respect to q, k and v";
+  let description = [{
+    From the operands of `shardc.attention` (with the same `causal`,
+    `scale` and `kv_lengths`) and the gradient `dout` of its result
+    (`[B, T, N, H]`, as `q`), the gradients of `q`, `k` and `v`, one after
+    another along positions: the result is `[B, T + 2 S, N, H]`, positions
+    `[0, T)` the queries', `[T, T + S)` the keys' and `[T + S, T + 2 S)` the
+    values'. The probabilities are recomputed, so the forward op's result is
+    not an operand. Keys no query sees get zeros. It has no gradient of its
+    own.
+
+    ```mlir
+    %g = shardc.attention_grad %q, %k, %v, %dy lengths %len causal = false scale = 0.125
+         : (tensor<2x3x4x8xf32>, tensor<2x5x4x8xf32>, tensor<2x5x4x8xf32>,
+            tensor<2x3x4x8xf32>, tensor<2xi32>) -> tensor<2x13x4x8xf32>
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32, F64]>:$q, StaticShapeTensorOf<[F32, F64]>:$k,
+                       StaticShapeTensorOf<[F32, F64]>:$v, StaticShapeTensorOf<[F32, F64]>:$dout,
+                       Optional<StaticShapeTensorOf<[I32]>>:$kv_lengths,
+                       BoolAttr:$causal, F64Attr:$scale);
+  let results = (outs StaticShapeTensorOf<[F32, F64]>:$result);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v `,` $dout (`lengths` $kv_lengths^)? `causal` `=` $causal `scale` `=` $scale
     attr-dict `:` functional-type(operands, results)
   }];
   let extraClassDeclaration = [{
