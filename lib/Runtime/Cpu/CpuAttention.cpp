@@ -149,10 +149,24 @@ SHARDC_INLINE void rowsTimes(int64_t m0, int64_t m1, int64_t kLo, int64_t kHi, i
       c0[n] = x0 * alpha, c1[n] = x1 * alpha, c2[n] = x2 * alpha, c3[n] = x3 * alpha;
     }
   }
+  // Rows past the last block of four (a decoding step's one query): 64
+  // columns at a time too, so that four sums are in flight rather than one
+  // (each element is summed in the same order as in a block).
   for (; m < m1; ++m) {
     const float *am = a + m * ars;
     float *cm = c + m * ldc;
     int64_t n = 0;
+    for (; n + 4 * kLanes <= nHi; n += 4 * kLanes) {
+      Lanes x0{}, x1{}, x2{}, x3{};
+      for (int64_t k = kLo; k < kHi; ++k) {
+        const float *bk = b + k * ldb + n;
+        Lanes s = splat(am[k * acs]);
+        x0 += s * load(bk), x1 += s * load(bk + kLanes);
+        x2 += s * load(bk + 2 * kLanes), x3 += s * load(bk + 3 * kLanes);
+      }
+      store(cm + n, x0 * alpha), store(cm + n + kLanes, x1 * alpha);
+      store(cm + n + 2 * kLanes, x2 * alpha), store(cm + n + 3 * kLanes, x3 * alpha);
+    }
     for (; n + kLanes <= nHi; n += kLanes) {
       Lanes x{};
       for (int64_t k = kLo; k < kHi; ++k)
@@ -331,12 +345,21 @@ SHARDC_INLINE void scoresByDots(const float *q, const float *k, int64_t lk, int6
     int64_t keys = std::min(kLanes, cols - s0);
     for (int j = 0; j < kLanes; ++j)
       acc[j] = Lanes{};
-    for (int64_t j = 0; j < keys; ++j) {
-      const float *kj = k + (s0 + j) * lk;
-      Lanes a{};
-      for (int64_t h = 0; h < H; h += kLanes)
-        a += load(q + h) * load(kj + h);
-      acc[j] = a;
+    if (keys == kLanes) { // the 16 sums side by side, each load of q serving 16 keys
+      for (int64_t h = 0; h < H; h += kLanes) {
+        Lanes qh = load(q + h);
+#pragma GCC unroll 16
+        for (int j = 0; j < kLanes; ++j)
+          acc[j] += qh * load(k + (s0 + j) * lk + h);
+      }
+    } else {
+      for (int64_t j = 0; j < keys; ++j) {
+        const float *kj = k + (s0 + j) * lk;
+        Lanes a{};
+        for (int64_t h = 0; h < H; h += kLanes)
+          a += load(q + h) * load(kj + h);
+        acc[j] = a;
+      }
     }
     transposeStage<1>(acc);
     transposeStage<2>(acc);
