@@ -79,6 +79,33 @@ SHARDC_INLINE Lanes expNonPositive(Lanes x) {
   return y * two;
 }
 
+/// kFirstOnes + 16 - n: a vector whose first n lanes are 1, the others 0.
+constexpr float kFirstOnes[2 * kLanes] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                                          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+/// The largest of x's lanes: a tree of four steps, where a lane after lane
+/// would wait on fifteen in a row.
+SHARDC_INLINE float largestLane(Lanes x) {
+  auto step = [&](auto order) {
+    Lanes y = __builtin_shuffle(x, order);
+    x = y > x ? y : x;
+  };
+  step(ILanes{8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7});
+  step(ILanes{4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11});
+  step(ILanes{2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13});
+  step(ILanes{1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14});
+  return x[0];
+}
+
+/// The sum of x's lanes, as a tree of four steps.
+SHARDC_INLINE float sumOfLanes(Lanes x) {
+  x += __builtin_shuffle(x, ILanes{8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7});
+  x += __builtin_shuffle(x, ILanes{4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11});
+  x += __builtin_shuffle(x, ILanes{2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13});
+  x += __builtin_shuffle(x, ILanes{1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14});
+  return x[0];
+}
+
 /// 0, 1, ..., 15.
 SHARDC_INLINE Lanes iota() { return Lanes{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}; }
 
@@ -255,9 +282,7 @@ SHARDC_INLINE float dot(const float *x, const float *y, int64_t n) {
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
     acc += load(x + i) * load(y + i);
-  float s = 0;
-  for (int64_t l = 0; l < kLanes; ++l)
-    s += acc[l];
+  float s = sumOfLanes(acc);
   for (; i < n; ++i)
     s += x[i] * y[i];
   return s;
@@ -399,38 +424,40 @@ SHARDC_INLINE void probabilities(const AttentionDims &d, Scratch &w, const float
         lse[t] = -std::numeric_limits<float>::infinity();
       continue;
     }
-    // Whole vectors up to hi, then one with the lanes past hi masked off
-    // (the buffer has a vector's room past its last row).
-    int64_t full = hi / kLanes * kLanes;
-    ILanes tail = iota() < (float)(hi - full);
+    // Whole vectors up to hi, then the rest of the row in a vector padded
+    // with -inf: no mask of lanes, which GCC builds lane by lane here with
+    // an unpredictable branch each (that had cost a row more than its
+    // exps).
+    int64_t full = hi / kLanes * kLanes, rest = hi - full;
     Lanes top = splat(-std::numeric_limits<float>::infinity());
     for (int64_t s = 0; s < full; s += kLanes) {
       Lanes x = load(row + s);
       top = x > top ? x : top;
     }
-    if (full < hi) {
-      Lanes x = load(row + full);
-      top = tail && x > top ? x : top;
+    float pad[kLanes];
+    if (rest) {
+      std::memcpy(pad, row + full, rest * sizeof(float));
+      for (int64_t l = rest; l < kLanes; ++l)
+        pad[l] = -std::numeric_limits<float>::infinity();
+      Lanes x = load(pad);
+      top = x > top ? x : top;
     }
-    float shift = top[0];
-    for (int64_t l = 1; l < kLanes; ++l)
-      shift = std::max(shift, top[l]);
+    float shift = largestLane(top);
     Lanes sum{};
     for (int64_t s = 0; s < full; s += kLanes) {
       Lanes e = expNonPositive(load(row + s) - shift);
       store(row + s, e);
       sum += e;
     }
-    if (full < hi) {
-      Lanes e = tail ? expNonPositive(load(row + full) - shift) : Lanes{};
-      float lanes[kLanes];
-      store(lanes, e);
-      std::memcpy(row + full, lanes, (hi - full) * sizeof(float));
+    if (rest) {
+      // exp of the padding's -inf is that of -87, not 0: the lanes past
+      // the rest are multiplied by 0.
+      Lanes e = expNonPositive(load(pad) - shift) * load(kFirstOnes + kLanes - rest);
+      store(pad, e);
+      std::memcpy(row + full, pad, rest * sizeof(float));
       sum += e;
     }
-    float total = 0;
-    for (int64_t l = 0; l < kLanes; ++l)
-      total += sum[l];
+    float total = sumOfLanes(sum);
     zeroPast(row, hi, S);
     float inv = 1.0f / total;
     for (int64_t s = 0; s < full; s += kLanes)
