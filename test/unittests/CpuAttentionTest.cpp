@@ -307,6 +307,56 @@ TEST(AttentionKernel, RowWithoutKeysIsZeroAndMinusInfinity) {
     EXPECT_EQ(dk[i] + dv[i], 0.0f);
 }
 
+/// Keys and values past an item's length (a cache's unwritten positions)
+/// may hold anything: NaN and infinities there change nothing, forward or
+/// backward, whatever the layout of the row's last partial vector.
+TEST(AttentionKernel, KeysPastTheLengthsAreNeverRead) {
+  for (int64_t T : {1, 3, 9}) {
+    Case c{"lengths", 2, T, 40, 2, 16, false, {21, 5}};
+    AttentionDims d{c.B, c.T, c.S, c.N, c.H, 0.25, false};
+    Inputs in = randomInputs(c, 5);
+    std::vector<float> q = toF32(in.q), k = toF32(in.k), v = toF32(in.v), g = toF32(in.gout);
+    auto run = [&](const std::vector<float> &kk, const std::vector<float> &vv) {
+      std::vector<float> out(q.size()), dq(q.size()), dk(k.size()), dv(v.size());
+      attentionForward(d, q.data(), kk.data(), vv.data(), c.lengths.data(), out.data());
+      attentionBackward(d, q.data(), kk.data(), vv.data(), c.lengths.data(), g.data(), dq.data(),
+                        dk.data(), dv.data());
+      return std::vector<std::vector<float>>{out, dq};
+    };
+    auto clean = run(k, v);
+    std::vector<float> kBad = k, vBad = v;
+    for (int64_t b = 0; b < c.B; ++b)
+      for (int64_t s = c.lengths[b]; s < c.S; ++s)
+        for (int64_t i = 0; i < c.N * c.H; ++i) {
+          float bad = i % 3 == 0 ? NAN : i % 3 == 1 ? INFINITY : -INFINITY;
+          kBad[(b * c.S + s) * c.N * c.H + i] = bad;
+          vBad[(b * c.S + s) * c.N * c.H + i] = bad;
+        }
+    auto dirty = run(kBad, vBad);
+    EXPECT_EQ(dirty[0], clean[0]) << "out, T = " << T;
+    EXPECT_EQ(dirty[1], clean[1]) << "dq, T = " << T;
+  }
+}
+
+/// A causal row computes scores past its own keys (its block's other rows
+/// see them), which its softmax must leave out: an infinite score there
+/// changes nothing in the rows before it.
+TEST(AttentionKernel, ScoresPastARowsKeysAreLeftOut) {
+  Case c{"causal", 1, 12, 12, 1, 16, true, {}};
+  AttentionDims d{c.B, c.T, c.S, c.N, c.H, 0.25, true};
+  Inputs in = randomInputs(c, 9);
+  std::vector<float> q = toF32(in.q), k = toF32(in.k), v = toF32(in.v);
+  for (float &x : q)
+    x = std::fabs(x) + 0.1f;
+  std::vector<float> clean(q.size()), dirty(q.size());
+  attentionForward(d, q.data(), k.data(), v.data(), nullptr, clean.data());
+  for (int64_t h = 0; h < c.H; ++h)
+    k[5 * c.H + h] = INFINITY; // key 5's score is +inf for every query
+  attentionForward(d, q.data(), k.data(), v.data(), nullptr, dirty.data());
+  for (int64_t i = 0; i < 5 * c.H; ++i)
+    ASSERT_EQ(dirty[i], clean[i]) << "query " << i / c.H;
+}
+
 /// Scores far apart: the largest key dominates without overflow.
 TEST(AttentionKernel, LargeScoresStayFinite) {
   AttentionDims d{1, 1, 2, 1, 1, 1.0, false};

@@ -79,9 +79,25 @@ SHARDC_INLINE Lanes expNonPositive(Lanes x) {
   return y * two;
 }
 
-/// kFirstOnes + 16 - n: a vector whose first n lanes are 1, the others 0.
-constexpr float kFirstOnes[2 * kLanes] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                                          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+/// kFirstLanes + 16 - n: a mask of the first n lanes (all ones there, 0 in
+/// the others).
+constexpr int32_t kFirstLanes[2 * kLanes] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                             -1, -1, -1, -1, -1, 0,  0,  0,  0,  0,  0,
+                                             0,  0,  0,  0,  0,  0,  0,  0,  0,  0};
+
+SHARDC_INLINE ILanes loadMask(const int32_t *p) { return *reinterpret_cast<const ILanes *>(p); }
+
+/// a where mask's lanes are all ones, b where they are 0, bit by bit (a
+/// NaN or infinity in the lanes not taken cannot leak).
+SHARDC_INLINE Lanes bitSelect(ILanes mask, Lanes a, Lanes b) {
+  ILanes ai, bi;
+  std::memcpy(&ai, &a, sizeof ai);
+  std::memcpy(&bi, &b, sizeof bi);
+  ILanes r = (ai & mask) | (bi & ~mask);
+  Lanes out;
+  std::memcpy(&out, &r, sizeof out);
+  return out;
+}
 
 /// The largest of x's lanes: a tree of four steps, where a lane after lane
 /// would wait on fifteen in a row.
@@ -424,24 +440,21 @@ SHARDC_INLINE void probabilities(const AttentionDims &d, Scratch &w, const float
         lse[t] = -std::numeric_limits<float>::infinity();
       continue;
     }
-    // Whole vectors up to hi, then the rest of the row in a vector padded
-    // with -inf: no mask of lanes, which GCC builds lane by lane here with
-    // an unpredictable branch each (that had cost a row more than its
-    // exps).
+    // Whole vectors up to hi, then the vector holding the rest of the row
+    // (the buffer has a vector's room past its last row), its lanes past
+    // the rest replaced bit by bit from a table: a comparison's mask GCC 12
+    // builds here lane by lane, a branch each, which had cost a row more
+    // than its exps. Whatever those lanes held (another row's scores, a
+    // key past the lengths), they count as -inf, their exps as 0.
     int64_t full = hi / kLanes * kLanes, rest = hi - full;
+    ILanes restMask = loadMask(kFirstLanes + kLanes - rest);
     Lanes top = splat(-std::numeric_limits<float>::infinity());
     for (int64_t s = 0; s < full; s += kLanes) {
       Lanes x = load(row + s);
       top = x > top ? x : top;
     }
-    float pad[kLanes];
-    if (rest) {
-      std::memcpy(pad, row + full, rest * sizeof(float));
-      for (int64_t l = rest; l < kLanes; ++l)
-        pad[l] = -std::numeric_limits<float>::infinity();
-      Lanes x = load(pad);
-      top = x > top ? x : top;
-    }
+    Lanes last = bitSelect(restMask, load(row + full), top);
+    top = last > top ? last : top;
     float shift = largestLane(top);
     Lanes sum{};
     for (int64_t s = 0; s < full; s += kLanes) {
@@ -450,11 +463,14 @@ SHARDC_INLINE void probabilities(const AttentionDims &d, Scratch &w, const float
       sum += e;
     }
     if (rest) {
-      // exp of the padding's -inf is that of -87, not 0: the lanes past
-      // the rest are multiplied by 0.
-      Lanes e = expNonPositive(load(pad) - shift) * load(kFirstOnes + kLanes - rest);
-      store(pad, e);
-      std::memcpy(row + full, pad, rest * sizeof(float));
+      Lanes e = bitSelect(restMask, expNonPositive(last - shift), Lanes{});
+      if (full + kLanes <= S) { // the zeros past hi as zeroPast writes them
+        store(row + full, e);
+      } else {
+        float lanes[kLanes];
+        store(lanes, e);
+        std::memcpy(row + full, lanes, rest * sizeof(float));
+      }
       sum += e;
     }
     float total = sumOfLanes(sum);
