@@ -1193,24 +1193,30 @@ TEST(ReferenceStructured, QkvAttentionByHand) {
   expectArray(*g0, f64({1, 2, 3, 1, 1}, {0, 0, 1, /**/ 0, 0, 0}));
 }
 
-/// attention of f64 q, k, v (and lengths) by the table.
+/// attention of f64 q, k, v (and lengths) by the table, or with `dout`
+/// attention_grad's, each step checked first.
 StatusOr<Array> attention(const Array &q, const Array &k, const Array &v, bool causal, double scale,
-                          const Array *lengths = nullptr) {
+                          const Array *lengths = nullptr, const Array *dout = nullptr) {
   int64_t bits;
   std::memcpy(&bits, &scale, sizeof bits);
   std::vector<int64_t> attrs{causal, bits};
+  Shape out = q.shape();
+  if (dout) // dq, dk and dv along positions
+    out[1] += 2 * k.shape()[1];
   StepSignature sig{{{q.dtype(), q.shape()}, {k.dtype(), k.shape()}, {v.dtype(), v.shape()}},
-                    {{q.dtype(), q.shape()}},
+                    {{q.dtype(), out}},
                     attrs};
   std::vector<const Array *> inputs{&q, &k, &v};
-  if (lengths) {
-    sig.inputs.push_back({lengths->dtype(), lengths->shape()});
-    inputs.push_back(lengths);
-  }
-  std::string wrong = structuredOp(OpCode::Attention)->check(sig);
+  for (const Array *a : {dout, lengths})
+    if (a) {
+      sig.inputs.push_back({a->dtype(), a->shape()});
+      inputs.push_back(a);
+    }
+  const auto *op = structuredOp(dout ? OpCode::AttentionGrad : OpCode::Attention);
+  std::string wrong = op->check(sig);
   if (!wrong.empty())
     return Status::error(wrong);
-  return structuredOp(OpCode::Attention)->reference(inputs, attrs);
+  return op->reference(inputs, attrs);
 }
 
 // qkv_attention's case with q, k and v apart: two positions, keys 0 and
@@ -1262,30 +1268,6 @@ TEST(ReferenceStructured, AttentionChecksItsSteps) {
   EXPECT_EQ(check({{q, kv, kv}, {q}, {3, half}}), "causal must be 0 or 1, not 3");
 }
 
-/// attention_grad of q, k, v and dout (and lengths), checked first.
-StatusOr<Array> attentionGrad(const Array &q, const Array &k, const Array &v, const Array &dout,
-                              bool causal, double scale, const Array *lengths = nullptr) {
-  int64_t bits;
-  std::memcpy(&bits, &scale, sizeof bits);
-  std::vector<int64_t> attrs{causal, bits};
-  Shape packed{q.shape()[0], q.shape()[1] + 2 * k.shape()[1], q.shape()[2], q.shape()[3]};
-  StepSignature sig{{{q.dtype(), q.shape()},
-                     {k.dtype(), k.shape()},
-                     {v.dtype(), v.shape()},
-                     {dout.dtype(), dout.shape()}},
-                    {{q.dtype(), packed}},
-                    attrs};
-  std::vector<const Array *> inputs{&q, &k, &v, &dout};
-  if (lengths) {
-    sig.inputs.push_back({lengths->dtype(), lengths->shape()});
-    inputs.push_back(lengths);
-  }
-  std::string wrong = structuredOp(OpCode::AttentionGrad)->check(sig);
-  if (!wrong.empty())
-    return Status::error(wrong);
-  return structuredOp(OpCode::AttentionGrad)->reference(inputs, attrs);
-}
-
 // The gradient of AttentionByHand's case where only query 0's output is
 // weighed (dout = [1, 0]): its probabilities are 1/4 and 3/4, dP = v =
 // [2, 6], D = 5, so dS = [-3/4, 3/4]: dq = [3/4 ln 3, 0], dk = dS q =
@@ -1295,11 +1277,11 @@ TEST(ReferenceStructured, AttentionGradByHand) {
   double ln3 = std::log(3.0);
   Array q = f64({1, 2, 1, 1}, {1, 1}), k = f64({1, 2, 1, 1}, {0, ln3}),
         v = f64({1, 2, 1, 1}, {2, 6}), dout = f64({1, 2, 1, 1}, {1, 0});
-  StatusOr<Array> grad = attentionGrad(q, k, v, dout, false, 1.0);
+  StatusOr<Array> grad = attention(q, k, v, false, 1.0, nullptr, &dout);
   ASSERT_TRUE(grad.ok()) << grad.message();
   expectArray(*grad, f64({1, 6, 1, 1}, {0.75 * ln3, 0, -0.75, 0.75, 0.25, 0.75}), 4);
   Array none = Array::fromInts(DType::I32, {1}, {0});
-  StatusOr<Array> cut = attentionGrad(q, k, v, dout, false, 1.0, &none);
+  StatusOr<Array> cut = attention(q, k, v, false, 1.0, &none, &dout);
   ASSERT_TRUE(cut.ok()) << cut.message();
   expectArray(*cut, f64({1, 6, 1, 1}, {0, 0, 0, 0, 0, 0}), 4);
 }
