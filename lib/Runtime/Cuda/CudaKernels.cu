@@ -831,85 +831,22 @@ void launchQkvAttentionGrad(const StructuredLaunch &step) {
     qkvAttentionGrad<float>(step);
 }
 
-// attention by the definition: one thread per query row (b, t, n), over
-// the keys it sees (kv_lengths, causal), q [B,T,N,H], k and v [B,S,N,H].
-template <typename T>
-__global__ void attentionKernel(const T *q, const T *k, const T *v, const int32_t *lengths, T *out,
-                                int64_t B, int64_t Tq, int64_t S, int64_t N, int64_t H, bool causal,
-                                double scale) {
-  SHARDC_GRID_STRIDE(i, B * Tq * N) {
-    int64_t n = i % N, t = (i / N) % Tq, b = i / (N * Tq);
-    int64_t seen = lengths ? (int64_t)lengths[b] : S;
-    seen = seen < 0 ? 0 : seen > S ? S : seen;
-    if (causal && seen > t + 1)
-      seen = t + 1;
-    const T *qt = q + i * H;
-    T *o = out + i * H;
-    for (int64_t h = 0; h < H; ++h)
-      o[h] = 0;
-    if (seen == 0)
-      continue;
-    auto score = [&](int64_t s) {
-      const T *ks = k + ((b * S + s) * N + n) * H;
-      T x = 0;
-      for (int64_t h = 0; h < H; ++h)
-        x += qt[h] * ks[h];
-      return x * (T)scale;
-    };
-    T top = -INFINITY, sum = 0;
-    for (int64_t s = 0; s < seen; ++s)
-      top = max(top, score(s));
-    for (int64_t s = 0; s < seen; ++s)
-      sum += exp(score(s) - top);
-    for (int64_t s = 0; s < seen; ++s) {
-      T p = exp(score(s) - top) / sum;
-      const T *vs = v + ((b * S + s) * N + n) * H;
-      for (int64_t h = 0; h < H; ++h)
-        o[h] += p * vs[h];
-    }
-  }
-}
-
-template <typename T> void attention(const StructuredLaunch &step) {
-  const Shape &q = step.inputValues[0]->shape;
-  int64_t B = q[0], Tq = q[1], N = q[2], H = q[3], S = step.inputValues[1]->shape[1];
-  double scale;
-  std::memcpy(&scale, &step.attrs[1], sizeof scale);
-  int64_t n = B * Tq * N;
-  if (n <= 0 || H <= 0)
-    return;
-  const int32_t *lengths = step.inputs.size() == 4 ? (const int32_t *)step.inputs[3] : nullptr;
-  attentionKernel<T><<<gridFor(n), kBlock, 0, step.stream>>>(
-      (const T *)step.inputs[0], (const T *)step.inputs[1], (const T *)step.inputs[2], lengths,
-      (T *)step.output, B, Tq, S, N, H, step.attrs[0] != 0, scale);
-}
-
-void launchAttention(const StructuredLaunch &step) {
-  if (step.inputValues[0]->dtype == DType::F64)
-    attention<double>(step);
-  else
-    attention<float>(step);
-}
-
-// attention_grad by the definition: one thread per query row (b, t, n)
-// for dq and the row's statistics (max, sum, D), then one per key row
-// (b, s, n) for dk and dv over the queries that see it. q and dout
-// [B,T,N,H], k and v [B,S,N,H]; the gradient [B, T + 2S, N, H] holds dq,
-// dk and dv one after another along positions.
-struct AttentionGradShape {
+// attention and its gradient over separate q [B,T,N,H], k and v [B,S,N,H]
+// (with kv_lengths, causal).
+struct SeparateAttention {
   int64_t B, T, S, N, H;
   bool causal;
   double scale;
 };
 
 /// Batch item b's keys: [0, its length clamped to [0, S]).
-__device__ int64_t keysOf(const int32_t *lengths, const AttentionGradShape &a, int64_t b) {
+__device__ int64_t keysOf(const int32_t *lengths, const SeparateAttention &a, int64_t b) {
   int64_t len = lengths ? (int64_t)lengths[b] : a.S;
   return len < 0 ? 0 : len > a.S ? a.S : len;
 }
 
 /// The keys query t of batch item b sees: [0, the result).
-__device__ int64_t keysSeen(const int32_t *lengths, const AttentionGradShape &a, int64_t b,
+__device__ int64_t keysSeen(const int32_t *lengths, const SeparateAttention &a, int64_t b,
                             int64_t t) {
   int64_t len = keysOf(lengths, a, b);
   return a.causal && len > t + 1 ? t + 1 : len;
@@ -923,10 +860,71 @@ template <typename T> __device__ T rowDot(const T *x, const T *y, int64_t H) {
   return sum;
 }
 
+/// The shape and attributes of an attention or attention_grad step.
+SeparateAttention separateAttention(const StructuredLaunch &step) {
+  const Shape &q = step.inputValues[0]->shape;
+  double scale;
+  std::memcpy(&scale, &step.attrs[1], sizeof scale);
+  return {q[0], q[1], step.inputValues[1]->shape[1], q[2], q[3], step.attrs[0] != 0, scale};
+}
+
+// attention by the definition: one thread per query row (b, t, n), over
+// the keys it sees.
+template <typename T>
+__global__ void attentionKernel(const T *q, const T *k, const T *v, const int32_t *lengths, T *out,
+                                SeparateAttention a) {
+  SHARDC_GRID_STRIDE(i, a.B * a.T * a.N) {
+    int64_t n = i % a.N, t = (i / a.N) % a.T, b = i / (a.N * a.T);
+    int64_t seen = keysSeen(lengths, a, b, t);
+    const T *qt = q + i * a.H;
+    T *o = out + i * a.H;
+    for (int64_t h = 0; h < a.H; ++h)
+      o[h] = 0;
+    if (seen == 0)
+      continue;
+    auto key = [&](const T *x, int64_t s) { return x + ((b * a.S + s) * a.N + n) * a.H; };
+    auto score = [&](int64_t s) { return rowDot(qt, key(k, s), a.H) * (T)a.scale; };
+    T top = -INFINITY, sum = 0;
+    for (int64_t s = 0; s < seen; ++s)
+      top = max(top, score(s));
+    for (int64_t s = 0; s < seen; ++s)
+      sum += exp(score(s) - top);
+    for (int64_t s = 0; s < seen; ++s) {
+      T p = exp(score(s) - top) / sum;
+      const T *vs = key(v, s);
+      for (int64_t h = 0; h < a.H; ++h)
+        o[h] += p * vs[h];
+    }
+  }
+}
+
+template <typename T> void attention(const StructuredLaunch &step) {
+  SeparateAttention a = separateAttention(step);
+  int64_t n = a.B * a.T * a.N;
+  if (n <= 0 || a.H <= 0)
+    return;
+  const int32_t *lengths = step.inputs.size() == 4 ? (const int32_t *)step.inputs[3] : nullptr;
+  attentionKernel<T><<<gridFor(n), kBlock, 0, step.stream>>>(
+      (const T *)step.inputs[0], (const T *)step.inputs[1], (const T *)step.inputs[2], lengths,
+      (T *)step.output, a);
+}
+
+void launchAttention(const StructuredLaunch &step) {
+  if (step.inputValues[0]->dtype == DType::F64)
+    attention<double>(step);
+  else
+    attention<float>(step);
+}
+
+// attention_grad by the definition: one thread per query row (b, t, n)
+// for dq and the row's statistics (max, sum, D), then one per key row
+// (b, s, n) for dk and dv over the queries that see it. dout is laid out as
+// q; the gradient [B, T + 2S, N, H] holds dq, dk and dv one after another
+// along positions.
 template <typename T>
 __global__ void attentionQueryGradKernel(const T *q, const T *k, const T *v, const T *dout,
                                          const int32_t *lengths, T *grad, T *stats,
-                                         AttentionGradShape a) {
+                                         SeparateAttention a) {
   SHARDC_GRID_STRIDE(i, a.B * a.T * a.N) {
     int64_t n = i % a.N, t = (i / a.N) % a.T, b = i / (a.N * a.T);
     int64_t seen = keysSeen(lengths, a, b, t);
@@ -957,7 +955,7 @@ __global__ void attentionQueryGradKernel(const T *q, const T *k, const T *v, con
 template <typename T>
 __global__ void attentionKeyGradKernel(const T *q, const T *k, const T *v, const T *dout,
                                        const int32_t *lengths, T *grad, const T *stats,
-                                       AttentionGradShape a) {
+                                       SeparateAttention a) {
   SHARDC_GRID_STRIDE(i, a.B * a.S * a.N) {
     int64_t n = i % a.N, s = (i / a.N) % a.S, b = i / (a.N * a.S);
     T *dk = grad + ((b * (a.T + 2 * a.S) + a.T + s) * a.N + n) * a.H;
@@ -983,11 +981,7 @@ __global__ void attentionKeyGradKernel(const T *q, const T *k, const T *v, const
 }
 
 template <typename T> void attentionGrad(const StructuredLaunch &step) {
-  const Shape &q = step.inputValues[0]->shape;
-  double scale;
-  std::memcpy(&scale, &step.attrs[1], sizeof scale);
-  AttentionGradShape a{q[0], q[1], step.inputValues[1]->shape[1], q[2], q[3], step.attrs[0] != 0,
-                       scale};
+  SeparateAttention a = separateAttention(step);
   int64_t rows = a.B * a.T * a.N, keys = a.B * a.S * a.N;
   if (a.H <= 0)
     return;

@@ -254,42 +254,41 @@ ShardingRule QkvAttentionOp::getShardingRule() { return attentionRule(getQkv(), 
 
 ShardingRule QkvAttentionGradOp::getShardingRule() { return attentionRule(getQkv(), true); }
 
-/// Batch items and heads pass through, the lengths by batch item; keys and
-/// the head width stay whole. Queries are independent unless causal (whose
-/// mask counts positions from the first): they may then be split too.
-ShardingRule AttentionOp::getShardingRule() {
+/// attention of q over k and v (and the lengths), and with `grad` (its
+/// result, dq, dk and dv along positions) its gradient, with dout laid out
+/// as q. Batch items and heads pass through, the lengths by batch item;
+/// keys and the head width stay whole. Queries are independent unless
+/// causal (whose mask counts positions from the first) or packed with the
+/// keys in the gradient: they may then be split too.
+static ShardingRule separateAttentionRule(Value q, Value k, Value lengths, bool causal,
+                                          Value grad) {
   ShardingRule rule;
-  std::vector<int64_t> q = shapeOf(getQ()), k = shapeOf(getK());
-  int64_t b = rule.addFactor(q[0], FactorKind::PassThrough);
+  std::vector<int64_t> qs = shapeOf(q), ks = shapeOf(k);
+  int64_t b = rule.addFactor(qs[0], FactorKind::PassThrough);
+  bool queriesWhole = causal || grad;
   int64_t t =
-      rule.addFactor(q[1], getCausal() ? FactorKind::NeedReplication : FactorKind::PassThrough);
-  int64_t s = rule.addFactor(k[1], FactorKind::NeedReplication);
-  int64_t n = rule.addFactor(q[2], FactorKind::PassThrough);
-  int64_t h = rule.addFactor(q[3], FactorKind::NeedReplication);
+      rule.addFactor(qs[1], queriesWhole ? FactorKind::NeedReplication : FactorKind::PassThrough);
+  int64_t s = rule.addFactor(ks[1], FactorKind::NeedReplication);
+  int64_t n = rule.addFactor(qs[2], FactorKind::PassThrough);
+  int64_t h = rule.addFactor(qs[3], FactorKind::NeedReplication);
   std::vector<std::vector<int64_t>> operands{{b, t, n, h}, {b, s, n, h}, {b, s, n, h}};
-  if (getKvLengths())
+  std::vector<int64_t> result{b, t, n, h};
+  if (grad) {
+    operands.push_back({b, t, n, h}); // dout
+    result[1] = rule.addFactor(shapeOf(grad)[1], FactorKind::NeedReplication);
+  }
+  if (lengths)
     operands.push_back({b});
-  rule.setDims(operands, {{b, t, n, h}});
+  rule.setDims(operands, {result});
   return rule;
 }
 
-/// As attention's, with dout laid out as q, except that queries stay whole
-/// too: the result packs them with the keys and values along positions.
+ShardingRule AttentionOp::getShardingRule() {
+  return separateAttentionRule(getQ(), getK(), getKvLengths(), getCausal(), Value());
+}
+
 ShardingRule AttentionGradOp::getShardingRule() {
-  ShardingRule rule;
-  std::vector<int64_t> q = shapeOf(getQ()), k = shapeOf(getK()), r = shapeOf(getResult());
-  int64_t b = rule.addFactor(q[0], FactorKind::PassThrough);
-  int64_t t = rule.addFactor(q[1], FactorKind::NeedReplication);
-  int64_t s = rule.addFactor(k[1], FactorKind::NeedReplication);
-  int64_t n = rule.addFactor(q[2], FactorKind::PassThrough);
-  int64_t h = rule.addFactor(q[3], FactorKind::NeedReplication);
-  int64_t packed = rule.addFactor(r[1], FactorKind::NeedReplication);
-  std::vector<std::vector<int64_t>> operands{
-      {b, t, n, h}, {b, s, n, h}, {b, s, n, h}, {b, t, n, h}};
-  if (getKvLengths())
-    operands.push_back({b});
-  rule.setDims(operands, {{b, packed, n, h}});
-  return rule;
+  return separateAttentionRule(getQ(), getK(), getKvLengths(), getCausal(), getResult());
 }
 
 /// Operand dimension i and result dimension dims[i] share a factor unless the
