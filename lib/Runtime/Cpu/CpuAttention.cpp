@@ -99,31 +99,30 @@ SHARDC_INLINE Lanes bitSelect(ILanes mask, Lanes a, Lanes b) {
   return out;
 }
 
-/// The largest of x's lanes: a tree of four steps, where a lane after lane
-/// would wait on fifteen in a row.
+/// x with lanes i and i ^ b swapped: a step of a tree over the lanes.
+template <int b> SHARDC_INLINE Lanes swapped(Lanes x) {
+  constexpr ILanes order = {0 ^ b, 1 ^ b, 2 ^ b,  3 ^ b,  4 ^ b,  5 ^ b,  6 ^ b,  7 ^ b,
+                            8 ^ b, 9 ^ b, 10 ^ b, 11 ^ b, 12 ^ b, 13 ^ b, 14 ^ b, 15 ^ b};
+  return __builtin_shuffle(x, order);
+}
+
+/// The largest of x's lanes and their sum: trees of four steps, where a
+/// lane after lane would wait on fifteen in a row.
 SHARDC_INLINE float largestLane(Lanes x) {
-  auto step = [&](auto order) {
-    Lanes y = __builtin_shuffle(x, order);
-    x = y > x ? y : x;
-  };
-  step(ILanes{8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7});
-  step(ILanes{4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11});
-  step(ILanes{2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13});
-  step(ILanes{1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14});
+  auto step = [&](Lanes y) { x = y > x ? y : x; };
+  step(swapped<8>(x));
+  step(swapped<4>(x));
+  step(swapped<2>(x));
+  step(swapped<1>(x));
   return x[0];
 }
-
-/// The sum of x's lanes, as a tree of four steps.
 SHARDC_INLINE float sumOfLanes(Lanes x) {
-  x += __builtin_shuffle(x, ILanes{8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7});
-  x += __builtin_shuffle(x, ILanes{4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11});
-  x += __builtin_shuffle(x, ILanes{2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13});
-  x += __builtin_shuffle(x, ILanes{1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14});
+  x += swapped<8>(x);
+  x += swapped<4>(x);
+  x += swapped<2>(x);
+  x += swapped<1>(x);
   return x[0];
 }
-
-/// 0, 1, ..., 15.
-SHARDC_INLINE Lanes iota() { return Lanes{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}; }
 
 /// C[m, 0:nHi) = alpha * sum over k in [kLo, kHi) of A(m,k) B(k, :), for
 /// rows [m0, m1), where A(m,k) = a[m * ars + k * acs] (a matrix read by
