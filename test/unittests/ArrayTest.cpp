@@ -2,7 +2,7 @@
 //
 // Large buffers are recycled: the next array of the same size gets the
 // freed buffer (no fresh pages), yet a zero-filled array is still zeros and
-// small arrays never enter the cache.
+// small arrays never enter the cache. Every buffer starts on a cache line.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +45,23 @@ TEST(ArrayBufferCache, SmallArraysAreNotCached) {
   size_t before = Array::cachedBytes();
   { Array small(DType::F32, {1024}); }
   EXPECT_EQ(Array::cachedBytes(), before);
+}
+
+TEST(ArrayBufferCache, EveryBufferStartsOnACacheLine) {
+  auto onALine = [](const Array &a) { return reinterpret_cast<uintptr_t>(a.bytes()) % 64 == 0; };
+  std::vector<Array> kept;
+  for (int64_t n : {1, 3, 17, 1000, 4099, 1 << 19, (1 << 19) + 3})
+    for (DType t : {DType::F32, DType::BF16, DType::I1}) {
+      kept.emplace_back(t, Shape{n});
+      EXPECT_TRUE(onALine(kept.back())) << dtypeName(t) << " x " << n;
+    }
+  kept.clear(); // the large ones go to the cache and come back
+  for (int i = 0; i < 3; ++i) {
+    Array recycled = Array::uninitialized(DType::F32, {1 << 19});
+    EXPECT_TRUE(onALine(recycled));
+    Array copy = recycled;
+    EXPECT_TRUE(onALine(copy));
+  }
 }
 
 TEST(ArrayBufferCache, CopiesAndMovesKeepTheirContents) {
