@@ -52,8 +52,19 @@ Tensor layer_norm(const Tensor &x, const Tensor &gamma, const Tensor &beta, doub
     fail(site, "layer_norm",
          "gamma and beta must be " + trace::typeOf(x.dtype(), last) + " for " + x.typeString() +
              ", got " + gamma.typeString() + " and " + beta.typeString());
-  Tensor centered = sub(x, mean(x, {-1}, true, site), site);
-  Tensor variance = mean(mul(centered, centered, site), {-1}, true, site);
+  // Each mean is the row's sum of t / n, broadcast back along the row, and
+  // the variance's epsilon and square root are taken after that broadcast:
+  // then nothing is computed on the rows' sums themselves, and the
+  // normalization, both sums included, fuses into one pass over each row
+  // (FuseElementwise.cpp's row programs). Dividing before the sum is exact
+  // where n is a power of two, and otherwise rounds each term on its own
+  // (no 1/n rounded to the dtype scales every mean).
+  const double n = (double)x.dim(-1);
+  auto rowMean = [&](const Tensor &t) {
+    return broadcast_to(sum(div(t, n, site), {-1}, true, site), x.shape(), site);
+  };
+  Tensor centered = sub(x, rowMean(x), site);
+  Tensor variance = rowMean(mul(centered, centered, site));
   Tensor normalized = mul(centered, rsqrt(add(variance, epsilon, site), site), site);
   return add(mul(normalized, gamma, site), beta, site);
 }

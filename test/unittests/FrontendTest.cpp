@@ -1115,6 +1115,28 @@ TEST(Frontend, CheckpointErrorsNameTheProblem) {
   }
 }
 
+// A layer norm compiles for the CPU to one fused step, both of its row sums
+// inside and nothing left of its statistics' reshapes: over many rows, and
+// over one (a decode step's, whose statistics are scalars).
+TEST(Frontend, LayerNormIsOneStepOnTheCpu) {
+  Client client = cpuClient();
+  Mesh mesh{{"data"}, {1}};
+  for (Shape shape : {Shape{4, 6}, Shape{1, 1, 6}}) {
+    Jitted f = client.jit([](const std::vector<Tensor> &in) {
+      return std::vector<Tensor>{layer_norm(in[0], in[1], in[2])};
+    });
+    PartitionSpec none(shape.size());
+    StatusOr<std::shared_ptr<Executable>> exe = f.lower({{"x", DType::F32, shape, {mesh, none}},
+                                                         {"gamma", DType::F32, {6}, {mesh, {{}}}},
+                                                         {"beta", DType::F32, {6}, {mesh, {{}}}}});
+    ASSERT_TRUE(exe.ok()) << exe.message();
+    std::string ops;
+    for (const PlanStep &step : (*exe)->plan().steps)
+      ops += std::string(opCodeName(step.op)) + " ";
+    EXPECT_EQ(ops, "fused ") << shape.size();
+  }
+}
+
 // What one device of a compiled program computes and sends: the local
 // product's 2 M N K operations, and the ring all_reduce of the scalar sum.
 TEST(Frontend, PlanCostCountsProductsAndCollectives) {

@@ -88,9 +88,8 @@ struct CompileOptions {
   bool bf16Operands = false;
   /// A chain of elementwise steps may read back the row reductions it makes
   /// (a softmax in one pass over memory; see FusedProgram::readsReductions).
-  /// Only the CPU backend runs them. Off by default: on the CPUs measured,
-  /// whose caches hold a layer's scores, the Tiny Transformer's step was no
-  /// faster with them.
+  /// Only the CPU backend runs them: the API's CPU compiles turn them on
+  /// (a layer norm is then one step); off by default.
   bool rowPrograms = false;
   /// A convert of a fused chain's f32 value to bf16 joins the chain, which
   /// stores the value at bf16 only (the values --shardc-bf16-operands

@@ -73,8 +73,12 @@ public:
         // The reduction broadcast along its rows: read back inside.
         if (step.op == OpCode::BroadcastInDim && rowValues.count(step.inputs[0]) &&
             elements(step) == count) {
+          // (One row's statistic is a scalar to broadcastLoad.)
           std::optional<FusedProgram::Input> how = broadcastLoad(step);
-          if (how && how->mode == FusedProgram::AlongColumns && how->cols == rowCols) {
+          bool alongRow =
+              how && ((how->mode == FusedProgram::AlongColumns && how->cols == rowCols) ||
+                      (how->mode == FusedProgram::Scalar && count == rowCols));
+          if (alongRow) {
             group.push_back(s);
             readsRows = true;
             continue;
@@ -417,9 +421,26 @@ private:
     fused.attrs = program.encode();
     removed.erase(group.back());
     plan.steps[group.back()] = std::move(fused);
-    // Reshapes of the reductions read them once the fused step made them.
-    moved.insert(deferred.begin(), deferred.end());
-    movedAfter[group.back()] = deferred;
+    // Reshapes of the reductions read them once the fused step made them,
+    // unless only the group read them back (a layer norm's statistics):
+    // those go, with any reshape that only they read.
+    std::set<size_t> unread;
+    for (auto d = deferred.rbegin(); d != deferred.rend(); ++d) {
+      bool read = false;
+      for (size_t r : readers[plan.steps[*d].outputs[0]])
+        read |= r == SIZE_MAX || (!members.count(r) && !unread.count(r));
+      if (!read) {
+        unread.insert(*d);
+        plan.values[plan.steps[*d].outputs[0]].offset = kNotMaterialized;
+      }
+    }
+    std::vector<size_t> after;
+    for (size_t d : deferred)
+      if (!unread.count(d))
+        after.push_back(d);
+    removed.insert(unread.begin(), unread.end());
+    moved.insert(after.begin(), after.end());
+    movedAfter[group.back()] = after;
   }
 
   bool producedBy(int32_t id, const std::set<size_t> &members) {
