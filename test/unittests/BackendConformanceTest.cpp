@@ -869,6 +869,28 @@ Generator takeOp(DType dtype, DType indexType) {
   };
 }
 
+/// argmax along each dimension of ranks 1 to 3: values in steps of 0.5,
+/// so that maxima tie (the first wins), and at f32 NaNs in some rows (the
+/// first NaN wins).
+Generator argmaxOp(DType dtype) {
+  return [=](std::mt19937 &rng, int draw, std::vector<Program> &out) {
+    for (int64_t rank = 1; rank <= 3; ++rank)
+      for (int64_t dim = 0; dim < rank; ++dim) {
+        Array x = randomArray(dtype, randomShape(rng, rank), Values::Steps, rng);
+        if (dtype == DType::F32 && draw % 2 == 1)
+          for (int i = 0; i < 3; ++i)
+            x.setDouble(uniformInt(rng, 0, x.numElements() - 1), std::nan(""));
+        Shape shape = x.shape();
+        shape.erase(shape.begin() + dim);
+        std::string t = tensorType(DType::I32, shape);
+        out.push_back(program("argmax of " + x.typeString() + " along " + std::to_string(dim), {x},
+                              "%r = shardc.argmax %a0 dim = " + std::to_string(dim) + " : (" +
+                                  x.typeString() + ") -> " + t,
+                              t, exact()));
+      }
+  };
+}
+
 Generator scatterAddOp(DType dtype) {
   return [=](std::mt19937 &rng, int, std::vector<Program> &out) {
     for (int64_t operandRank = 1; operandRank <= 3; ++operandRank)
@@ -1599,6 +1621,8 @@ std::vector<ConformanceCase> allCases() {
       add("dynamic_slices_" + n(d) + "_at_" + n(index), dynamicSliceOps(d, index));
   for (DType d : {F32, F64, I32})
     add("scatter_add_" + n(d), scatterAddOp(d));
+  for (DType d : {F32, F64, BF16})
+    add("argmax_" + n(d), argmaxOp(d));
 
   // Special values through the f32 fast paths.
   for (const shardc::test::ElementwiseRow &row : shardc::test::elementwiseRows())

@@ -243,6 +243,34 @@ bool iota(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
   return true;
 }
 
+/// argmax of an f32 operand along attrs[0], as the reference's: the index
+/// of the first largest element, a NaN above every number (the first one
+/// wins). In place of the reference kernel's copy of the operand and its
+/// per-element reads: a decode step's pick of the next token.
+bool argMax(const Plan &plan, const PlanStep &s, DeviceBuffers &b) {
+  const PlanValue &in = plan.values[s.inputs[0]];
+  if (in.dtype != DType::F32)
+    return false;
+  int64_t dim = s.attrs[0], size = in.shape[dim], inner = 1, outer = 1;
+  for (int64_t d = dim + 1; d < (int64_t)in.shape.size(); ++d)
+    inner *= in.shape[d];
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= in.shape[d];
+  const float *x = (const float *)b.ptr[s.inputs[0]];
+  int32_t *y = (int32_t *)b.ptr[s.outputs[0]];
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      const float *v = x + o * size * inner + i;
+      int64_t best = 0;
+      float top = v[0];
+      for (int64_t k = 1; k < size && !std::isnan(top); ++k)
+        if (std::isnan(v[k * inner]) || v[k * inner] > top)
+          top = v[k * inner], best = k;
+      y[o * inner + i] = (int32_t)best;
+    }
+  return true;
+}
+
 template <typename T> void compareInto(const T *a, const T *c, uint8_t *y, int64_t n, int64_t dir) {
   switch (dir) { // eq ne lt le gt ge; NaN compares false except ne
   case 0:
@@ -428,6 +456,8 @@ bool runFastKernel(const Plan &plan, const PlanStep &step, DeviceBuffers &buffer
   case OpCode::QkvAttention:
   case OpCode::QkvAttentionGrad:
     return qkvAttention(plan, step, buffers, step.op == OpCode::QkvAttentionGrad);
+  case OpCode::ArgMax:
+    return argMax(plan, step, buffers);
   case OpCode::Iota:
     return iota(plan, step, buffers);
   case OpCode::Compare:
