@@ -212,11 +212,22 @@ Tensor feedForward(const Tensor &x, const Tensor *w, const Stream &stream) {
   return stream.split(x + linear(f, w[10], w[11])); // [B,T,d]
 }
 
+/// Part i of a block's packed qkv [B,T,3,H,hd]: q, k or v [B,T,H,hd].
+Tensor qkvPart(const Tensor &qkv, int64_t i) {
+  int64_t B = qkv.dim(0), T = qkv.dim(1), H = qkv.dim(3), hd = qkv.dim(4);
+  return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, T, i + 1, H, hd}), {B, T, H, hd});
+}
+
 /// The logits for tokens [B,T]; `p` are the parameters in parameters()
 /// order. With `caches`, appends each block's keys and values as
-/// [B,T,H,hd] (the layout of the decode step's caches).
+/// [B,T,H,hd] (the layout of the decode step's caches). With `at` (an i32
+/// position), only that row's logits [B,1,V]: the last block computes its
+/// keys and values for every row and the rest for that row alone
+/// (attention over the positions up to it), a quarter of a generation
+/// window's products and more spared.
 Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
-               std::vector<Tensor> *caches = nullptr, const LossOptions &options = {}) {
+               std::vector<Tensor> *caches = nullptr, const LossOptions &options = {},
+               const Tensor *at = nullptr) {
   Remat remat = options.remat;
   Stream stream{options.sequenceParallel};
   int64_t B = tokens.dim(0), T = tokens.dim(1);
@@ -238,10 +249,7 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
     Tensor h = stream.regathered(shardc::layer_norm(x, w[0], w[1])); // [B,T,d]
     Tensor qkv =
         stream.columns(weightProduct(h, w[2], {{}, {}, {2}, {3}}) + w[3], 3); // [B,T,3,H,hd]
-    auto part = [&](int64_t i) {                                              // [B,T,H,hd]
-      return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, T, i + 1, H, hd}),
-                             {B, T, H, hd});
-    };
+    auto part = [&](int64_t i) { return qkvPart(qkv, i); };                   // [B,T,H,hd]
     if (caches) {
       caches->push_back(part(1)); // [B,T,H,hd]
       caches->push_back(part(2));
@@ -267,21 +275,35 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
                                                          : shardc::CheckpointPolicy::nothing());
   else if (stream.sequenceParallel)
     run = shardc::checkpoint(block, shardc::CheckpointPolicy::allButNames({Stream::kGathered}));
+  // The last block for the row at `at` only.
+  auto lastRow = [&](const Tensor &x, const Tensor *w) {
+    Tensor h = shardc::layer_norm(x, w[0], w[1]);                   // [B,T,d]
+    Tensor qkv = weightProduct(h, w[2], {{}, {}, {2}, {3}}) + w[3]; // [B,T,3,H,hd]
+    Tensor k = qkvPart(qkv, 1), v = qkvPart(qkv, 2);
+    if (caches) {
+      caches->push_back(k);
+      caches->push_back(v);
+    }
+    Tensor zero = shardc::full({}, 0, at->dtype());
+    Tensor q = shardc::reshape(
+        shardc::dynamic_slice(qkv, {zero, *at, zero, zero, zero}, {B, 1, 1, H, hd}), {B, 1, H, hd});
+    Tensor lengths = shardc::broadcast_to(*at + 1, {B}); // keys 0..at
+    Tensor y = shardc::dot_product_attention(q, k, v, scale, /*causal=*/false, lengths);
+    Tensor attn = weightProduct(y, w[4], {{}, {}, {2, 3}, {1, 2}}) + w[5]; // [B,1,d]
+    Tensor row = shardc::dynamic_slice(x, {zero, *at, zero}, {B, 1, c.dModel});
+    return feedForward(row + attn, w, Stream{}); // [B,1,d]
+  };
   for (int64_t l = 0; l < c.layers; ++l, w += 12) {
+    if (at && l + 1 == c.layers) {
+      x = lastRow(x, w);
+      continue;
+    }
     std::vector<Tensor> in{x};
     in.insert(in.end(), w, w + 12);
     x = run(in)[0];
   }
-  Tensor xf = shardc::layer_norm(x, w[0], w[1]); // [B,T,d]
+  Tensor xf = shardc::layer_norm(x, w[0], w[1]); // [B,T,d] ([B,1,d] with `at`)
   return linear(xf, w[2], w[3]);                 // [B,T,V]
-}
-
-/// The logits [B,T,V] -> the row at `position` [B,V], as they are (not a
-/// product, which a bf16 default would round).
-Tensor logitsAt(const Tensor &logits, const Tensor &position) {
-  int64_t B = logits.dim(0), V = logits.dim(2);
-  Tensor zero = shardc::full({}, 0, position.dtype());
-  return shardc::reshape(shardc::dynamic_slice(logits, {zero, position, zero}, {B, 1, V}), {B, V});
 }
 
 } // namespace
@@ -295,8 +317,8 @@ shardc::TracedFn lossFunction(const Config &config, const LossOptions &options) 
 
 shardc::TracedFn nextTokenLogitsFunction(const Config &config) {
   return [config](const std::vector<Tensor> &in) {
-    Tensor logits = forward(config, in[0], in.data() + 2); // [B,T,V]
-    Tensor row = logitsAt(logits, in[1]);                  // [B,V]
+    Tensor logits = forward(config, in[0], in.data() + 2, nullptr, {}, &in[1]); // [B,1,V]
+    Tensor row = shardc::reshape(logits, {logits.dim(0), logits.dim(2)});       // [B,V]
     return std::vector<Tensor>{row, shardc::argmax(row, 1)};
   };
 }
@@ -304,7 +326,7 @@ shardc::TracedFn nextTokenLogitsFunction(const Config &config) {
 shardc::TracedFn prefillFunction(const Config &config) {
   return [config](const std::vector<Tensor> &in) {
     std::vector<Tensor> out(1);
-    Tensor logits = forward(config, in[0], in.data() + 2, &out); // [B,W,V]
+    Tensor logits = forward(config, in[0], in.data() + 2, &out, {}, &in[1]); // [B,1,V]
     // A window shorter than the context fills the caches' first W
     // positions; the decode step's mask keeps the zeros after them out.
     int64_t W = in[0].dim(1), T = config.context;
@@ -314,7 +336,7 @@ shardc::TracedFn prefillFunction(const Config &config) {
           shardc::full({cache.dim(0), T - W, cache.dim(2), cache.dim(3)}, 0, config.dtype);
       cache = shardc::concatenate({cache, rest}, 1); // [B,T,H,hd]
     }
-    out[0] = logitsAt(logits, in[1]);
+    out[0] = shardc::reshape(logits, {logits.dim(0), logits.dim(2)}); // [B,V]
     out.push_back(shardc::argmax(out[0], 1));
     return out;
   };

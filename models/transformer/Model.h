@@ -120,8 +120,10 @@ shardc::TracedFn logitsFunction(const Config &config);
 /// The next-token logits f32[B,V] at one position of a padded window, and
 /// the greedy tokens i32[B] (their argmax, computed on the devices):
 /// arguments tokens i32[B,T], position i32[] (the last real token), then
-/// the parameters. The causal mask keeps the padding after `position`
-/// invisible, so one executable serves every step of a generation.
+/// the parameters. Causal attention keeps the padding after `position`
+/// invisible, so one executable serves every step of a generation; the last
+/// block computes only the row at `position` (its keys and values from
+/// every row).
 shardc::TracedFn nextTokenLogitsFunction(const Config &config);
 
 /// Key/value-cache decoding, in two executables. The caches are one key
