@@ -150,38 +150,57 @@ p(f"{info.get('Model name', '?')}, {info.get('CPU(s)', '?')} cores, avx512f "
   f"\"first generation\" has no warm-up: a new process whose plans and fused kernels come "
   f"from the disk cache (only its first step and first decode step are left out).\n")
 p("| decoding | shardc-gpt tokens/s | ms per byte | plans compiled in round 1 "
-  "| PyTorch, same decoding | PyTorch tokens/s | shardc / PyTorch |")
-p("| --- | --- | --- | --- | --- | --- | --- |")
-def row(name, tag, peer_name, peer):
+  "| PyTorch, same decoding | PyTorch tokens/s | shardc / PyTorch | per round: lowest-highest "
+  "(median) |")
+p("| --- | --- | --- | --- | --- | --- | --- | --- |")
+def rounds(tag, *keys):
+    """Each round's value of `keys`, in round order."""
+    out = []
+    for r in S[tag]:
+        for k in keys:
+            r = r[k]
+        out.append(r)
+    return out
+def row(name, tag, peer_name, peer, peer_rounds=None):
+    """`peer`: the peer's median; `peer_rounds`: its values round by round
+    (a list of them per round: the faster counts), for the ratios of the
+    runs side by side."""
     r = S[tag][0]
     t = med(tag, "tokens_per_s")
     vs = f"{t / peer:.1f}x" if peer else "-"
+    per = "-"
+    if peer and peer_rounds:
+        ratios = sorted(o / max(q) for o, q in zip(rounds(tag, "tokens_per_s"), peer_rounds))
+        per = f"{ratios[0]:.1f}-{ratios[-1]:.1f}x ({statistics.median(ratios):.2f}x)"
     p(f"| {name} | {t:,.0f} | {med(tag, 'ms_per_token_median'):.3f} | {r['compiles']} | "
-      f"{peer_name if peer else '-'} | {f'{peer:,.0f}' if peer else '-'} | {vs} |")
+      f"{peer_name if peer else '-'} | {f'{peer:,.0f}' if peer else '-'} | {vs} | {per} |")
+def peer_rounds(*series):
+    return list(zip(*series)) if torch_ok else None
 padded = med("torch", "padded", "tokens_per_s") if torch_ok else None
 kv = med("torch", "kvcache", "tokens_per_s") if torch_ok else None
 kv8 = med("torch8", "tokens_per_s") if torch_ok else None
-row("padded, batch 1", "padded", "padded (peer_generate.py)", padded)
-row("kv-cache, batch 1", "kv1", "kv-cache (peer_generate.py `kvcache`)", kv)
+kv_rounds = peer_rounds(rounds("torch", "kvcache", "tokens_per_s")) if torch_ok else None
+row("padded, batch 1", "padded", "padded (peer_generate.py)", padded,
+    peer_rounds(rounds("torch", "padded", "tokens_per_s")) if torch_ok else None)
+row("kv-cache, batch 1", "kv1", "kv-cache (peer_generate.py `kvcache`)", kv, kv_rounds)
 row("kv-cache, batch 1, first generation of a process", "kv1-first",
-    "kv-cache, after its warm-up", kv)
+    "kv-cache, after its warm-up", kv, kv_rounds)
 row("kv-cache, batch 8 (bytes/s of all 8)", "kv8", "kv-cache, batch 8 (peer_generate_batch.py)",
-    kv8)
+    kv8, peer_rounds(rounds("torch8", "tokens_per_s")) if torch_ok else None)
 kvbf = med("torch1-bf16", "tokens_per_s") if torch_ok else None
 row("kv-cache, batch 1, `--precision bf16`", "kv1-bf16",
-    "kv-cache under autocast bf16 (peer_generate_batch.py --batch 1 --precision bf16)", kvbf)
+    "kv-cache under autocast bf16 (peer_generate_batch.py --batch 1 --precision bf16)", kvbf,
+    peer_rounds(rounds("torch1-bf16", "tokens_per_s")) if torch_ok else None)
 row("kv-cache, batch 1, `--precision bf16`", "kv1-bf16",
-    "kv-cache at f32 (peer_generate.py `kvcache`, its faster row)", kv)
+    "kv-cache at f32 (peer_generate.py `kvcache`, its faster row)", kv, kv_rounds)
 kv8bf = med("torch8-bf16", "tokens_per_s") if torch_ok else None
 row("kv-cache, batch 8, `--precision bf16` (bytes/s of all 8)", "kv8-bf16",
     "kv-cache, batch 8, under autocast bf16 (peer_generate_batch.py --batch 8 --precision bf16)",
-    kv8bf)
+    kv8bf, peer_rounds(rounds("torch8-bf16", "tokens_per_s")) if torch_ok else None)
 if torch_ok and kv8 and kv8bf:
-    best = max(kv8, kv8bf)
-    p(f"| kv-cache, batch 8, `--precision bf16` (bytes/s of all 8) | "
-      f"{med('kv8-bf16', 'tokens_per_s'):,.0f} | {med('kv8-bf16', 'ms_per_token_median'):.3f} | "
-      f"{S['kv8-bf16'][0]['compiles']} | kv-cache, batch 8, its faster precision | {best:,.0f} | "
-      f"{med('kv8-bf16', 'tokens_per_s') / best:.1f}x |")
+    row("kv-cache, batch 8, `--precision bf16` (bytes/s of all 8)", "kv8-bf16",
+        "kv-cache, batch 8, its faster precision", max(kv8, kv8bf),
+        peer_rounds(rounds("torch8", "tokens_per_s"), rounds("torch8-bf16", "tokens_per_s")))
 if torch_ok:
     p(f"\nPyTorch's naive decoding (the growing sequence, no cache): "
       f"{med('torch', 'naive', 'tokens_per_s'):,.0f} tokens/s.")
