@@ -57,8 +57,7 @@ Tensor layer_norm(const Tensor &x, const Tensor &gamma, const Tensor &beta, doub
   // then nothing is computed on the rows' sums themselves, and the
   // normalization, both sums included, fuses into one pass over each row
   // (FuseElementwise.cpp's row programs). Dividing before the sum is exact
-  // where n is a power of two, and otherwise rounds each term on its own
-  // (no 1/n rounded to the dtype scales every mean).
+  // where n is a power of two, and otherwise rounds each term on its own.
   const double n = (double)x.dim(-1);
   auto rowMean = [&](const Tensor &t) {
     return broadcast_to(sum(div(t, n, site), {-1}, true, site), x.shape(), site);

@@ -712,6 +712,18 @@ std::vector<Case> rowPrograms(int64_t rows, int64_t cols, std::mt19937 &rng) {
     cases.push_back(c);
   }
   {
+    Case c{"a sum read back twice: (x - s) / s" + shape};
+    // r0 x; r1 s, r2 x - s, r3 s again, r4 (x - s) / s.
+    c.program.inputs = {{FusedProgram::Whole, 0}};
+    c.program.instructions = {I{OpCode::Reduce, 0, 0, 0}, I{OpCode::Sub, 0, 1, 0},
+                              I{OpCode::Reduce, 0, 0, 0}, I{OpCode::Div, 2, 3, 0}};
+    c.program.outputs = {4};
+    c.program.reductions = {{0, Reduction::Sum, cols}};
+    c.inputs = {values(rows * cols, rng, 0.5, 2, false)};
+    c.match = Match::SumRelative;
+    cases.push_back(c);
+  }
+  {
     Case c{"max of signed zeros, then x - max" + shape};
     std::vector<float> x;
     for (int64_t i = 0; i < rows * cols; ++i)

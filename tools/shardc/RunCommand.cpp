@@ -436,6 +436,7 @@ int runCommand(const std::vector<std::string> &args) {
     // are rounded once (an artifact of shardc compile stays portable).
     options.bf16Operands = opts.backend == "cpu";
     options.bf16Outputs = opts.backend == "cpu"; // and makes them in the fused chains
+    options.rowPrograms = opts.backend == "cpu"; // whose chains read back their row reductions
     std::string key = CompileCache::keyFor({*head, sig->entry, opts.backend, options.key()});
     StatusOr<std::shared_ptr<const Plan>> plan = cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
       FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn, "", options);

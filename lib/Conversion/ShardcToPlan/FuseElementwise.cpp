@@ -13,8 +13,11 @@
 // With row programs (CPU compiles), a row reduction no longer ends its
 // group: the group goes on, and reads the reduction back where it is
 // broadcast along the reduction's rows (through reshapes, which move after
-// the fused step). A softmax, max, exp, sum and divide, is then one pass
-// over memory rather than three.
+// the fused step, or go where only the group read them; one row's
+// reduction is a scalar to the broadcast), once however many broadcasts
+// read it. A softmax, max, exp, sum and divide, is then one pass over
+// memory rather than three, and so is a layer norm. A reduction of a
+// reduction the group makes does not join it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,8 +94,8 @@ public:
       // A row reduction of a value the group computes ends the chain inside
       // the fused kernel (its input is then never stored), unless the group
       // may read it back (a row program), then over rows of one length.
-      if (isRowReduction(step) &&
-          producedBy(step.inputs[0], std::set<size_t>(group.begin(), group.end()))) {
+      // (Not of a reduction the group makes: that has no register.)
+      if (isRowReduction(step) && computedBy(step.inputs[0], group)) {
         int64_t cols = rowReductionCols(step);
         if (rowPrograms && cols <= kMaxRowProgramCols && (rowCols == 0 || cols == rowCols)) {
           group.push_back(s);
@@ -348,6 +351,7 @@ private:
     int64_t next = (int64_t)inputs.size();
     std::vector<std::pair<int32_t, FusedProgram::RowReduction>> reductions;
     std::map<size_t, int64_t> reductionOf; // reduce step -> its reduction
+    std::map<int64_t, int64_t> readOf;     // reduction -> the register reading it back
     for (size_t g : group) {
       const PlanStep &s = plan.steps[g];
       int32_t out = s.outputs[0];
@@ -361,9 +365,14 @@ private:
         continue;
       }
       if (s.op == OpCode::BroadcastInDim && rowValues.count(s.inputs[0])) {
-        program.instructions.push_back(
-            {OpCode::Reduce, reductionOf.at(rowValues.at(s.inputs[0])), 0, 0.0f, 0});
-        reg[out] = next++;
+        // One read of each reduction; later broadcasts of it share it.
+        int64_t k = reductionOf.at(rowValues.at(s.inputs[0]));
+        if (auto read = readOf.find(k); read != readOf.end()) {
+          reg[out] = read->second;
+          continue;
+        }
+        program.instructions.push_back({OpCode::Reduce, k, 0, 0.0f, 0});
+        reg[out] = readOf[k] = next++;
         continue;
       }
       if (s.op == OpCode::BroadcastInDim) {
@@ -441,6 +450,14 @@ private:
     removed.insert(unread.begin(), unread.end());
     moved.insert(after.begin(), after.end());
     movedAfter[group.back()] = after;
+  }
+
+  /// Whether a member other than a reduction computes value `id`.
+  bool computedBy(int32_t id, const std::vector<size_t> &members) {
+    for (size_t g : members)
+      if (plan.steps[g].op != OpCode::Reduce && plan.steps[g].outputs[0] == id)
+        return true;
+    return false;
   }
 
   bool producedBy(int32_t id, const std::set<size_t> &members) {

@@ -3,9 +3,9 @@
 // Kernels working directly on a device's buffers for the hot cases of the
 // MLP and transformer workloads: dot_general of f32 (and, at bf16, bf16)
 // operands (read in place where the product can, copied otherwise; the
-// product itself is in CpuGemm.cpp), iota, compare, convert, select and
-// splat constants, and the thread pool the kernels share; reductions and
-// data movement are in CpuLayoutKernels.cpp.
+// product itself is in CpuGemm.cpp), iota, compare, convert, select,
+// splat constants, attention and argmax, and the thread pool the kernels
+// share; reductions and data movement are in CpuLayoutKernels.cpp.
 // Each returns false when it does not apply, and the caller falls back to
 // the reference kernel. The backend conformance tests run every case
 // against the reference.

@@ -342,6 +342,9 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   auto runTiles = [&](int64_t first, int64_t last) {
     std::vector<float> scratch(numRegs * tileLen);
     std::vector<const float *> src(numRegs);
+    // Per reduction, the register of its first read in this row: a second
+    // read of it takes that value, not a second fold.
+    std::vector<int64_t> firstRead(p.reductions.size());
     for (size_t k = 0; k < p.instructions.size(); ++k) {
       int64_t r = p.inputs.size() + k;
       src[r] = &scratch[r * tileLen];
@@ -358,6 +361,7 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
     for (int64_t tile = first; tile < last; ++tile) {
       int64_t t0 = tile * tileLen;
       int64_t len = std::min(tileLen, n - t0);
+      std::fill(firstRead.begin(), firstRead.end(), -1);
       for (size_t r = 0; r < p.inputs.size(); ++r) {
         const float *x = (const float *)buffers.ptr[step.inputs[r]];
         const FusedProgram::Input &in = p.inputs[r];
@@ -397,11 +401,16 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
           continue;
         int64_t r = p.inputs.size() + k;
         if (in.op == OpCode::Reduce) { // a row program's tile is one row
+          if (firstRead[in.x] >= 0) {
+            src[r] = src[firstRead[in.x]];
+            continue;
+          }
           const auto &red = p.reductions[in.x];
           double &a = acc[in.x][tile];
           foldInto(red.kind, src[red.reg], len, a);
           std::fill(&scratch[r * tileLen], &scratch[r * tileLen] + len, (float)a);
           src[r] = &scratch[r * tileLen];
+          firstRead[in.x] = r;
           continue;
         }
         // An output register is computed straight into the output buffer.
