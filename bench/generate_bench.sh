@@ -125,12 +125,16 @@ for line in open(sys.argv[1]):
     S[s["tag"]].append(s["result"])
 E = os.environ
 torch_ok = E["HAVE_TORCH"] == "1"
-def med(tag, *keys):
-    def get(r):
+def rounds(tag, *keys):
+    """Each round's value of `keys`, in round order."""
+    out = []
+    for r in S[tag]:
         for k in keys:
             r = r[k]
-        return r
-    return statistics.median(get(r) for r in S[tag])
+        out.append(r)
+    return out
+def med(tag, *keys):
+    return statistics.median(rounds(tag, *keys))
 lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
 info = dict((k.strip(), v.strip()) for k, _, v in (l.partition(":") for l in lscpu.splitlines()))
 flags = info.get("Flags", "").split()
@@ -153,14 +157,6 @@ p("| decoding | shardc-gpt tokens/s | ms per byte | plans compiled in round 1 "
   "| PyTorch, same decoding | PyTorch tokens/s | shardc / PyTorch | per round: lowest-highest "
   "(median) |")
 p("| --- | --- | --- | --- | --- | --- | --- | --- |")
-def rounds(tag, *keys):
-    """Each round's value of `keys`, in round order."""
-    out = []
-    for r in S[tag]:
-        for k in keys:
-            r = r[k]
-        out.append(r)
-    return out
 def row(name, tag, peer_name, peer, peer_rounds=None):
     """`peer`: the peer's median; `peer_rounds`: its values round by round
     (a list of them per round: the faster counts), for the ratios of the

@@ -218,6 +218,17 @@ Tensor qkvPart(const Tensor &qkv, int64_t i) {
   return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, T, i + 1, H, hd}), {B, T, H, hd});
 }
 
+/// The rest of a block for single rows x [B,1,d] (a decode step's, a
+/// window's last): one query per item q [B,1,H,hd] attends over the keys
+/// and values [B,S,H,hd] up to `lengths` [B], then the projection and the
+/// feed-forward.
+Tensor rowBlock(const Tensor &x, const Tensor &q, const Tensor &k, const Tensor &v,
+                const Tensor &lengths, double scale, const Tensor *w) {
+  Tensor y = shardc::dot_product_attention(q, k, v, scale, /*causal=*/false, lengths);
+  Tensor attn = weightProduct(y, w[4], {{}, {}, {2, 3}, {1, 2}}) + w[5]; // [B,1,d]
+  return feedForward(x + attn, w, Stream{});
+}
+
 /// The logits for tokens [B,T]; `p` are the parameters in parameters()
 /// order. With `caches`, appends each block's keys and values as
 /// [B,T,H,hd] (the layout of the decode step's caches). With `at` (an i32
@@ -288,10 +299,8 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
     Tensor q = shardc::reshape(
         shardc::dynamic_slice(qkv, {zero, *at, zero, zero, zero}, {B, 1, 1, H, hd}), {B, 1, H, hd});
     Tensor lengths = shardc::broadcast_to(*at + 1, {B}); // keys 0..at
-    Tensor y = shardc::dot_product_attention(q, k, v, scale, /*causal=*/false, lengths);
-    Tensor attn = weightProduct(y, w[4], {{}, {}, {2, 3}, {1, 2}}) + w[5]; // [B,1,d]
     Tensor row = shardc::dynamic_slice(x, {zero, *at, zero}, {B, 1, c.dModel});
-    return feedForward(row + attn, w, Stream{}); // [B,1,d]
+    return rowBlock(row, q, k, v, lengths, scale, w); // [B,1,d]
   };
   for (int64_t l = 0; l < c.layers; ++l, w += 12) {
     if (at && l + 1 == c.layers) {
@@ -346,7 +355,7 @@ shardc::TracedFn decodeFunction(const Config &c) {
   return [c](const std::vector<Tensor> &in) {
     const Tensor &token = in[0], &position = in[1];
     const Tensor *cache = in.data() + 2, *p = cache + 2 * c.layers;
-    int64_t B = token.dim(0), H = c.heads, hd = c.headDim(), d = c.dModel;
+    int64_t B = token.dim(0), hd = c.headDim(), d = c.dModel;
     Tensor zero = shardc::full({}, 0, position.dtype());
     Tensor pos = shardc::dynamic_slice(p[1], {position, zero}, {1, d}); // [1,d]
     Tensor x = shardc::take(p[0], token) + pos;                         // [B,1,d]
@@ -359,19 +368,12 @@ shardc::TracedFn decodeFunction(const Config &c) {
     for (int64_t l = 0; l < c.layers; ++l, w += 12) {
       Tensor h = shardc::layer_norm(x, w[0], w[1]);                   // [B,1,d]
       Tensor qkv = weightProduct(h, w[2], {{}, {}, {2}, {3}}) + w[3]; // [B,1,3,H,hd]
-      auto part = [&](int64_t i) {                                    // [B,1,H,hd]
-        return shardc::reshape(shardc::slice(qkv, {0, 0, i, 0, 0}, {B, 1, i + 1, H, hd}),
-                               {B, 1, H, hd});
-      };
       // This position's key and value go into the caches in place.
-      Tensor k = shardc::dynamic_update_slice(cache[2 * l], part(1),
+      Tensor k = shardc::dynamic_update_slice(cache[2 * l], qkvPart(qkv, 1),
                                               {zero, position, zero, zero}); // [B,T,H,hd]
-      Tensor v =
-          shardc::dynamic_update_slice(cache[2 * l + 1], part(2), {zero, position, zero, zero});
-      Tensor y = shardc::dot_product_attention(part(0), k, v, scale, /*causal=*/false,
-                                               lengths);                     // [B,1,H,hd]
-      Tensor attn = weightProduct(y, w[4], {{}, {}, {2, 3}, {1, 2}}) + w[5]; // [B,1,d]
-      x = feedForward(x + attn, w, Stream{});
+      Tensor v = shardc::dynamic_update_slice(cache[2 * l + 1], qkvPart(qkv, 2),
+                                              {zero, position, zero, zero});
+      x = rowBlock(x, qkvPart(qkv, 0), k, v, lengths, scale, w);
       out.push_back(k);
       out.push_back(v);
     }

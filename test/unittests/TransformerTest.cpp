@@ -193,34 +193,46 @@ TEST(Transformer, EvaluationIsDeterministicAndLayoutIndependent) {
   EXPECT_NEAR(*va, std::log(256.0), 0.1);
 }
 
+// The next-token logits are row `pos` of the full window's logits, for
+// every item of a batch, whatever follows the position: at the first row,
+// inside the window and at its last row, where the last block computes
+// that row alone.
 TEST(Transformer, NextTokenLogitsIgnoreThePaddingAfterThePosition) {
   Client client = cpuClient();
   gpt::Config c = smallConfig();
   std::vector<Array> params = gpt::initParameters(c, 9);
-  const int64_t T = c.context, pos = 6;
-  Array tokens = Array::fromInts(DType::I32, {1, T}, std::vector<int64_t>(T, 0));
-  Array noisy = tokens;
-  for (int64_t i = 0; i < T; ++i) {
-    tokens.setInt(i, i <= pos ? 'a' + i : 0);      // zero padding after pos
-    noisy.setInt(i, i <= pos ? 'a' + i : 200 - i); // anything after pos
-  }
-  auto args = [&](const Array &x, int64_t at) {
-    std::vector<Array> a{x, Array::fromInts(DType::I32, {}, {at})};
-    a.insert(a.end(), params.begin(), params.end());
-    return a;
-  };
+  const int64_t T = c.context, B = 2;
   Jitted next = client.jit(gpt::nextTokenLogitsFunction(c));
-  StatusOr<std::vector<Array>> a = next.call(args(tokens, pos)), b = next.call(args(noisy, pos));
-  ASSERT_TRUE(a.ok() && b.ok()) << (a.ok() ? b.message() : a.message());
-  EXPECT_EQ((*a)[0].shape(), (Shape{1, c.vocab}));
-  // The same as row `pos` of the full logits.
-  std::vector<Array> full{tokens};
-  full.insert(full.end(), params.begin(), params.end());
-  StatusOr<std::vector<Array>> all = client.jit(gpt::logitsFunction(c)).call(full);
-  ASSERT_TRUE(all.ok()) << all.message();
-  for (int64_t v = 0; v < c.vocab; ++v) {
-    EXPECT_NEAR((*a)[0].getDouble(v), (*b)[0].getDouble(v), 1e-6) << v;
-    EXPECT_NEAR((*a)[0].getDouble(v), (*all)[0].getDouble(pos * c.vocab + v), 1e-6) << v;
+  Jitted logits = client.jit(gpt::logitsFunction(c));
+  for (int64_t pos : {int64_t(0), int64_t(6), T - 1}) {
+    SCOPED_TRACE("pos " + std::to_string(pos));
+    Array tokens = Array::fromInts(DType::I32, {B, T}, std::vector<int64_t>(B * T, 0));
+    Array noisy = tokens;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t i = 0; i < T; ++i) {
+        int64_t real = 'a' + (i * (b + 2)) % 26;
+        tokens.setInt(b * T + i, i <= pos ? real : 0);      // zero padding after pos
+        noisy.setInt(b * T + i, i <= pos ? real : 200 - i); // anything after pos
+      }
+    auto args = [&](const Array &x, int64_t at) {
+      std::vector<Array> a{x, Array::fromInts(DType::I32, {}, {at})};
+      a.insert(a.end(), params.begin(), params.end());
+      return a;
+    };
+    StatusOr<std::vector<Array>> a = next.call(args(tokens, pos)), b = next.call(args(noisy, pos));
+    ASSERT_TRUE(a.ok() && b.ok()) << (a.ok() ? b.message() : a.message());
+    EXPECT_EQ((*a)[0].shape(), (Shape{B, c.vocab}));
+    // The same as row `pos` of the full logits.
+    std::vector<Array> full{tokens};
+    full.insert(full.end(), params.begin(), params.end());
+    StatusOr<std::vector<Array>> all = logits.call(full);
+    ASSERT_TRUE(all.ok()) << all.message();
+    for (int64_t i = 0; i < B; ++i)
+      for (int64_t v = 0; v < c.vocab; ++v) {
+        double got = (*a)[0].getDouble(i * c.vocab + v);
+        EXPECT_NEAR(got, (*b)[0].getDouble(i * c.vocab + v), 1e-6) << i << " " << v;
+        EXPECT_NEAR(got, (*all)[0].getDouble((i * T + pos) * c.vocab + v), 1e-6) << i << " " << v;
+      }
   }
   EXPECT_EQ(next.traceCount(), 1); // one executable for every position
 }
