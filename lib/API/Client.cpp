@@ -219,15 +219,7 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
   CompileOptions options;
   if (!parseMatmulPrecision(precision, options.precision))
     return Status::error("unknown precision '" + precision + "' (choices: f32, bf16, tf32)");
-  // The CPU backend's products read bf16 operands: values only they read
-  // are rounded once, where they are made.
-  options.bf16Operands = backendName == "cpu";
-  // Its fused chains store them at bf16 directly.
-  options.bf16Outputs = backendName == "cpu";
-  // Its fused chains read back the row reductions they make (a layer norm
-  // is one step: a decode step's dozen small steps per norm were a tenth of
-  // its time), with the same bits.
-  options.rowPrograms = backendName == "cpu";
+  options.useBackend(backendName);
   // Everything besides the program that the plan depends on.
   std::vector<std::string> keyParts{bytes, entry, backendName, options.key()};
   std::string wrtList;

@@ -140,6 +140,19 @@ std::string CompileOptions::key() const {
          " bf16-outputs=" + (bf16Outputs ? "1" : "0");
 }
 
+void CompileOptions::useBackend(const std::string &backend) {
+  bool cpu = backend == "cpu";
+  // The CPU backend's products read bf16 operands: values only they read
+  // are rounded once, where they are made.
+  bf16Operands = cpu;
+  // Its fused chains store them at bf16 directly.
+  bf16Outputs = cpu;
+  // Its fused chains read back the row reductions they make (a layer norm
+  // is one step: a decode step's dozen small steps per norm were a tenth of
+  // its time), with the same bits.
+  rowPrograms = cpu;
+}
+
 void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
                           const CompileOptions &options) {
   if (options.precision != MatmulPrecision::F32) {

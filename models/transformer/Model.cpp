@@ -260,10 +260,9 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
     Tensor h = stream.regathered(shardc::layer_norm(x, w[0], w[1])); // [B,T,d]
     Tensor qkv =
         stream.columns(weightProduct(h, w[2], {{}, {}, {2}, {3}}) + w[3], 3); // [B,T,3,H,hd]
-    auto part = [&](int64_t i) { return qkvPart(qkv, i); };                   // [B,T,H,hd]
     if (caches) {
-      caches->push_back(part(1)); // [B,T,H,hd]
-      caches->push_back(part(2));
+      caches->push_back(qkvPart(qkv, 1)); // [B,T,H,hd]
+      caches->push_back(qkvPart(qkv, 2));
     }
     Tensor attn;
     if (fused) { // q, k and v read in place from qkv
@@ -271,7 +270,7 @@ Tensor forward(const Config &c, const Tensor &tokens, const Tensor *p,
                                 2);                                   // [B,T,H,hd]
       attn = weightProduct(y, w[4], {{}, {}, {2, 3}, {1, 2}}) + w[5]; // [B,T,d]
     } else {
-      Tensor q = part(0), k = part(1), v = part(2);
+      Tensor q = qkvPart(qkv, 0), k = qkvPart(qkv, 1), v = qkvPart(qkv, 2);
       Tensor scores = shardc::dot_general(q, k, {{0, 2}, {0, 2}, {3}, {3}}); // [B,H,T,T]
       Tensor probs = shardc::softmax(scores * scale + mask, -1);             // [B,H,T,T]
       Tensor y = stream.columns(shardc::dot_general(probs, v, {{0, 1}, {0, 2}, {3}, {1}}),

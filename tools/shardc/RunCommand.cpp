@@ -432,11 +432,7 @@ int runCommand(const std::vector<std::string> &args) {
     options.precision = opts.precision;
     options.allReduceBucketBytes = opts.bucketBytes;
     options.link = opts.link;
-    // The CPU backend's products read bf16 operands: values only they read
-    // are rounded once (an artifact of shardc compile stays portable).
-    options.bf16Operands = opts.backend == "cpu";
-    options.bf16Outputs = opts.backend == "cpu"; // and makes them in the fused chains
-    options.rowPrograms = opts.backend == "cpu"; // whose chains read back their row reductions
+    options.useBackend(opts.backend);
     std::string key = CompileCache::keyFor({*head, sig->entry, opts.backend, options.key()});
     StatusOr<std::shared_ptr<const Plan>> plan = cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
       FailureOr<Plan> compiled = compileToPlan(*loaded->module, fn, "", options);

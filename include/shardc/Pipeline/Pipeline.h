@@ -100,6 +100,10 @@ struct CompileOptions {
   /// link-latency-s=0 link-bytes-per-s=0 bf16-operands=0 row-programs=0
   /// bf16-outputs=0".
   std::string key() const;
+  /// What a run on `backend` turns on for itself: on the CPU backend, whose
+  /// kernels run them, bf16Operands, bf16Outputs and rowPrograms (shardc
+  /// compile leaves them off, so that its artifacts stay portable).
+  void useBackend(const std::string &backend);
 };
 
 /// The passes of `shardc compile` before the lowering:
