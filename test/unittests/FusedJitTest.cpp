@@ -425,6 +425,54 @@ TEST_P(FusedJitTest, RowReductions) {
       }
 }
 
+// The interpreter computes a program's last instruction straight into its
+// output buffer. A splat constant or a reduction's read there computes
+// nothing per tile: it is copied out like any other output. (Padded
+// partitioning makes the first: the zeros a mask selects, an output of the
+// step that computes what they replace.)
+TEST_P(FusedJitTest, AConstantOrAReductionsReadLastIsStillAnOutput) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{3, 2}, {5, 300}}) {
+    std::string shape = " " + std::to_string(rows) + "x" + std::to_string(cols);
+    {
+      Case c{"x + 1, then the constant 2.5 last" + shape};
+      // r0 x; r1 1, r2 x + 1, r3 2.5.
+      c.program.inputs = {{FusedProgram::Whole, 0}};
+      c.program.instructions = {I{OpCode::Constant, 0, 0, 1.0f}, I{OpCode::Add, 0, 1, 0},
+                                I{OpCode::Constant, 0, 0, 2.5f}};
+      c.program.outputs = {2, 3};
+      c.rows = rows, c.cols = cols;
+      c.inputs = {values(rows * cols, rng, -1, 1, false)};
+      std::vector<Array> interpreted = run(c, nullptr);
+      ASSERT_EQ(interpreted.size(), 2u);
+      for (int64_t i = 0; i < rows * cols; ++i)
+        ASSERT_EQ(interpreted[1].data<float>()[i], 2.5f) << c.what << ", element " << i;
+      check(c);
+    }
+    {
+      Case c{"a row's sum read back last" + shape};
+      // r0 x; r1 the sum of r0's row.
+      c.program.inputs = {{FusedProgram::Whole, 0}};
+      c.program.instructions = {I{OpCode::Reduce, 0, 0, 0}};
+      c.program.outputs = {1};
+      c.program.reductions = {{0, Reduction::Sum, cols}};
+      c.rows = rows, c.cols = cols;
+      c.inputs = {values(rows * cols, rng, -1, 1, false)};
+      std::vector<Array> interpreted = run(c, nullptr);
+      ASSERT_EQ(interpreted.size(), 2u);
+      for (int64_t r = 0; r < rows; ++r) {
+        double sum = 0;
+        for (int64_t j = 0; j < cols; ++j)
+          sum += c.inputs[0][r * cols + j];
+        for (int64_t j = 0; j < cols; ++j)
+          ASSERT_NEAR(interpreted[0].data<float>()[r * cols + j], sum, 1e-5)
+              << c.what << ", row " << r << ", column " << j;
+      }
+      c.match = Match::SumRelative;
+      check(c);
+    }
+  }
+}
+
 TEST_P(FusedJitTest, MaxAndMinReductionsPickTheFirstSignedZero) {
   for (int64_t kind : {1, 2}) {
     Case c{kind == 1 ? "max of zeros and negatives" : "min of zeros and positives"};

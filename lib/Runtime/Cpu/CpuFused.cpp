@@ -324,8 +324,12 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   // the output buffer. Only the last: the output may share its buffer with
   // an input (buffer assignment reuses dying inputs), and no later
   // instruction of the tile may read that input after it is overwritten.
+  // Only one that computes into a destination: a splat constant stays in
+  // its register, and a reduction's read is filled there, to be copied out
+  // like any other output.
   std::vector<int64_t> direct(numRegs, -1);
-  if (!p.instructions.empty()) {
+  if (!p.instructions.empty() && p.instructions.back().op != OpCode::Constant &&
+      p.instructions.back().op != OpCode::Reduce) {
     int64_t last = numRegs - 1;
     for (size_t o = 0; o < p.outputs.size(); ++o)
       if (p.outputs[o] == last && direct[last] < 0 && p.outputType(o) == DType::F32)
