@@ -6,7 +6,10 @@
 // it on one device with the reference interpreter, then propagates shardings,
 // partitions it, verifies the module and runs the per-device program on the
 // devices of the mesh, in the interpreter and, lowered to a plan, on the CPU
-// backend. The gathered results must match the global run.
+// backend: lowered plainly, and as the CPU backend's compiles lower it (row
+// programs: a softmax's or layer norm's rows in one step), by the fused
+// kernels and by the interpreter. The gathered results must match the
+// global run.
 //
 // Two suites draw from different meshes: RandomPartitionTest from meshes of
 // 1 or 2 axes, RandomManyAxesPartitionTest from meshes of 4 to 6 axes whose
@@ -28,6 +31,7 @@
 #include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Interpreter/Interpreter.h"
 #include "shardc/Runtime/Backend.h"
+#include "shardc/Runtime/FusedKernel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -41,6 +45,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <optional>
@@ -73,6 +78,9 @@ struct OpFamilies {
   bool sliceWithWholeDims = true;
   bool concatenate = true;
   bool shardingConstraint = true;
+  /// A statistic of the trailing dimensions used against them, as softmax
+  /// and layer norm do (genRowStatistic).
+  bool rowStatistic = true;
 };
 
 /// The meshes the generator draws from: small ones (1 or 2 axes, up to 8
@@ -387,6 +395,7 @@ private:
     add(families.slice, &ProgramGenerator::genSlice, 2);
     add(families.concatenate, &ProgramGenerator::genConcatenate, 2);
     add(families.shardingConstraint, &ProgramGenerator::genShardingConstraint, 3);
+    add(families.rowStatistic, &ProgramGenerator::genRowStatistic, 3);
     // A generator may find nothing valid for its operand; try others.
     for (int attempt = 0; attempt < 20 && !gens.empty(); ++attempt)
       if ((this->*pick(gens))())
@@ -592,6 +601,61 @@ private:
     emit("shardc.reduce " + kind + " " + x.name + " dims = " + intList(dims) + " : (" +
              typeStr(x.shape) + ") -> " + typeStr(out),
          out, kind == "sum" ? x.bound * (double)n : x.bound);
+    return true;
+  }
+
+  /// A reduction over the trailing dimension, or two, broadcast back along
+  /// them and used against the operand, as softmax and layer norm use their
+  /// rows' statistics: x op broadcast(reduce(x)) for op add, sub, mul, max
+  /// or min, or a whole softmax, exp(x - max) / sum(exp(x - max)). The CPU
+  /// backend's lowering makes each a row program (FuseOptions::rowPrograms),
+  /// which the others make a chain of steps.
+  bool genRowStatistic() {
+    Val x = bounded(pickOperand());
+    int rank = (int)x.shape.size();
+    if (rank < 1)
+      return false;
+    int trailing = rank >= 2 && chance(0.3) ? 2 : 1;
+    std::vector<int64_t> reduced, kept;
+    Shape rows;
+    int64_t n = 1;
+    for (int d = 0; d < rank; ++d) {
+      if (d >= rank - trailing) {
+        reduced.push_back(d);
+        n *= x.shape[d];
+      } else {
+        kept.push_back(d);
+        rows.push_back(x.shape[d]);
+      }
+    }
+    std::string t = typeStr(x.shape);
+    auto statistic = [&](const std::string &kind, const Val &v, double bound) {
+      Val r = emit("shardc.reduce " + kind + " " + v.name + " dims = " + intList(reduced) + " : (" +
+                       t + ") -> " + typeStr(rows),
+                   rows, bound);
+      return emit("shardc.broadcast_in_dim " + r.name + ", dims = " + intList(kept) + " : (" +
+                      typeStr(rows) + ") -> " + t,
+                  x.shape, bound);
+    };
+    if (chance(0.3)) { // softmax over the trailing dimensions
+      Val m = statistic("max", x, x.bound);
+      Val d = emit("shardc.sub " + x.name + ", " + m.name + " : " + t, x.shape, 2 * x.bound);
+      Val e = emit("shardc.exp " + d.name + " : " + t, x.shape, 1.0);
+      Val s = statistic("sum", e, (double)n);
+      emit("shardc.div " + e.name + ", " + s.name + " : " + t, x.shape, 1.0);
+      return true;
+    }
+    std::string kind = pick<std::string>({"sum", "max", "min"});
+    Val b = statistic(kind, x, kind == "sum" ? x.bound * (double)n : x.bound);
+    b = bounded(b);
+    std::string op = pick<std::string>({"add", "sub", "mul", "max", "min"});
+    double bound = op == "mul"                    ? x.bound * b.bound
+                   : (op == "add" || op == "sub") ? x.bound + b.bound
+                                                  : std::max(x.bound, b.bound);
+    bool flip = chance(0.5); // the statistic on either side
+    emit("shardc." + op + " " + (flip ? b.name + ", " + x.name : x.name + ", " + b.name) + " : " +
+             t,
+         x.shape, bound);
     return true;
   }
 
@@ -935,6 +999,38 @@ void checkSeed(uint32_t seed, MeshFamily meshFamily) {
     ADD_FAILURE() << same.message() << "\ncpu backend, result #" << i << "; a second run "
                   << (repeats ? "gives the same wrong answer" : "gives another answer");
   }
+
+  // The CPU backend's own lowering (CompileOptions::useBackend): chains
+  // that read their rows' reductions back (row programs) and keep bf16
+  // converts; run by the fused kernels and by the interpreter, which runs
+  // a plan's first calls before the kernels are compiled.
+  FailureOr<Plan> rowPlan = lowerToPlan(fn, kDefaultAllReduceBucketBytes,
+                                        FuseOptions{/*rowPrograms=*/true, /*bf16Outputs=*/true});
+  ASSERT_TRUE(succeeded(rowPlan)) << "lowering with row programs failed:\n" << diagnostics;
+  FusedKernelCompiler *installed = fusedKernelCompiler();
+  for (bool interpreted : {false, true}) {
+    if (interpreted && !installed)
+      continue; // the first pass ran the interpreter already
+    if (interpreted)
+      setFusedKernelCompiler(nullptr);
+    StatusOr<std::vector<Array>> rows = runPlan(*createCpuBackend(), *rowPlan, inputs);
+    if (interpreted) // the installed compiler back, owned where it was
+      setFusedKernelCompiler(std::shared_ptr<FusedKernelCompiler>(installed, [](auto *) {}));
+    ASSERT_TRUE(rows.ok()) << rows.message();
+    ASSERT_EQ(rows->size(), expected->size());
+    for (size_t i = 0; i < rows->size(); ++i)
+      EXPECT_TRUE(close((*rows)[i], (*expected)[i]))
+          << "cpu backend with row programs (" << (interpreted ? "interpreter" : "fused kernels")
+          << "), result #" << i;
+  }
+}
+
+/// Whether `plan` has a fused step that reads a row reduction back.
+bool hasRowProgram(const Plan &plan) {
+  for (const PlanStep &step : plan.steps)
+    if (step.op == OpCode::Fused && FusedProgram::decode(step.attrs).readsReductions())
+      return true;
+  return false;
 }
 
 TEST_P(RandomPartitionTest, MatchesGlobalRun) { checkSeed(GetParam(), MeshFamily::Small); }
@@ -978,6 +1074,32 @@ TEST(RandomManyAxesCompiles, PropagateAndPartition) {
       ADD_FAILURE() << "seed " << s << ":\n" << diagnostics << program.text;
     }
   }
+}
+
+/// The seeds of RandomPartitionTest reach row programs, so that
+/// checkSeed's row-program runs check something: one in seven or more
+/// lowers to a plan with one (21 of the first 100; their rows' statistics
+/// come from genRowStatistic, and a statistic of a sharded row takes an
+/// all_reduce, which no fused step spans).
+TEST(RandomRowPrograms, ManySeedsMakeOne) {
+  CollectingContext collecting;
+  int withRowProgram = 0, seeds = 100;
+  for (uint32_t seed = 0; seed < (uint32_t)seeds; ++seed) {
+    Program program = ProgramGenerator(seed, OpFamilies(), MeshFamily::Small).generate();
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(program.text, &collecting.ctx);
+    ASSERT_TRUE(module) << collecting.diagnostics;
+    auto fn = module->lookupSymbol<func::FuncOp>("main");
+    PartitionOptions options;
+    options.padUneven = program.padded;
+    ASSERT_TRUE(succeeded(propagateShardings(fn)) && succeeded(partitionFunction(fn, options)))
+        << "seed " << seed << ":\n"
+        << collecting.diagnostics;
+    FailureOr<Plan> plan = lowerToPlan(fn, kDefaultAllReduceBucketBytes, FuseOptions{true, true});
+    ASSERT_TRUE(succeeded(plan)) << "seed " << seed << ":\n" << collecting.diagnostics;
+    withRowProgram += hasRowProgram(*plan);
+  }
+  EXPECT_GE(withRowProgram, seeds / 7);
+  std::printf("%d of %d seeds lower to a row program\n", withRowProgram, seeds);
 }
 
 /// SHARDC_RANDOM_SEEDS=N, else `fallback`.
