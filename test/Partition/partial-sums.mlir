@@ -323,3 +323,24 @@ func.func @tied_embedding_loss(
   %loss = shardc.reduce sum %l2 dims = [0, 1, 2] : (tensor<4x4x16xf32>) -> tensor<f32>
   return %loss : tensor<f32>
 }
+
+// A partial value moves to another layout only by collectives over none of
+// the axes it is pending over: the devices whose sums the all_reduce adds
+// must hold the same block. [{"d"}] partial over "c" to [{"e"}] slices by
+// "c" and permutes over "c", "d" and "e", so the product is reduced first.
+// (Before, the slice and the permute ran on the partial sums and the
+// all_reduce after them added blocks of different elements.)
+// CHECK-LABEL: func.func @reshard_over_a_pending_axis
+// CHECK: shardc.dot_general
+// CHECK-NEXT: shardc.all_reduce sum {{%[0-9]+}} on @mesh_c2_d2_e4 ["c"] : tensor<8xf32>
+// CHECK-NEXT: shardc.all_slice
+// CHECK-NEXT: shardc.collective_permute
+// CHECK-NEXT: return
+shardc.mesh @mesh_c2_d2_e4 = <["c"=2, "d"=2, "e"=4]>
+func.func @reshard_over_a_pending_axis(
+    %w: tensor<16x16xf32> {shardc.sharding = #shardc.sharding<@mesh_c2_d2_e4, [{"c"}, {"d"}]>},
+    %x: tensor<16xf32>) -> tensor<16xf32> {
+  %y = shardc.dot_general %x, %w contracting_dims = [0] x [0] : (tensor<16xf32>, tensor<16x16xf32>) -> tensor<16xf32>
+  %z = shardc.sharding_constraint %y <@mesh_c2_d2_e4, [{"e"}]> : tensor<16xf32>
+  return %z : tensor<16xf32>
+}

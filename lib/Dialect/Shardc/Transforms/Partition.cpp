@@ -222,10 +222,25 @@ private:
 
   /// Whether a value partial over `have.partial` can move to `want` before
   /// it is reduced: `want` must not use those axes, and must not gather
-  /// (reducing first makes the all_reduce smaller).
+  /// (reducing first makes the all_reduce smaller), and no collective of the
+  /// reshard may run over them. The devices whose partial sums one
+  /// all_reduce adds must hold the same block of the value: a slice over
+  /// such an axis would keep another block on each, a permute over one
+  /// would move blocks past each other ([{"d"}] partial over "c" to
+  /// [{"e"}] on a mesh c=2, d=2, e=4 slices by "c", then permutes).
   bool canStayPartial(const Local &have, const Layout &want, RankedTensorType global) {
-    return !usesAny(mesh, want, have.partial) &&
-           localBytes(mesh, global, want) <= localBytes(mesh, global, have.layout);
+    if (usesAny(mesh, want, have.partial) ||
+        localBytes(mesh, global, want) > localBytes(mesh, global, have.layout))
+      return false;
+    if (have.layout == want)
+      return true;
+    ReshardPlan plan = planReshard(mesh, global, have.layout, want);
+    for (const std::vector<ReshardStep> *steps : {&plan.before, &plan.steps})
+      for (const ReshardStep &step : *steps)
+        for (StringRef a : step.axes)
+          if (overlapsAny(mesh, have.partial, a))
+            return false;
+    return true;
   }
 
   /// The whole value of `v`, reduced once for all its users: a
