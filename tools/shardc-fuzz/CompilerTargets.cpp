@@ -3,7 +3,8 @@
 // MLIR text through everything a user's program goes through: the parser
 // and the dialect's verifiers, propagation (with the provenance shardc
 // explain reports), partitioning, lowering (whose plan is validated as an
-// artifact would be) and, when it is small, a run on the CPU backend.
+// artifact would be; half the inputs lowered as the CPU backend's runs
+// lower them) and, when it is small, a run on the CPU backend.
 // Diagnostics are the expected answer to most inputs; a plan that lowering
 // makes but validation rejects is a finding.
 //
@@ -24,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <unistd.h>
 
 namespace shardc::fuzz {
@@ -65,7 +67,13 @@ func.func @main(%x: tensor<24x8xf32> {shardc.sharding = #shardc.sharding<@m, [{"
                   auto fn = loaded->module->lookupSymbol<mlir::func::FuncOp>(name);
                   if (!fn)
                     continue;
-                  mlir::FailureOr<Plan> plan = compileToPlan(*loaded->module, fn);
+                  // Half the inputs (by their text's hash) compile as the
+                  // CPU backend's runs do (row programs, bf16 outputs and
+                  // operands): the plans shardc run and the API run there.
+                  CompileOptions options;
+                  if (std::hash<std::string>{}(text)&1)
+                    options.useBackend("cpu");
+                  mlir::FailureOr<Plan> plan = compileToPlan(*loaded->module, fn, "", options);
                   if (loaded->diagnostics.find("lowering made an invalid plan") !=
                       std::string::npos) {
                     std::fprintf(stderr, "%s", loaded->diagnostics.c_str());
