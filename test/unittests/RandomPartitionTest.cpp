@@ -1020,8 +1020,8 @@ void checkSeed(uint32_t seed, MeshFamily meshFamily) {
     ASSERT_EQ(rows->size(), expected->size());
     for (size_t i = 0; i < rows->size(); ++i)
       EXPECT_TRUE(close((*rows)[i], (*expected)[i]))
-          << "cpu backend with row programs (" << (interpreted ? "interpreter" : "fused kernels")
-          << "), result #" << i;
+          << "cpu backend with row programs ("
+          << (interpreted || !installed ? "interpreter" : "fused kernels") << "), result #" << i;
   }
 }
 
