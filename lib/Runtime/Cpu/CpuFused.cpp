@@ -343,6 +343,26 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
   for (const auto &in : p.instructions)
     if (in.op == OpCode::Reduce)
       readBy[in.x] = 1;
+  // A tile stores its outputs one after another, after its instructions,
+  // then folds the reductions no instruction read. An input read in place
+  // then (an output that is an input as it is, a reduction of one) is
+  // copied first where an output's buffer overlaps it: buffer assignment
+  // gives an output the buffer of an input that dies at the step, and the
+  // output stored before would have overwritten it.
+  std::vector<char> copyFirst(p.inputs.size(), 0);
+  for (size_t r = 0; r < p.inputs.size(); ++r) {
+    if (p.inputs[r].mode != FusedProgram::Whole && p.inputs[r].mode != FusedProgram::AlongRows)
+      continue; // already copied into its register
+    bool readAfter = std::find(p.outputs.begin(), p.outputs.end(), (int64_t)r) != p.outputs.end();
+    for (size_t k = 0; k < p.reductions.size(); ++k)
+      readAfter |= !readBy[k] && p.reductions[k].reg == (int64_t)r;
+    const void *in = buffers.ptr[step.inputs[r]];
+    int64_t inBytes = (int64_t)plan.values[step.inputs[r]].bytes();
+    for (size_t o = 0; readAfter && o < p.outputs.size(); ++o)
+      if (overlap(in, inBytes, buffers.ptr[step.outputs[o]],
+                  (int64_t)plan.values[step.outputs[o]].bytes()))
+        copyFirst[r] = 1;
+  }
   auto runTiles = [&](int64_t first, int64_t last) {
     std::vector<float> scratch(numRegs * tileLen);
     std::vector<const float *> src(numRegs);
@@ -399,6 +419,11 @@ Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) 
           }
         }
       }
+      for (size_t r = 0; r < p.inputs.size(); ++r)
+        if (copyFirst[r] && src[r] != &scratch[r * tileLen]) {
+          std::memcpy(&scratch[r * tileLen], src[r], len * sizeof(float));
+          src[r] = &scratch[r * tileLen];
+        }
       for (size_t k = 0; k < p.instructions.size(); ++k) {
         const auto &in = p.instructions[k];
         if (in.op == OpCode::Constant)
