@@ -135,6 +135,24 @@ func.func @asked_partial_but_whole(
 
 // -----
 
+// partial = {...} on a layout the value cannot reach while partial: from
+// [{"d"}] to [{"e"}] the reshard slices by "c" and permutes over it. (Before,
+// the value was reduced on the way and still counted partial: the result
+// came out twice as large.)
+shardc.mesh @mesh_c2_d2_e4 = <["c"=2, "d"=2, "e"=4]>
+func.func @asked_partial_across_its_axes(
+    %w: tensor<16x16xf32> {shardc.sharding = #shardc.sharding<@mesh_c2_d2_e4, [{"c"}, {"d"}]>},
+    %x: tensor<16xf32>) -> tensor<16xf32> {
+  %y = shardc.dot_general %x, %w contracting_dims = [0] x [0] : (tensor<16xf32>, tensor<16x16xf32>) -> tensor<16xf32>
+  %y1 = shardc.sharding_constraint %y <@mesh_c2_d2_e4, [{"d"}]> : tensor<16xf32>
+  // expected-error @+1 {{keeps a value partial over [{"c"}], but it cannot move from [{"d"}] to [{"e"}] while partial: that would gather it, or run collectives over those axes}}
+  %y2 = shardc.sharding_constraint %y1 <@mesh_c2_d2_e4, [{"e"}], partial = {"c"}> : tensor<16xf32>
+  %z = shardc.neg %y2 : tensor<16xf32>
+  return %z : tensor<16xf32>
+}
+
+// -----
+
 // Sub-axes of one axis that do not nest: "a":(1)2 and "a":(3)2 of an axis
 // of 6 cut it at 2 and at 3, and there is no common factor to move data
 // over (this crashed the reshard planner).

@@ -542,6 +542,13 @@ private:
       return c.emitError("keeps a value partial over ")
              << axesStr(asked) << ", so no dimension may be split over those axes; "
              << "it is to be " << layoutStr(want);
+    // Reduced on the way, the value would be whole but counted as partial:
+    // the reduction after would add it up once per device of the group.
+    if (!canStayPartial(have, want, globalType(c.getResult())))
+      return c.emitError("keeps a value partial over ")
+             << axesStr(asked) << ", but it cannot move from " << layoutStr(have.layout) << " to "
+             << layoutStr(want)
+             << " while partial: that would gather it, or run collectives over those axes";
     Local result = have;
     result.value = operandIn(c, 0, want, /*keepPartial=*/true);
     result.layout = want;
