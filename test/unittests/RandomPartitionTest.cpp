@@ -155,6 +155,17 @@ struct UnaryFeed {
   double bound;
 };
 
+/// floor, ceil and rounding jump by 1 where their operand crosses an
+/// integer (or a half). The partitioned program sums in another order than
+/// the global one, and a value that is 0 in exact arithmetic (x - x^T of a
+/// symmetric product) comes out a rounding error either side of it: no
+/// tolerance absorbs the jump. Random programs leave them out;
+/// BackendConformanceTest checks them exactly.
+bool jumps(OpCode op) {
+  return op == OpCode::Floor || op == OpCode::Ceil || op == OpCode::RoundEven ||
+         op == OpCode::RoundAfz;
+}
+
 std::optional<UnaryFeed> unaryFeed(const test::ElementwiseRow &row) {
   for (bool throughExp : {false, true}) {
     double lo = throughExp ? std::exp(-1.0) : -1, hi = throughExp ? std::exp(1.0) : 1;
@@ -409,6 +420,8 @@ private:
     Val x = pickOperand();
     if (chance(0.3)) {
       test::ElementwiseRow row = pick(test::elementwiseRows(1));
+      if (jumps(row.op))
+        return false;
       std::optional<UnaryFeed> feed = unaryFeed(row);
       if (!feed)
         return false; // UnaryFeeds.EveryUnaryRowCanBeFed names it
@@ -920,7 +933,7 @@ class RandomManyAxesPartitionTest : public ::testing::TestWithParam<uint32_t> {}
 
 TEST(UnaryFeeds, EveryUnaryRowCanBeFed) {
   for (const test::ElementwiseRow &row : test::elementwiseRows(1))
-    EXPECT_TRUE(unaryFeed(row).has_value())
+    EXPECT_TRUE(jumps(row.op) || unaryFeed(row).has_value())
         << "shardc." << row.name << ": the random generator feeds unary ops from [-1, 1] "
         << "or [1/e, e], and neither lies in its range [" << row.lo << ", " << row.hi << "]";
 }
