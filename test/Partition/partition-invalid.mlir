@@ -153,6 +153,20 @@ func.func @asked_partial_across_its_axes(
 
 // -----
 
+// The same product asked partial right where it is made: it was reduced
+// there, and the error says why.
+shardc.mesh @mesh_c2_d2_e4 = <["c"=2, "d"=2, "e"=4]>
+func.func @asked_partial_where_it_is_reduced(
+    %w: tensor<16x16xf32> {shardc.sharding = #shardc.sharding<@mesh_c2_d2_e4, [{"c"}, {"d"}]>},
+    %x: tensor<16xf32>) -> tensor<16xf32> {
+  %y = shardc.dot_general %x, %w contracting_dims = [0] x [0] : (tensor<16xf32>, tensor<16x16xf32>) -> tensor<16xf32>
+  // expected-error @+1 {{asks for a value partial over [{"c"}], but here it is whole (reduced where it is made: it cannot move from [{"d"}] to [{"e"}] while partial over them)}}
+  %y2 = shardc.sharding_constraint %y <@mesh_c2_d2_e4, [{"e"}], partial = {"c"}> : tensor<16xf32>
+  return %y2 : tensor<16xf32>
+}
+
+// -----
+
 // Sub-axes of one axis that do not nest: "a":(1)2 and "a":(3)2 of an axis
 // of 6 cut it at 2 and at 3, and there is no common factor to move data
 // over (this crashed the reshard planner).

@@ -212,6 +212,9 @@ private:
   /// Values a sharding_constraint keeps partial: every user linear in them
   /// takes them partial, however many there are.
   llvm::DenseSet<Value> askedPartial;
+  /// Partial results reduced where they are made because they could not
+  /// move to their layout while partial: "[{"d"}] to [{"e"}]".
+  llvm::DenseMap<Value, std::string> reducedToMove;
   /// Per axes: true on the first device of each group (firstOfEachGroup).
   llvm::StringMap<Value> firstDeviceMask;
   /// Reshards already emitted: global value -> (layout, partial axes, local
@@ -537,6 +540,9 @@ private:
                                       : "partial over " + axesStr(have.partial))
              << (have.partial.empty() && !c.getOperand().hasOneUse()
                      ? " (a partial value with several uses is reduced where it is made)"
+                 : have.partial.empty() && reducedToMove.count(c.getOperand())
+                     ? " (reduced where it is made: it cannot move from " +
+                           reducedToMove.lookup(c.getOperand()) + " while partial over them)"
                      : "");
     if (usesAny(mesh, want, asked))
       return c.emitError("keeps a value partial over ")
@@ -673,6 +679,8 @@ private:
       // Reduced here when no single linear user can take it partial: as
       // early as possible, where the all_reduce can overlap what follows.
       if (!partial.empty() && (needsWhole(result) || !canStayPartial(have, want, global))) {
+        if (!needsWhole(result))
+          reducedToMove[result] = layoutStr(have.layout) + " to " + layoutStr(want);
         have.value =
             reduce(op->getLoc(), value, global, have.layout, want, partial, ReduceKind::Sum, cause);
         have.partial.clear();
