@@ -527,6 +527,18 @@ private:
 
   /// A sharding_constraint with `partial = {...}`: its operand must be
   /// partial over exactly those axes here, and stays so.
+  /// Why a value that could have been partial is whole, for a diagnostic:
+  /// " (...)", or empty.
+  std::string whyWhole(Value v) {
+    if (!v.hasOneUse())
+      return " (a partial value with several uses is reduced where it is made)";
+    auto it = reducedToMove.find(v);
+    if (it != reducedToMove.end())
+      return " (reduced where it is made: it cannot move from " + it->second +
+             " while partial over them)";
+    return "";
+  }
+
   LogicalResult keepPartialAsAsked(ShardingConstraintOp c, const Layout &want) {
     Axes asked = unite(c.getSharding().getPartialAxes(), {});
     Local have = local(c.getOperand());
@@ -536,14 +548,8 @@ private:
     if (have.partial != asked)
       return c.emitError("asks for a value partial over ")
              << axesStr(asked) << ", but here it is "
-             << (have.partial.empty() ? std::string("whole")
-                                      : "partial over " + axesStr(have.partial))
-             << (have.partial.empty() && !c.getOperand().hasOneUse()
-                     ? " (a partial value with several uses is reduced where it is made)"
-                 : have.partial.empty() && reducedToMove.count(c.getOperand())
-                     ? " (reduced where it is made: it cannot move from " +
-                           reducedToMove.lookup(c.getOperand()) + " while partial over them)"
-                     : "");
+             << (have.partial.empty() ? "whole" + whyWhole(c.getOperand())
+                                      : "partial over " + axesStr(have.partial));
     if (usesAny(mesh, want, asked))
       return c.emitError("keeps a value partial over ")
              << axesStr(asked) << ", so no dimension may be split over those axes; "
@@ -678,8 +684,9 @@ private:
       Local have{value, layout, partial, cause};
       // Reduced here when no single linear user can take it partial: as
       // early as possible, where the all_reduce can overlap what follows.
-      if (!partial.empty() && (needsWhole(result) || !canStayPartial(have, want, global))) {
-        if (!needsWhole(result))
+      bool whole = !partial.empty() && needsWhole(result);
+      if (!partial.empty() && (whole || !canStayPartial(have, want, global))) {
+        if (!whole)
           reducedToMove[result] = layoutStr(have.layout) + " to " + layoutStr(want);
         have.value =
             reduce(op->getLoc(), value, global, have.layout, want, partial, ReduceKind::Sum, cause);
