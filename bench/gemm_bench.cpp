@@ -36,6 +36,7 @@ MatrixView view(int64_t batch, int64_t rows, int64_t cols, bool trans) {
   MatrixView v;
   v.trans = trans;
   v.ld = trans ? rows : cols;
+  v.elements = batch * rows * cols;
   if (batch > 1) {
     v.batchSizes = {batch};
     v.batchStrides = {rows * cols};

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Runtime/Plan.h"
+#include "shardc/Runtime/ProductViews.h"
 #include "shardc/Runtime/StructuredOps.h"
 
 #include <algorithm>
@@ -522,7 +523,19 @@ private:
     } else if (lt != rt || ot != lt) {
       return fail("its operands and result differ in element type");
     }
-    return shapeIs(s.outputs[0], result, "the output");
+    SHARDC_CHECK(shapeIs(s.outputs[0], result, "the output"));
+    // The views the CPU backend reads its operands through stay inside
+    // them, and walk the same items.
+    ProductOperands views = productOperands(d, lhs, rhs);
+    if (d.B * d.M * d.N * d.K == 0)
+      return Status::success();
+    if (views.a.view.batchSizes != views.b.view.batchSizes)
+      return fail("its operands' views walk different batch dimensions");
+    if (std::string p = viewProblem(views.a.view, d.M, d.K); !p.empty())
+      return fail("its lhs view " + p);
+    if (std::string p = viewProblem(views.b.view, d.K, d.N); !p.empty())
+      return fail("its rhs view " + p);
+    return Status::success();
   }
 
   Status collective(const PlanStep &s) {

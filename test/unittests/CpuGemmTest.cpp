@@ -52,6 +52,7 @@ struct Operand {
       view.batchStrides = {item};
     }
     data.resize(batch * item);
+    view.elements = (int64_t)data.size();
     std::uniform_real_distribution<float> u(-1, 1);
     for (float &x : data)
       x = u(rng);
@@ -233,7 +234,9 @@ TEST(CpuGemm, ARowAgainstRowsGivesTheSameBitsInABatch) {
           gemm(rows, N, K, a.data.data(), a.view, b.data.data(), b.view, together.data(),
                path.precision);
           for (int64_t i = 0; i < rows; ++i) {
-            gemm(1, N, K, a.data.data() + i * K, a.view, b.data.data(), b.view, alone.data(),
+            MatrixView row = a.view;
+            row.elements -= i * K;
+            gemm(1, N, K, a.data.data() + i * K, row, b.data.data(), b.view, alone.data(),
                  path.precision);
             ASSERT_EQ(std::memcmp(alone.data(), together.data() + i * N, N * sizeof(float)), 0)
                 << "row " << i << " of " << rows << " at " << matmulPrecisionName(path.precision)
@@ -321,12 +324,14 @@ TEST(CpuGemm, ViewsWithGapsMatchTheProductOnEveryPath) {
     v.batchStrides = {T * row, hd};
     v.trans = trans;
     v.ld = row;
+    v.elements = (int64_t)qkv.size() - part * H * hd;
     return std::pair{qkv.data() + part * H * hd, v};
   };
   MatrixView p;
   p.batchSizes = {B, H};
   p.batchStrides = {H * T * T, T * T};
   p.ld = T;
+  p.elements = (int64_t)probs.size();
   auto at = [](const float *x, const MatrixView &v, int64_t b, int64_t h, int64_t r, int64_t c,
                MatmulPrecision prec) {
     const float *m = x + b * v.batchStrides[0] + h * v.batchStrides[1];
@@ -395,6 +400,7 @@ TEST(CpuGemm, Bf16DiffersFromF32ByBf16Rounding) {
     x = u(rng);
   MatrixView a, b;
   a.ld = K, b.ld = N;
+  a.elements = M * K, b.elements = K * N;
   gemm(M, N, K, A.data(), a, B.data(), b, f32.data(), MatmulPrecision::F32);
   gemm(M, N, K, A.data(), a, B.data(), b, bf16.data(), MatmulPrecision::BF16);
   double worst = 0;

@@ -277,6 +277,7 @@ TEST(ProductWisdom, TheRulesProductIsTheMeasuredLibrarysBitForBit) {
     a.ld = K;
     b.trans = transB;
     b.ld = transB ? K : N;
+    a.elements = items * M * K, b.elements = items * K * N;
     if (items > 1) {
       a.batchSizes = b.batchSizes = {items};
       a.batchStrides = {M * K};

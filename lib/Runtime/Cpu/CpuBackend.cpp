@@ -289,20 +289,28 @@ private:
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                   .count();
       };
-      // A product and the elementwise step that reads it next run together.
-      if (i + 1 < plan.steps.size() &&
-          cpu::runProductAndReader(plan, step, plan.steps[i + 1], buffers)) {
-        account("dot_general+fused");
-        ++i;
-        continue;
-      }
       if (isCollective(step.op)) {
         if (!cpu::runCollective(plan, step, buffers, group))
           return; // another device failed
         account(opCodeName(step.op));
         continue;
       }
-      Status s = cpu::runKernel(plan, step, buffers);
+      Status s = Status::success();
+      bool withReader = false;
+      try {
+        // A product and the elementwise step that reads it next run together.
+        withReader = i + 1 < plan.steps.size() &&
+                     cpu::runProductAndReader(plan, step, plan.steps[i + 1], buffers);
+        if (!withReader)
+          s = cpu::runKernel(plan, step, buffers);
+      } catch (const ProductViewError &e) { // a product refused to read out of bounds
+        s = Status::error(e.what());
+      }
+      if (s.ok() && withReader) {
+        account("dot_general+fused");
+        ++i;
+        continue;
+      }
       if (!s.ok()) {
         call.status[d] =
             Status::error(step.location + ": " + s.message() +

@@ -32,85 +32,6 @@ namespace shardc::cpu {
 
 namespace {
 
-/// Dimensions `group` of an operand walked as one: their total size and the
-/// stride of the last, when each steps over the next (else nullopt).
-std::optional<std::pair<int64_t, int64_t>>
-merged(const Shape &shape, const std::vector<int64_t> &strides, const std::vector<int64_t> &group) {
-  int64_t size = 1;
-  std::vector<int64_t> live; // size-1 dimensions have no stride to respect
-  for (int64_t d : group) {
-    size *= shape[d];
-    if (shape[d] != 1)
-      live.push_back(d);
-  }
-  for (size_t i = 0; i + 1 < live.size(); ++i)
-    if (strides[live[i]] != shape[live[i + 1]] * strides[live[i + 1]])
-      return std::nullopt;
-  return std::make_pair(size, live.empty() ? int64_t(0) : strides[live.back()]);
-}
-
-/// The operand's matrices for batch dims `batch`, rows `rows` and columns
-/// `cols`, read in place where BLAS can (one of the two unit-strided, the
-/// other a leading dimension), else nullopt.
-std::optional<MatrixView> matrixView(const Shape &shape, const std::vector<int64_t> &batch,
-                                     const std::vector<int64_t> &rows,
-                                     const std::vector<int64_t> &cols) {
-  std::vector<int64_t> strides = stridesOf(shape);
-  auto r = merged(shape, strides, rows), c = merged(shape, strides, cols);
-  if (!r || !c)
-    return std::nullopt;
-  auto [R, sr] = *r;
-  auto [C, sc] = *c;
-  if (C == 1)
-    sc = 1;
-  if (R == 1)
-    sr = std::max<int64_t>(C, 1);
-  MatrixView v;
-  if (sc == 1 && sr >= std::max<int64_t>(C, 1)) {
-    v.ld = sr;
-  } else if (sr == 1 && sc >= std::max<int64_t>(R, 1)) {
-    v.trans = true;
-    v.ld = sc;
-  } else {
-    return std::nullopt;
-  }
-  // Batch dimensions in order (the first major); a size-1 one steps nowhere.
-  for (int64_t d : batch)
-    if (shape[d] != 1) {
-      v.batchSizes.push_back(shape[d]);
-      v.batchStrides.push_back(strides[d]);
-    }
-  return v;
-}
-
-/// How a product reads one operand: its matrices in place, or (`pack`) a
-/// copy with its dimensions in `order` (batch, rows, columns), read packed.
-struct OperandLayout {
-  bool pack = false;
-  std::vector<int64_t> order;
-  MatrixView view;
-};
-
-/// The operand of `shape` whose matrices have batch dims `batch`, rows
-/// `rows` and columns `cols`: in place where BLAS can read its matrices
-/// (attention's [B,T,H,hd] per head: rows H*hd apart), else packed into
-/// [items, R, C].
-OperandLayout operandLayout(const Shape &shape, const std::vector<int64_t> &batch,
-                            const std::vector<int64_t> &rows, const std::vector<int64_t> &cols,
-                            int64_t items, int64_t R, int64_t C) {
-  OperandLayout o;
-  if (std::optional<MatrixView> v = matrixView(shape, batch, rows, cols)) {
-    o.view = *v;
-    return o;
-  }
-  o.pack = true;
-  o.order = batch;
-  o.order.insert(o.order.end(), rows.begin(), rows.end());
-  o.order.insert(o.order.end(), cols.begin(), cols.end());
-  o.view = *matrixView(Shape{items, R, C}, {0}, {1}, {2});
-  return o;
-}
-
 /// How a product step reads its operands, decoded from its attributes and
 /// shapes: the same at every call of a plan.
 struct ProductLayout {
@@ -123,10 +44,9 @@ struct ProductLayout {
 ProductLayout layoutOf(const PlanStep &s, const Shape &lhs, const Shape &rhs) {
   ProductLayout l{s.attrs, lhs, rhs, DotGeneralDims::decode(s.attrs, lhs, rhs), {}, {}};
   const DotGeneralDims &d = l.dims;
-  if (d.B * d.M * d.N * d.K == 0)
-    return l; // no product runs: nothing to read
-  l.a = operandLayout(lhs, d.lhsBatching, d.lhsFree, d.lhsContracting, d.B, d.M, d.K);
-  l.b = operandLayout(rhs, d.rhsBatching, d.rhsContracting, d.rhsFree, d.B, d.K, d.N);
+  ProductOperands operands = productOperands(d, lhs, rhs);
+  l.a = std::move(operands.a);
+  l.b = std::move(operands.b);
   return l;
 }
 
@@ -203,11 +123,13 @@ bool dotGeneral(const Plan &plan, const PlanStep &s, DeviceBuffers &b, int64_t b
   int64_t blocks = (M + target - 1) / target;
   // Row m of A starts m elements in when it is read transposed (A's
   // columns are its rows), m rows in otherwise.
-  int64_t rowStep = (av.trans ? 1 : av.ld) * (int64_t)dtypeSize(lv.dtype);
+  int64_t rowElements = av.trans ? 1 : av.ld;
   for (int64_t i = 0; i < blocks; ++i) {
     int64_t r0 = M * i / blocks, r1 = M * (i + 1) / blocks;
-    gemm(r1 - r0, N, K, (const uint8_t *)A + r0 * rowStep, lv.dtype, av, Bm, rv.dtype,
-         layout.b.view, C + r0 * N, dims.precision);
+    MatrixView block = av;
+    block.elements -= r0 * rowElements;
+    gemm(r1 - r0, N, K, (const uint8_t *)A + r0 * rowElements * (int64_t)dtypeSize(lv.dtype),
+         lv.dtype, block, Bm, rv.dtype, layout.b.view, C + r0 * N, dims.precision);
     if (afterBlock)
       (*afterBlock)(r0 * N, r1 * N);
   }

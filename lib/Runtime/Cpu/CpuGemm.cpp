@@ -35,6 +35,7 @@
 #include "shardc/Runtime/Environment.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -70,6 +71,10 @@ int blasThreads = 1;
 bool concurrentBlasCallers = false;
 /// Tests turn the CPU's bf16 instructions off to run the emulated path.
 bool bf16InstructionsAllowed = true;
+/// Tests force a library on the products left to the rule, and turn the
+/// product wisdom off.
+std::atomic<GemmLibrary> forcedLibrary{GemmLibrary::Auto};
+std::atomic<bool> productWisdomAllowed{true};
 
 /// Sets BLAS's thread count for the next calls from this thread, when this
 /// thread is the only one calling BLAS.
@@ -112,6 +117,29 @@ std::string productName(const char *precision, int64_t M, int64_t N, int64_t K, 
   return name;
 }
 
+/// The guard every product passes before a library or kernel reads its
+/// operands: a view that reads outside its buffer (ProductViews.h), or two
+/// that walk their items differently, is an internal error naming the
+/// product and the path, never a read. `path` "as given" allows views that
+/// list the same items by different batch dimensions (gemm aligns them).
+void guardViews(const char *precision, int64_t M, int64_t N, int64_t K, const MatrixView &a,
+                const MatrixView &b, const char *path) {
+  std::string problem;
+  for (bool lhs : {true, false}) {
+    std::string p = lhs ? viewProblem(a, M, K) : viewProblem(b, K, N);
+    if (!p.empty() && problem.empty())
+      problem = std::string("its ") + (lhs ? "lhs" : "rhs") + " view " + p;
+  }
+  if (problem.empty() && a.items() != b.items())
+    problem = "its lhs view holds " + std::to_string(a.items()) + " items and its rhs view " +
+              std::to_string(b.items());
+  if (problem.empty() && a.batchSizes != b.batchSizes && std::strcmp(path, "as given") != 0)
+    problem = "its views walk their items by different batch dimensions";
+  if (!problem.empty())
+    throw ProductViewError("internal error: " + productName(precision, M, N, K, a, b) + " (" +
+                           path + "): " + problem + "; nothing was read");
+}
+
 /// Whether OpenBLAS runs a kernel made for this CPU. On a CPU it does not
 /// know it falls back to a generic one ("Prescott": a tenth of the FMA
 /// peak), whatever the CPU's vector units.
@@ -136,15 +164,6 @@ constexpr int kWisdomRounds = 5;
 /// Below this many flops a product stays on OpenBLAS: oneDNN's per-call
 /// cost (memory objects, a stream, its thread team) is a few microseconds.
 constexpr int64_t kDnnlMinFlops = int64_t(1) << 22;
-
-/// The last element of the operand a view reads, plus one, for a logical
-/// rows x cols matrix per item.
-int64_t extentOf(const MatrixView &v, int64_t rows, int64_t cols) {
-  int64_t last = 0;
-  for (size_t i = 0; i < v.batchSizes.size(); ++i)
-    last += (v.batchSizes[i] - 1) * v.batchStrides[i];
-  return last + (v.trans ? (cols - 1) * v.ld + rows : (rows - 1) * v.ld + cols);
-}
 
 //===----------------------------------------------------------------------===//
 // bf16 rounding
@@ -211,7 +230,7 @@ void roundRun(const float *x, float *y, int64_t n, MatmulPrecision p) {
 /// elements no product reads.
 bool hasGaps(const MatrixView &v, int64_t rows, int64_t cols) {
   int64_t dense = v.items() * rows * cols;
-  return extentOf(v, rows, cols) > dense + dense / 4;
+  return v.extent(rows, cols) > dense + dense / 4;
 }
 
 /// The elements an operand's view reads as rows x cols matrices, rounded (or
@@ -223,11 +242,12 @@ bool hasGaps(const MatrixView &v, int64_t rows, int64_t cols) {
 template <typename In, typename T, typename Run>
 const T *roundedOperand(const In *x, MatrixView &v, int64_t rows, int64_t cols, bool pack,
                         std::vector<T> &buf, Run run) {
-  int64_t items = v.items(), dense = items * rows * cols, extent = extentOf(v, rows, cols);
+  int64_t items = v.items(), dense = items * rows * cols, extent = v.extent(rows, cols);
   if (!pack) {
     if ((int64_t)buf.size() < extent)
       buf.resize(extent);
     parallelRange(extent, [&](int64_t b, int64_t e) { run(x + b, buf.data() + b, e - b); });
+    v.elements = extent; // what was rounded
     return buf.data();
   }
   if ((int64_t)buf.size() < dense)
@@ -247,6 +267,7 @@ const T *roundedOperand(const In *x, MatrixView &v, int64_t rows, int64_t cols, 
   v.batchSizes = items > 1 ? std::vector<int64_t>{items} : std::vector<int64_t>{};
   v.batchStrides = items > 1 ? std::vector<int64_t>{rows * cols} : std::vector<int64_t>{};
   v.ld = length;
+  v.elements = dense;
   return buf.data();
 }
 
@@ -405,6 +426,7 @@ void giveDnnlEveryThread() {
 
 bool dnnlGemm(int64_t M, int64_t N, int64_t K, const void *A, const MatrixView &a, const void *B,
               const MatrixView &b, float *C, bool bf16) {
+  guardViews(bf16 ? "bf16" : "f32", M, N, K, a, b, "oneDNN");
   giveDnnlEveryThread();
   DnnlProduct *p = dnnlProduct(M, N, K, a, b, bf16);
   if (!p)
@@ -519,6 +541,7 @@ void tinyProduct(int64_t M, int64_t N, int64_t K, const float *x, const MatrixVi
 
 void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, const float *B,
               const MatrixView &b, float *C) {
+  guardViews("f32", M, N, K, a, b, "OpenBLAS");
   std::vector<int64_t> aOff = a.offsets(), bOff = b.offsets();
   int64_t batch = (int64_t)aOff.size();
   // Items this small (a decode step's attention: one query row against a
@@ -638,7 +661,7 @@ void blasGemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView 
 /// oneDNN has no fast kernel for the layout.
 GemmLibrary measuredLibrary(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a,
                             const float *B, const MatrixView &b, GemmLibrary rule) {
-  WisdomStore *store = productWisdom();
+  WisdomStore *store = productWisdomAllowed ? productWisdom() : nullptr;
   if (!store)
     return rule;
   ProductLayout layout;
@@ -720,29 +743,30 @@ void sayOnce(const char *level, const std::string &line) {
     std::fprintf(stderr, "shardc: %s: %s\n", level, line.c_str());
 }
 
-int64_t MatrixView::items() const {
-  int64_t n = 1;
-  for (int64_t s : batchSizes)
-    n *= s;
-  return n;
-}
-
-std::vector<int64_t> MatrixView::offsets() const {
-  std::vector<int64_t> offsets = {0};
-  for (size_t d = 0; d < batchSizes.size(); ++d) {
-    std::vector<int64_t> next;
-    next.reserve(offsets.size() * batchSizes[d]);
-    for (int64_t o : offsets)
-      for (int64_t i = 0; i < batchSizes[d]; ++i)
-        next.push_back(o + i * batchStrides[d]);
-    offsets = std::move(next);
-  }
-  return offsets;
-}
-
-void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const MatrixView &a,
-          const void *B, DType bType, const MatrixView &b, float *C, MatmulPrecision precision,
+void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const MatrixView &aIn,
+          const void *B, DType bType, const MatrixView &bIn, float *C, MatmulPrecision precision,
           GemmLibrary library) {
+  guardViews(matmulPrecisionName(precision), M, N, K, aIn, bIn, "as given");
+  if (library == GemmLibrary::Auto)
+    library = forcedLibrary;
+  if (aIn.items() == 0 || M == 0 || N == 0)
+    return;
+  // Both walk their items by the same batch sizes from here on (a library
+  // takes one list of them for both), or, where no common list exists, the
+  // items run one at a time.
+  MatrixView a = aIn, b = bIn;
+  if (!alignBatches(a, b)) {
+    std::vector<int64_t> aOff = a.offsets(), bOff = b.offsets();
+    size_t as = dtypeSize(aType), bs = dtypeSize(bType);
+    for (size_t i = 0; i < aOff.size(); ++i) {
+      MatrixView ai = a, bi = b;
+      ai.batchSizes.clear(), ai.batchStrides.clear(), ai.elements -= aOff[i];
+      bi.batchSizes.clear(), bi.batchStrides.clear(), bi.elements -= bOff[i];
+      gemm(M, N, K, (const uint8_t *)A + aOff[i] * as, aType, ai, (const uint8_t *)B + bOff[i] * bs,
+           bType, bi, C + i * M * N, precision, library);
+    }
+    return;
+  }
   int64_t flops = 2 * a.items() * M * N * K;
   bool dnnl = false;
 #ifdef SHARDC_HAVE_DNNL
@@ -873,6 +897,10 @@ bool gemmLibraryAvailable(GemmLibrary library) {
 bool bf16Instructions() { return cpuHasBf16(); }
 
 void allowBf16Instructions(bool allow) { bf16InstructionsAllowed = allow; }
+
+void forceGemmLibrary(GemmLibrary library) { forcedLibrary = library; }
+
+void allowProductWisdom(bool allow) { productWisdomAllowed = allow; }
 
 void setBlasThreads(int threads, bool concurrentCallers) {
   blasThreads = threads;

@@ -14,6 +14,7 @@
 
 #include "shardc/Runtime/FusedKernel.h"
 #include "shardc/Runtime/Plan.h"
+#include "shardc/Runtime/ProductViews.h"
 #include "shardc/Runtime/Status.h"
 
 #include <functional>
@@ -58,19 +59,6 @@ void elementwiseF32(OpCode op, const float *a, const float *b, float *y, int64_t
 /// Runs a Fused step (see FusedProgram).
 Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers);
 
-/// A batch of matrices inside an operand's buffer, as a product reads them
-/// in place: batch dimension i has batchSizes[i] items batchStrides[i]
-/// elements apart (the first major); rows are `ld` apart (or, transposed,
-/// columns are).
-struct MatrixView {
-  std::vector<int64_t> batchSizes, batchStrides;
-  bool trans = false;
-  int64_t ld = 0;
-  int64_t items() const;
-  /// Where each item starts, in batch order.
-  std::vector<int64_t> offsets() const;
-};
-
 /// Which library runs a product: Auto is the backend's rule (CpuGemm.cpp);
 /// the others force one, for benchmarks and tests (see
 /// gemmLibraryAvailable).
@@ -79,7 +67,10 @@ bool gemmLibraryAvailable(GemmLibrary library);
 
 /// C[b] = A[b] x B[b] for every item, A logically [M,K] and B [K,N], C packed
 /// [batch, M, N] row-major, f32 accumulation; at bf16 precision the operands
-/// are rounded to bf16 first.
+/// are rounded to bf16 first. The two views hold the same items in the same
+/// order, by any batch dimensions (they are aligned here). A view that
+/// reads past its `elements` throws ProductViewError before anything reads
+/// it.
 void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, const float *B,
           const MatrixView &b, float *C, MatmulPrecision precision = MatmulPrecision::F32,
           GemmLibrary library = GemmLibrary::Auto);
@@ -126,6 +117,11 @@ void sayOnce(const char *level, const std::string &line);
 bool bf16Instructions();
 /// Tests: false makes bf16 products take the emulated path.
 void allowBf16Instructions(bool allow);
+/// For tests: the library that runs every product left to the backend's
+/// choice (GemmLibrary::Auto), Auto restoring the rule; and whether the
+/// product wisdom is asked (by default it is).
+void forceGemmLibrary(GemmLibrary library);
+void allowProductWisdom(bool allow);
 /// Tests: false makes the f32 matrix-vector kernel take its AVX2 path on a
 /// CPU with AVX-512, as it runs on one without.
 void allowAvx512Kernels(bool allow);

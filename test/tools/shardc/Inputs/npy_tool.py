@@ -8,6 +8,12 @@
   npy_tool.py print FILE                print dtype, shape and values
   npy_tool.py truncate SRC DST N        copy SRC without its last N bytes
   npy_tool.py allclose A B RTOL         A and B agree to RTOL (relative), or exit 1
+  npy_tool.py random FILE SHAPE SEED    standard normal f32 values
+  npy_tool.py einsum-check SPEC A B OUT [bf16]
+                                        OUT is einsum(SPEC, A, B) in float64 (the
+                                        operands rounded to bf16 first with bf16),
+                                        to the rounding of f32 sums ("-^" stands
+                                        for "->", which lit would redirect)
 """
 import sys
 
@@ -73,6 +79,25 @@ def main(argv):
     elif cmd == "print":
         a = np.load(argv[2])
         print(a.dtype, a.shape, a.ravel().tolist())
+    elif cmd == "random":
+        shape = tuple(int(s) for s in argv[3].split("x") if s)
+        rng = np.random.default_rng(int(argv[4]))
+        np.save(argv[2], rng.standard_normal(shape).astype(np.float32))
+    elif cmd == "einsum-check":
+        spec = argv[2].replace("-^", "->")
+        r = round_bf16 if argv[6:] == ["bf16"] else (lambda x: x.astype(np.float64))
+        a, b = r(np.load(argv[3])), r(np.load(argv[4]))
+        want = np.einsum(spec, a, b)
+        scale = np.einsum(spec, np.abs(a), np.abs(b))
+        got = np.load(argv[5])
+        assert got.dtype == np.float32 and got.shape == want.shape, (got.dtype, got.shape)
+        err = np.abs(got.astype(np.float64) - want)
+        bound = 1e-5 * scale + 1e-30
+        bad = np.argwhere(~(err <= bound))
+        if bad.size:
+            i = tuple(bad[0])
+            sys.exit(f"element {i}: {got[i]} against {want[i]} ({len(bad)} differ)")
+        print("einsum OK")
     elif cmd == "allclose":
         a, b = np.load(argv[2]), np.load(argv[3])
         np.testing.assert_allclose(a, b, rtol=float(argv[4]), atol=float(argv[4]))
