@@ -26,6 +26,7 @@
 #ifndef SHARDC_SHARDC_H
 #define SHARDC_SHARDC_H
 
+#include "shardc/Common/CompileOptions.h"
 #include "shardc/Runtime/Array.h"
 #include "shardc/Runtime/Sharding.h"
 #include "shardc/Runtime/Status.h"
@@ -161,11 +162,14 @@ struct JitOptions {
   /// Executable::call). Only for Transform::None.
   std::vector<unsigned> donate;
   TrainStepOptions train; // TrainStep
-  /// How f32 products are computed, like jax.default_matmul_precision and
-  /// torch.autocast: "f32" (as they are), "bf16" (bf16 operands, f32
-  /// sums: parameters, optimizer state, gradient reductions and the loss
-  /// stay f32) or "tf32" (operands rounded to 10 mantissa bits).
-  std::string precision = "f32";
+  /// The compile's options (shardc/Common/CompileOptions.def), set by field
+  /// or by flag (`compile.set("precision", "bf16")`). Among them, how f32
+  /// products are computed, like jax.default_matmul_precision and
+  /// torch.autocast: MatmulPrecision::F32 (as they are), BF16 (bf16
+  /// operands, f32 sums: parameters, optimizer state, gradient reductions
+  /// and the loss stay f32) or TF32 (operands rounded to 10 mantissa bits);
+  /// and padUneven, which pads dimensions the mesh axes do not divide.
+  CompileOptions compile;
 };
 
 class Jitted;
@@ -198,11 +202,11 @@ public:
   /// .mlir file, or loads a compiled .shardc artifact. Compiled plans are
   /// cached by the program text, entry, backend and compiler version:
   /// compiling the same thing again never recompiles.
-  /// `precision`: see JitOptions::precision (an artifact keeps the one it
-  /// was compiled with).
+  /// `options`: see JitOptions::compile (an artifact keeps those it was
+  /// compiled with: asking for others is an error).
   StatusOr<std::shared_ptr<Executable>> compile(const std::string &path,
                                                 const std::string &entry = "",
-                                                const std::string &precision = "f32");
+                                                const CompileOptions &options = {});
 
   /// Compiles the training step of the loss function `loss` of a .mlir
   /// file: arguments are the loss's, then the optimizer state, then the
@@ -211,7 +215,7 @@ public:
   StatusOr<std::shared_ptr<Executable>> compileTrainStep(const std::string &path,
                                                          const std::string &loss,
                                                          const TrainStepOptions &options,
-                                                         const std::string &precision = "f32");
+                                                         const CompileOptions &compile = {});
 
   /// Like jax.jit: `fn` is traced on the first call with each argument
   /// signature (dtypes, shapes, layouts), compiled through the compile

@@ -215,10 +215,10 @@ StatusOr<std::shared_ptr<Executable>>
 Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
                              const std::string &entry, JitOptions::Transform transform,
                              const std::vector<unsigned> &wrt, const TrainStepOptions &train,
-                             const std::string &precision) {
-  CompileOptions options;
-  if (!parseMatmulPrecision(precision, options.precision))
-    return Status::error("unknown precision '" + precision + "' (choices: f32, bf16, tf32)");
+                             const CompileOptions &given) {
+  if (std::string problem = given.check(); !problem.empty())
+    return Status::error(problem);
+  CompileOptions options = given;
   options.useBackend(backendName);
   // Everything besides the program that the plan depends on.
   std::vector<std::string> keyParts{bytes, entry, backendName, options.key()};
@@ -247,10 +247,11 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
             return Status::error("'" + path +
                                  "' is a compiled artifact: it cannot be "
                                  "differentiated or turned into a training step");
-          if (options.precision != MatmulPrecision::F32)
+          if (std::string changed = given.changed(); !changed.empty())
             return Status::error("'" + path +
-                                 "' is a compiled artifact: its products "
-                                 "keep the precision it was compiled with");
+                                 "' is a compiled artifact: it keeps the compile options it "
+                                 "was compiled with (asked for " +
+                                 changed + ")");
           StatusOr<Plan> loaded = deserializePlan(bytes, path);
           if (loaded.ok() && !entry.empty() && loaded->entry != entry)
             return Status::error("'" + path + "' holds @" + loaded->entry + ", not @" + entry);
@@ -282,22 +283,22 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
 }
 
 StatusOr<std::shared_ptr<Executable>>
-Client::compile(const std::string &path, const std::string &entry, const std::string &precision) {
+Client::compile(const std::string &path, const std::string &entry, const CompileOptions &options) {
   StatusOr<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
-  return impl->compileProgram(*bytes, path, entry, JitOptions::Transform::None, {}, {}, precision);
+  return impl->compileProgram(*bytes, path, entry, JitOptions::Transform::None, {}, {}, options);
 }
 
 StatusOr<std::shared_ptr<Executable>> Client::compileTrainStep(const std::string &path,
                                                                const std::string &loss,
                                                                const TrainStepOptions &options,
-                                                               const std::string &precision) {
+                                                               const CompileOptions &compile) {
   StatusOr<std::string> bytes = readFile(path);
   if (!bytes.ok())
     return bytes.status();
   return impl->compileProgram(*bytes, path, loss, JitOptions::Transform::TrainStep, options.wrt,
-                              options, precision);
+                              options, compile);
 }
 
 Client::CacheStats Client::cacheStats() const {

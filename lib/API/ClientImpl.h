@@ -17,14 +17,14 @@ struct Client::Impl {
 
   /// Compiles (or finds in the cache) function `entry` of the program
   /// `bytes` (MLIR text, or a .shardc artifact; `path` names it in
-  /// diagnostics), after `transform`, with products at `precision`. The
-  /// cache key covers the program, the entry, the transform and its
-  /// options, the precision, the backend and the compiler version: the same
-  /// request never compiles twice.
+  /// diagnostics), after `transform`, with `options`. The cache key covers
+  /// the program, the entry, the transform and its options, the compile
+  /// options, the backend and the compiler version: the same request never
+  /// compiles twice.
   StatusOr<std::shared_ptr<Executable>>
   compileProgram(const std::string &bytes, const std::string &path, const std::string &entry,
                  JitOptions::Transform transform, const std::vector<unsigned> &wrt,
-                 const TrainStepOptions &train, const std::string &precision);
+                 const TrainStepOptions &train, const CompileOptions &options);
 };
 
 } // namespace shardc

@@ -117,7 +117,7 @@ StatusOr<std::shared_ptr<Executable>> Jitted::lower(const std::vector<ArgSpec> &
   if (!text.ok())
     return text.status();
   StatusOr<std::shared_ptr<Executable>> exe = state_->client->compileProgram(
-      *text, "<trace of @" + o.name + ">", o.name, o.transform, o.wrt, o.train, o.precision);
+      *text, "<trace of @" + o.name + ">", o.name, o.transform, o.wrt, o.train, o.compile);
   if (!exe.ok())
     return exe.status();
   state_->executables.emplace(key, *exe);

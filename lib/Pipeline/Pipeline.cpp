@@ -21,6 +21,8 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <type_traits>
+
 using namespace mlir;
 
 namespace shardc {
@@ -122,37 +124,6 @@ func::FuncOp findEntry(ModuleOp module, const std::string &requested, std::strin
   return {};
 }
 
-/// `x` as a number that reads back as itself.
-static std::string exactNumber(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", x);
-  return text;
-}
-
-std::string CompileOptions::key() const {
-  return std::string("pad-uneven=") + (padUneven ? "1" : "0") +
-         " precision=" + matmulPrecisionName(precision) +
-         " bucket-bytes=" + std::to_string(allReduceBucketBytes) +
-         " link-latency-s=" + exactNumber(link.latencySeconds) +
-         " link-bytes-per-s=" + exactNumber(link.bytesPerSecond) +
-         " bf16-operands=" + (bf16Operands ? "1" : "0") +
-         " row-programs=" + (rowPrograms ? "1" : "0") +
-         " bf16-outputs=" + (bf16Outputs ? "1" : "0");
-}
-
-void CompileOptions::useBackend(const std::string &backend) {
-  bool cpu = backend == "cpu";
-  // The CPU backend's products read bf16 operands: values only they read
-  // are rounded once, where they are made.
-  bf16Operands = cpu;
-  // Its fused chains store them at bf16 directly.
-  bf16Outputs = cpu;
-  // Its fused chains read back the row reductions they make (a layer norm
-  // is one step: a decode step's dozen small steps per norm were a tenth of
-  // its time), with the same bits.
-  rowPrograms = cpu;
-}
-
 void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
                           const CompileOptions &options) {
   if (options.precision != MatmulPrecision::F32) {
@@ -166,9 +137,11 @@ void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
   ShardcPartitionOptions partition;
   partition.entry = entry;
   partition.padUneven = options.padUneven;
-  partition.linkLatencyNs = options.link.latencySeconds * 1e9;
-  partition.linkBytesPerS = options.link.bytesPerSecond;
+  partition.linkLatencyNs = options.linkLatencyNs;
+  partition.linkBytesPerS = options.linkBytesPerS;
   pm.addPass(createShardcPartition(partition));
+  if (options.bf16Operands)
+    pm.addPass(createShardcBf16Operands());
 }
 
 /// Writes stage `name` of `shardc compile --dump-stages` into `dir`.
@@ -180,31 +153,72 @@ static Status writeStage(const std::string &dir, const char *name, const std::st
 
 namespace {
 
+/// The type of a compile option in `--shardc-compile="..."`: its own, but
+/// a precision is read as text, which the precision pass reports when it
+/// names none.
+template <class Kind> struct PipelineOptionType { using type = typename Kind::type; };
+template <> struct PipelineOptionType<option_kinds::Precision> { using type = std::string; };
+
+/// The text of a pipeline option's value, as CompileOptions::set reads it.
+template <class Kind, class T> std::string optionText(const T &value) {
+  if constexpr (std::is_same_v<T, std::string>)
+    return value;
+  else
+    return Kind::format(value);
+}
+
+/// A compile option's default as its pipeline option holds it.
+template <class Kind>
+typename PipelineOptionType<Kind>::type pipelineDefault(typename Kind::type value) {
+  if constexpr (std::is_same_v<typename PipelineOptionType<Kind>::type, std::string>)
+    return Kind::format(value);
+  else
+    return value;
+}
+
 struct CompilePipelineOptions : PassPipelineOptions<CompilePipelineOptions> {
   Option<std::string> entry{*this, "entry",
                             llvm::cl::desc("only this function (default: every function)")};
-  Option<bool> padUneven{*this, "pad-uneven",
-                         llvm::cl::desc("pad dimensions the axes do not divide"),
-                         llvm::cl::init(false)};
-  Option<std::string> precision{*this, "precision",
-                                llvm::cl::desc("how f32 products are computed: f32, bf16, tf32"),
-                                llvm::cl::init("f32")};
-  Option<int64_t> bucketBytes{
-      *this, "bucket-bytes",
-      llvm::cl::desc("merge all_reduces into buckets of up to this many bytes (0: none)"),
-      llvm::cl::init(kDefaultAllReduceBucketBytes)};
-  Option<double> linkLatencyNs{
-      *this, "link-latency-ns",
-      llvm::cl::desc("each collective's start-up time over the link, in ns (with "
-                     "link-bytes-per-s)"),
-      llvm::cl::init(0)};
-  Option<double> linkBytesPerS{
-      *this, "link-bytes-per-s",
-      llvm::cl::desc("the link's bandwidth in bytes per second (with link-latency-ns)"),
-      llvm::cl::init(0)};
   Option<std::string> output{*this, "output",
                              llvm::cl::desc("where to write the plans ('-': standard output)"),
                              llvm::cl::init("-")};
+  // Every compile option (CompileOptions.def), by its flag.
+#define SHARDC_COMPILE_OPTION(FIELD, KIND, DEFAULT, FLAG, METAVAR, SCOPE, HELP)                    \
+  Option<PipelineOptionType<option_kinds::KIND>::type> FIELD{                                      \
+      *this, FLAG, llvm::cl::desc(HELP),                                                           \
+      llvm::cl::init(pipelineDefault<option_kinds::KIND>(DEFAULT))};
+#include "shardc/Common/CompileOptions.def"
+  /// The name allreduce-bucket-bytes had here before the options were one
+  /// table; given, it wins.
+  Option<int64_t> bucketBytes{*this, "bucket-bytes",
+                              llvm::cl::desc("the same as allreduce-bucket-bytes"),
+                              llvm::cl::init(-1)};
+
+  /// The options given, as a compile reads them: "" or what is wrong. An
+  /// unknown precision is left to the precision pass, which reports it.
+  std::string read(CompileOptions &compile) const {
+#define SHARDC_COMPILE_OPTION(FIELD, KIND, DEFAULT, FLAG, METAVAR, SCOPE, HELP)                    \
+  if (FIELD.getNumOccurrences() && !std::is_same_v<option_kinds::KIND, option_kinds::Precision>) { \
+    if (std::string problem = compile.set(FLAG, optionText<option_kinds::KIND>(FIELD.getValue())); \
+        !problem.empty())                                                                          \
+      return problem;                                                                              \
+  }
+#include "shardc/Common/CompileOptions.def"
+    if (bucketBytes >= 0)
+      compile.allReduceBucketBytes = bucketBytes;
+    return "";
+  }
+};
+
+/// Reports a pipeline option the pipeline cannot run with, when it runs.
+struct CompileOptionError : PassWrapper<CompileOptionError, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CompileOptionError)
+  explicit CompileOptionError(std::string message) : message(std::move(message)) {}
+  void runOnOperation() override {
+    emitError(getOperation().getLoc(), "--shardc-compile: ") << message;
+    signalPassFailure();
+  }
+  std::string message;
 };
 
 /// Writes the module after each stage of the pipeline, as
@@ -238,11 +252,13 @@ void registerCompilePipeline() {
       "The pipeline of `shardc compile`: propagate, partition, lower to the plan (printed)",
       [](OpPassManager &pm, const CompilePipelineOptions &options) {
         CompileOptions compile;
-        compile.padUneven = options.padUneven;
-        // Checked by the partition pass, which reports a half-given link.
-        compile.link = {options.linkLatencyNs * 1e-9, options.linkBytesPerS};
+        if (std::string problem = options.read(compile); !problem.empty()) {
+          pm.addPass(std::make_unique<CompileOptionError>(problem));
+          return;
+        }
+        // The link's two numbers are checked by the partition pass, an
+        // unknown precision by the precision pass, which report them.
         if (!parseMatmulPrecision(options.precision, compile.precision)) {
-          // The pass reports the unknown name when the pipeline runs.
           ShardcMatmulPrecisionOptions precision;
           precision.precision = options.precision;
           pm.addPass(createShardcMatmulPrecision(precision));
@@ -251,37 +267,34 @@ void registerCompilePipeline() {
         ShardcLowerToPlanOptions lower;
         lower.entry = options.entry;
         lower.output = options.output;
-        lower.bucketBytes = options.bucketBytes;
+        lower.bucketBytes = compile.allReduceBucketBytes;
+        lower.rowPrograms = compile.rowPrograms;
+        lower.bf16Outputs = compile.bf16Outputs;
         pm.addPass(createShardcLowerToPlan(lower));
       });
 }
 
+LogicalResult runCompilePipeline(ModuleOp module, const std::string &entry,
+                                 const CompileOptions &options, const std::string &dumpDir) {
+  PassManager pm(module.getContext());
+  buildCompilePipeline(pm, entry, options);
+  StageDumper *dumper = nullptr;
+  if (!dumpDir.empty()) {
+    auto owned = std::make_unique<StageDumper>(dumpDir);
+    dumper = owned.get();
+    pm.addInstrumentation(std::move(owned));
+  }
+  if (failed(pm.run(module)))
+    return failure();
+  if (dumper && !dumper->status.ok())
+    return emitError(module.getLoc()) << dumper->status.message();
+  return success();
+}
+
 FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::string &dumpDir,
                               const CompileOptions &options) {
-  setMatmulPrecision(module, options.precision);
-  if (!fn->hasAttr(ShardcDialect::kPartitionedAttrName)) {
-    FailureOr<MeshOp> mesh = findFunctionMesh(fn);
-    if (failed(mesh))
-      return failure();
-    if (*mesh) {
-      PassManager pm(module.getContext());
-      CompileOptions rest = options;
-      rest.precision = MatmulPrecision::F32; // set above, for every function
-      buildCompilePipeline(pm, fn.getSymName().str(), rest);
-      StageDumper *dumper = nullptr;
-      if (!dumpDir.empty()) {
-        auto owned = std::make_unique<StageDumper>(dumpDir);
-        dumper = owned.get();
-        pm.addInstrumentation(std::move(owned));
-      }
-      if (failed(pm.run(module)))
-        return failure();
-      if (dumper && !dumper->status.ok())
-        return fn.emitError() << dumper->status.message();
-    }
-  }
-  if (options.bf16Operands)
-    storeBf16Operands(fn);
+  if (failed(runCompilePipeline(module, fn.getSymName().str(), options, dumpDir)))
+    return failure();
   FailureOr<Plan> plan = lowerToPlan(fn, options.allReduceBucketBytes,
                                      FuseOptions{options.rowPrograms, options.bf16Outputs});
   if (failed(plan))

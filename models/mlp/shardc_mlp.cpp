@@ -186,7 +186,7 @@ int main(int argc, char **argv) {
   jit.mesh = mesh;
   jit.transform = shardc::JitOptions::Transform::TrainStep;
   jit.train.optimizer = "adam";
-  jit.precision = o.precision;
+  jit.compile.set("precision", o.precision); // checked with the other flags
   if (o.shardState)
     jit.train.shardStateOver = "data";
   for (unsigned i = 2; i < 2 + 2 * (unsigned)(o.layers + 1); ++i) {

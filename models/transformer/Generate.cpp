@@ -50,7 +50,7 @@ shardc::JitOptions options(const Config &c, const shardc::Mesh &mesh, std::strin
   // bf16); attention's products over the f32 caches stay f32, since
   // rounding the caches at every step would cost more than it saves.
   if (precision != shardc::MatmulPrecision::BF16)
-    j.precision = shardc::matmulPrecisionName(precision);
+    j.compile.precision = precision;
   j.argNames = std::move(first);
   for (const ParamInfo &p : parameters(c))
     j.argNames.push_back(p.name);

@@ -76,7 +76,7 @@ int generateMain(int argc, char **argv) {
   if (config.heads % model || config.dFF % model)
     usage("model=" + std::to_string(model) + " must divide the heads and d_ff of the checkpoint");
 
-  shardc::MatmulPrecision matmulPrecision;
+  shardc::MatmulPrecision matmulPrecision = shardc::MatmulPrecision::F32;
   shardc::parseMatmulPrecision(precision, matmulPrecision); // toPrecision checked it
   auto client = shardc::Client::create("cpu");
   if (!client.ok())

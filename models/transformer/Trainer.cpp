@@ -31,7 +31,7 @@ shardc::JitOptions jitOptions(const std::string &name, const shardc::Mesh &mesh,
   j.name = name;
   j.mesh = mesh;
   j.argNames = {"tokens", "targets"};
-  j.precision = o.precision;
+  j.compile.set("precision", o.precision); // the command line checked it
   for (const ParamInfo &p : parameters(o.config))
     j.argNames.push_back(p.name);
   if (train) {

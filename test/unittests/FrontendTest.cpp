@@ -314,7 +314,7 @@ TEST(Frontend, DotGeneralAtAStatedPrecision) {
   };
   std::vector<double> exact = want(false), rounded = want(true);
   JitOptions bf16Default;
-  bf16Default.precision = "bf16";
+  bf16Default.compile.precision = MatmulPrecision::BF16;
   for (const Array &weight : {w, wHalf}) {
     std::vector<Array> out = run(client, product(MatmulPrecision::BF16), {x, weight});
     ASSERT_EQ(out.size(), 1u);

@@ -8,12 +8,13 @@
 
 #include "Commands.h"
 
-#include "shardc/Conversion/ShardcToPlan.h"
+#include "shardc/Common/CompileOptions.h"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 
 using namespace shardc::driver;
 
@@ -28,6 +29,13 @@ std::string CommandLine::get(const std::string &name, const std::string &fallbac
   return fallback;
 }
 
+bool CommandLine::given(const std::string &name) const {
+  for (const auto &[n, value] : values)
+    if (n == name)
+      return true;
+  return false;
+}
+
 bool CommandLine::has(const std::string &flag) const {
   for (const std::string &f : flags)
     if (f == flag)
@@ -35,66 +43,107 @@ bool CommandLine::has(const std::string &flag) const {
   return false;
 }
 
-bool shardc::driver::precisionOption(const CommandLine &cl, MatmulPrecision &precision) {
-  std::string name = cl.get("--precision", "f32");
-  if (parseMatmulPrecision(name, precision))
-    return true;
-  reportError("--precision: unknown precision '" + name + "' (choices: f32, bf16, tf32)");
-  return false;
+std::vector<std::string> shardc::driver::compileValueFlags() {
+  std::vector<std::string> flags;
+  for (const CompileOptions::Info &o : CompileOptions::options())
+    if (o.scope == CompileOptions::Scope::Driver && !o.isFlag)
+      flags.push_back(std::string("--") + o.flag);
+  return flags;
 }
 
-bool shardc::driver::bucketBytesOption(const CommandLine &cl, int64_t &bytes) {
-  std::string text = cl.get("--allreduce-bucket-bytes");
-  if (text.empty()) {
-    bytes = kDefaultAllReduceBucketBytes;
-    return true;
-  }
-  char *end = nullptr;
-  errno = 0;
-  long long value = std::strtoll(text.c_str(), &end, 10);
-  if (errno == 0 && end && *end == '\0' && value >= 0 && text[0] != '-' && text[0] != '+' &&
-      text[0] != ' ') {
-    bytes = value;
-    return true;
-  }
-  reportError("--allreduce-bucket-bytes: expected a number of bytes (0 or more; 0 merges "
-              "nothing), got '" +
-              text + "'");
-  return false;
+std::vector<std::string> shardc::driver::compileOnOffFlags() {
+  std::vector<std::string> flags;
+  for (const CompileOptions::Info &o : CompileOptions::options())
+    if (o.scope == CompileOptions::Scope::Driver && o.isFlag)
+      flags.push_back(std::string("--") + o.flag);
+  return flags;
 }
 
-bool shardc::driver::linkOption(const CommandLine &cl, LinkModel &link) {
-  std::string latency = cl.get("--link-latency-ns"), bandwidth = cl.get("--link-bytes-per-s");
-  link = {};
-  if (latency.empty() && bandwidth.empty())
-    return true;
-  if (latency.empty() || bandwidth.empty()) {
-    reportError("--link-latency-ns and --link-bytes-per-s go together: give both or neither");
+std::vector<std::string> shardc::driver::withCompileFlags(std::vector<std::string> list,
+                                                          bool onOff) {
+  std::vector<std::string> more = onOff ? compileOnOffFlags() : compileValueFlags();
+  list.insert(list.end(), more.begin(), more.end());
+  return list;
+}
+
+bool shardc::driver::readCompileOptions(const CommandLine &cl, CompileOptions &options) {
+  for (const CompileOptions::Info &o : CompileOptions::options()) {
+    if (o.scope != CompileOptions::Scope::Driver)
+      continue;
+    std::string flag = std::string("--") + o.flag, problem;
+    if (o.isFlag && cl.has(flag))
+      problem = options.set(o.flag, "1");
+    else if (!o.isFlag && cl.given(flag))
+      problem = options.set(o.flag, cl.get(flag));
+    if (!problem.empty()) {
+      reportError(problem);
+      return false;
+    }
+  }
+  if (std::string problem = options.check(); !problem.empty()) {
+    reportError(problem);
     return false;
   }
-  auto positive = [](const std::string &text, const char *name, double &value) {
-    char *end = nullptr;
-    errno = 0;
-    value = std::strtod(text.c_str(), &end);
-    if (errno == 0 && end && *end == '\0' && !text.empty() && text[0] != ' ' &&
-        std::isfinite(value) && value > 0)
-      return true;
-    reportError(std::string(name) + ": expected a positive number, got '" + text + "'");
-    return false;
-  };
-  double ns = 0, bytesPerS = 0;
-  if (!positive(latency, "--link-latency-ns", ns) ||
-      !positive(bandwidth, "--link-bytes-per-s", bytesPerS))
-    return false;
-  link = {ns * 1e-9, bytesPerS};
   return true;
+}
+
+/// `text` as lines of at most `width` columns, each after `indent` spaces
+/// but the first, which continues `line`.
+static std::string wrapped(std::string line, const std::string &text, size_t indent,
+                           size_t width = 80) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t room = width > line.size() ? width - line.size() : 20;
+    size_t end = i + room >= text.size() ? text.size() : text.rfind(' ', i + room);
+    if (end == std::string::npos || end <= i)
+      end = std::min(text.size(), i + room);
+    out += line + text.substr(i, end - i) + "\n";
+    i = end < text.size() && text[end] == ' ' ? end + 1 : end;
+    line = std::string(indent, ' ');
+  }
+  return out;
+}
+
+std::string shardc::driver::compileOptionsUsage(size_t indent) {
+  std::string usage, line(indent, ' ');
+  for (const CompileOptions::Info &o : CompileOptions::options()) {
+    if (o.scope != CompileOptions::Scope::Driver)
+      continue;
+    std::string item =
+        std::string("[--") + o.flag + (o.isFlag ? "" : std::string(" ") + o.metavar) + "]";
+    if (line.size() + item.size() + 1 > 80 && line.size() > indent) {
+      usage += line + "\n";
+      line = std::string(indent, ' ');
+    }
+    line += (line.size() > indent ? " " : "") + item;
+  }
+  return usage + line + "\n";
+}
+
+std::string shardc::driver::compileOptionsHelp(const std::string &heading) {
+  const size_t column = 22; // where the help text starts
+  std::string help = "\n" + heading + "\n";
+  for (const CompileOptions::Info &o : CompileOptions::options()) {
+    if (o.scope != CompileOptions::Scope::Driver)
+      continue;
+    std::string name =
+        std::string("  --") + o.flag + (o.isFlag ? "" : " " + std::string(o.metavar));
+    if (name.size() < column) {
+      help += wrapped(name + std::string(column - name.size(), ' '), o.help, column);
+    } else {
+      help += name + "\n";
+      help += wrapped(std::string(column, ' '), o.help, column);
+    }
+  }
+  return help;
 }
 
 std::optional<int> shardc::driver::parseCommandLine(const std::vector<std::string> &args,
                                                     const std::string &command,
                                                     const std::vector<std::string> &valueOptions,
                                                     const std::vector<std::string> &flagOptions,
-                                                    const char *help, CommandLine &out) {
+                                                    const std::string &help, CommandLine &out) {
   auto contains = [](const std::vector<std::string> &list, const std::string &x) {
     for (const std::string &y : list)
       if (x == y)
@@ -104,7 +153,7 @@ std::optional<int> shardc::driver::parseCommandLine(const std::vector<std::strin
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
     if (arg == "--help" || arg == "-h") {
-      std::fputs(help, stdout);
+      std::fputs(help.c_str(), stdout);
       return kOk;
     }
     if (arg.empty() || arg[0] != '-') {

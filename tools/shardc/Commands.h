@@ -3,7 +3,7 @@
 #ifndef SHARDC_TOOLS_SHARDC_COMMANDS_H
 #define SHARDC_TOOLS_SHARDC_COMMANDS_H
 
-#include "shardc/Common/CollectiveCost.h"
+#include "shardc/Common/CompileOptions.h"
 #include "shardc/Runtime/Plan.h"
 
 #include <optional>
@@ -29,6 +29,8 @@ struct CommandLine {
 
   /// The last value of `name`, or `fallback`.
   std::string get(const std::string &name, const std::string &fallback = "") const;
+  /// Whether `name` was given a value.
+  bool given(const std::string &name) const;
   bool has(const std::string &flag) const;
 };
 
@@ -39,20 +41,28 @@ struct CommandLine {
 std::optional<int> parseCommandLine(const std::vector<std::string> &args,
                                     const std::string &command,
                                     const std::vector<std::string> &valueOptions,
-                                    const std::vector<std::string> &flagOptions, const char *help,
-                                    CommandLine &out);
+                                    const std::vector<std::string> &flagOptions,
+                                    const std::string &help, CommandLine &out);
 
-/// The value of `--precision` (f32 when absent) in `precision`; false,
-/// after an error that lists the choices, for any other name.
-bool precisionOption(const CommandLine &cl, MatmulPrecision &precision);
+/// The driver's flags of the compile options (CompileOptions.def, Driver
+/// scope), with their "--": those that take a value ("--precision"), and
+/// the on/off ones ("--pad-uneven").
+std::vector<std::string> compileValueFlags();
+std::vector<std::string> compileOnOffFlags();
+/// `list` and the value flags (or, with `onOff`, the on/off flags) of the
+/// compile options, for parseCommandLine.
+std::vector<std::string> withCompileFlags(std::vector<std::string> list, bool onOff);
 
-/// The value of `--allreduce-bucket-bytes` (4 MiB when absent) in `bytes`;
-/// false, after an error, for anything but a number of bytes.
-bool bucketBytesOption(const CommandLine &cl, int64_t &bytes);
+/// Reads every compile option given on `cl` into `options`; false, after
+/// an error naming the flag and what is wrong, for a bad value or a
+/// combination that does not go together.
+bool readCompileOptions(const CommandLine &cl, CompileOptions &options);
 
-/// `--link-latency-ns` and `--link-bytes-per-s` (both or neither, each a
-/// positive number) in `link`; false, after an error, otherwise.
-bool linkOption(const CommandLine &cl, LinkModel &link);
+/// The compile options' usage ("[--pad-uneven] [--precision NAME] ..."),
+/// lines `indent` spaces in, and their help under `heading`, as every
+/// command that compiles prints them.
+std::string compileOptionsUsage(size_t indent);
+std::string compileOptionsHelp(const std::string &heading);
 
 /// `shardc run FILE.mlir [--entry NAME] [--input NAME=FILE.npy]...
 ///                       [--output-dir DIR] [--backend reference]`

@@ -18,32 +18,26 @@
 namespace shardc::driver {
 
 namespace {
-const char kCompileHelp[] =
-    "usage: shardc compile FILE.mlir -o FILE.shardc [--entry NAME]\n"
-    "                      [--backend cpu|cuda] [--dump-stages DIR]\n"
-    "                      [--precision f32|bf16|tf32] [--allreduce-bucket-bytes N]\n"
-    "                      [--link-latency-ns NS --link-bytes-per-s B]\n"
+const char kCompileUsage[] = "usage: shardc compile FILE.mlir -o FILE.shardc [--entry NAME]\n"
+                             "                      [--backend cpu|cuda] [--dump-stages DIR]\n";
+const char kCompileOwnHelp[] =
     "\n"
     "  -o FILE             the artifact to write\n"
     "  --entry NAME        function to compile (default: main, or the only public one)\n"
     "  --backend NAME      cpu or cuda (the plan format every backend runs)\n"
-    "  --dump-stages DIR   write 01-propagated.mlir, 02-partitioned.mlir, 03-plan.txt\n"
-    "  --precision NAME    how f32 products are computed: f32 (default), bf16 (bf16\n"
-    "                      operands, f32 sums; everything else stays f32) or tf32\n"
-    "  --allreduce-bucket-bytes N  merge all_reduces of independent values into\n"
-    "                      buckets of up to N bytes (default 4194304; 0 merges nothing)\n"
-    "  --link-latency-ns NS --link-bytes-per-s B  rank partitioning's choices by\n"
-    "                      time over this link (each collective's start-up time, then\n"
-    "                      its bytes at the bandwidth) rather than by bytes alone\n";
+    "  --dump-stages DIR   write 01-propagated.mlir, 02-partitioned.mlir, 03-plan.txt\n";
+
+std::string compileHelp() {
+  return kCompileUsage + compileOptionsUsage(22) + kCompileOwnHelp +
+         compileOptionsHelp("compile options:");
+}
 } // namespace
 
 int compileCommand(const std::vector<std::string> &args) {
   CommandLine cl;
-  if (std::optional<int> code =
-          parseCommandLine(args, "compile",
-                           {"-o", "--entry", "--dump-stages", "--backend", "--precision",
-                            "--allreduce-bucket-bytes", "--link-latency-ns", "--link-bytes-per-s"},
-                           {}, kCompileHelp, cl))
+  if (std::optional<int> code = parseCommandLine(
+          args, "compile", withCompileFlags({"-o", "--entry", "--dump-stages", "--backend"}, false),
+          withCompileFlags({}, true), compileHelp(), cl))
     return *code;
   std::string file = cl.file, output = cl.get("-o"), entry = cl.get("--entry"),
               dumpDir = cl.get("--dump-stages"), backend = cl.get("--backend", "cpu");
@@ -57,8 +51,7 @@ int compileCommand(const std::vector<std::string> &args) {
     return kFailed;
   }
   CompileOptions options;
-  if (!precisionOption(cl, options.precision) ||
-      !bucketBytesOption(cl, options.allReduceBucketBytes) || !linkOption(cl, options.link))
+  if (!readCompileOptions(cl, options))
     return kUsage;
   std::string error;
   std::unique_ptr<LoadedModule> loaded = loadModule(file, error);

@@ -34,26 +34,23 @@ using namespace mlir;
 namespace shardc::driver {
 
 namespace {
-const char kExplainHelp[] =
-    "usage: shardc explain FILE.mlir [--entry NAME] [--show NAME] [--summary]\n"
-    "                              [--pad-uneven] [--precision f32|bf16|tf32]\n"
-    "                              [--allreduce-bucket-bytes N]\n"
-    "                              [--link-latency-ns NS --link-bytes-per-s B]\n"
+const char kExplainUsage[] =
+    "usage: shardc explain FILE.mlir [--entry NAME] [--show NAME] [--summary]\n";
+const char kExplainOwnHelp[] =
     "\n"
     "  --entry NAME   function to explain (default: main, or the only public one)\n"
-    "  --pad-uneven   pad dimensions their axes do not divide (as\n"
-    "                 --shardc-partition=\"pad-uneven\"); shardc.pad_uneven on an\n"
-    "                 argument allows it for that argument\n"
-    "  --precision NAME  how f32 products are computed (as shardc compile): shown\n"
-    "                 with the number of products at each precision\n"
-    "  --allreduce-bucket-bytes N  the plan's all_reduce buckets (as shardc\n"
-    "                 compile), shown in the summary\n"
-    "  --link-latency-ns NS --link-bytes-per-s B  partition for this link (as\n"
-    "                 shardc compile): choices ranked by time, not bytes alone\n"
     "  --summary      only what one call sends per device: by mesh axes, by kind of\n"
     "                 collective, and the three largest collectives with their causes\n"
     "  --show NAME    draw the layout of one array on the devices: an argument\n"
     "                 (its shardc.name or argN), resultN, or an SSA name (%3)\n";
+
+std::string explainHelp() {
+  return kExplainUsage + compileOptionsUsage(30) + kExplainOwnHelp +
+         compileOptionsHelp("compile options (as shardc compile: the products are shown "
+                            "with their precision, the summary with the plan's all_reduce "
+                            "buckets; shardc.pad_uneven on an argument pads that argument "
+                            "alone):");
+}
 
 std::string str(Type t) {
   std::string s;
@@ -453,19 +450,18 @@ func::FuncOp explainableEntry(ModuleOp module, const std::string &file, const st
 int explainCommand(const std::vector<std::string> &args) {
   CommandLine cl;
   if (std::optional<int> code =
-          parseCommandLine(args, "explain",
-                           {"--entry", "--show", "--precision", "--allreduce-bucket-bytes",
-                            "--link-latency-ns", "--link-bytes-per-s"},
-                           {"--summary", "--pad-uneven"}, kExplainHelp, cl))
+          parseCommandLine(args, "explain", withCompileFlags({"--entry", "--show"}, false),
+                           withCompileFlags({"--summary"}, true), explainHelp(), cl))
     return *code;
   bool summary = cl.has("--summary");
-  PartitionOptions partitionOptions;
-  partitionOptions.padUneven = cl.has("--pad-uneven");
-  MatmulPrecision precision;
-  int64_t bucketBytes = 0;
-  if (!precisionOption(cl, precision) || !bucketBytesOption(cl, bucketBytes) ||
-      !linkOption(cl, partitionOptions.link))
+  CompileOptions compile;
+  if (!readCompileOptions(cl, compile))
     return kUsage;
+  PartitionOptions partitionOptions;
+  partitionOptions.padUneven = compile.padUneven;
+  partitionOptions.link = compile.link();
+  MatmulPrecision precision = compile.precision;
+  int64_t bucketBytes = compile.allReduceBucketBytes;
   std::string file = cl.file, show = cl.get("--show");
   if (file.empty()) {
     reportError("'shardc explain' needs a FILE.mlir (try --help)");

@@ -42,11 +42,10 @@ using namespace mlir;
 namespace shardc::driver {
 
 namespace {
-const char kRunHelp[] =
+const char kRunUsage[] =
     "usage: shardc run FILE.mlir|FILE.shardc [--entry NAME] [--input NAME=FILE.npy]...\n"
-    "                  [--output-dir DIR] [--backend cpu|cuda|reference]\n"
-    "                  [--precision f32|bf16|tf32] [--allreduce-bucket-bytes N]\n"
-    "                  [--link-latency-ns NS --link-bytes-per-s B]\n"
+    "                  [--output-dir DIR] [--backend cpu|cuda|reference]\n";
+const char kRunOwnHelp[] =
     "\n"
     "  --entry NAME        function to run (default: main, or the only public one)\n"
     "  --input NAME=FILE   .npy file for the argument NAME (its shardc.name, its\n"
@@ -54,15 +53,8 @@ const char kRunHelp[] =
     "                      every argument needs one\n"
     "  --output-dir DIR    where to write <entry>.result<i>.npy (default: .)\n"
     "  --backend NAME      cpu (default: the compiled plan on simulated devices),\n"
-    "                      cuda (the plan on GPUs, one per mesh position; set\n"
-    "                      SHARDC_CUDA_TF32=1 for TF32 matmuls) or reference\n"
-    "                      (the interpreter; .mlir files only)\n"
-    "  --precision NAME    how f32 products are computed: f32 (default), bf16 or tf32\n"
-    "                      (as shardc compile; .mlir files only)\n"
-    "  --allreduce-bucket-bytes N  merge all_reduces into buckets of up to N bytes\n"
-    "                      (default 4194304; 0 merges nothing; .mlir files only)\n"
-    "  --link-latency-ns NS --link-bytes-per-s B  partition for this link (as shardc\n"
-    "                      compile; .mlir files only)\n"
+    "                      cuda (the plan on GPUs, one per mesh position) or\n"
+    "                      reference (the interpreter; .mlir files only)\n"
     "  --cache-dir DIR     compile cache (default: $SHARDC_CACHE_DIR, else\n"
     "                      $XDG_CACHE_HOME/shardc, else ~/.cache/shardc)\n"
     "  --no-cache          compile without reading or writing the disk cache\n"
@@ -72,6 +64,12 @@ const char kRunHelp[] =
     "  --local-devices K   under mpirun: each process runs K devices of the mesh\n"
     "                      (a check: the mesh must have processes x K devices;\n"
     "                      without it, any equal share)\n";
+
+std::string runHelp() {
+  return kRunUsage + compileOptionsUsage(18) + kRunOwnHelp +
+         compileOptionsHelp("compile options (as shardc compile; .mlir files only: an "
+                            "artifact keeps those it was compiled with):");
+}
 
 struct RunOptions {
   std::string file;
@@ -84,9 +82,7 @@ struct RunOptions {
   bool noCache = false;
   int benchmark = 0;
   int localDevices = 0; // 0: any equal share of the mesh
-  MatmulPrecision precision = MatmulPrecision::F32;
-  int64_t bucketBytes = 0; // set by parseRunOptions
-  LinkModel link;
+  CompileOptions compile;
 };
 
 /// The global signature the inputs are checked against.
@@ -102,10 +98,10 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args, RunOpti
   CommandLine cl;
   if (std::optional<int> code =
           parseCommandLine(args, "run",
-                           {"--entry", "--input", "--output-dir", "--backend", "--cache-dir",
-                            "--benchmark", "--local-devices", "--precision",
-                            "--allreduce-bucket-bytes", "--link-latency-ns", "--link-bytes-per-s"},
-                           {"--no-cache", "--cache-stats"}, kRunHelp, cl))
+                           withCompileFlags({"--entry", "--input", "--output-dir", "--backend",
+                                             "--cache-dir", "--benchmark", "--local-devices"},
+                                            false),
+                           withCompileFlags({"--no-cache", "--cache-stats"}, true), runHelp(), cl))
     return *code;
   opts.file = cl.file;
   opts.entry = cl.get("--entry");
@@ -114,8 +110,7 @@ std::optional<int> parseRunOptions(const std::vector<std::string> &args, RunOpti
   opts.cacheDir = cl.get("--cache-dir", opts.cacheDir);
   opts.noCache = cl.has("--no-cache");
   opts.cacheStats = cl.has("--cache-stats");
-  if (!precisionOption(cl, opts.precision) || !bucketBytesOption(cl, opts.bucketBytes) ||
-      !linkOption(cl, opts.link))
+  if (!readCompileOptions(cl, opts.compile))
     return kUsage;
   for (auto &[name, value] : cl.values) {
     if (name == "--input") {
@@ -376,21 +371,11 @@ int runCommand(const std::vector<std::string> &args) {
                   "' is a compiled artifact (use --backend cpu)");
       return kFailed;
     }
-    if (opts.precision != MatmulPrecision::F32) {
-      reportError("--precision: '" + opts.file +
-                  "' is a compiled artifact; its products "
-                  "keep the precision it was compiled with");
-      return kFailed;
-    }
-    if (opts.bucketBytes != kDefaultAllReduceBucketBytes) {
-      reportError("--allreduce-bucket-bytes: '" + opts.file +
-                  "' is a compiled artifact; "
-                  "its all_reduces keep the buckets it was compiled with");
-      return kFailed;
-    }
-    if (opts.link.timed()) {
-      reportError("--link-latency-ns: '" + opts.file +
-                  "' is a compiled artifact; it keeps the partitioning it was compiled with");
+    if (std::string changed = opts.compile.changed(); !changed.empty()) {
+      std::string flag = changed.substr(0, changed.find('='));
+      reportError("--" + flag + ": '" + opts.file +
+                  "' is a compiled artifact; it keeps the compile options it was compiled "
+                  "with");
       return kFailed;
     }
     StatusOr<Plan> plan = deserializePlan(*head, opts.file);
@@ -428,10 +413,7 @@ int runCommand(const std::vector<std::string> &args) {
     // Compiled plans are cached by everything they depend on: the program
     // text (locations included), the entry and the backend.
     CompileCache cache(opts.noCache ? std::string() : opts.cacheDir);
-    CompileOptions options;
-    options.precision = opts.precision;
-    options.allReduceBucketBytes = opts.bucketBytes;
-    options.link = opts.link;
+    CompileOptions options = opts.compile;
     options.useBackend(opts.backend);
     std::string key = CompileCache::keyFor({*head, sig->entry, opts.backend, options.key()});
     StatusOr<std::shared_ptr<const Plan>> plan = cache.getOrCompile(key, [&]() -> StatusOr<Plan> {
@@ -448,18 +430,11 @@ int runCommand(const std::vector<std::string> &args) {
     return code;
   }
 
-  // The reference interpreter; a sharded function runs partitioned.
-  setMatmulPrecision(*loaded->module, opts.precision);
-  FailureOr<MeshOp> mesh = findFunctionMesh(fn);
-  if (failed(mesh))
+  // The reference interpreter; a sharded function runs partitioned, by the
+  // passes every compile runs.
+  if (failed(runCompilePipeline(*loaded->module, sig->entry, opts.compile)))
     return kFailed;
   bool partitioned = fn->hasAttr(ShardcDialect::kPartitionedAttrName);
-  if (*mesh && !partitioned) {
-    if (failed(propagateShardings(fn)) || failed(partitionFunction(fn)) ||
-        failed(verify(*loaded->module)))
-      return kFailed;
-    partitioned = true;
-  }
   FailureOr<std::vector<Array>> results =
       partitioned ? interpretPartitioned(fn, *inputs) : interpret(fn, *inputs);
   if (failed(results))

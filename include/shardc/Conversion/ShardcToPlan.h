@@ -9,6 +9,7 @@
 #ifndef SHARDC_CONVERSION_SHARDCTOPLAN_H
 #define SHARDC_CONVERSION_SHARDCTOPLAN_H
 
+#include "shardc/Common/CompileOptions.h"
 #include "shardc/Runtime/Plan.h"
 
 #include "mlir/Support/LLVM.h"
@@ -29,10 +30,6 @@ struct FuseOptions {
   /// stores the value at bf16 only (FusedProgram::outputTypes).
   bool bf16Outputs = false;
 };
-
-/// The all_reduce bucket size the lowering merges up to by default (see
-/// MergeCollectives): 4 MiB.
-constexpr int64_t kDefaultAllReduceBucketBytes = int64_t(4) << 20;
 
 /// Fails, with a diagnostic at the offending op, on a function that still
 /// needs partitioning or uses an op no backend runs. All_reduces of

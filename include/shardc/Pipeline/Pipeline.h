@@ -10,6 +10,7 @@
 #define SHARDC_PIPELINE_PIPELINE_H
 
 #include "shardc/Common/CollectiveCost.h"
+#include "shardc/Common/CompileOptions.h"
 #include "shardc/Conversion/ShardcToPlan.h"
 #include "shardc/Runtime/Plan.h"
 
@@ -67,60 +68,28 @@ std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
 mlir::func::FuncOp findEntry(mlir::ModuleOp module, const std::string &requested,
                              std::string &error);
 
-/// What a compile may choose beyond the program itself. A plan depends on
-/// the program and on these alone, so key() is what the compile cache adds
-/// to the program for its key: a field added here belongs in key() too.
-struct CompileOptions {
-  /// Pad dimensions the mesh axes do not divide (--pad-uneven).
-  bool padUneven = false;
-  /// How f32 products are computed (--precision): set on every f32
-  /// dot_general that has none, by --shardc-matmul-precision.
-  MatmulPrecision precision = MatmulPrecision::F32;
-  /// All_reduces of independent values merge into buckets of up to this
-  /// many bytes (--allreduce-bucket-bytes; 0 merges nothing).
-  int64_t allReduceBucketBytes = kDefaultAllReduceBucketBytes;
-  /// The link partitioning ranks its choices over (--link-latency-ns,
-  /// --link-bytes-per-s); the default ranks by bytes, then collectives.
-  LinkModel link;
-  /// Each value that only bf16 products read is rounded to bf16 once, where
-  /// it is made (--shardc-bf16-operands): the same numbers, half the bytes.
-  /// For backends whose products read bf16 operands: the CPU's.
-  bool bf16Operands = false;
-  /// A chain of elementwise steps may read back the row reductions it makes
-  /// (a softmax in one pass over memory; see FusedProgram::readsReductions).
-  /// Only the CPU backend runs them: the API's CPU compiles turn them on
-  /// (a layer norm is then one step); off by default.
-  bool rowPrograms = false;
-  /// A convert of a fused chain's f32 value to bf16 joins the chain, which
-  /// stores the value at bf16 only (the values --shardc-bf16-operands
-  /// rounds are made so). For the CPU backend, which runs them.
-  bool bf16Outputs = false;
-
-  /// Every field, by name: "pad-uneven=0 precision=f32 bucket-bytes=4194304
-  /// link-latency-s=0 link-bytes-per-s=0 bf16-operands=0 row-programs=0
-  /// bf16-outputs=0".
-  std::string key() const;
-  /// What a run on `backend` turns on for itself: on the CPU backend, whose
-  /// kernels run them, bf16Operands, bf16Outputs and rowPrograms (shardc
-  /// compile leaves them off, so that its artifacts stay portable).
-  void useBackend(const std::string &backend);
-};
-
-/// The passes of `shardc compile` before the lowering:
-/// --shardc-matmul-precision (unless f32), --shardc-propagate and
-/// --shardc-partition, on `entry` only (every function when empty).
+/// The passes of every compile before the lowering, the one place they
+/// are chosen: --shardc-matmul-precision (unless f32), --shardc-propagate
+/// and --shardc-partition on `entry` (every function when empty; both leave
+/// a function without a mesh, or already partitioned, as it is), then
+/// --shardc-bf16-operands where `options.bf16Operands`.
 void buildCompilePipeline(mlir::OpPassManager &pm, const std::string &entry,
                           const CompileOptions &options = {});
-/// Registers `--shardc-compile{entry=... pad-uneven=... precision=... bucket-bytes=...
-/// output=...}` for shardc-opt: the same passes, then --shardc-lower-to-plan.
+/// Registers `--shardc-compile="entry=... output=... OPTION=VALUE..."` for
+/// shardc-opt, with every compile option (CompileOptions.def) by its flag:
+/// the same passes, then --shardc-lower-to-plan.
 void registerCompilePipeline();
 
-/// Runs the compile pipeline on `fn` when it is sharded (and not yet
-/// partitioned), then lowers it; `options.precision` and
-/// `options.bf16Operands` (on the partitioned function) apply either way,
-/// and `options.rowPrograms` and `options.bf16Outputs` to the lowering.
-/// With `dumpDir`, writes each stage there (01-propagated.mlir,
-/// 02-partitioned.mlir, 03-plan.txt). Errors are diagnostics.
+/// Runs buildCompilePipeline's passes on `module`, writing
+/// 01-propagated.mlir and 02-partitioned.mlir into `dumpDir` if given: what
+/// `shardc run --backend reference` interprets. Errors are diagnostics.
+mlir::LogicalResult runCompilePipeline(mlir::ModuleOp module, const std::string &entry,
+                                       const CompileOptions &options = {},
+                                       const std::string &dumpDir = "");
+
+/// runCompilePipeline on `fn`, then its lowering to a plan
+/// (`options.rowPrograms` and `options.bf16Outputs` apply there); with
+/// `dumpDir`, 03-plan.txt too. Errors are diagnostics.
 mlir::FailureOr<Plan> compileToPlan(mlir::ModuleOp module, mlir::func::FuncOp fn,
                                     const std::string &dumpDir = "",
                                     const CompileOptions &options = {});
