@@ -54,6 +54,8 @@ namespace {
 #if defined(__x86_64__) && defined(__GNUC__)
 
 #define SHARDC_GEMV_TARGET __attribute__((target("avx2,fma")))
+#define SHARDC_GEMV_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512bf16")))
+#define SHARDC_GEMV_F32_TARGET __attribute__((target("avx512f")))
 
 /// Eight bf16 elements widened to f32 (exact: the bf16 bits are the f32's
 /// upper half).
@@ -68,50 +70,6 @@ SHARDC_GEMV_TARGET inline float sum8(__m256 v) {
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));        // + lanes 2 apart
   s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 0x55)); // + the neighbour
   return _mm_cvtss_f32(s);
-}
-
-/// y[r] = W[r, 0:K] . x for r in [begin, end): W bf16, rows `ld` apart; x
-/// f32 (bf16 values), contiguous.
-SHARDC_GEMV_TARGET void bf16RowDotsAvx2(int64_t begin, int64_t end, int64_t K, const uint16_t *W,
-                                        int64_t ld, const float *x, float *y) {
-  int64_t K16 = K / 16 * 16;
-  // The elements past the last multiple of 16: in lane order, after the
-  // vector sums, so a row's sum does not depend on its group.
-  auto tail = [&](const uint16_t *w, float sum) {
-    for (int64_t k = K16; k < K; ++k)
-      sum += bf16ToFloat(w[k]) * x[k];
-    return sum;
-  };
-  int64_t r = begin;
-  for (; r + 4 <= end; r += 4) {
-    const uint16_t *w0 = W + r * ld, *w1 = w0 + ld, *w2 = w1 + ld, *w3 = w2 + ld;
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    __m256 b0 = a0, b1 = a0, b2 = a0, b3 = a0;
-    for (int64_t k = 0; k < K16; k += 16) {
-      __m256 x0 = _mm256_loadu_ps(x + k), x1 = _mm256_loadu_ps(x + k + 8);
-      a0 = _mm256_fmadd_ps(widen8(w0 + k), x0, a0);
-      b0 = _mm256_fmadd_ps(widen8(w0 + k + 8), x1, b0);
-      a1 = _mm256_fmadd_ps(widen8(w1 + k), x0, a1);
-      b1 = _mm256_fmadd_ps(widen8(w1 + k + 8), x1, b1);
-      a2 = _mm256_fmadd_ps(widen8(w2 + k), x0, a2);
-      b2 = _mm256_fmadd_ps(widen8(w2 + k + 8), x1, b2);
-      a3 = _mm256_fmadd_ps(widen8(w3 + k), x0, a3);
-      b3 = _mm256_fmadd_ps(widen8(w3 + k + 8), x1, b3);
-    }
-    y[r] = tail(w0, sum8(_mm256_add_ps(a0, b0)));
-    y[r + 1] = tail(w1, sum8(_mm256_add_ps(a1, b1)));
-    y[r + 2] = tail(w2, sum8(_mm256_add_ps(a2, b2)));
-    y[r + 3] = tail(w3, sum8(_mm256_add_ps(a3, b3)));
-  }
-  for (; r < end; ++r) {
-    const uint16_t *w = W + r * ld;
-    __m256 a = _mm256_setzero_ps(), b = a;
-    for (int64_t k = 0; k < K16; k += 16) {
-      a = _mm256_fmadd_ps(widen8(w + k), _mm256_loadu_ps(x + k), a);
-      b = _mm256_fmadd_ps(widen8(w + k + 8), _mm256_loadu_ps(x + k + 8), b);
-    }
-    y[r] = tail(w, sum8(_mm256_add_ps(a, b)));
-  }
 }
 
 /// While a group of four rows is read, the group this many rows ahead is
@@ -161,248 +119,261 @@ void fourAtATime(int64_t K, const T *X, int64_t vectors, float *Y, int64_t ldy,
   }
 }
 
-#define SHARDC_GEMV_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512bf16")))
+// The kernels differ in how a step of a row meets a step of a vector, so
+// their loop, rowDots below, is written once against traits of that: Elem
+// the matrix's element and XElem the vectors' (bf16 as its bits), kStep
+// elements a step, Reg a step as loaded, Acc the f32 lanes it adds into.
+// Where kMasked, a row's last partial step is read under a Mask, zeros in
+// both operands beyond K (nothing past the row is read); where kPrefetch,
+// rows ahead are fetched. Only the traits' functions hold intrinsics, each
+// marked with its instruction set, and each kernel is rowDots flattened
+// into a function of its set: GCC inlines them only there (always_inline
+// would fail, since GCC inlines into rowDots' own body first). rowDots has
+// no set of its own, so vectors reach them by reference: passed by value
+// from there they would need their set's ABI (GCC warns, clang refuses).
 
-// vdpbf16ps: lane i of acc adds w[2i+1] x[2i+1], then w[2i] x[2i], of 32 bf16
-// elements of a row and a vector (subnormals count as zero).
+/// bf16 on AVX512-BF16: vdpbf16ps adds w[2i+1] x[2i+1], then w[2i] x[2i],
+/// of 32 elements of a row and a vector into lane i (subnormals count as
+/// zero). It takes bf16 as stored: no widening, half the instructions of
+/// the AVX2 kernel per element.
+struct Bf16Avx512 {
+  using Elem = uint16_t;
+  using XElem = uint16_t;
+  using Reg = __m512i;
+  using Acc = __m512;
+  using Mask = __mmask32;
+  static constexpr int64_t kStep = 32;
+  static constexpr bool kMasked = true, kPrefetch = true;
+  static void mask(Mask &m, int64_t n) { m = (Mask)((uint64_t(1) << n) - 1); }
+  SHARDC_GEMV_BF16_TARGET static void load(Reg &r, const uint16_t *p) { r = _mm512_loadu_si512(p); }
+  SHARDC_GEMV_BF16_TARGET static void load(Reg &r, const uint16_t *p, const Mask &m) {
+    r = _mm512_maskz_loadu_epi16(m, p);
+  }
+  SHARDC_GEMV_BF16_TARGET static void zero(Acc &acc) { acc = _mm512_setzero_ps(); }
+  SHARDC_GEMV_BF16_TARGET static void madd(Acc &acc, const Reg &w, const Reg &x) {
+    acc = _mm512_dpbf16_ps(acc, (__m512bh)w, (__m512bh)x);
+  }
+  SHARDC_GEMV_BF16_TARGET static float sum(const Acc &acc) { return _mm512_reduce_add_ps(acc); }
+};
+
+/// f32 on AVX-512 FMAs, 16 lanes.
+struct F32Avx512 {
+  using Elem = float;
+  using XElem = float;
+  using Reg = __m512;
+  using Acc = __m512;
+  using Mask = __mmask16;
+  static constexpr int64_t kStep = 16;
+  static constexpr bool kMasked = true, kPrefetch = true;
+  static void mask(Mask &m, int64_t n) { m = (Mask)((1u << n) - 1); }
+  SHARDC_GEMV_F32_TARGET static void load(Reg &r, const float *p) { r = _mm512_loadu_ps(p); }
+  SHARDC_GEMV_F32_TARGET static void load(Reg &r, const float *p, const Mask &m) {
+    r = _mm512_maskz_loadu_ps(m, p);
+  }
+  SHARDC_GEMV_F32_TARGET static void zero(Acc &acc) { acc = _mm512_setzero_ps(); }
+  SHARDC_GEMV_F32_TARGET static void madd(Acc &acc, const Reg &w, const Reg &x) {
+    acc = _mm512_fmadd_ps(w, x, acc);
+  }
+  SHARDC_GEMV_F32_TARGET static float sum(const Acc &acc) { return _mm512_reduce_add_ps(acc); }
+};
+
+/// f32 on AVX2 FMAs, eight lanes: for V of 1 or 2 vectors (their
+/// accumulators for four rows, the vectors' steps and a row's fill eleven
+/// of the sixteen registers).
+struct F32Avx2 {
+  using Elem = float;
+  using XElem = float;
+  using Reg = __m256;
+  using Acc = __m256;
+  using Mask = __m256i;
+  static constexpr int64_t kStep = 8;
+  static constexpr bool kMasked = true, kPrefetch = true;
+  /// All ones in the first n lanes, 0 in the others.
+  SHARDC_GEMV_TARGET static void mask(Mask &m, int64_t n) {
+    alignas(32) int32_t lanes[8];
+    for (int i = 0; i < 8; ++i)
+      lanes[i] = i < n ? -1 : 0;
+    m = _mm256_load_si256(reinterpret_cast<const __m256i *>(lanes));
+  }
+  SHARDC_GEMV_TARGET static void load(Reg &r, const float *p) { r = _mm256_loadu_ps(p); }
+  SHARDC_GEMV_TARGET static void load(Reg &r, const float *p, const Mask &m) {
+    r = _mm256_maskload_ps(p, m);
+  }
+  SHARDC_GEMV_TARGET static void zero(Acc &acc) { acc = _mm256_setzero_ps(); }
+  SHARDC_GEMV_TARGET static void madd(Acc &acc, const Reg &w, const Reg &x) {
+    acc = _mm256_fmadd_ps(w, x, acc);
+  }
+  SHARDC_GEMV_TARGET static float sum(const Acc &acc) { return sum8(acc); }
+};
+
+/// bf16 on AVX2, against a vector widened to f32: 16 elements a step,
+/// widened eight at a time, into two accumulators (a step's first and last
+/// eight) added before their lanes. Unlike the others it adds a row's last
+/// K % 16 elements one by one after the lanes, and fetches no rows ahead.
+struct Bf16Avx2 {
+  struct Pair {
+    __m256 lo, hi;
+  };
+  using Elem = uint16_t;
+  using XElem = float;
+  using Reg = Pair;
+  using Acc = Pair;
+  using Mask = bool; // none: no masked loads
+  static constexpr int64_t kStep = 16;
+  static constexpr bool kMasked = false, kPrefetch = false;
+  SHARDC_GEMV_TARGET static void load(Reg &r, const uint16_t *p) {
+    r.lo = widen8(p);
+    r.hi = widen8(p + 8);
+  }
+  SHARDC_GEMV_TARGET static void load(Reg &r, const float *p) {
+    r.lo = _mm256_loadu_ps(p);
+    r.hi = _mm256_loadu_ps(p + 8);
+  }
+  SHARDC_GEMV_TARGET static void zero(Acc &acc) { acc.lo = acc.hi = _mm256_setzero_ps(); }
+  SHARDC_GEMV_TARGET static void madd(Acc &acc, const Reg &w, const Reg &x) {
+    acc.lo = _mm256_fmadd_ps(w.lo, x.lo, acc.lo);
+    acc.hi = _mm256_fmadd_ps(w.hi, x.hi, acc.hi);
+  }
+  SHARDC_GEMV_TARGET static float sum(const Acc &acc) {
+    return sum8(_mm256_add_ps(acc.lo, acc.hi));
+  }
+};
 
 /// Y[v * ldy + r] = W[r, 0:K] . X[v, 0:K] for r in [begin, end) and each of
-/// V vectors (X's rows, K apart), on the CPU's bf16 dot-product instruction,
-/// which takes bf16 as it is stored: no widening, half the instructions of
-/// the AVX2 kernel per element. Each load of a row of W serves the V
-/// vectors, each load of a vector four rows. W and X bf16. A row's last
-/// partial run of 32 is read under a mask, zeros in both operands beyond K,
-/// so nothing past the row is read. Each element is summed in the same
-/// order whatever V and the rows around it.
-template <int V>
-SHARDC_GEMV_BF16_TARGET void bf16RowDotsAvx512(int64_t begin, int64_t end, int64_t K,
-                                               const uint16_t *W, int64_t ld, const uint16_t *X,
-                                               float *Y, int64_t ldy) {
-  int64_t K32 = K / 32 * 32;
-  __mmask32 last = (__mmask32)((uint64_t(1) << (K - K32)) - 1);
-  __m512i xLast[V];
+/// V vectors (X's rows, K apart), on E's instructions: each load of a row
+/// of W serves the V vectors, each load of a vector four rows. Each element
+/// is summed in the same order whatever V and the rows around it.
+template <class E, int V>
+inline void rowDots(int64_t begin, int64_t end, int64_t K, const typename E::Elem *W, int64_t ld,
+                    const typename E::XElem *X, float *Y, int64_t ldy) {
+  using Elem = typename E::Elem;
+  using Reg = typename E::Reg;
+  using Acc = typename E::Acc;
+  constexpr int64_t kLine = 64 / sizeof(Elem); // a row's elements per cache line
+  const int64_t Kw = K / E::kStep * E::kStep;  // those in whole steps
+  // The rest of a row: one step more under the mask, into the lanes.
+  typename E::Mask last{};
+  Reg xLast[V];
+  if constexpr (E::kMasked) {
+    E::mask(last, K - Kw);
 #pragma GCC unroll 4
-  for (int v = 0; v < V; ++v)
-    xLast[v] = _mm512_maskz_loadu_epi16(last, X + v * K + K32);
+    for (int v = 0; v < V; ++v)
+      E::load(xLast[v], X + v * K + Kw, last);
+  }
+  auto addLast = [&](Acc acc[V], const Elem *w) {
+    if constexpr (E::kMasked) {
+      Reg wk;
+      E::load(wk, w + Kw, last);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v)
+        E::madd(acc[v], wk, xLast[v]);
+    }
+  };
+  // Or, without masks (bf16 on AVX2), element by element after the lanes'
+  // sum, in order, so that a row's sum does not depend on its group.
+  auto sum = [&](const Acc &acc, const Elem *w, int v) {
+    float y = E::sum(acc);
+    if constexpr (!E::kMasked)
+      for (int64_t k = Kw; k < K; ++k)
+        y += bf16ToFloat(w[k]) * X[v * K + k];
+    return y;
+  };
   int64_t r = begin;
   for (; r + 4 <= end; r += 4) {
-    const uint16_t *w[4] = {W + r * ld, W + (r + 1) * ld, W + (r + 2) * ld, W + (r + 3) * ld};
-    const uint16_t *ahead[4];
+    const Elem *w[4] = {W + r * ld, W + (r + 1) * ld, W + (r + 2) * ld, W + (r + 3) * ld};
+    const Elem *ahead[4];
     rowsAhead(W, ld, r, end, ahead);
-    __m512 acc[4][V];
+    Acc acc[4][V];
 #pragma GCC unroll 4
     for (int i = 0; i < 4; ++i)
 #pragma GCC unroll 4
       for (int v = 0; v < V; ++v)
-        acc[i][v] = _mm512_setzero_ps();
-    for (int64_t k = 0; k < K32; k += 32) {
-      fetchAhead(ahead, k);
-      __m512i xk[V];
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v)
-        xk[v] = _mm512_loadu_si512(X + v * K + k);
-#pragma GCC unroll 4
-      for (int i = 0; i < 4; ++i) {
-        __m512i wk = _mm512_loadu_si512(w[i] + k);
-#pragma GCC unroll 4
-        for (int v = 0; v < V; ++v)
-          acc[i][v] = _mm512_dpbf16_ps(acc[i][v], (__m512bh)wk, (__m512bh)xk[v]);
-      }
-    }
-    if (last)
-#pragma GCC unroll 4
-      for (int i = 0; i < 4; ++i) {
-        __m512i wk = _mm512_maskz_loadu_epi16(last, w[i] + K32);
-#pragma GCC unroll 4
-        for (int v = 0; v < V; ++v)
-          acc[i][v] = _mm512_dpbf16_ps(acc[i][v], (__m512bh)wk, (__m512bh)xLast[v]);
-      }
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i)
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v)
-        Y[v * ldy + r + i] = _mm512_reduce_add_ps(acc[i][v]);
-  }
-  for (; r < end; ++r) {
-    const uint16_t *w = W + r * ld;
-    __m512 acc[V];
-#pragma GCC unroll 4
-    for (int v = 0; v < V; ++v)
-      acc[v] = _mm512_setzero_ps();
-    for (int64_t k = 0; k < K32; k += 32) {
-      __m512i wk = _mm512_loadu_si512(w + k);
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v)
-        acc[v] =
-            _mm512_dpbf16_ps(acc[v], (__m512bh)wk, (__m512bh)_mm512_loadu_si512(X + v * K + k));
-    }
-    if (last) {
-      __m512i wk = _mm512_maskz_loadu_epi16(last, w + K32);
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v)
-        acc[v] = _mm512_dpbf16_ps(acc[v], (__m512bh)wk, (__m512bh)xLast[v]);
-    }
-#pragma GCC unroll 4
-    for (int v = 0; v < V; ++v)
-      Y[v * ldy + r] = _mm512_reduce_add_ps(acc[v]);
-  }
-}
-
-#define SHARDC_GEMV_F32_TARGET __attribute__((target("avx512f")))
-
-/// Y[v * ldy + r] = W[r, 0:K] . X[v, 0:K] for r in [begin, end) and each of
-/// V vectors (X's rows, K apart), all f32, with AVX-512 FMAs: each load of
-/// a row of W serves the V vectors, each load of a vector four rows. A
-/// row's last partial run of 16 is read under a mask. Each element is
-/// summed in the same order whatever V and the rows around it.
-template <int V>
-SHARDC_GEMV_F32_TARGET void f32RowDotsAvx512(int64_t begin, int64_t end, int64_t K, const float *W,
-                                             int64_t ld, const float *X, float *Y, int64_t ldy) {
-  int64_t K16 = K / 16 * 16;
-  __mmask16 last = (__mmask16)((1u << (K - K16)) - 1);
-  __m512 xLast[V];
-#pragma GCC unroll 4
-  for (int v = 0; v < V; ++v)
-    xLast[v] = _mm512_maskz_loadu_ps(last, X + v * K + K16);
-  int64_t r = begin;
-  for (; r + 4 <= end; r += 4) {
-    const float *w[4] = {W + r * ld, W + (r + 1) * ld, W + (r + 2) * ld, W + (r + 3) * ld};
-    const float *ahead[4];
-    rowsAhead(W, ld, r, end, ahead);
-    __m512 acc[4][V];
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i)
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v)
-        acc[i][v] = _mm512_setzero_ps();
-    for (int64_t k = 0; k < K16; k += 16) {
-      fetchAhead(ahead, k);
-      __m512 xk[V];
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v)
-        xk[v] = _mm512_loadu_ps(X + v * K + k);
-#pragma GCC unroll 4
-      for (int i = 0; i < 4; ++i) {
-        __m512 wk = _mm512_loadu_ps(w[i] + k);
-#pragma GCC unroll 4
-        for (int v = 0; v < V; ++v)
-          acc[i][v] = _mm512_fmadd_ps(wk, xk[v], acc[i][v]);
-      }
-    }
-    if (last)
-#pragma GCC unroll 4
-      for (int i = 0; i < 4; ++i) {
-        __m512 wk = _mm512_maskz_loadu_ps(last, w[i] + K16);
-#pragma GCC unroll 4
-        for (int v = 0; v < V; ++v)
-          acc[i][v] = _mm512_fmadd_ps(wk, xLast[v], acc[i][v]);
-      }
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i)
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v)
-        Y[v * ldy + r + i] = _mm512_reduce_add_ps(acc[i][v]);
-  }
-  for (; r < end; ++r) {
-    const float *w = W + r * ld;
-    __m512 acc[V];
-#pragma GCC unroll 4
-    for (int v = 0; v < V; ++v)
-      acc[v] = _mm512_setzero_ps();
-    for (int64_t k = 0; k < K16; k += 16) {
-      __m512 wk = _mm512_loadu_ps(w + k);
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v)
-        acc[v] = _mm512_fmadd_ps(wk, _mm512_loadu_ps(X + v * K + k), acc[v]);
-    }
-    if (last) {
-      __m512 wk = _mm512_maskz_loadu_ps(last, w + K16);
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v)
-        acc[v] = _mm512_fmadd_ps(wk, xLast[v], acc[v]);
-    }
-#pragma GCC unroll 4
-    for (int v = 0; v < V; ++v)
-      Y[v * ldy + r] = _mm512_reduce_add_ps(acc[v]);
-  }
-}
-
-/// The same with AVX2 FMAs, eight lanes: for V of 1 or 2 vectors (their
-/// accumulators for four rows, the vectors' runs and a row's fill eleven
-/// of the sixteen registers). A row's last partial run of 8 is read under
-/// a mask. Each element is summed in the same order whatever V and the
-/// rows around it.
-template <int V>
-SHARDC_GEMV_TARGET void f32RowDotsAvx2(int64_t begin, int64_t end, int64_t K, const float *W,
-                                       int64_t ld, const float *X, float *Y, int64_t ldy) {
-  static_assert(V == 1 || V == 2, "two vectors at most per load of a row");
-  int64_t K8 = K / 8 * 8;
-  alignas(32) int32_t lanes[8];
-  for (int i = 0; i < 8; ++i)
-    lanes[i] = i < K - K8 ? -1 : 0;
-  const __m256i last = _mm256_load_si256(reinterpret_cast<const __m256i *>(lanes));
-  const bool partial = K8 < K;
-  __m256 xLast[V];
-  for (int v = 0; v < V; ++v)
-    xLast[v] = _mm256_maskload_ps(X + v * K + K8, last);
-  int64_t r = begin;
-  for (; r + 4 <= end; r += 4) {
-    const float *w[4] = {W + r * ld, W + (r + 1) * ld, W + (r + 2) * ld, W + (r + 3) * ld};
-    const float *ahead[4];
-    rowsAhead(W, ld, r, end, ahead);
-    __m256 acc[4][V];
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i)
-#pragma GCC unroll 2
-      for (int v = 0; v < V; ++v)
-        acc[i][v] = _mm256_setzero_ps();
-    for (int64_t k = 0; k < K8; k += 8) {
-      if ((k & 15) == 0) // a cache line is 16 floats
+        E::zero(acc[i][v]);
+    for (int64_t k = 0; k < Kw; k += E::kStep) {
+      if (E::kPrefetch && (E::kStep >= kLine || (k & (kLine - 1)) == 0)) // once a line
         fetchAhead(ahead, k);
-      __m256 xk[V];
-#pragma GCC unroll 2
+      Reg xk[V];
+#pragma GCC unroll 4
       for (int v = 0; v < V; ++v)
-        xk[v] = _mm256_loadu_ps(X + v * K + k);
+        E::load(xk[v], X + v * K + k);
 #pragma GCC unroll 4
       for (int i = 0; i < 4; ++i) {
-        __m256 wk = _mm256_loadu_ps(w[i] + k);
-#pragma GCC unroll 2
+        Reg wk;
+        E::load(wk, w[i] + k);
+#pragma GCC unroll 4
         for (int v = 0; v < V; ++v)
-          acc[i][v] = _mm256_fmadd_ps(wk, xk[v], acc[i][v]);
+          E::madd(acc[i][v], wk, xk[v]);
       }
     }
-    if (partial)
+    if (Kw < K)
 #pragma GCC unroll 4
-      for (int i = 0; i < 4; ++i) {
-        __m256 wk = _mm256_maskload_ps(w[i] + K8, last);
-#pragma GCC unroll 2
-        for (int v = 0; v < V; ++v)
-          acc[i][v] = _mm256_fmadd_ps(wk, xLast[v], acc[i][v]);
-      }
+      for (int i = 0; i < 4; ++i)
+        addLast(acc[i], w[i]);
 #pragma GCC unroll 4
     for (int i = 0; i < 4; ++i)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
       for (int v = 0; v < V; ++v)
-        Y[v * ldy + r + i] = sum8(acc[i][v]);
+        Y[v * ldy + r + i] = sum(acc[i][v], w[i], v);
   }
   for (; r < end; ++r) {
-    const float *w = W + r * ld;
-    __m256 acc[V];
+    const Elem *w = W + r * ld;
+    Acc acc[V];
+#pragma GCC unroll 4
     for (int v = 0; v < V; ++v)
-      acc[v] = _mm256_setzero_ps();
-    for (int64_t k = 0; k < K8; k += 8) {
-      __m256 wk = _mm256_loadu_ps(w + k);
-      for (int v = 0; v < V; ++v)
-        acc[v] = _mm256_fmadd_ps(wk, _mm256_loadu_ps(X + v * K + k), acc[v]);
+      E::zero(acc[v]);
+    for (int64_t k = 0; k < Kw; k += E::kStep) {
+      Reg wk;
+      E::load(wk, w + k);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) {
+        Reg xk;
+        E::load(xk, X + v * K + k);
+        E::madd(acc[v], wk, xk);
+      }
     }
-    if (partial) {
-      __m256 wk = _mm256_maskload_ps(w + K8, last);
-      for (int v = 0; v < V; ++v)
-        acc[v] = _mm256_fmadd_ps(wk, xLast[v], acc[v]);
-    }
+    if (Kw < K)
+      addLast(acc, w);
+#pragma GCC unroll 4
     for (int v = 0; v < V; ++v)
-      Y[v * ldy + r] = sum8(acc[v]);
+      Y[v * ldy + r] = sum(acc[v], w, v);
   }
+}
+
+// Each kernel: rowDots, the traits' functions with it, inlined whole into a
+// function of the kernel's instruction set.
+#define SHARDC_GEMV_FLATTEN __attribute__((flatten))
+
+/// rowDots on bf16 with AVX512-BF16: W and X bf16.
+template <int V>
+SHARDC_GEMV_BF16_TARGET SHARDC_GEMV_FLATTEN void
+bf16RowDotsAvx512(int64_t begin, int64_t end, int64_t K, const uint16_t *W, int64_t ld,
+                  const uint16_t *X, float *Y, int64_t ldy) {
+  rowDots<Bf16Avx512, V>(begin, end, K, W, ld, X, Y, ldy);
+}
+
+/// rowDots on f32 with AVX-512.
+template <int V>
+SHARDC_GEMV_F32_TARGET SHARDC_GEMV_FLATTEN void
+f32RowDotsAvx512(int64_t begin, int64_t end, int64_t K, const float *W, int64_t ld, const float *X,
+                 float *Y, int64_t ldy) {
+  rowDots<F32Avx512, V>(begin, end, K, W, ld, X, Y, ldy);
+}
+
+/// rowDots on f32 with AVX2, for one or two vectors.
+template <int V>
+SHARDC_GEMV_TARGET SHARDC_GEMV_FLATTEN void f32RowDotsAvx2(int64_t begin, int64_t end, int64_t K,
+                                                           const float *W, int64_t ld,
+                                                           const float *X, float *Y, int64_t ldy) {
+  static_assert(V == 1 || V == 2, "two vectors at most per load of a row");
+  rowDots<F32Avx2, V>(begin, end, K, W, ld, X, Y, ldy);
+}
+
+/// y[r] = W[r, 0:K] . x for r in [begin, end): W bf16, rows `ld` apart; x
+/// f32 (bf16 values), contiguous. rowDots on bf16 with AVX2, one vector.
+SHARDC_GEMV_TARGET SHARDC_GEMV_FLATTEN void bf16RowDotsAvx2(int64_t begin, int64_t end, int64_t K,
+                                                            const uint16_t *W, int64_t ld,
+                                                            const float *x, float *y) {
+  rowDots<Bf16Avx2, 1>(begin, end, K, W, ld, x, y, 0);
 }
 
 /// Tests: false makes the f32 kernel take its AVX2 path on an AVX-512 CPU.
