@@ -743,30 +743,13 @@ void sayOnce(const char *level, const std::string &line) {
     std::fprintf(stderr, "shardc: %s: %s\n", level, line.c_str());
 }
 
-void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const MatrixView &aIn,
-          const void *B, DType bType, const MatrixView &bIn, float *C, MatmulPrecision precision,
-          GemmLibrary library) {
-  guardViews(matmulPrecisionName(precision), M, N, K, aIn, bIn, "as given");
-  if (library == GemmLibrary::Auto)
-    library = forcedLibrary;
-  if (aIn.items() == 0 || M == 0 || N == 0)
-    return;
-  // Both walk their items by the same batch sizes from here on (a library
-  // takes one list of them for both), or, where no common list exists, the
-  // items run one at a time.
-  MatrixView a = aIn, b = bIn;
-  if (!alignBatches(a, b)) {
-    std::vector<int64_t> aOff = a.offsets(), bOff = b.offsets();
-    size_t as = dtypeSize(aType), bs = dtypeSize(bType);
-    for (size_t i = 0; i < aOff.size(); ++i) {
-      MatrixView ai = a, bi = b;
-      ai.batchSizes.clear(), ai.batchStrides.clear(), ai.elements -= aOff[i];
-      bi.batchSizes.clear(), bi.batchStrides.clear(), bi.elements -= bOff[i];
-      gemm(M, N, K, (const uint8_t *)A + aOff[i] * as, aType, ai, (const uint8_t *)B + bOff[i] * bs,
-           bType, bi, C + i * M * N, precision, library);
-    }
-    return;
-  }
+namespace {
+
+/// gemm() on views that walk their items by the same batch sizes, with
+/// `library` resolved from what tests force.
+void alignedGemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const MatrixView &a,
+                 const void *B, DType bType, const MatrixView &b, float *C,
+                 MatmulPrecision precision, GemmLibrary library) {
   int64_t flops = 2 * a.items() * M * N * K;
   bool dnnl = false;
 #ifdef SHARDC_HAVE_DNNL
@@ -862,6 +845,35 @@ void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const Mat
 #endif
     );
   blasGemm(M, N, K, fa, ra, fb, rb, C);
+}
+
+} // namespace
+
+void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const MatrixView &a,
+          const void *B, DType bType, const MatrixView &b, float *C, MatmulPrecision precision,
+          GemmLibrary library) {
+  guardViews(matmulPrecisionName(precision), M, N, K, a, b, "as given");
+  if (library == GemmLibrary::Auto)
+    library = forcedLibrary;
+  if (a.items() == 0 || M == 0 || N == 0)
+    return;
+  if (a.batchSizes == b.batchSizes)
+    return alignedGemm(M, N, K, A, aType, a, B, bType, b, C, precision, library);
+  // Both walk their items by the same batch sizes from here on (a library
+  // takes one list of them for both), or, where no common list exists, the
+  // items run one at a time.
+  MatrixView ra = a, rb = b;
+  if (alignBatches(ra, rb))
+    return alignedGemm(M, N, K, A, aType, ra, B, bType, rb, C, precision, library);
+  std::vector<int64_t> aOff = a.offsets(), bOff = b.offsets();
+  size_t as = dtypeSize(aType), bs = dtypeSize(bType);
+  for (size_t i = 0; i < aOff.size(); ++i) {
+    MatrixView ai = a, bi = b;
+    ai.batchSizes.clear(), ai.batchStrides.clear(), ai.elements -= aOff[i];
+    bi.batchSizes.clear(), bi.batchStrides.clear(), bi.elements -= bOff[i];
+    alignedGemm(M, N, K, (const uint8_t *)A + aOff[i] * as, aType, ai,
+                (const uint8_t *)B + bOff[i] * bs, bType, bi, C + i * M * N, precision, library);
+  }
 }
 
 void gemm(int64_t M, int64_t N, int64_t K, const float *A, const MatrixView &a, const float *B,
