@@ -57,10 +57,12 @@ mkdir -p "$BUILD/artifacts"
 rows=()
 for n in 1 2 4 8; do
   [ "$n" -le "$GPUS" ] || break
-  gunzip -c "$ROOT/test/gpu/bench/mlp_train_$n.shardc.gz" > "$BUILD/artifacts/mlp_train_$n.shardc"
   for tf32 in 0 1; do
-    line=$(SHARDC_CUDA_TF32=$tf32 "$BUILD/bin/shardc-gpu-bench" \
-      "$BUILD/artifacts/mlp_train_$n.shardc" --reps 30 --examples-per-call $((1024 * n)) 2>>"$LOG")
+    # The same step compiled --precision f32 and --precision tf32.
+    name=mlp_train_$n$([ $tf32 = 1 ] && echo _tf32)
+    gunzip -c "$ROOT/test/gpu/bench/$name.shardc.gz" > "$BUILD/artifacts/$name.shardc"
+    line=$("$BUILD/bin/shardc-gpu-bench" \
+      "$BUILD/artifacts/$name.shardc" --reps 30 --examples-per-call $((1024 * n)) 2>>"$LOG")
     say "tf32=$tf32 $line"
     rows+=("$n $tf32 $line")
   done

@@ -67,8 +67,10 @@ for n in 1 2 4 8; do
     -o "$BENCH/mlp_train_$n.mlir"
   "$SHARDC" compile "$BENCH/mlp_train_$n.mlir" --entry loss_train_step \
     -o "$BENCH/mlp_train_$n.shardc" > /dev/null
+  "$SHARDC" compile "$BENCH/mlp_train_$n.mlir" --entry loss_train_step --precision tf32 \
+    -o "$BENCH/mlp_train_${n}_tf32.shardc" > /dev/null
   rm "$BENCH/mlp_loss_$n.mlir" "$BENCH/mlp_train_$n.mlir"
   # Splat constants are stored whole (8 MB): compressed, they are 10 kB.
-  gzip -9 -n -f "$BENCH/mlp_train_$n.shardc"
+  gzip -9 -n -f "$BENCH/mlp_train_$n.shardc" "$BENCH/mlp_train_${n}_tf32.shardc"
 done
 du -sh "$OUT" "$BENCH"

@@ -22,9 +22,6 @@
 namespace shardc {
 
 struct CudaOptions {
-  /// f32 matmuls on tensor cores with TF32 inputs (about 10 bits of
-  /// mantissa). Off by default; SHARDC_CUDA_TF32=1 turns it on too.
-  bool tf32 = false;
   /// Multi-process runs (one process per GPU): this process's rank and the
   /// number of processes, with the NCCL unique id exchanged through the file
   /// SHARDC_NCCL_ID_FILE (written by rank 0). -1: one process drives every

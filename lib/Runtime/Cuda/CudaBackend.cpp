@@ -476,15 +476,15 @@ Status CudaBackend::runDot(const Plan &plan, const PlanStep &s, Device &dev,
                         : dt == DType::F64 ? CUDA_R_64F
                         : dt == DType::F16 ? CUDA_R_16F
                                            : CUDA_R_16BF;
-  // The step's precision, or SHARDC_CUDA_TF32 for every f32 product: f32
-  // operands and results, with tensor-core products of operands cuBLAS
-  // rounds to bf16 or tf32, summed in f32.
+  // The step's precision (its compile's): f32 operands and results, with
+  // tensor-core products of operands cuBLAS rounds to bf16 or tf32, summed
+  // in f32.
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
   if (dt == DType::F64)
     compute = CUBLAS_COMPUTE_64F;
   else if (dt == DType::F32 && p.precision == MatmulPrecision::BF16)
     compute = CUBLAS_COMPUTE_32F_FAST_16BF;
-  else if (dt == DType::F32 && (p.precision == MatmulPrecision::TF32 || options.tf32))
+  else if (dt == DType::F32 && p.precision == MatmulPrecision::TF32)
     compute = CUBLAS_COMPUTE_32F_FAST_TF32;
   float alpha32 = 1, beta32 = 0;
   double alpha64 = 1, beta64 = 0;
@@ -907,7 +907,6 @@ CudaCallTiming cuda::lastCallTiming(Backend &backend) {
 
 StatusOr<std::unique_ptr<Backend>> cuda::createBackend(const CudaOptions &given) {
   CudaOptions options = given;
-  options.tf32 = options.tf32 || envIs(Env::CudaTf32, "1");
   // Under mpirun, a GPU per process, ranked as MPI ranks them.
   if (StatusOr<std::shared_ptr<ProcessGroup>> mpi = worldProcessGroup();
       options.processRank < 0 && mpi.ok() && *mpi && (*mpi)->size() > 1) {
