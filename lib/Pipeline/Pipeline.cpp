@@ -270,6 +270,7 @@ void registerCompilePipeline() {
         lower.bucketBytes = compile.allReduceBucketBytes;
         lower.rowPrograms = compile.rowPrograms;
         lower.bf16Outputs = compile.bf16Outputs;
+        lower.memoryBudget = compile.memoryBudget;
         pm.addPass(createShardcLowerToPlan(lower));
       });
 }
@@ -297,7 +298,7 @@ FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::strin
     return failure();
   FailureOr<Plan> plan = lowerToPlan(fn, options.allReduceBucketBytes,
                                      FuseOptions{options.rowPrograms, options.bf16Outputs});
-  if (failed(plan))
+  if (failed(plan) || failed(checkMemoryBudget(fn, *plan, options.memoryBudget)))
     return failure();
   if (!dumpDir.empty())
     if (Status s = writeStage(dumpDir, "03-plan.txt", describePlan(*plan)); !s.ok())

@@ -46,6 +46,9 @@ def ShardcLowerToPlan : Pass<"shardc-lower-to-plan", "::mlir::ModuleOp"> {
     Option<"bf16Outputs", "bf16-outputs", "bool", /*default=*/"false",
            "let a convert of a fused chain's value to bf16 join the chain, "
            "which then stores it at bf16 only (the CPU backend runs them)">,
+    Option<"memoryBudget", "memory-budget", "int64_t", /*default=*/"0",
+           "fail where a device would hold more than this many bytes in its "
+           "buffers and arguments (0: no limit)">,
   ];
 }
 

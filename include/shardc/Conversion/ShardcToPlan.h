@@ -39,6 +39,11 @@ mlir::FailureOr<Plan> lowerToPlan(mlir::func::FuncOp fn,
                                   int64_t allReduceBucketBytes = kDefaultAllReduceBucketBytes,
                                   const FuseOptions &fuse = {});
 
+/// Fails, with a diagnostic at `fn` naming what a device needs (its buffers
+/// and its arguments' shards), where that is more than `budget` bytes
+/// (--memory-budget; 0 is no limit).
+mlir::LogicalResult checkMemoryBudget(mlir::func::FuncOp fn, const Plan &plan, int64_t budget);
+
 } // namespace shardc
 
 #endif // SHARDC_CONVERSION_SHARDCTOPLAN_H

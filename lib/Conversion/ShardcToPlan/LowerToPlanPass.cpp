@@ -28,7 +28,7 @@ struct ShardcLowerToPlanPass : impl::ShardcLowerToPlanBase<ShardcLowerToPlanPass
         continue;
       mlir::FailureOr<Plan> plan =
           lowerToPlan(fn, bucketBytes, FuseOptions{rowPrograms, bf16Outputs});
-      if (mlir::failed(plan))
+      if (mlir::failed(plan) || mlir::failed(checkMemoryBudget(fn, *plan, memoryBudget)))
         return signalPassFailure();
       text += describePlan(*plan);
     }

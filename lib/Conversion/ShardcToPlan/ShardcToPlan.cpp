@@ -309,4 +309,16 @@ FailureOr<Plan> lowerToPlan(func::FuncOp fn, int64_t allReduceBucketBytes,
   return plan;
 }
 
+LogicalResult checkMemoryBudget(func::FuncOp fn, const Plan &plan, int64_t budget) {
+  int64_t arguments = 0;
+  for (int32_t id : plan.args)
+    arguments += (int64_t)plan.values[id].bytes();
+  int64_t need = plan.arenaBytes + arguments;
+  if (budget <= 0 || need <= budget)
+    return success();
+  return fn.emitError() << "@" << fn.getSymName() << " needs " << need
+                        << " bytes per device (buffers " << plan.arenaBytes << ", argument shards "
+                        << arguments << "), over --memory-budget " << budget;
+}
+
 } // namespace shardc
