@@ -227,7 +227,7 @@ private:
         .Case([&](DotGeneralOp c) {
           ref::DotDims dims{toDims(c.getLhsBatchingDims()), toDims(c.getRhsBatchingDims()),
                             toDims(c.getLhsContractingDims()), toDims(c.getRhsContractingDims())};
-          dims.precision = matmulPrecisionOf(c);
+          dims.precision = c.getProductPrecision();
           return perDevice(op, [&](int64_t d) -> StatusOr<Array> {
             return ref::dotGeneral(get(c.getLhs(), d), get(c.getRhs(), d), dims);
           });

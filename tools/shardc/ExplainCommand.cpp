@@ -114,7 +114,7 @@ std::string argName(func::FuncOp fn, unsigned i) {
 /// "products: 4 at bf16 (bf16 operands, f32 sums), 1 at f32"
 void describeProducts(func::FuncOp fn, llvm::raw_ostream &os) {
   std::map<std::string, int64_t> count;
-  fn.walk([&](DotGeneralOp op) { ++count[matmulPrecisionName(matmulPrecisionOf(op))]; });
+  fn.walk([&](DotGeneralOp op) { ++count[matmulPrecisionName(op.getProductPrecision())]; });
   if (count.empty())
     return;
   os << "products:";

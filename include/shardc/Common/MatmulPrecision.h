@@ -31,6 +31,8 @@ inline const char *matmulPrecisionName(MatmulPrecision p) {
   }
   return "?";
 }
+/// The precision `name` names, or `otherwise`.
+inline MatmulPrecision matmulPrecisionOr(const std::string &name, MatmulPrecision otherwise);
 inline bool parseMatmulPrecision(const std::string &name, MatmulPrecision &p) {
   for (MatmulPrecision q : {MatmulPrecision::F32, MatmulPrecision::BF16, MatmulPrecision::TF32})
     if (name == matmulPrecisionName(q)) {
@@ -38,6 +40,12 @@ inline bool parseMatmulPrecision(const std::string &name, MatmulPrecision &p) {
       return true;
     }
   return false;
+}
+
+inline MatmulPrecision matmulPrecisionOr(const std::string &name, MatmulPrecision otherwise) {
+  MatmulPrecision p = otherwise;
+  parseMatmulPrecision(name, p);
+  return p;
 }
 
 } // namespace shardc

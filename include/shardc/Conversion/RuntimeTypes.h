@@ -39,9 +39,6 @@ mlir::LogicalResult checkResultFitsInMemory(mlir::Operation *op);
 /// Runtime views of the dialect's mesh and sharding.
 Mesh toRuntimeMesh(MeshOp mesh);
 NamedSharding toNamedSharding(ShardingAttr sharding, MeshOp mesh);
-/// A dot_general's `precision` (F32 when it has none; the verifier has
-/// checked the name).
-MatmulPrecision matmulPrecisionOf(DotGeneralOp op);
 
 } // namespace shardc
 

@@ -60,13 +60,6 @@ LogicalResult checkResultFitsInMemory(Operation *op) {
   return success();
 }
 
-MatmulPrecision matmulPrecisionOf(DotGeneralOp op) {
-  MatmulPrecision p = MatmulPrecision::F32;
-  if (std::optional<StringRef> name = op.getPrecision())
-    parseMatmulPrecision(name->str(), p);
-  return p;
-}
-
 std::optional<Array> elementsToArray(ElementsAttr attr) {
   auto type = cast<RankedTensorType>(attr.getType());
   DType dtype = *toDType(type.getElementType());

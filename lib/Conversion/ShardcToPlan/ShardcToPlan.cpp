@@ -106,7 +106,7 @@ LogicalResult describe(Operation *op, PlanStep &step) {
         append(step.attrs, c.getLhsContractingDims());
         append(step.attrs, c.getRhsContractingDims());
         // Absent for f32, so f32 plans read as they always have.
-        if (MatmulPrecision p = matmulPrecisionOf(c); p != MatmulPrecision::F32)
+        if (MatmulPrecision p = c.getProductPrecision(); p != MatmulPrecision::F32)
           step.attrs.push_back((int64_t)p);
         return simple(OpCode::DotGeneral);
       })

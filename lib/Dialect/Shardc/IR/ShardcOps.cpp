@@ -87,18 +87,19 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, std::optional<Locati
 //===----------------------------------------------------------------------===//
 
 LogicalResult DotGeneralOp::verify() {
-  std::optional<StringRef> precision = getPrecision();
-  if (!precision)
+  StringAttr name = getPrecisionAttr();
+  if (!name)
     return success();
   MatmulPrecision p;
-  if (!parseMatmulPrecision(precision->str(), p))
-    return emitOpError("precision \"") << *precision << "\" is none of \"f32\", \"bf16\", \"tf32\"";
+  if (!parseMatmulPrecision(name.str(), p))
+    return emitOpError("precision \"") << name.getValue() << "\" is none of \"f32\", \"bf16\", \"tf32\"";
+  StringRef precision = name.getValue();
   for (Value operand : {getLhs(), getRhs()}) {
     Type element = cast<ShapedType>(operand.getType()).getElementType();
     if (p != MatmulPrecision::F32 && !element.isF32() &&
         !(p == MatmulPrecision::BF16 && element.isBF16()))
       return emitOpError("precision \"")
-             << *precision << "\" rounds f32 operands"
+             << precision << "\" rounds f32 operands"
              << (p == MatmulPrecision::BF16 ? " (or reads bf16 ones)" : "") << ", not " << element;
   }
   return success();
@@ -113,7 +114,7 @@ LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Locati
   ArrayRef<int64_t> lc = adaptor.getLhsContractingDims(), rc = adaptor.getRhsContractingDims();
   // A bf16 product reads f32 or bf16 operands and yields f32 (the verifier
   // checks the operands); any other, operands of one element type.
-  bool bf16 = adaptor.getPrecision() && *adaptor.getPrecision() == "bf16";
+  bool bf16 = adaptor.getPrecision() == MatmulPrecision::BF16;
   if (!bf16 && lhs.getElementType() != rhs.getElementType())
     return emitOptionalError(loc, op, "operands have different element types ",
                              lhs.getElementType(), " and ", rhs.getElementType());

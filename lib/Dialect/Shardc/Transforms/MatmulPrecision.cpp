@@ -18,12 +18,11 @@ namespace shardc {
 int64_t setMatmulPrecision(ModuleOp module, MatmulPrecision precision) {
   if (precision == MatmulPrecision::F32)
     return 0;
-  StringAttr name = StringAttr::get(module.getContext(), matmulPrecisionName(precision));
   int64_t count = 0;
   module.walk([&](DotGeneralOp op) {
     if (op.getPrecisionAttr() || !cast<ShapedType>(op.getLhs().getType()).getElementType().isF32())
       return;
-    op.setPrecisionAttr(name);
+    op.setPrecision(precision);
     ++count;
   });
   return count;
@@ -33,7 +32,7 @@ namespace {
 
 bool isBf16Product(Operation *op) {
   auto dot = dyn_cast<DotGeneralOp>(op);
-  return dot && dot.getPrecision() && *dot.getPrecision() == "bf16";
+  return dot && dot.getPrecision() == MatmulPrecision::BF16;
 }
 
 /// Whether only bf16 products read `v`, directly or through layout ops that

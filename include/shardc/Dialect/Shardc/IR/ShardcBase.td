@@ -116,6 +116,19 @@ def Shardc_CompareDirection : I32EnumAttr<"CompareDirection",
 def Shardc_CompareDirectionAttr
     : EnumAttr<Shardc_Dialect, Shardc_CompareDirection, "compare_direction">;
 
+/// A product's precision, typed for C++ (getPrecision() returns a
+/// ::shardc::MatmulPrecision, setPrecision takes one) and stored as its name,
+/// so that it prints as it always has: `precision = "bf16"`, in the custom
+/// and the generic form. The op's verifier rejects any other name.
+def Shardc_PrecisionAttr : StringBasedAttr<CPred<"::llvm::isa<::mlir::StringAttr>($_self)">,
+    "how f32 products are computed: \"f32\", \"bf16\" or \"tf32\""> {
+  let returnType = "::shardc::MatmulPrecision";
+  let convertFromStorage =
+      "::shardc::matmulPrecisionOr($_self.getValue().str(), ::shardc::MatmulPrecision::F32)";
+  let constBuilderCall =
+      "::mlir::StringAttr::get($_builder.getContext(), ::shardc::matmulPrecisionName($0))";
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//

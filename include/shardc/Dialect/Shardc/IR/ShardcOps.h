@@ -12,6 +12,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "shardc/Common/MatmulPrecision.h"
 #include "shardc/Dialect/Shardc/IR/ShardcAttrs.h"
 #include "shardc/Dialect/Shardc/IR/ShardcDialect.h"
 #include "shardc/Dialect/Shardc/Interfaces/ShardingRuleOpInterface.h"

@@ -293,7 +293,7 @@ def Shardc_DotGeneralOp : Shardc_Op<"dot_general", [ShardingRule, Pure,
     DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$rhs_batching_dims,
     DenseI64ArrayAttr:$lhs_contracting_dims,
     DenseI64ArrayAttr:$rhs_contracting_dims,
-    OptionalAttr<StrAttr>:$precision
+    OptionalAttr<Shardc_PrecisionAttr>:$precision
   );
   let results = (outs Shardc_NumericTensor:$result);
   let assemblyFormat = [{
@@ -314,6 +314,12 @@ def Shardc_DotGeneralOp : Shardc_Op<"dot_general", [ShardingRule, Pure,
             lhsContractingDims, rhsContractingDims, ::mlir::StringAttr());
     }]>
   ];
+  let extraClassDeclaration = [{
+    /// The products' precision: the attribute's, else f32.
+    ::shardc::MatmulPrecision getProductPrecision() {
+      return getPrecision().value_or(::shardc::MatmulPrecision::F32);
+    }
+  }];
   let hasVerifier = 1;
 }
 
