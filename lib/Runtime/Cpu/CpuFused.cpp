@@ -302,200 +302,264 @@ bool runProductAndReader(const Plan &plan, const PlanStep &dot, const PlanStep &
   return dotGeneralInBlocks(plan, dot, buffers, kBlockBytes, afterBlock);
 }
 
-Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
-  const KnownProgram &known = programOf(step);
-  if (!known.valid.ok())
-    return known.valid;
-  const FusedProgram &p = known.program;
-  int64_t numRegs = (int64_t)(p.inputs.size() + p.instructions.size());
+namespace {
 
-  int64_t n = fusedElements(plan, step, p);
-  FusedKernelFn kernel = kernelOf(plan, step, buffers, p, n);
-  if (kernel)
-    return runCompiled(plan, step, buffers, p, kernel, n);
-  // Row reductions accumulate in double, one accumulator per row.
-  std::vector<std::vector<double>> acc;
-  for (const auto &red : p.reductions)
-    acc.emplace_back(n / red.cols, reductionIdentity(red.kind));
-  // Runs tiles [first, last): scratch registers for broadcast loads and
-  // instruction results; whole inputs are read in place; splat constants
-  // are filled once.
-  // The last instruction, when it is an output, is computed straight into
-  // the output buffer. Only the last: the output may share its buffer with
-  // an input (buffer assignment reuses dying inputs), and no later
-  // instruction of the tile may read that input after it is overwritten.
-  // Only one that computes into a destination: a splat constant stays in
-  // its register, and a reduction's read is filled there, to be copied out
-  // like any other output.
-  std::vector<int64_t> direct(numRegs, -1);
-  if (!p.instructions.empty() && p.instructions.back().op != OpCode::Constant &&
-      p.instructions.back().op != OpCode::Reduce) {
+/// The tile-program interpreter: runs a Fused step's program tile by tile
+/// (or row by row, for a row program) on device buffers, what a step runs
+/// before (or without) its compiled kernel.
+class TileInterpreter {
+public:
+  TileInterpreter(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers,
+                  const FusedProgram &p, int64_t n)
+      : plan(plan), step(step), buffers(buffers), p(p), n(n),
+        numRegs((int64_t)(p.inputs.size() + p.instructions.size())),
+        rowProgram(p.readsReductions()), tileLen(rowProgram ? p.reductions[0].cols : kTile) {
+    // Row reductions accumulate in double, one accumulator per row.
+    for (const auto &red : p.reductions)
+      acc.emplace_back(n / red.cols, reductionIdentity(red.kind));
+    chooseDirectOutput();
+    readBy.assign(p.reductions.size(), 0);
+    for (const auto &in : p.instructions)
+      if (in.op == OpCode::Reduce)
+        readBy[in.x] = 1;
+    chooseCopiesFirst();
+  }
+
+  Status run() {
+    // Large chains use the OpenMP threads when OpenBLAS runs on the same
+    // OpenMP pool; other threads would fight the BLAS threads that spin
+    // between matmuls (measured: slower than one thread).
+    int64_t tiles = (n + tileLen - 1) / tileLen;
+    auto range = [this](int64_t first, int64_t last) { runTiles(first, last); };
+    // Reductions accumulate across tiles: they run on one thread, unless the
+    // tiles are rows (a row program), each with its own accumulators.
+    if (p.reductions.empty() || rowProgram)
+      parallelRange(tiles, range, n);
+    else
+      runTiles(0, tiles);
+    for (size_t k = 0; k < p.reductions.size(); ++k) {
+      float *out = (float *)buffers.ptr[step.outputs[p.outputs.size() + k]];
+      for (size_t r = 0; r < acc[k].size(); ++r)
+        out[r] = (float)acc[k][r];
+    }
+    return Status::success();
+  }
+
+private:
+  /// What one thread's tiles work in: scratch registers for broadcast
+  /// loads and instruction results, and where each register's values are.
+  struct Tile {
+    std::vector<float> scratch;
+    std::vector<const float *> src;
+    /// Per reduction, the register of its first read in this row: a second
+    /// read of it takes that value, not a second fold.
+    std::vector<int64_t> firstRead;
+    float *reg(int64_t r, int64_t tileLen) { return &scratch[r * tileLen]; }
+  };
+
+  /// The last instruction, when it is an output, is computed straight into
+  /// the output buffer. Only the last: the output may share its buffer with
+  /// an input (buffer assignment reuses dying inputs), and no later
+  /// instruction of the tile may read that input after it is overwritten.
+  /// Only one that computes into a destination: a splat constant stays in
+  /// its register, and a reduction's read is filled there, to be copied out
+  /// like any other output.
+  void chooseDirectOutput() {
+    direct.assign(numRegs, -1);
+    if (p.instructions.empty() || p.instructions.back().op == OpCode::Constant ||
+        p.instructions.back().op == OpCode::Reduce)
+      return;
     int64_t last = numRegs - 1;
     for (size_t o = 0; o < p.outputs.size(); ++o)
       if (p.outputs[o] == last && direct[last] < 0 && p.outputType(o) == DType::F32)
         direct[last] = o;
   }
-  // A row program runs row by row: its tiles are rows, and a Reduce
-  // instruction folds its reduction over the row the moment it is read.
-  const bool rowProgram = p.readsReductions();
-  const int64_t tileLen = rowProgram ? p.reductions[0].cols : kTile;
-  std::vector<char> readBy(p.reductions.size(), 0);
-  for (const auto &in : p.instructions)
-    if (in.op == OpCode::Reduce)
-      readBy[in.x] = 1;
-  // A tile stores its outputs one after another, after its instructions,
-  // then folds the reductions no instruction read. An input read in place
-  // then (an output that is an input as it is, a reduction of one) is
-  // copied first where an output's buffer overlaps it: buffer assignment
-  // gives an output the buffer of an input that dies at the step, and the
-  // output stored before would have overwritten it.
-  std::vector<char> copyFirst(p.inputs.size(), 0);
-  for (size_t r = 0; r < p.inputs.size(); ++r) {
-    if (p.inputs[r].mode != FusedProgram::Whole && p.inputs[r].mode != FusedProgram::AlongRows)
-      continue; // already copied into its register
-    bool readAfter = std::find(p.outputs.begin(), p.outputs.end(), (int64_t)r) != p.outputs.end();
-    for (size_t k = 0; k < p.reductions.size(); ++k)
-      readAfter |= !readBy[k] && p.reductions[k].reg == (int64_t)r;
-    const void *in = buffers.ptr[step.inputs[r]];
-    int64_t inBytes = (int64_t)plan.values[step.inputs[r]].bytes();
-    for (size_t o = 0; readAfter && o < p.outputs.size(); ++o)
-      if (overlap(in, inBytes, buffers.ptr[step.outputs[o]],
-                  (int64_t)plan.values[step.outputs[o]].bytes()))
-        copyFirst[r] = 1;
+
+  /// A tile stores its outputs one after another, after its instructions,
+  /// then folds the reductions no instruction read. An input read in place
+  /// then (an output that is an input as it is, a reduction of one) is
+  /// copied first where an output's buffer overlaps it: buffer assignment
+  /// gives an output the buffer of an input that dies at the step, and the
+  /// output stored before would have overwritten it.
+  void chooseCopiesFirst() {
+    copyFirst.assign(p.inputs.size(), 0);
+    for (size_t r = 0; r < p.inputs.size(); ++r) {
+      if (p.inputs[r].mode != FusedProgram::Whole && p.inputs[r].mode != FusedProgram::AlongRows)
+        continue; // already copied into its register
+      bool readAfter = std::find(p.outputs.begin(), p.outputs.end(), (int64_t)r) != p.outputs.end();
+      for (size_t k = 0; k < p.reductions.size(); ++k)
+        readAfter |= !readBy[k] && p.reductions[k].reg == (int64_t)r;
+      const void *in = buffers.ptr[step.inputs[r]];
+      int64_t inBytes = (int64_t)plan.values[step.inputs[r]].bytes();
+      for (size_t o = 0; readAfter && o < p.outputs.size(); ++o)
+        if (overlap(in, inBytes, buffers.ptr[step.outputs[o]],
+                    (int64_t)plan.values[step.outputs[o]].bytes()))
+          copyFirst[r] = 1;
+    }
   }
-  auto runTiles = [&](int64_t first, int64_t last) {
-    std::vector<float> scratch(numRegs * tileLen);
-    std::vector<const float *> src(numRegs);
-    // Per reduction, the register of its first read in this row: a second
-    // read of it takes that value, not a second fold.
-    std::vector<int64_t> firstRead(p.reductions.size());
+
+  /// A thread's registers: splat constants and scalar inputs are the same
+  /// in every tile, filled once.
+  Tile newTile() const {
+    Tile t{std::vector<float>(numRegs * tileLen), std::vector<const float *>(numRegs),
+           std::vector<int64_t>(p.reductions.size())};
     for (size_t k = 0; k < p.instructions.size(); ++k) {
       int64_t r = p.inputs.size() + k;
-      src[r] = &scratch[r * tileLen];
+      t.src[r] = t.reg(r, tileLen);
       if (p.instructions[k].op == OpCode::Constant)
-        std::fill(&scratch[r * tileLen], &scratch[(r + 1) * tileLen], p.instructions[k].value);
+        std::fill(t.reg(r, tileLen), t.reg(r + 1, tileLen), p.instructions[k].value);
     }
-    // Scalar inputs are the same in every tile: filled once.
     for (size_t r = 0; r < p.inputs.size(); ++r)
       if (p.inputs[r].mode == FusedProgram::Scalar) {
         float v = *(const float *)buffers.ptr[step.inputs[r]];
-        std::fill(&scratch[r * tileLen], &scratch[(r + 1) * tileLen], v);
-        src[r] = &scratch[r * tileLen];
+        std::fill(t.reg(r, tileLen), t.reg(r + 1, tileLen), v);
+        t.src[r] = t.reg(r, tileLen);
       }
-    for (int64_t tile = first; tile < last; ++tile) {
-      int64_t t0 = tile * tileLen;
-      int64_t len = std::min(tileLen, n - t0);
-      std::fill(firstRead.begin(), firstRead.end(), -1);
-      for (size_t r = 0; r < p.inputs.size(); ++r) {
-        const float *x = (const float *)buffers.ptr[step.inputs[r]];
-        const FusedProgram::Input &in = p.inputs[r];
-        if (in.mode == FusedProgram::Scalar)
-          continue;
-        if (in.mode == FusedProgram::Whole) {
-          src[r] = x + t0;
-          continue;
-        }
-        float *reg = &scratch[r * tileLen];
-        src[r] = reg;
-        if (in.mode == FusedProgram::AlongRows && t0 % in.cols + len <= in.cols) {
-          src[r] = x + t0 % in.cols; // the tile lies within one row: no copy
-        } else if (in.mode == FusedProgram::AlongRows) {
-          // Walk the columns, wrapping at the row's end (no division per element).
-          int64_t c = t0 % in.cols;
-          for (int64_t i = 0; i < len;) {
-            int64_t run = std::min(len - i, in.cols - c);
-            std::memcpy(reg + i, x + c, run * sizeof(float));
-            i += run;
-            c = 0;
-          }
-        } else {
-          int64_t row = t0 / in.cols, c = t0 % in.cols;
-          for (int64_t i = 0; i < len;) {
-            int64_t run = std::min(len - i, in.cols - c);
-            std::fill(reg + i, reg + i + run, x[row]);
-            i += run;
-            c = 0;
-            ++row;
-          }
-        }
+    return t;
+  }
+
+  /// Points each input register at elements [t0, t0 + len) of its input:
+  /// in place where they lie in one run, else copied or broadcast into the
+  /// register; then copies those an output would overwrite.
+  void loadInputs(Tile &t, int64_t t0, int64_t len) const {
+    for (size_t r = 0; r < p.inputs.size(); ++r) {
+      const float *x = (const float *)buffers.ptr[step.inputs[r]];
+      const FusedProgram::Input &in = p.inputs[r];
+      if (in.mode == FusedProgram::Scalar)
+        continue;
+      if (in.mode == FusedProgram::Whole) {
+        t.src[r] = x + t0;
+        continue;
       }
-      for (size_t r = 0; r < p.inputs.size(); ++r)
-        if (copyFirst[r] && src[r] != &scratch[r * tileLen]) {
-          std::memcpy(&scratch[r * tileLen], src[r], len * sizeof(float));
-          src[r] = &scratch[r * tileLen];
-        }
-      for (size_t k = 0; k < p.instructions.size(); ++k) {
-        const auto &in = p.instructions[k];
-        if (in.op == OpCode::Constant)
-          continue;
-        int64_t r = p.inputs.size() + k;
-        if (in.op == OpCode::Reduce) { // a row program's tile is one row
-          if (firstRead[in.x] >= 0) {
-            src[r] = src[firstRead[in.x]];
-            continue;
-          }
-          const auto &red = p.reductions[in.x];
-          double &a = acc[in.x][tile];
-          foldInto(red.kind, src[red.reg], len, a);
-          std::fill(&scratch[r * tileLen], &scratch[r * tileLen] + len, (float)a);
-          src[r] = &scratch[r * tileLen];
-          firstRead[in.x] = r;
-          continue;
-        }
-        // An output register is computed straight into the output buffer.
-        float *dst = direct[r] >= 0 ? (float *)buffers.ptr[step.outputs[direct[r]]] + t0
-                                    : &scratch[r * tileLen];
-        if (in.op == OpCode::Compare)
-          compareF32(in.direction, src[in.x], src[in.y], dst, len);
-        else if (in.op == OpCode::Select)
-          selectF32(src[in.x], src[in.y], src[in.z], dst, len);
-        else
-          elementwiseF32(in.op, src[in.x], isBinary(in.op) ? src[in.y] : src[in.x], dst, len);
-        src[r] = dst;
-      }
-      for (size_t o = 0; o < p.outputs.size(); ++o)
-        if (p.outputType(o) == DType::BF16) // a fused convert
-          toBf16(src[p.outputs[o]], (uint16_t *)buffers.ptr[step.outputs[o]] + t0, len);
-        else if (direct[p.outputs[o]] != (int64_t)o)
-          std::memcpy((float *)buffers.ptr[step.outputs[o]] + t0, src[p.outputs[o]],
-                      len * sizeof(float));
-      for (size_t k = 0; k < p.reductions.size(); ++k) {
-        const auto &red = p.reductions[k];
-        if (readBy[k])
-          continue; // folded where an instruction read it
-        const float *v = src[red.reg];
-        std::vector<double> &a = acc[k];
-        int64_t row = t0 / red.cols, c = t0 % red.cols;
+      float *reg = t.reg(r, tileLen);
+      t.src[r] = reg;
+      if (in.mode == FusedProgram::AlongRows && t0 % in.cols + len <= in.cols) {
+        t.src[r] = x + t0 % in.cols; // the tile lies within one row: no copy
+      } else if (in.mode == FusedProgram::AlongRows) {
+        // Walk the columns, wrapping at the row's end (no division per element).
+        int64_t c = t0 % in.cols;
         for (int64_t i = 0; i < len;) {
-          int64_t run = std::min(len - i, red.cols - c);
-          foldInto(red.kind, v + i, run, a[row]);
+          int64_t run = std::min(len - i, in.cols - c);
+          std::memcpy(reg + i, x + c, run * sizeof(float));
+          i += run;
+          c = 0;
+        }
+      } else {
+        int64_t row = t0 / in.cols, c = t0 % in.cols;
+        for (int64_t i = 0; i < len;) {
+          int64_t run = std::min(len - i, in.cols - c);
+          std::fill(reg + i, reg + i + run, x[row]);
           i += run;
           c = 0;
           ++row;
         }
       }
     }
-  };
-  // Large chains use the OpenMP threads when OpenBLAS runs on the same
-  // OpenMP pool; other threads would fight the BLAS threads that spin
-  // between matmuls (measured: slower than one thread).
-  int64_t tiles = (n + tileLen - 1) / tileLen;
-  if (p.reductions.empty()) {
-    parallelRange(tiles, runTiles, n);
-    return Status::success();
+    for (size_t r = 0; r < p.inputs.size(); ++r)
+      if (copyFirst[r] && t.src[r] != t.reg(r, tileLen)) {
+        std::memcpy(t.reg(r, tileLen), t.src[r], len * sizeof(float));
+        t.src[r] = t.reg(r, tileLen);
+      }
   }
-  // Reductions accumulate across tiles: they run on one thread, unless the
-  // tiles are rows (a row program), each with its own accumulators.
-  if (rowProgram)
-    parallelRange(tiles, runTiles, n);
-  else
-    runTiles(0, tiles);
-  for (size_t k = 0; k < p.reductions.size(); ++k) {
-    float *out = (float *)buffers.ptr[step.outputs[p.outputs.size() + k]];
-    for (size_t r = 0; r < acc[k].size(); ++r)
-      out[r] = (float)acc[k][r];
+
+  /// The instructions on one tile; a Reduce reads its reduction folded
+  /// over the tile, which in a row program is one row.
+  void runInstructions(Tile &t, int64_t tile, int64_t t0, int64_t len) {
+    std::fill(t.firstRead.begin(), t.firstRead.end(), -1);
+    for (size_t k = 0; k < p.instructions.size(); ++k) {
+      const auto &in = p.instructions[k];
+      if (in.op == OpCode::Constant)
+        continue;
+      int64_t r = p.inputs.size() + k;
+      if (in.op == OpCode::Reduce) {
+        if (t.firstRead[in.x] >= 0) {
+          t.src[r] = t.src[t.firstRead[in.x]];
+          continue;
+        }
+        const auto &red = p.reductions[in.x];
+        double &a = acc[in.x][tile];
+        foldInto(red.kind, t.src[red.reg], len, a);
+        std::fill(t.reg(r, tileLen), t.reg(r, tileLen) + len, (float)a);
+        t.src[r] = t.reg(r, tileLen);
+        t.firstRead[in.x] = r;
+        continue;
+      }
+      // An output register is computed straight into the output buffer.
+      float *dst =
+          direct[r] >= 0 ? (float *)buffers.ptr[step.outputs[direct[r]]] + t0 : t.reg(r, tileLen);
+      if (in.op == OpCode::Compare)
+        compareF32(in.direction, t.src[in.x], t.src[in.y], dst, len);
+      else if (in.op == OpCode::Select)
+        selectF32(t.src[in.x], t.src[in.y], t.src[in.z], dst, len);
+      else
+        elementwiseF32(in.op, t.src[in.x], isBinary(in.op) ? t.src[in.y] : t.src[in.x], dst, len);
+      t.src[r] = dst;
+    }
   }
-  return Status::success();
+
+  /// Stores the tile's outputs (a fused convert at bf16), then folds the
+  /// reductions no instruction read into their rows' accumulators.
+  void storeOutputs(const Tile &t, int64_t t0, int64_t len) {
+    for (size_t o = 0; o < p.outputs.size(); ++o)
+      if (p.outputType(o) == DType::BF16) // a fused convert
+        toBf16(t.src[p.outputs[o]], (uint16_t *)buffers.ptr[step.outputs[o]] + t0, len);
+      else if (direct[p.outputs[o]] != (int64_t)o)
+        std::memcpy((float *)buffers.ptr[step.outputs[o]] + t0, t.src[p.outputs[o]],
+                    len * sizeof(float));
+    for (size_t k = 0; k < p.reductions.size(); ++k) {
+      const auto &red = p.reductions[k];
+      if (readBy[k])
+        continue; // folded where an instruction read it
+      const float *v = t.src[red.reg];
+      std::vector<double> &a = acc[k];
+      int64_t row = t0 / red.cols, c = t0 % red.cols;
+      for (int64_t i = 0; i < len;) {
+        int64_t run = std::min(len - i, red.cols - c);
+        foldInto(red.kind, v + i, run, a[row]);
+        i += run;
+        c = 0;
+        ++row;
+      }
+    }
+  }
+
+  /// Tiles [first, last).
+  void runTiles(int64_t first, int64_t last) {
+    Tile t = newTile();
+    for (int64_t tile = first; tile < last; ++tile) {
+      int64_t t0 = tile * tileLen, len = std::min(tileLen, n - t0);
+      loadInputs(t, t0, len);
+      runInstructions(t, tile, t0, len);
+      storeOutputs(t, t0, len);
+    }
+  }
+
+  const Plan &plan;
+  const PlanStep &step;
+  DeviceBuffers &buffers;
+  const FusedProgram &p;
+  const int64_t n, numRegs;
+  /// A row program runs row by row: its tiles are rows, and a Reduce
+  /// instruction folds its reduction over the row the moment it is read.
+  const bool rowProgram;
+  const int64_t tileLen;
+  std::vector<std::vector<double>> acc;
+  std::vector<int64_t> direct; // per register: the output it is computed into, or -1
+  std::vector<char> readBy;    // per reduction: whether an instruction reads it
+  std::vector<char> copyFirst; // per input: copied before a tile's outputs are stored
+};
+
+} // namespace
+
+Status runFused(const Plan &plan, const PlanStep &step, DeviceBuffers &buffers) {
+  const KnownProgram &known = programOf(step);
+  if (!known.valid.ok())
+    return known.valid;
+  const FusedProgram &p = known.program;
+  int64_t n = fusedElements(plan, step, p);
+  if (FusedKernelFn kernel = kernelOf(plan, step, buffers, p, n))
+    return runCompiled(plan, step, buffers, p, kernel, n);
+  return TileInterpreter(plan, step, buffers, p, n).run();
 }
 
 } // namespace shardc::cpu
