@@ -262,6 +262,22 @@ public:
   int64_t timedDevice = -1;
 
 private:
+  /// Value addresses on each device (empty for devices of other processes).
+  using DevicePointers = std::vector<std::vector<uint8_t *>>;
+  /// Records event `which` of `events` on the timed device's stream.
+  void mark(int which);
+  /// Per device of this process: its buffers reserved, its error flag
+  /// cleared, the arguments uploaded, and every value's address in `ptrs`.
+  Status uploadArguments(const Plan &plan, const std::vector<std::vector<const Array *>> &args,
+                         const std::vector<int64_t> &local, const Prepared &prep,
+                         DevicePointers &ptrs);
+  /// The plan's steps, in order, each on every device of this process.
+  Status runSteps(const Plan &plan, const Prepared &prep, const std::vector<int64_t> &local,
+                  DevicePointers &ptrs);
+  /// The results copied out after one synchronization per device, or the
+  /// first step whose kernel raised a device's error flag, as an error.
+  StatusOr<std::vector<DeviceArrays>>
+  downloadResults(const Plan &plan, const std::vector<int64_t> &local, const DevicePointers &ptrs);
   Status initDevices(int64_t n);
   StatusOr<Prepared *> prepare(const Plan &plan);
   StatusOr<cudaKernel_t> fusedKernel(const std::vector<int64_t> &ints, const FusedKernel &k);
@@ -734,37 +750,48 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
   StatusOr<Prepared *> prep = prepare(plan);
   if (!prep.ok())
     return prep.status();
+  timedDevice = local[0];
+  if (!events[0]) {
+    SHARDC_CUDA_TRY(cudaSetDevice(devices[timedDevice].gpu));
+    for (cudaEvent_t &e : events)
+      SHARDC_CUDA_TRY(cudaEventCreate(&e));
+  }
+  DevicePointers ptrs(n);
+  mark(0);
+  if (Status up = uploadArguments(plan, args, local, **prep, ptrs); !up.ok())
+    return up;
+  mark(1);
+  if (Status ran = runSteps(plan, **prep, local, ptrs); !ran.ok())
+    return ran;
+  mark(2);
+  return downloadResults(plan, local, ptrs);
+}
 
-  // Per device: buffers, the error flag, the arguments in.
+void CudaBackend::mark(int which) {
+  if (timedDevice < 0)
+    return;
+  cudaSetDevice(devices[timedDevice].gpu);
+  cudaEventRecord(events[which], devices[timedDevice].stream);
+}
+
+Status CudaBackend::uploadArguments(const Plan &plan,
+                                    const std::vector<std::vector<const Array *>> &args,
+                                    const std::vector<int64_t> &local, const Prepared &prep,
+                                    DevicePointers &ptrs) {
   size_t argBytes = 0;
   std::vector<size_t> argOffset;
   for (int32_t id : plan.args) {
     argOffset.push_back(argBytes);
     argBytes += alignUp(plan.values[id].bytes());
   }
-  std::vector<std::vector<uint8_t *>> ptrs(n);
-  timedDevice = local.empty() ? -1 : local[0];
-  if (timedDevice >= 0 && !events[0]) {
-    SHARDC_CUDA_TRY(cudaSetDevice(devices[timedDevice].gpu));
-    for (cudaEvent_t &e : events)
-      SHARDC_CUDA_TRY(cudaEventCreate(&e));
-  }
-  auto mark = [&](int which) {
-    if (timedDevice >= 0) {
-      cudaSetDevice(devices[timedDevice].gpu);
-      cudaEventRecord(events[which], devices[timedDevice].stream);
-    }
-  };
-  mark(0);
   for (int64_t d : local) {
     Device &dev = devices[d];
     SHARDC_CUDA_TRY(cudaSetDevice(dev.gpu));
     for (DeviceBuffer *b : {&dev.arena, &dev.args, &dev.scratch}) {
       size_t need = b == &dev.arena  ? (size_t)plan.arenaBytes
                     : b == &dev.args ? argBytes
-                                     : (*prep)->scratchBytes;
-      s = b->reserve(need);
-      if (!s.ok())
+                                     : prep.scratchBytes;
+      if (Status s = b->reserve(need); !s.ok())
         return s;
     }
     SHARDC_CUDA_TRY(cudaMemsetAsync(dev.errorFlag.ptr, 0x7f, sizeof(int32_t), dev.stream));
@@ -784,10 +811,14 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
       if (plan.values[v].offset == kInArgument)
         ptr[v] = ptr[plan.args[plan.values[v].inArgument]];
   }
+  return Status::success();
+}
 
-  // The steps, in order, each on every device of this process. With
-  // SHARDC_CUDA_SYNC=1 every step is waited for and checked, so a fault
-  // names its step (slow; for diagnosis).
+Status CudaBackend::runSteps(const Plan &plan, const Prepared &prep,
+                             const std::vector<int64_t> &local, DevicePointers &ptrs) {
+  int64_t n = plan.numDevices();
+  // With SHARDC_CUDA_SYNC=1 every step is waited for and checked, so a
+  // fault names its step (slow; for diagnosis).
   static const bool syncEachStep = envIs(Env::CudaSync, "1");
   auto checkStep = [&](const PlanStep &step) -> Status {
     if (!syncEachStep)
@@ -803,7 +834,6 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
     }
     return Status::success();
   };
-  mark(1);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep &step = plan.steps[i];
     if (isCollective(step.op)) {
@@ -814,29 +844,27 @@ CudaBackend::execute(const Plan &plan, const std::vector<std::vector<const Array
         for (int64_t d : local)
           group.push_back({d, devices[d].gpu, devices[d].stream, ptrs[d][one.inputs[0]],
                            ptrs[d][one.outputs[0]], devices[d].scratch.ptr});
-        s = runCollective(plan, one, *(*prep)->comms, group);
-        if (!s.ok())
+        if (Status s = runCollective(plan, one, *prep.comms, group); !s.ok())
           return Status::error(step.location + ": " + s.message());
       }
-      s = checkStep(step);
-      if (!s.ok())
-        return s;
-      continue;
+    } else {
+      for (int64_t d : local) {
+        SHARDC_CUDA_TRY(cudaSetDevice(devices[d].gpu));
+        if (Status s = runStep(plan, prep, i, d, ptrs[d]); !s.ok())
+          return Status::error(step.location + ": " + s.message() +
+                               (n > 1 ? " (on device " + std::to_string(d) + ")" : ""));
+      }
     }
-    for (int64_t d : local) {
-      SHARDC_CUDA_TRY(cudaSetDevice(devices[d].gpu));
-      s = runStep(plan, **prep, i, d, ptrs[d]);
-      if (!s.ok())
-        return Status::error(step.location + ": " + s.message() +
-                             (n > 1 ? " (on device " + std::to_string(d) + ")" : ""));
-    }
-    s = checkStep(step);
-    if (!s.ok())
+    if (Status s = checkStep(step); !s.ok())
       return s;
   }
+  return Status::success();
+}
 
-  // Results out, then one synchronization per device.
-  mark(2);
+StatusOr<std::vector<DeviceArrays>> CudaBackend::downloadResults(const Plan &plan,
+                                                                 const std::vector<int64_t> &local,
+                                                                 const DevicePointers &ptrs) {
+  int64_t n = plan.numDevices();
   std::vector<DeviceArrays> results(plan.results.size(), DeviceArrays(n));
   std::vector<int32_t> failing(n, INT32_MAX);
   for (int64_t d : local) {
