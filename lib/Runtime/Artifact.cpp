@@ -4,6 +4,8 @@
 
 #include "shardc/Runtime/File.h"
 
+#include "PlanFields.h"
+
 #include <cstring>
 
 namespace shardc {
@@ -60,6 +62,43 @@ public:
     u64(s.spec.size());
     for (const auto &dim : s.spec)
       strs(dim);
+  }
+
+  // As a visitor of visitPlanFields: every field, hashed or not.
+  void text(const std::string &s, bool) { str(s); }
+  void texts(const std::vector<std::string> &v, bool) { strs(v); }
+  void ints(const std::vector<int64_t> &v, bool) { ints(v); }
+  void ids(const std::vector<int32_t> &v, bool) { ids(v); }
+  void i64(int64_t v, bool) { i64(v); }
+  void i32(int32_t v, bool) { i64(v); }
+  void dtype(DType d, bool) { u64((uint64_t)d); }
+  void shape(const Shape &s, bool) { ints(s); }
+  void shapes(const std::vector<Shape> &v, bool) {
+    u64(v.size());
+    for (const Shape &s : v)
+      ints(s);
+  }
+  void mesh(const Mesh &m, bool) { mesh(m); }
+  void shardings(const std::vector<NamedSharding> &v, const Mesh &, bool) {
+    u64(v.size());
+    for (const NamedSharding &s : v)
+      sharding(s);
+  }
+  void flags(const std::vector<bool> &v, bool) {
+    u64(v.size());
+    for (bool b : v)
+      u64(b);
+  }
+  template <class T, class F> void list(const std::vector<T> &v, size_t, bool, F each) {
+    u64(v.size());
+    for (size_t i = 0; i < v.size(); ++i)
+      each(v[i], i);
+  }
+  void opcode(OpCode op, size_t, bool) { u64((uint64_t)op); }
+  void constant(const Array &a, bool isConstant, bool) {
+    u64(isConstant);
+    if (isConstant)
+      array(a);
   }
 };
 
@@ -171,6 +210,53 @@ public:
   }
   bool atEnd() const { return pos == data.size(); }
 
+  /// Why reading stopped, where a message says more than "malformed".
+  std::string error;
+
+  // As a visitor of visitPlanFields: each field read in the writer's order.
+  void text(std::string &s, bool) { s = str(); }
+  void texts(std::vector<std::string> &v, bool) { v = strs(); }
+  void ints(std::vector<int64_t> &v, bool) { v = ints(); }
+  void ids(std::vector<int32_t> &v, bool) { v = ids(); }
+  void i64(int64_t &v, bool) { v = i64(); }
+  void i32(int32_t &v, bool) { v = (int32_t)i64(); }
+  void dtype(DType &d, bool) { d = dtype(); }
+  void shape(Shape &s, bool) { s = shape(); }
+  void shapes(std::vector<Shape> &v, bool) {
+    size_t n = count(8);
+    for (size_t i = 0; i < n && !failed; ++i)
+      v.push_back(shape());
+  }
+  void mesh(Mesh &m, bool) { m = mesh(); }
+  void shardings(std::vector<NamedSharding> &v, const Mesh &m, bool) {
+    size_t n = count(8);
+    for (size_t i = 0; i < n && !failed; ++i)
+      v.push_back(sharding(m));
+  }
+  void flags(std::vector<bool> &v, bool) {
+    size_t n = count(8);
+    for (size_t i = 0; i < n && !failed; ++i)
+      v.push_back(u64() != 0);
+  }
+  template <class T, class F> void list(std::vector<T> &v, size_t minBytesEach, bool, F each) {
+    size_t n = count(minBytesEach);
+    for (size_t i = 0; i < n && !failed; ++i)
+      each(v.emplace_back(), i);
+  }
+  void opcode(OpCode &op, size_t index, bool) {
+    uint64_t code = u64();
+    if (!failed && !isOpCode(code)) {
+      error = "invalid plan: step " + std::to_string(index) + ": opcode " + std::to_string(code) +
+              " is unknown to this shardc (see OpCodes.def)";
+      failed = true;
+    }
+    op = failed ? OpCode::Constant : (OpCode)code;
+  }
+  void constant(Array &a, bool, bool) {
+    if (u64())
+      a = array();
+  }
+
 private:
   const std::string &data;
   size_t pos;
@@ -179,45 +265,7 @@ private:
 
 std::string serializePlan(const Plan &plan) {
   Writer w;
-  w.str(plan.entry);
-  w.mesh(plan.mesh);
-  w.u64(plan.values.size());
-  for (const PlanValue &v : plan.values) {
-    w.u64((uint64_t)v.dtype);
-    w.ints(v.shape);
-    w.i64(v.offset);
-    w.i64(v.inArgument);
-  }
-  w.ids(plan.args);
-  w.u64(plan.donated.size());
-  for (bool d : plan.donated)
-    w.u64(d);
-  w.ids(plan.results);
-  w.strs(plan.argNames);
-  for (const auto *list : {&plan.argShardings, &plan.resultShardings}) {
-    w.u64(list->size());
-    for (const NamedSharding &s : *list)
-      w.sharding(s);
-  }
-  for (const auto *list : {&plan.argGlobalShapes, &plan.resultGlobalShapes}) {
-    w.u64(list->size());
-    for (const Shape &s : *list)
-      w.ints(s);
-  }
-  w.u64(plan.steps.size());
-  for (const PlanStep &s : plan.steps) {
-    w.u64((uint64_t)s.op);
-    w.ids(s.inputs);
-    w.ids(s.outputs);
-    w.ints(s.attrs);
-    w.strs(s.axes);
-    w.u64(s.op == OpCode::Constant);
-    if (s.op == OpCode::Constant)
-      w.array(s.constant);
-    w.str(s.location);
-  }
-  w.i64(plan.arenaBytes);
-  w.i64(plan.unsharedBytes);
+  visitPlanFields(plan, w);
 
   std::string out(kMagic, 8);
   Writer h;
@@ -267,52 +315,9 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
 
   Reader r(bytes, 28);
   Plan plan;
-  plan.entry = r.str();
-  plan.mesh = r.mesh();
-  size_t nvalues = r.count(24);
-  for (size_t i = 0; i < nvalues && !r.failed; ++i) {
-    PlanValue v;
-    v.dtype = r.dtype();
-    v.shape = r.shape();
-    v.offset = r.i64();
-    v.inArgument = (int32_t)r.i64();
-    plan.values.push_back(v);
-  }
-  plan.args = r.ids();
-  size_t ndonated = r.count(8);
-  for (size_t i = 0; i < ndonated && !r.failed; ++i)
-    plan.donated.push_back(r.u64() != 0);
-  plan.results = r.ids();
-  plan.argNames = r.strs();
-  for (auto *list : {&plan.argShardings, &plan.resultShardings}) {
-    size_t n = r.count(8);
-    for (size_t i = 0; i < n && !r.failed; ++i)
-      list->push_back(r.sharding(plan.mesh));
-  }
-  for (auto *list : {&plan.argGlobalShapes, &plan.resultGlobalShapes}) {
-    size_t n = r.count(8);
-    for (size_t i = 0; i < n && !r.failed; ++i)
-      list->push_back(r.shape());
-  }
-  size_t nsteps = r.count(48);
-  for (size_t i = 0; i < nsteps && !r.failed; ++i) {
-    PlanStep s;
-    uint64_t op = r.u64();
-    if (!r.failed && !isOpCode(op))
-      return fail("invalid plan: step " + std::to_string(i) + ": opcode " + std::to_string(op) +
-                  " is unknown to this shardc (see OpCodes.def)");
-    s.op = (OpCode)op;
-    s.inputs = r.ids();
-    s.outputs = r.ids();
-    s.attrs = r.ints();
-    s.axes = r.strs();
-    if (r.u64())
-      s.constant = r.array();
-    s.location = r.str();
-    plan.steps.push_back(std::move(s));
-  }
-  plan.arenaBytes = r.i64();
-  plan.unsharedBytes = r.i64();
+  visitPlanFields(plan, r);
+  if (!r.error.empty())
+    return fail(r.error);
   if (r.failed || !r.atEnd())
     return fail("malformed artifact payload");
 

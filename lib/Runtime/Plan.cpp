@@ -2,13 +2,68 @@
 
 #include "shardc/Runtime/Plan.h"
 
+#include "PlanFields.h"
+
 #include <algorithm>
 #include <atomic>
+#include <tuple>
 
 #include <cstring>
 #include <string>
 
 namespace shardc {
+
+std::vector<int64_t> DotGeneralDims::encode(const std::vector<int64_t> &lhsBatching,
+                                            const std::vector<int64_t> &rhsBatching,
+                                            const std::vector<int64_t> &lhsContracting,
+                                            const std::vector<int64_t> &rhsContracting,
+                                            MatmulPrecision precision) {
+  std::vector<int64_t> ints = {(int64_t)lhsBatching.size(), (int64_t)lhsContracting.size()};
+  for (const std::vector<int64_t> *list :
+       {&lhsBatching, &rhsBatching, &lhsContracting, &rhsContracting})
+    ints.insert(ints.end(), list->begin(), list->end());
+  if (precision != MatmulPrecision::F32)
+    ints.push_back((int64_t)precision);
+  return ints;
+}
+
+std::string DotGeneralDims::check(const std::vector<int64_t> &ints, const Shape &lhs,
+                                  const Shape &rhs) {
+  if (ints.size() < 2 || ints[0] < 0 || ints[1] < 0 || (size_t)ints[0] > ints.size() ||
+      (size_t)ints[1] > ints.size())
+    return "its attribute numbers do not encode batching and contracting dims";
+  size_t nb = (size_t)ints[0], nc = (size_t)ints[1], lists = 2 + 2 * nb + 2 * nc;
+  if (ints.size() != lists && ints.size() != lists + 1)
+    return "its attribute numbers do not encode batching and contracting dims";
+  // An optional last number: the products' precision.
+  int64_t precision = ints.size() == lists + 1 ? ints.back() : 0;
+  if (precision < 0 || precision > (int64_t)MatmulPrecision::TF32)
+    return "its precision " + std::to_string(precision) + " is none of 0 (f32), 1 (bf16), 2 (tf32)";
+  auto list = [&](size_t from, size_t n) {
+    return std::vector<int64_t>(ints.begin() + from, ints.begin() + from + n);
+  };
+  // Each operand's batching, then contracting dimensions: in range, none
+  // twice, each paired with one of the other operand's size.
+  std::vector<int64_t> l = list(2, nb), r = list(2 + nb, nb), lc = list(2 + 2 * nb, nc),
+                       rc = list(2 + 2 * nb + nc, nc);
+  l.insert(l.end(), lc.begin(), lc.end());
+  r.insert(r.end(), rc.begin(), rc.end());
+  for (auto [dims, shape, what] : {std::tuple{&l, &lhs, "the lhs"}, {&r, &rhs, "the rhs"}}) {
+    std::vector<int64_t> seen;
+    for (int64_t d : *dims) {
+      if (d < 0 || d >= (int64_t)shape->size() ||
+          std::find(seen.begin(), seen.end(), d) != seen.end())
+        return std::string(what) + " has dimension " + std::to_string(d) +
+               ", out of range for rank " + std::to_string(shape->size()) + " or repeated";
+      seen.push_back(d);
+    }
+  }
+  for (size_t i = 0; i < l.size(); ++i)
+    if (lhs[l[i]] != rhs[r[i]])
+      return "lhs dimension " + std::to_string(l[i]) + " and rhs dimension " +
+             std::to_string(r[i]) + " differ in size";
+  return "";
+}
 
 DotGeneralDims DotGeneralDims::decode(const std::vector<int64_t> &ints, const Shape &lhs,
                                       const Shape &rhs) {
@@ -238,38 +293,74 @@ struct Fnv {
     i64((int64_t)s.size());
     bytes(s.data(), s.size());
   }
-  template <typename T> void list(const std::vector<T> &v) {
+  template <typename T> void numbers(const std::vector<T> &v) {
     i64((int64_t)v.size());
     for (const T &x : v)
       i64((int64_t)x);
+  }
+
+  // As a visitor of visitPlanFields: the hashed fields only.
+  void text(const std::string &s, bool hashed) {
+    if (hashed)
+      str(s);
+  }
+  void texts(const std::vector<std::string> &v, bool hashed) {
+    if (!hashed)
+      return;
+    i64((int64_t)v.size());
+    for (const std::string &s : v)
+      str(s);
+  }
+  void ints(const std::vector<int64_t> &v, bool hashed) {
+    if (hashed)
+      numbers(v);
+  }
+  void ids(const std::vector<int32_t> &v, bool hashed) {
+    if (hashed)
+      numbers(v);
+  }
+  void i64(int64_t v, bool hashed) {
+    if (hashed)
+      i64(v);
+  }
+  void i32(int32_t v, bool hashed) { i64(v, hashed); }
+  void dtype(DType d, bool hashed) { i64((int64_t)d, hashed); }
+  void shape(const Shape &s, bool hashed) { ints(s, hashed); }
+  void shapes(const std::vector<Shape> &v, bool hashed) {
+    for (const Shape &s : v)
+      shape(s, hashed);
+  }
+  void mesh(const Mesh &m, bool hashed) {
+    texts(m.axisNames, hashed);
+    ints(m.axisSizes, hashed);
+  }
+  void shardings(const std::vector<NamedSharding> &v, const Mesh &, bool hashed) {
+    for (const NamedSharding &s : v)
+      for (const std::vector<std::string> &dim : s.spec)
+        texts(dim, hashed);
+  }
+  void flags(const std::vector<bool> &v, bool hashed) {
+    for (bool b : v)
+      i64(b, hashed);
+  }
+  template <class T, class F> void list(const std::vector<T> &v, size_t, bool hashed, F each) {
+    if (!hashed)
+      return;
+    i64((int64_t)v.size());
+    for (size_t i = 0; i < v.size(); ++i)
+      each(v[i], i);
+  }
+  void opcode(OpCode op, size_t, bool hashed) { i64((int64_t)op, hashed); }
+  void constant(const Array &a, bool, bool hashed) {
+    dtype(a.dtype(), hashed);
+    shape(a.shape(), hashed);
   }
 };
 } // namespace
 
 uint64_t planShapeHash(const Plan &plan) {
   Fnv f;
-  f.str(plan.entry);
-  for (const std::string &axis : plan.mesh.axisNames)
-    f.str(axis);
-  f.list(plan.mesh.axisSizes);
-  for (const PlanValue &v : plan.values) {
-    f.i64((int64_t)v.dtype);
-    f.list(v.shape);
-    f.i64(v.offset);
-    f.i64(v.inArgument);
-  }
-  f.list(plan.args);
-  f.list(plan.results);
-  for (const PlanStep &step : plan.steps) {
-    f.i64((int64_t)step.op);
-    f.list(step.inputs);
-    f.list(step.outputs);
-    f.list(step.attrs);
-    for (const std::string &axis : step.axes)
-      f.str(axis);
-    f.i64((int64_t)step.constant.dtype());
-    f.list(step.constant.shape());
-  }
+  visitPlanFields(plan, f);
   return f.h;
 }
 

@@ -472,42 +472,19 @@ private:
 
   Status dotGeneral(const PlanStep &s) {
     SHARDC_CHECK(counts(s, 2, 1));
-    if (s.attrs.size() < 2 || s.attrs[0] < 0 || s.attrs[1] < 0 ||
-        (size_t)s.attrs[0] > s.attrs.size() || (size_t)s.attrs[1] > s.attrs.size() ||
-        (s.attrs.size() != 2 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1] &&
-         s.attrs.size() != 3 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1]))
-      return fail("its attribute numbers do not encode batching and contracting dims");
-    // An optional last number: the products' precision.
-    bool hasPrecision = s.attrs.size() == 3 + 2 * (size_t)s.attrs[0] + 2 * (size_t)s.attrs[1];
-    int64_t precision = hasPrecision ? s.attrs.back() : 0;
-    if (precision < 0 || precision > (int64_t)MatmulPrecision::TF32)
-      return fail("its precision " + std::to_string(precision) +
-                  " is none of 0 (f32), 1 (bf16), 2 (tf32)");
+    const Shape &lhs = value(s.inputs[0]).shape, &rhs = value(s.inputs[1]).shape;
+    // The attributes are checked before anything indexes a shape by them
+    // (DotGeneralDims::decode does).
+    if (std::string problem = DotGeneralDims::check(s.attrs, lhs, rhs); !problem.empty())
+      return fail(problem);
+    DotGeneralDims d = DotGeneralDims::decode(s.attrs, lhs, rhs);
     // Rounding precisions take f32 operands; bf16 also bf16 ones (rounded
     // already).
     for (int32_t id : s.inputs)
-      if (precision != 0 && value(id).dtype != DType::F32 &&
-          !(precision == (int64_t)MatmulPrecision::BF16 && value(id).dtype == DType::BF16))
+      if (d.precision != MatmulPrecision::F32 && value(id).dtype != DType::F32 &&
+          !(d.precision == MatmulPrecision::BF16 && value(id).dtype == DType::BF16))
         return fail("its precision rounds f32 operands, not " +
                     std::string(dtypeName(value(id).dtype)));
-    const Shape &lhs = value(s.inputs[0]).shape, &rhs = value(s.inputs[1]).shape;
-    // The dimension lists are checked before anything indexes a shape by
-    // them (DotGeneralDims::decode does).
-    size_t nb = (size_t)s.attrs[0], nc = (size_t)s.attrs[1];
-    auto list = [&](size_t from, size_t n) {
-      return std::vector<int64_t>(s.attrs.begin() + from, s.attrs.begin() + from + n);
-    };
-    std::vector<int64_t> l = list(2, nb), r = list(2 + nb, nb), lc = list(2 + 2 * nb, nc),
-                         rc = list(2 + 2 * nb + nc, nc);
-    l.insert(l.end(), lc.begin(), lc.end());
-    r.insert(r.end(), rc.begin(), rc.end());
-    SHARDC_CHECK(dims(l, (int64_t)lhs.size(), "the lhs"));
-    SHARDC_CHECK(dims(r, (int64_t)rhs.size(), "the rhs"));
-    DotGeneralDims d = DotGeneralDims::decode(s.attrs, lhs, rhs);
-    for (size_t i = 0; i < l.size(); ++i)
-      if (lhs[l[i]] != rhs[r[i]])
-        return fail("lhs dimension " + std::to_string(l[i]) + " and rhs dimension " +
-                    std::to_string(r[i]) + " differ in size");
     Shape result;
     for (int64_t i : d.lhsBatching)
       result.push_back(lhs[i]);

@@ -287,5 +287,47 @@ TEST(PlanShapeHash, SeesEveryPartProcessesMustAgreeOn) {
     edits[i](q);
     EXPECT_NE(planShapeHash(q), h) << "edit " << i;
   }
+  // What processes may differ in (PlanFields.h marks it not hashed): names,
+  // locations, sizes reported, and the global view they each check their
+  // own arguments against.
+  std::vector<std::function<void(Plan &)>> local = {
+      [](Plan &q) {
+        q.argNames = {"a", "b"};
+      },
+      [](Plan &q) { q.steps[0].location = "elsewhere.mlir:1:1"; },
+      [](Plan &q) { q.unsharedBytes = 4096; },
+      [](Plan &q) {
+        q.argGlobalShapes[0] = {8, 8};
+      },
+      [](Plan &q) {
+        q.donated = {true, false};
+      },
+  };
+  for (size_t i = 0; i < local.size(); ++i) {
+    Plan q = validPlan();
+    local[i](q);
+    EXPECT_EQ(planShapeHash(q), h) << "local edit " << i;
+  }
+}
+
+// serializePlan and deserializePlan walk the one field list
+// (PlanFields.h): a plan read back writes the same bytes, and holds the
+// fields the hash leaves out too.
+TEST(Artifact, EveryFieldReadsBack) {
+  Plan p = validPlan();
+  p.donated = {true, false};
+  p.argNames = {"activations", "weights"};
+  p.steps[2].location = "model.mlir:40:2";
+  p.unsharedBytes = 1024;
+  std::string bytes = serializePlan(p);
+  StatusOr<Plan> back = deserializePlan(bytes, "plan.shardc");
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(serializePlan(*back), bytes);
+  EXPECT_EQ(back->donated, p.donated);
+  EXPECT_EQ(back->argNames, p.argNames);
+  EXPECT_EQ(back->steps[2].location, p.steps[2].location);
+  EXPECT_EQ(back->unsharedBytes, 1024);
+  EXPECT_EQ(back->argShardings[0].spec, p.argShardings[0].spec);
+  EXPECT_EQ(back->resultGlobalShapes, p.resultGlobalShapes);
 }
 } // namespace

@@ -97,6 +97,22 @@ struct DotGeneralDims {
   std::vector<int64_t> lhsFree, rhsFree;
   int64_t B = 1, M = 1, N = 1, K = 1;
   MatmulPrecision precision = MatmulPrecision::F32;
+
+  /// The one description of a product step's attributes, which the
+  /// lowering writes (encode), validation checks (check) and the backends
+  /// read (decode): {nb, nc, lhs batching[nb], rhs batching[nb], lhs
+  /// contracting[nc], rhs contracting[nc], precision}, the precision left
+  /// out for f32 so that f32 plans read as they always have.
+  static std::vector<int64_t> encode(const std::vector<int64_t> &lhsBatching,
+                                     const std::vector<int64_t> &rhsBatching,
+                                     const std::vector<int64_t> &lhsContracting,
+                                     const std::vector<int64_t> &rhsContracting,
+                                     MatmulPrecision precision);
+  /// What is wrong with `ints` as the attributes of a product of operands
+  /// of shapes `lhs` and `rhs` ("" when nothing): the counts, each list's
+  /// dimensions (in range, none twice), the paired sizes and the precision.
+  static std::string check(const std::vector<int64_t> &ints, const Shape &lhs, const Shape &rhs);
+  /// The dimensions `ints` encodes (which check() has accepted).
   static DotGeneralDims decode(const std::vector<int64_t> &ints, const Shape &lhs,
                                const Shape &rhs);
 };

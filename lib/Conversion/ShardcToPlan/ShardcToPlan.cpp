@@ -99,15 +99,11 @@ LogicalResult describe(Operation *op, PlanStep &step) {
       .Case([&](SelectOp) { return simple(OpCode::Select); })
       .Case([&](ConvertOp) { return simple(OpCode::Convert); })
       .Case([&](DotGeneralOp c) {
-        step.attrs = {(int64_t)c.getLhsBatchingDims().size(),
-                      (int64_t)c.getLhsContractingDims().size()};
-        append(step.attrs, c.getLhsBatchingDims());
-        append(step.attrs, c.getRhsBatchingDims());
-        append(step.attrs, c.getLhsContractingDims());
-        append(step.attrs, c.getRhsContractingDims());
-        // Absent for f32, so f32 plans read as they always have.
-        if (MatmulPrecision p = c.getProductPrecision(); p != MatmulPrecision::F32)
-          step.attrs.push_back((int64_t)p);
+        auto list = [](ArrayRef<int64_t> dims) { return std::vector<int64_t>(dims); };
+        step.attrs =
+            DotGeneralDims::encode(list(c.getLhsBatchingDims()), list(c.getRhsBatchingDims()),
+                                   list(c.getLhsContractingDims()), list(c.getRhsContractingDims()),
+                                   c.getProductPrecision());
         return simple(OpCode::DotGeneral);
       })
       .Case([&](ReduceOp c) {

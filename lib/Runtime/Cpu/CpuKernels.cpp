@@ -74,11 +74,11 @@ StatusOr<Array> reference(const Plan &plan, const PlanStep &s, const DeviceBuffe
   case OpCode::Convert:
     return ref::convert(in(0), out.dtype);
   case OpCode::DotGeneral: {
-    size_t nb = s.attrs[0], nc = s.attrs[1];
-    ref::DotDims dims{range(s.attrs, 2, nb), range(s.attrs, 2 + nb, nb),
-                      range(s.attrs, 2 + 2 * nb, nc), range(s.attrs, 2 + 2 * nb + nc, nc)};
-    dims.precision = DotGeneralDims::decode(s.attrs, in(0).shape(), in(1).shape()).precision;
-    return ref::dotGeneral(in(0), in(1), dims);
+    Array lhs = in(0), rhs = in(1);
+    DotGeneralDims d = DotGeneralDims::decode(s.attrs, lhs.shape(), rhs.shape());
+    ref::DotDims dims{d.lhsBatching, d.rhsBatching, d.lhsContracting, d.rhsContracting};
+    dims.precision = d.precision;
+    return ref::dotGeneral(lhs, rhs, dims);
   }
   case OpCode::Reduce:
     return ref::reduce((Reduction)s.attrs[0], in(0), range(s.attrs, 1, s.attrs.size() - 1));

@@ -92,7 +92,8 @@ LogicalResult DotGeneralOp::verify() {
     return success();
   MatmulPrecision p;
   if (!parseMatmulPrecision(name.str(), p))
-    return emitOpError("precision \"") << name.getValue() << "\" is none of \"f32\", \"bf16\", \"tf32\"";
+    return emitOpError("precision \"")
+           << name.getValue() << "\" is none of \"f32\", \"bf16\", \"tf32\"";
   StringRef precision = name.getValue();
   for (Value operand : {getLhs(), getRhs()}) {
     Type element = cast<ShapedType>(operand.getType()).getElementType();
