@@ -447,7 +447,7 @@ TEST_F(ShardingVerifyTest, UnknownAxisIsRejected) {
 TEST_F(ShardingVerifyTest, NonDividingSplitIsAPaddedLayout) {
   // 6 rows over "model" (4 devices) is a padded layout: valid IR, which
   // partitioning accepts only where padding is asked for (and reports
-  // otherwise, test/Partition/pad-uneven-invalid.mlir).
+  // otherwise, test/Partition/partition-pad-uneven-invalid.mlir).
   EXPECT_EQ(verifyArgSharding({6, 16}, sharding("mesh", {dim({"model"}), dim({})})), "");
   EXPECT_EQ(verifyArgSharding({4, 16}, sharding("mesh", {dim({"data", "model"}), dim({})})), "");
 }

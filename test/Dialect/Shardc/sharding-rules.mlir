@@ -98,7 +98,7 @@ func.func @ops(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %v: tensor<16xf32>,
 // (12x5 -> 4x15 is [4*3, 5] -> [4, 3*5]); where the sizes share only a
 // prefix (6x4 -> 4x6) the rest has no factor and stays whole. A rule knows
 // nothing of padding: a factor of 7 is one of 7 on any mesh, and
-// partitioning pads it where it is split four ways (pad-uneven.mlir).
+// partitioning pads it where it is split four ways (partition-pad-uneven.mlir).
 // CHECK-LABEL: func.func @more(
 // CHECK: shardc.reshape {{.*}}shardc.sharding_rule = "([i*j, k]) -> ([i, j*k]) {i=4, j=3, k=5} linear={0}"
 // CHECK: shardc.reshape {{.*}}shardc.sharding_rule = "([i, _]) -> ([i, _]) {i=2} linear={0}"

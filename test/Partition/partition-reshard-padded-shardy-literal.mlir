@@ -1,6 +1,6 @@
 // RUN: not %python %S/Inputs/check_reshard_bytes.py %s shardc | FileCheck %s
 
-// Shardy's sequences for the padded cases of reshard-conformance.mlir, as
+// Shardy's sequences for the padded cases of partition-reshard-conformance.mlir, as
 // its tests' figures count them (by hand: Shardy's tests leave these
 // reshards to its lowering), written per device on the padded blocks of
 // shardc's layouts: a dimension of S split n ways is blocks of ceil(S/n),
@@ -15,7 +15,7 @@
 // other side of an axis that no later collective crosses (columns 4-7 on
 // x=1 in the first two, rows 2-3 on x=1 in the next two, rows 4-7 on x=1 in
 // the fifth; in the last two a device holds columns [8x+4y, 8x+4y+4) where
-// the next layout wants column 2x+y). The twins in reshard-conformance.mlir
+// the next layout wants column 2x+y). The twins in partition-reshard-conformance.mlir
 // are the nearest sequences that compute the reshards.
 
 // CHECK: padded_slice_on_multiple_src_dims error: @padded_slice_on_multiple_src_dims_shardy: its result is not its argument
