@@ -126,11 +126,8 @@ func::FuncOp findEntry(ModuleOp module, const std::string &requested, std::strin
 
 void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
                           const CompileOptions &options) {
-  if (options.precision != MatmulPrecision::F32) {
-    ShardcMatmulPrecisionOptions precision;
-    precision.precision = matmulPrecisionName(options.precision);
-    pm.addPass(createShardcMatmulPrecision(precision));
-  }
+  if (options.precision != MatmulPrecision::F32)
+    pm.addPass(createMatmulPrecisionPass(options.precision));
   ShardcPropagateOptions propagate;
   propagate.entry = entry;
   pm.addPass(createShardcPropagate(propagate));

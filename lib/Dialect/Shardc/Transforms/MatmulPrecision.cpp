@@ -8,6 +8,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace shardc {
@@ -76,7 +78,7 @@ int64_t storeBf16Operands(Operation *root) {
       continue;
     OpBuilder b(op->getContext());
     b.setInsertionPointAfter(op);
-    auto rounded = b.create<ConvertOp>(op->getLoc(), withBf16(type), v);
+    auto rounded = ConvertOp::create(b, op->getLoc(), withBf16(type), v);
     v.replaceAllUsesExcept(rounded.getResult(), rounded);
     for (Operation *l : layout)
       l->getResult(0).setType(withBf16(l->getResult(0).getType()));
@@ -92,16 +94,26 @@ struct ShardcBf16OperandsPass : impl::ShardcBf16OperandsBase<ShardcBf16OperandsP
 
 struct ShardcMatmulPrecisionPass : impl::ShardcMatmulPrecisionBase<ShardcMatmulPrecisionPass> {
   using ShardcMatmulPrecisionBase::ShardcMatmulPrecisionBase;
+  /// Made by a compile with its precision as it is: the text option only
+  /// says it, for a printed pipeline.
+  explicit ShardcMatmulPrecisionPass(MatmulPrecision p) : given(p) {
+    precision = matmulPrecisionName(p);
+  }
   void runOnOperation() override {
-    MatmulPrecision p;
-    if (!parseMatmulPrecision(precision, p)) {
+    MatmulPrecision p = given.value_or(MatmulPrecision::F32);
+    if (!given && !parseMatmulPrecision(precision, p)) {
       emitError(getOperation().getLoc()) << "--shardc-matmul-precision: precision '" << precision
                                          << "' is none of f32, bf16, tf32";
       return signalPassFailure();
     }
     setMatmulPrecision(getOperation(), p);
   }
+  std::optional<MatmulPrecision> given;
 };
 } // namespace
+
+std::unique_ptr<Pass> createMatmulPrecisionPass(MatmulPrecision precision) {
+  return std::make_unique<ShardcMatmulPrecisionPass>(precision);
+}
 
 } // namespace shardc

@@ -11,9 +11,12 @@
 
 #include "shardc/Common/MatmulPrecision.h"
 
+#include <memory>
+
 namespace mlir {
 class ModuleOp;
 class Operation;
+class Pass;
 } // namespace mlir
 
 namespace shardc {
@@ -21,6 +24,10 @@ namespace shardc {
 /// Sets `precision` on every dot_general of f32 operands in `module` that
 /// has none (F32 changes nothing). Returns how many it set.
 int64_t setMatmulPrecision(mlir::ModuleOp module, MatmulPrecision precision);
+
+/// --shardc-matmul-precision for a compile that has its precision as the
+/// enum already (the text option is for shardc-opt's command line).
+std::unique_ptr<mlir::Pass> createMatmulPrecisionPass(MatmulPrecision precision);
 
 /// Rounds each value that only bf16 products read (directly or through
 /// reshape, transpose and slice) to bf16 once, where it is made
