@@ -125,20 +125,23 @@ func::FuncOp findEntry(ModuleOp module, const std::string &requested, std::strin
 }
 
 void buildCompilePipeline(OpPassManager &pm, const std::string &entry,
-                          const CompileOptions &options) {
-  if (options.precision != MatmulPrecision::F32)
-    pm.addPass(createMatmulPrecisionPass(options.precision));
-  ShardcPropagateOptions propagate;
-  propagate.entry = entry;
-  pm.addPass(createShardcPropagate(propagate));
-  ShardcPartitionOptions partition;
-  partition.entry = entry;
-  partition.padUneven = options.padUneven;
-  partition.linkLatencyNs = options.linkLatencyNs;
-  partition.linkBytesPerS = options.linkBytesPerS;
-  pm.addPass(createShardcPartition(partition));
-  if (options.bf16Operands)
-    pm.addPass(createShardcBf16Operands());
+                          const CompileOptions &options, const CompileStages &stages) {
+  auto wanted = [&](CompileStage s) { return stages.first <= s && s <= stages.last; };
+  if (wanted(CompileStage::Propagate)) {
+    if (options.precision != MatmulPrecision::F32)
+      pm.addPass(createMatmulPrecisionPass(options.precision));
+    pm.addPass(createPropagatePass(entry, stages.provenance));
+  }
+  if (wanted(CompileStage::Partition)) {
+    ShardcPartitionOptions partition;
+    partition.entry = entry;
+    partition.padUneven = options.padUneven;
+    partition.linkLatencyNs = options.linkLatencyNs;
+    partition.linkBytesPerS = options.linkBytesPerS;
+    pm.addPass(createShardcPartition(partition));
+    if (options.bf16Operands)
+      pm.addPass(createShardcBf16Operands());
+  }
 }
 
 /// Writes stage `name` of `shardc compile --dump-stages` into `dir`.
@@ -273,9 +276,10 @@ void registerCompilePipeline() {
 }
 
 LogicalResult runCompilePipeline(ModuleOp module, const std::string &entry,
-                                 const CompileOptions &options, const std::string &dumpDir) {
+                                 const CompileOptions &options, const std::string &dumpDir,
+                                 const CompileStages &stages) {
   PassManager pm(module.getContext());
-  buildCompilePipeline(pm, entry, options);
+  buildCompilePipeline(pm, entry, options, stages);
   StageDumper *dumper = nullptr;
   if (!dumpDir.empty()) {
     auto owned = std::make_unique<StageDumper>(dumpDir);

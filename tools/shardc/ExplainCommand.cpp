@@ -457,10 +457,6 @@ int explainCommand(const std::vector<std::string> &args) {
   CompileOptions compile;
   if (!readCompileOptions(cl, compile))
     return kUsage;
-  PartitionOptions partitionOptions;
-  partitionOptions.padUneven = compile.padUneven;
-  partitionOptions.link = compile.link();
-  MatmulPrecision precision = compile.precision;
   int64_t bucketBytes = compile.allReduceBucketBytes;
   std::string file = cl.file, show = cl.get("--show");
   if (file.empty()) {
@@ -481,16 +477,19 @@ int explainCommand(const std::vector<std::string> &args) {
     return kFailed;
   MeshOp mesh = *meshOr;
   llvm::raw_ostream &os = llvm::outs();
-  setMatmulPrecision(*module, precision);
+  // The compile's own passes, stage by stage: the shardings are described
+  // after propagation, the collectives after partitioning.
+  std::string entry = fn.getSymName().str();
+  ShardingProvenance provenance;
+  if (failed(runCompilePipeline(*module, entry, compile, "",
+                                {CompileStage::Propagate, CompileStage::Propagate, &provenance})))
+    return kFailed;
   if (!mesh) {
     os << "@" << fn.getSymName() << " uses no mesh: it runs whole on one device.\n";
     describeProducts(fn, os);
     return kOk;
   }
 
-  ShardingProvenance provenance;
-  if (failed(propagateShardings(fn, &provenance)) || failed(verify(*module)))
-    return kFailed;
   os << "@" << fn.getSymName() << " on mesh @" << mesh.getSymName() << " <[";
   for (auto [i, name] : llvm::enumerate(mesh.getAxisNames()))
     os << (i ? ", " : "") << "\"" << cast<StringAttr>(name).getValue()
@@ -503,7 +502,8 @@ int explainCommand(const std::vector<std::string> &args) {
   ShardingsReport shardings(fn, mesh, provenance, detail);
   shardings.print();
 
-  if (failed(partitionFunction(fn, partitionOptions)) || failed(verify(*module)))
+  if (failed(runCompilePipeline(*module, entry, compile, "",
+                                {CompileStage::Partition, CompileStage::Partition})))
     return kFailed;
   std::vector<Collective> collectives = collectivesOf(fn, mesh);
   if (summary) {

@@ -12,6 +12,7 @@
 #include "shardc/Common/CollectiveCost.h"
 #include "shardc/Common/CompileOptions.h"
 #include "shardc/Conversion/ShardcToPlan.h"
+#include "shardc/Dialect/Shardc/Transforms/Propagation.h"
 #include "shardc/Runtime/Plan.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -68,13 +69,26 @@ std::unique_ptr<LoadedModule> loadModuleFromText(const std::string &text,
 mlir::func::FuncOp findEntry(mlir::ModuleOp module, const std::string &requested,
                              std::string &error);
 
+/// The stages of a compile's passes before the lowering, in order:
+/// Propagate (the precision, then --shardc-propagate) and Partition
+/// (--shardc-partition, then the bf16 operands).
+enum class CompileStage { Propagate, Partition };
+
+/// Which stages to build, and what a caller asks of them.
+struct CompileStages {
+  CompileStage first = CompileStage::Propagate, last = CompileStage::Partition;
+  /// Filled by propagation with where each sharding came from.
+  ShardingProvenance *provenance = nullptr;
+};
+
 /// The passes of every compile before the lowering, the one place they
 /// are chosen: --shardc-matmul-precision (unless f32), --shardc-propagate
 /// and --shardc-partition on `entry` (every function when empty; both leave
 /// a function without a mesh, or already partitioned, as it is), then
-/// --shardc-bf16-operands where `options.bf16Operands`.
+/// --shardc-bf16-operands where `options.bf16Operands`; the stages
+/// `stages` names, in order.
 void buildCompilePipeline(mlir::OpPassManager &pm, const std::string &entry,
-                          const CompileOptions &options = {});
+                          const CompileOptions &options = {}, const CompileStages &stages = {});
 /// Registers `--shardc-compile="entry=... output=... OPTION=VALUE..."` for
 /// shardc-opt, with every compile option (CompileOptions.def) by its flag:
 /// the same passes, then --shardc-lower-to-plan.
@@ -82,10 +96,12 @@ void registerCompilePipeline();
 
 /// Runs buildCompilePipeline's passes on `module`, writing
 /// 01-propagated.mlir and 02-partitioned.mlir into `dumpDir` if given: what
-/// `shardc run --backend reference` interprets. Errors are diagnostics.
+/// `shardc run --backend reference` interprets, and `shardc explain`
+/// describes stage by stage. Errors are diagnostics.
 mlir::LogicalResult runCompilePipeline(mlir::ModuleOp module, const std::string &entry,
                                        const CompileOptions &options = {},
-                                       const std::string &dumpDir = "");
+                                       const std::string &dumpDir = "",
+                                       const CompileStages &stages = {});
 
 /// runCompilePipeline on `fn`, then its lowering to a plan
 /// (`options.rowPrograms` and `options.bf16Outputs` apply there); with

@@ -573,13 +573,26 @@ LogicalResult propagateShardings(func::FuncOp fn, ShardingProvenance *provenance
 namespace {
 struct ShardcPropagatePass : impl::ShardcPropagateBase<ShardcPropagatePass> {
   using ShardcPropagateBase::ShardcPropagateBase;
+  ShardcPropagatePass(const std::string &function, ShardingProvenance *provenance)
+      : provenance(provenance) {
+    entry = function;
+  }
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>())
       if ((entry.empty() || fn.getSymName() == entry) &&
-          !fn->hasAttr(ShardcDialect::kPartitionedAttrName) && failed(propagateShardings(fn)))
+          !fn->hasAttr(ShardcDialect::kPartitionedAttrName) &&
+          failed(propagateShardings(fn, provenance)))
         return signalPassFailure();
   }
+  /// Where each value's sharding came from, when a caller asks
+  /// (`shardc explain`).
+  ShardingProvenance *provenance = nullptr;
 };
 } // namespace
+
+std::unique_ptr<Pass> createPropagatePass(const std::string &entry,
+                                          ShardingProvenance *provenance) {
+  return std::make_unique<ShardcPropagatePass>(entry, provenance);
+}
 
 } // namespace shardc

@@ -13,9 +13,13 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
+namespace mlir {
+class Pass;
+} // namespace mlir
 namespace mlir::func {
 class FuncOp;
 } // namespace mlir::func
@@ -38,6 +42,11 @@ using ShardingProvenance = llvm::DenseMap<mlir::Value, std::vector<DimOrigin>>;
 /// pass description). Fills `provenance` when given.
 mlir::LogicalResult propagateShardings(mlir::func::FuncOp fn,
                                        ShardingProvenance *provenance = nullptr);
+
+/// --shardc-propagate on `entry` (every function when empty), filling
+/// `provenance` when given.
+std::unique_ptr<mlir::Pass> createPropagatePass(const std::string &entry,
+                                                ShardingProvenance *provenance);
 
 class MeshOp;
 
