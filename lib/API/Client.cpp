@@ -247,12 +247,14 @@ Client::Impl::compileProgram(const std::string &bytes, const std::string &path,
             return Status::error("'" + path +
                                  "' is a compiled artifact: it cannot be "
                                  "differentiated or turned into a training step");
-          if (std::string changed = given.changed(); !changed.empty())
-            return Status::error("'" + path +
-                                 "' is a compiled artifact: it keeps the compile options it "
-                                 "was compiled with (asked for " +
-                                 changed + ")");
           StatusOr<Plan> loaded = deserializePlan(bytes, path);
+          if (loaded.ok())
+            if (std::string changed = given.conflictWith(loaded->compileOptions); !changed.empty())
+              return Status::error("'" + path +
+                                   "' is a compiled artifact: it keeps the compile options it "
+                                   "was compiled with (" +
+                                   CompileOptions::describeRecord(loaded->compileOptions) +
+                                   "; asked for " + changed + "=" + given.get(changed) + ")");
           if (loaded.ok() && !entry.empty() && loaded->entry != entry)
             return Status::error("'" + path + "' holds @" + loaded->entry + ", not @" + entry);
           return loaded;

@@ -122,6 +122,43 @@ std::string CompileOptions::changed() const {
   return text;
 }
 
+std::string CompileOptions::setFromKey(const std::string &key) {
+  static const CompileOptions defaults;
+  size_t i = 0;
+  while (i < key.size()) {
+    size_t end = key.find(' ', i), eq = key.find('=', i);
+    if (end == std::string::npos)
+      end = key.size();
+    if (eq == std::string::npos || eq > end)
+      return "'" + key.substr(i, end - i) + "' is no option=value";
+    // A default is left as it is: "link-latency-ns=0" says none was given.
+    std::string flag = key.substr(i, eq - i), value = key.substr(eq + 1, end - eq - 1);
+    if (value != defaults.get(flag))
+      if (std::string problem = set(flag, value); !problem.empty())
+        return problem;
+    i = end + 1;
+  }
+  return "";
+}
+
+std::string CompileOptions::describeRecord(const std::string &key) {
+  CompileOptions recorded;
+  if (key.empty() || !recorded.setFromKey(key).empty())
+    return "its options are not recorded";
+  std::string changed = recorded.changed();
+  return changed.empty() ? "compiled with the default options" : "compiled with " + changed;
+}
+
+std::string CompileOptions::conflictWith(const std::string &key) const {
+  static const CompileOptions defaults;
+  CompileOptions recorded;
+  bool known = !key.empty() && recorded.setFromKey(key).empty();
+  for (const Info &o : options())
+    if (get(o.flag) != defaults.get(o.flag) && (!known || get(o.flag) != recorded.get(o.flag)))
+      return o.flag;
+  return "";
+}
+
 void CompileOptions::useBackend(const std::string &backend) {
   bool cpu = backend == "cpu";
   // The CPU backend's products read bf16 operands: values only they read

@@ -301,6 +301,7 @@ FailureOr<Plan> compileToPlan(ModuleOp module, func::FuncOp fn, const std::strin
                                      FuseOptions{options.rowPrograms, options.bf16Outputs});
   if (failed(plan) || failed(checkMemoryBudget(fn, *plan, options.memoryBudget)))
     return failure();
+  plan->compileOptions = options.key();
   if (!dumpDir.empty())
     if (Status s = writeStage(dumpDir, "03-plan.txt", describePlan(*plan)); !s.ok())
       return fn.emitError() << s.message();

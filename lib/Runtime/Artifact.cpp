@@ -66,6 +66,7 @@ public:
 
   // As a visitor of visitPlanFields: every field, hashed or not.
   void text(const std::string &s, bool) { str(s); }
+  void textSince(uint32_t, const std::string &s, bool) { str(s); }
   void texts(const std::vector<std::string> &v, bool) { strs(v); }
   void ints(const std::vector<int64_t> &v, bool) { ints(v); }
   void ids(const std::vector<int32_t> &v, bool) { ids(v); }
@@ -106,7 +107,8 @@ public:
 /// failure sticks.
 class Reader {
 public:
-  Reader(const std::string &data, size_t pos) : data(data), pos(pos) {}
+  Reader(const std::string &data, size_t pos, uint32_t version = kArtifactVersion)
+      : data(data), pos(pos), version(version) {}
   bool failed = false;
 
   uint64_t u64() {
@@ -215,6 +217,10 @@ public:
 
   // As a visitor of visitPlanFields: each field read in the writer's order.
   void text(std::string &s, bool) { s = str(); }
+  void textSince(uint32_t since, std::string &s, bool) {
+    if (version >= since)
+      s = str();
+  }
   void texts(std::vector<std::string> &v, bool) { v = strs(); }
   void ints(std::vector<int64_t> &v, bool) { v = ints(); }
   void ids(std::vector<int32_t> &v, bool) { v = ids(); }
@@ -260,6 +266,7 @@ public:
 private:
   const std::string &data;
   size_t pos;
+  uint32_t version; // of the artifact being read
 };
 } // namespace
 
@@ -301,7 +308,7 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
   uint32_t version = 0;
   for (int i = 0; i < 4; ++i)
     version |= (uint32_t)(unsigned char)bytes[8 + i] << (8 * i);
-  if (version != kArtifactVersion)
+  if (version < kOldestArtifactVersion || version > kArtifactVersion)
     return fail("artifact format version " + std::to_string(version) +
                 ", but this shardc reads version " + std::to_string(kArtifactVersion) +
                 " (recompile it)");
@@ -313,7 +320,7 @@ StatusOr<Plan> deserializePlan(const std::string &bytes, const std::string &name
   if (fnv1a(bytes.data() + 28, size) != sum)
     return fail("corrupted artifact (checksum mismatch)");
 
-  Reader r(bytes, 28);
+  Reader r(bytes, 28, version);
   Plan plan;
   visitPlanFields(plan, r);
   if (!r.error.empty())

@@ -304,6 +304,7 @@ struct Fnv {
     if (hashed)
       str(s);
   }
+  void textSince(uint32_t, const std::string &s, bool hashed) { text(s, hashed); }
   void texts(const std::vector<std::string> &v, bool hashed) {
     if (!hashed)
       return;

@@ -9,7 +9,9 @@
 // A visitor has one method per kind of field, each taking the field (const
 // for the writer and the hasher, not for the reader) and whether it is
 // hashed: text, texts, ints, ids, i64, i32, dtype, shape, shapes, mesh,
-// shardings, flags, opcode, constant, and list for a vector of records.
+// shardings, flags, opcode, constant, and list for a vector of records;
+// textSince(version, ...) for a field that artifacts of older versions
+// do not have.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +57,8 @@ template <class P, class Visitor> void visitPlanFields(P &plan, Visitor &v) {
   });
   v.i64(plan.arenaBytes, kNotHashed);
   v.i64(plan.unsharedBytes, kNotHashed);
+  // Since artifact version 4. Processes compiled alike agree on it.
+  v.textSince(4, plan.compileOptions, kHashed);
 }
 
 } // namespace shardc

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "shardc/Common/CompileOptions.h"
 #include "shardc/Runtime/Artifact.h"
 #include "shardc/Runtime/Backend.h"
 #include "shardc/Runtime/Plan.h"
@@ -330,4 +331,35 @@ TEST(Artifact, EveryFieldReadsBack) {
   EXPECT_EQ(back->argShardings[0].spec, p.argShardings[0].spec);
   EXPECT_EQ(back->resultGlobalShapes, p.resultGlobalShapes);
 }
+// Version 4 records the compile's options; a version-3 file (the same
+// payload without them) still reads, with none recorded.
+TEST(Artifact, RecordsTheCompileOptionsAndReadsVersion3) {
+  Plan p = validPlan();
+  p.compileOptions = "pad-uneven=1 precision=bf16";
+  StatusOr<Plan> back = deserializePlan(serializePlan(p), "v4.shardc");
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->compileOptions, p.compileOptions);
+  EXPECT_EQ(CompileOptions::describeRecord(back->compileOptions),
+            "compiled with pad-uneven=1 precision=bf16");
+
+  p.compileOptions = "";
+  std::string v3 = serializePlan(p);
+  v3.resize(v3.size() - 8); // the options' length, 0
+  v3[8] = 3;
+  ASSERT_TRUE(sealArtifact(v3));
+  back = deserializePlan(v3, "v3.shardc");
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->compileOptions, "");
+  EXPECT_EQ(CompileOptions::describeRecord(back->compileOptions), "its options are not recorded");
+  EXPECT_EQ(planShapeHash(*back), planShapeHash(p));
+
+  std::string v2 = v3;
+  v2[8] = 2;
+  ASSERT_TRUE(sealArtifact(v2));
+  back = deserializePlan(v2, "v2.shardc");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.message(),
+            "v2.shardc: artifact format version 2, but this shardc reads version 4 (recompile it)");
+}
+
 } // namespace

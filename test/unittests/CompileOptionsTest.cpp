@@ -108,4 +108,23 @@ TEST(CompileOptions, EveryOptionIsAnOptionOfTheCompilePipeline) {
   }
 }
 
+// A plan records key(); setFromKey reads it back, and conflictWith says
+// which option a caller asks of an artifact compiled otherwise.
+TEST(CompileOptions, TheRecordReadsBackAndNamesConflicts) {
+  for (const CompileOptions::Info &o : CompileOptions::options()) {
+    CompileOptions options;
+    ASSERT_EQ(options.set(o.flag, o.example), "") << o.flag;
+    CompileOptions back;
+    EXPECT_EQ(back.setFromKey(options.key()), "") << options.key();
+    EXPECT_EQ(back.key(), options.key());
+    EXPECT_EQ(options.conflictWith(options.key()), "") << o.flag;
+    EXPECT_EQ(options.conflictWith(CompileOptions().key()), o.flag);
+    EXPECT_EQ(options.conflictWith(""), o.flag) << "an artifact without a record";
+  }
+  EXPECT_EQ(CompileOptions().conflictWith(""), "");
+  EXPECT_EQ(CompileOptions::describeRecord(CompileOptions().key()),
+            "compiled with the default options");
+  EXPECT_EQ(CompileOptions().setFromKey("precision"), "'precision' is no option=value");
+}
+
 } // namespace

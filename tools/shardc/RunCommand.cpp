@@ -371,16 +371,16 @@ int runCommand(const std::vector<std::string> &args) {
                   "' is a compiled artifact (use --backend cpu)");
       return kFailed;
     }
-    if (std::string changed = opts.compile.changed(); !changed.empty()) {
-      std::string flag = changed.substr(0, changed.find('='));
-      reportError("--" + flag + ": '" + opts.file +
-                  "' is a compiled artifact; it keeps the compile options it was compiled "
-                  "with");
-      return kFailed;
-    }
     StatusOr<Plan> plan = deserializePlan(*head, opts.file);
     if (!plan.ok()) {
       reportError(plan.message());
+      return kFailed;
+    }
+    if (std::string flag = opts.compile.conflictWith(plan->compileOptions); !flag.empty()) {
+      reportError("--" + flag + ": '" + opts.file +
+                  "' is a compiled artifact; it keeps the compile options it was compiled "
+                  "with (" +
+                  CompileOptions::describeRecord(plan->compileOptions) + ")");
       return kFailed;
     }
     if (!opts.entry.empty() && opts.entry != plan->entry) {

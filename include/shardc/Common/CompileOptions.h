@@ -92,6 +92,19 @@ struct CompileOptions {
   /// The options whose values differ from the defaults, as `key` writes
   /// them ("precision=bf16"); "" for a default compile.
   std::string changed() const;
+  /// Sets the options `key` (or `changed`) wrote; "" on success, else what
+  /// is wrong, as set() says it.
+  std::string setFromKey(const std::string &key);
+  /// What a plan's record of its options (Plan::compileOptions) says, for a
+  /// message: "compiled with precision=bf16", "compiled with the default
+  /// options", or "its options are not recorded" (an older artifact).
+  static std::string describeRecord(const std::string &key);
+  /// The first option set here (away from its default) that a plan
+  /// compiled with the options `key` records does not have with this value
+  /// ("precision"); "" when none (asking an artifact for the options it was
+  /// compiled with is no conflict). Every option set conflicts with an
+  /// empty record.
+  std::string conflictWith(const std::string &key) const;
 
   /// The link partitioning ranks its choices over (see LinkModel): none
   /// unless both link options are given.

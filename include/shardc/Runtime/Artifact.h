@@ -23,7 +23,10 @@
 
 namespace shardc {
 
-constexpr uint32_t kArtifactVersion = 3;
+/// Version 4 records the options a plan was compiled with
+/// (Plan::compileOptions); a version-3 file reads with none recorded.
+constexpr uint32_t kArtifactVersion = 4;
+constexpr uint32_t kOldestArtifactVersion = 3;
 
 std::string serializePlan(const Plan &plan);
 /// `name` is used in messages (usually the file's path).

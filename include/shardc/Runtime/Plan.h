@@ -195,6 +195,10 @@ struct Plan {
   std::vector<PlanStep> steps;
   int64_t arenaBytes = 0;    // per device, after buffer reuse
   int64_t unsharedBytes = 0; // per device, without reuse (for reports)
+  /// The options of the compile that made it, as CompileOptions::key()
+  /// writes them ("pad-uneven=0 precision=bf16 ..."); empty for a plan built
+  /// by hand or read from a version-3 artifact.
+  std::string compileOptions;
 
   /// Names this plan's contents for backends that prepare a plan once and
   /// keep it (the CUDA backend's uploaded constants and compiled kernels):
