@@ -120,10 +120,11 @@ std::string productName(const char *precision, int64_t M, int64_t N, int64_t K, 
 /// The guard every product passes before a library or kernel reads its
 /// operands: a view that reads outside its buffer (ProductViews.h), or two
 /// that walk their items differently, is an internal error naming the
-/// product and the path, never a read. `path` "as given" allows views that
-/// list the same items by different batch dimensions (gemm aligns them).
+/// product and the path, never a read. Before the views are aligned
+/// (`aligned` false), they may list the same items by different batch
+/// dimensions: gemm aligns them.
 void guardViews(const char *precision, int64_t M, int64_t N, int64_t K, const MatrixView &a,
-                const MatrixView &b, const char *path) {
+                const MatrixView &b, const char *path, bool aligned = true) {
   std::string problem;
   for (bool lhs : {true, false}) {
     std::string p = lhs ? viewProblem(a, M, K) : viewProblem(b, K, N);
@@ -133,7 +134,7 @@ void guardViews(const char *precision, int64_t M, int64_t N, int64_t K, const Ma
   if (problem.empty() && a.items() != b.items())
     problem = "its lhs view holds " + std::to_string(a.items()) + " items and its rhs view " +
               std::to_string(b.items());
-  if (problem.empty() && a.batchSizes != b.batchSizes && std::strcmp(path, "as given") != 0)
+  if (problem.empty() && aligned && a.batchSizes != b.batchSizes)
     problem = "its views walk their items by different batch dimensions";
   if (!problem.empty())
     throw ProductViewError("internal error: " + productName(precision, M, N, K, a, b) + " (" +
@@ -852,7 +853,7 @@ void alignedGemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, co
 void gemm(int64_t M, int64_t N, int64_t K, const void *A, DType aType, const MatrixView &a,
           const void *B, DType bType, const MatrixView &b, float *C, MatmulPrecision precision,
           GemmLibrary library) {
-  guardViews(matmulPrecisionName(precision), M, N, K, a, b, "as given");
+  guardViews(matmulPrecisionName(precision), M, N, K, a, b, "as given", /*aligned=*/false);
   if (library == GemmLibrary::Auto)
     library = forcedLibrary;
   if (a.items() == 0 || M == 0 || N == 0)
